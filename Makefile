@@ -1,0 +1,33 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+MODEL := testdata/models/mlp2_relu.hlo
+
+.PHONY: run test bench lint clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python pyproject.toml setup.py
+	$(BIN)/pip install -q --upgrade pip >/dev/null 2>&1 || true
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/hlo-opt $(MODEL) | head -n 20
+	$(BIN)/hlo-opt $(MODEL) | $(BIN)/hlo-run - --random 0
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/run.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check hlotools tests bench
+	$(BIN)/mypy hlotools
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,1 @@
+"""The HLO text grammar (grammar/hlo.lark), shipped as package data."""

@@ -1,0 +1,39 @@
+"""hlotools: parse, verify, optimise, run and translate XLA HLO text."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hlotools.errors import HloError
+
+if TYPE_CHECKING:
+    from hlotools.ir.module import Module
+
+__version__ = "0.1.0"
+__all__ = ["HloError", "parse_module", "print_module", "verify_module", "__version__"]
+
+
+def parse_module(text: str, filename: str | None = None, *, verify: bool = True) -> Module:
+    """Parse HLO text (full module, header-less module or single instruction) and verify it."""
+    from hlotools.text.parser import parse
+
+    module = parse(text, filename)
+    if verify:
+        try:
+            verify_module(module)
+        except HloError as e:
+            raise e.with_place(filename, text) from None
+    return module
+
+
+def print_module(module: Module, style: str = "short") -> str:
+    """Canonical text: 'long' is XLA's dump form, 'short' the form jax's as_text() prints."""
+    from hlotools.text.printer import print_module as _print
+
+    return _print(module, style)
+
+
+def verify_module(module: Module) -> None:
+    """Raise HloError naming the first invalid instruction and its location."""
+    from hlotools.ir.verifier import verify
+
+    verify(module)

@@ -1,0 +1,1 @@
+"""Thin click front ends: hlo-opt, hlo-run, hlo-translate."""

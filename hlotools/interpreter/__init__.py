@@ -1,0 +1,1 @@
+"""The numpy reference interpreter (the project's oracle)."""

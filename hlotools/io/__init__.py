@@ -1,0 +1,1 @@
+"""Inputs and outputs: .npy/.npz, bf16/f8 void bytes, HLO literals."""

@@ -1,0 +1,1 @@
+"""The IR: module -> computations -> instructions, shapes, literals, the opcode table."""

@@ -1,0 +1,110 @@
+"""Typed attribute values.
+
+Value types, by attribute (the parser decodes, the printer calls `format_attr_value`):
+  int lists (dimensions, *_dims, slice_sizes, dynamic_slice_sizes, fft_length, ...) -> tuple[int, ...]
+  ints (index, iota_dimension, index_vector_dim, feature_group_count, k, ...)    -> int
+  bools (is_stable, indices_are_sorted, unique_indices, largest, ...)             -> bool
+  bare words (direction, type, kind, fft_type, distribution, algorithm, ...)     -> Enum
+  quoted strings (custom_call_target, infeed_config, backend_config="...", ...)  -> str
+  computations (to_apply, calls, condition, body, select, scatter, ...)         -> Computation
+  computation lists (branch_computations, called_computations)                   -> tuple[Computation, ...]
+  window                                                                         -> Window
+  dim_labels                                                                     -> ConvDimLabels
+  padding                                                                        -> PaddingConfig
+  slice                                                                          -> tuple[SliceRange, ...]
+  shapes (outfeed_shape)                                                         -> Shape
+  opaque mini-languages kept verbatim (sharding, metadata, frontend_attributes,
+  backend_config={...}, replica_groups, source_target_pairs, operand_precision,
+  output_to_operand_aliasing, statistics, origin, result_accuracy, ...)          -> Raw
+Instruction.control_predecessors holds `control-predecessors` (not in attrs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Enum(str):
+    """A bare word such as LT, kLoop, FFT (printed without quotes)."""
+
+    __slots__ = ()
+
+
+class Raw(str):
+    """Attribute text kept verbatim (balanced braces included); printed exactly as stored."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class WindowDim:
+    size: int
+    stride: int = 1
+    padding_low: int = 0
+    padding_high: int = 0
+    window_dilation: int = 1  # rhs_dilate
+    base_dilation: int = 1  # lhs_dilate
+    window_reversal: bool = False
+
+
+@dataclass(frozen=True)
+class Window:
+    dims: tuple[WindowDim, ...]
+
+    def to_text(self) -> str:
+        """XLA's window_util::ToString: fields only when some dim differs from the default."""
+        d = self.dims
+        if not d:
+            return "{}"
+        parts = ["size=" + "x".join(str(x.size) for x in d)]
+        if any(x.stride != 1 for x in d):
+            parts.append("stride=" + "x".join(str(x.stride) for x in d))
+        if any(x.padding_low or x.padding_high for x in d):
+            parts.append("pad=" + "x".join(f"{x.padding_low}_{x.padding_high}" for x in d))
+        if any(x.base_dilation != 1 for x in d):
+            parts.append("lhs_dilate=" + "x".join(str(x.base_dilation) for x in d))
+        if any(x.window_dilation != 1 for x in d):
+            parts.append("rhs_dilate=" + "x".join(str(x.window_dilation) for x in d))
+        if any(x.window_reversal for x in d):
+            parts.append("rhs_reversal=" + "x".join(str(int(x.window_reversal)) for x in d))
+        return "{" + " ".join(parts) + "}"
+
+
+@dataclass(frozen=True)
+class ConvDimLabels:
+    """Convolution dimension numbers, decoded from e.g. `b01f_01io->b01f`."""
+
+    input_batch: int
+    input_feature: int
+    input_spatial: tuple[int, ...]
+    kernel_input_feature: int
+    kernel_output_feature: int
+    kernel_spatial: tuple[int, ...]
+    output_batch: int
+    output_feature: int
+    output_spatial: tuple[int, ...]
+    text: str  # as written (XLA prints it back the same way for valid labels)
+
+    def to_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class PaddingConfig:
+    dims: tuple[tuple[int, int, int], ...]  # (low, high, interior) per dimension
+
+    def to_text(self) -> str:
+        return "x".join(f"{lo}_{hi}" + (f"_{it}" if it else "") for lo, hi, it in self.dims)
+
+
+@dataclass(frozen=True)
+class SliceRange:
+    start: int
+    limit: int
+    stride: int = 1
+
+
+def format_slices(ranges: tuple[SliceRange, ...]) -> str:
+    with_stride = any(r.stride != 1 for r in ranges)
+    body = ", ".join(f"[{r.start}:{r.limit}:{r.stride}]" if with_stride else f"[{r.start}:{r.limit}]"
+                     for r in ranges)
+    return "{" + body + "}"

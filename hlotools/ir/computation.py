@@ -1,0 +1,80 @@
+"""Computations: an ordered list of instructions (textual order is a topological order)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hlotools.ir.instruction import Instruction
+
+if TYPE_CHECKING:
+    from hlotools.ir.module import Module
+
+
+class Computation:
+    __slots__ = ("name", "instructions", "root", "parameters", "is_entry", "parent",
+                 "execution_thread", "is_fusion_computation", "line", "column", "signature_text",
+                 "__weakref__")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.instructions: list[Instruction] = []
+        self.root: Instruction | None = None
+        self.parameters: list[Instruction] = []  # indexed by parameter_number
+        self.is_entry = False
+        self.parent: Module | None = None
+        self.execution_thread: str | None = None
+        self.is_fusion_computation = False
+        self.line = 0
+        self.column = 0
+        self.signature_text: str | None = None
+
+    def add_instruction(self, inst: Instruction) -> Instruction:
+        inst.parent = self
+        self.instructions.append(inst)
+        if inst.opcode == "parameter":
+            n = inst.parameter_number or 0
+            while len(self.parameters) <= n:
+                self.parameters.append(None)  # type: ignore[arg-type]
+            self.parameters[n] = inst
+        return inst
+
+    @property
+    def parameter_shapes(self) -> list:
+        return [p.shape for p in self.parameters]
+
+    @property
+    def result_shape(self):  # -> Shape
+        assert self.root is not None
+        return self.root.shape
+
+    def instruction_by_name(self, name: str) -> Instruction | None:
+        for inst in self.instructions:
+            if inst.name == name:
+                return inst
+        return None
+
+    def post_order(self) -> list[Instruction]:
+        """Operands (and control predecessors) before users; stable w.r.t. textual order."""
+        seen: set[int] = set()
+        order: list[Instruction] = []
+        for start in self.instructions:
+            if id(start) in seen:
+                continue
+            stack: list[tuple[Instruction, int]] = [(start, 0)]
+            while stack:
+                inst, i = stack.pop()
+                deps = inst.operands + inst.control_predecessors
+                if i == 0 and id(inst) in seen:
+                    continue
+                if i < len(deps):
+                    stack.append((inst, i + 1))
+                    d = deps[i]
+                    if id(d) not in seen and d.parent is self:
+                        stack.append((d, 0))
+                    continue
+                if id(inst) not in seen:
+                    seen.add(id(inst))
+                    order.append(inst)
+        return order
+
+    def __repr__(self) -> str:
+        return f"<computation {self.name}: {len(self.instructions)} instructions>"

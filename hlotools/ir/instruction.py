@@ -1,0 +1,94 @@
+"""HLO instructions.
+
+Attributes live in `attrs`, an insertion-ordered dict from XLA's attribute name to a typed
+value (see hlotools/ir/attributes.py for the value types). Called computations are attribute
+values too, so `called_computations()` is derived, never stored twice.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hlotools.ir.opcodes import OPCODES, OpcodeInfo
+from hlotools.ir.shape import Shape
+
+if TYPE_CHECKING:
+    from hlotools.ir.computation import Computation
+    from hlotools.ir.literal import Literal
+
+# Attributes whose values are computations (a single one) or tuples of computations.
+COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatter",
+                     "true_computation", "false_computation")
+COMPUTATION_LIST_ATTRS = ("branch_computations", "called_computations")
+
+
+class Instruction:
+    __slots__ = ("name", "opcode", "shape", "operands", "users", "attrs", "literal",
+                 "parameter_number", "parent", "line", "column", "control_predecessors",
+                 "__weakref__")
+
+    def __init__(self, name: str, opcode: str, shape: Shape, operands: list[Instruction] | None = None,
+                 attrs: dict[str, Any] | None = None, literal: Literal | None = None,
+                 parameter_number: int | None = None, line: int = 0, column: int = 0) -> None:
+        self.name = name
+        self.opcode = opcode
+        self.shape = shape
+        self.operands: list[Instruction] = []
+        self.users: list[Instruction] = []
+        self.attrs: dict[str, Any] = attrs if attrs is not None else {}
+        self.literal = literal
+        self.parameter_number = parameter_number
+        self.parent: Computation | None = None
+        self.line = line
+        self.column = column
+        self.control_predecessors: list[Instruction] = []
+        for op in operands or ():
+            self.append_operand(op)
+
+    # -- graph edges (kept consistent: every operand edge has a matching user entry) --
+    def append_operand(self, operand: Instruction) -> None:
+        self.operands.append(operand)
+        if self not in operand.users:
+            operand.users.append(self)
+
+    def replace_operand(self, index: int, new: Instruction) -> None:
+        old = self.operands[index]
+        self.operands[index] = new
+        if old is not new and old not in self.operands:
+            old.users.remove(self)
+        if self not in new.users:
+            new.users.append(self)
+
+    def detach(self) -> None:
+        """Drop all operand edges (before removing the instruction)."""
+        for op in set(self.operands):
+            if self in op.users:
+                op.users.remove(self)
+        self.operands = []
+
+    # -- table-driven facts ----------------------------------------------------------
+    @property
+    def info(self) -> OpcodeInfo:
+        return OPCODES[self.opcode]
+
+    def called_computations(self) -> list[Computation]:
+        out: list[Computation] = []
+        a = self.attrs
+        for key in COMPUTATION_ATTRS:
+            c = a.get(key)
+            if c is not None and not isinstance(c, (str, tuple)):
+                out.append(c)
+        for key in COMPUTATION_LIST_ATTRS:
+            cs = a.get(key)
+            if cs:
+                out.extend(cs)
+        return out
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is not None and self.parent.root is self
+
+    def location_text(self) -> str:
+        return f"{self.line}:{self.column}" if self.line else "?"
+
+    def __repr__(self) -> str:
+        return f"<{self.opcode} %{self.name}: {self.shape}>"

@@ -1,0 +1,1 @@
+"""HLO text: lexer, grammar-driven parser, printer."""
