@@ -1,0 +1,191 @@
+"""The only way passes mutate the IR.
+
+Every edit keeps the invariants the verifier checks: operand edges have matching user
+entries, roots stay valid, instruction names stay unique in the module, textual order stays a
+topological order. Removal is batched (`remove_instructions`) so DCE-like passes stay linear.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+
+_SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
+
+
+class Rewriter:
+    """Edits one module; create one per pass run (it caches the module's name set)."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self._names: set[str] | None = None
+        self._counters: dict[str, int] = {}
+        self.changed = False
+
+    # -- names -----------------------------------------------------------------------
+    def _name_set(self) -> set[str]:
+        if self._names is None:
+            self._names = {i.name for c in self.module.computations for i in c.instructions}
+            self._names.update(c.name for c in self.module.computations)
+        return self._names
+
+    def unique_name(self, base: str) -> str:
+        """`base` if free, else `stem.N` with the next free N (XLA's naming scheme)."""
+        names = self._name_set()
+        if base not in names:
+            names.add(base)
+            return base
+        stem = _SUFFIX.match(base).group(1) or base  # type: ignore[union-attr]
+        n = self._counters.get(stem, 0)
+        while True:
+            n += 1
+            cand = f"{stem}.{n}"
+            if cand not in names:
+                self._counters[stem] = n
+                names.add(cand)
+                return cand
+
+    # -- instructions ------------------------------------------------------------------
+    def add_instruction(self, comp: Computation, inst: Instruction, before: Instruction | None = None,
+                        name: str | None = None) -> Instruction:
+        """Insert `inst` (operands already set) before `before`, or at the end of `comp`."""
+        inst.name = self.unique_name(name or inst.name or inst.opcode)
+        inst.parent = comp
+        if before is None:
+            comp.instructions.append(inst)
+        else:
+            comp.instructions.insert(comp.instructions.index(before), inst)
+        self.changed = True
+        return inst
+
+    def new_instruction(self, comp: Computation, opcode: str, shape, operands: list[Instruction],  # noqa: ANN001
+                        attrs: dict | None = None, before: Instruction | None = None,
+                        name: str | None = None, **kw) -> Instruction:  # noqa: ANN003
+        inst = Instruction(name or opcode, opcode, shape, operands, attrs, **kw)
+        return self.add_instruction(comp, inst, before=before, name=name or opcode)
+
+    def replace_all_uses_with(self, old: Instruction, new: Instruction) -> None:
+        """Point every user of `old` (and the computation root) at `new`."""
+        if old is new:
+            return
+        for user in list(old.users):
+            if user is new:
+                continue
+            user.operands = [new if o is old else o for o in user.operands]
+            old.users.remove(user)
+            if user not in new.users:
+                new.users.append(user)
+        comp = old.parent
+        if comp is not None and comp.root is old:
+            comp.root = new
+        self.changed = True
+
+    def replace_operand(self, user: Instruction, index: int, new: Instruction) -> None:
+        user.replace_operand(index, new)
+        self.changed = True
+
+    def replace_instruction(self, old: Instruction, new: Instruction) -> None:
+        """RAUW then remove `old` (and whatever becomes dead only because of it is left to DCE)."""
+        self.replace_all_uses_with(old, new)
+        self.remove_instructions(old.parent, [old])  # type: ignore[arg-type]
+
+    def remove_instructions(self, comp: Computation, dead: Iterable[Instruction]) -> int:
+        """Remove instructions that have no users (other than each other) in one linear sweep."""
+        dead_ids = {id(i) for i in dead}
+        if not dead_ids:
+            return 0
+        for inst in comp.instructions:
+            if id(inst) in dead_ids:
+                assert inst is not comp.root, f"cannot remove the root {inst.name}"
+                live_users = [u for u in inst.users if id(u) not in dead_ids]
+                assert not live_users, f"{inst.name} still has users {[u.name for u in live_users]}"
+        for inst in comp.instructions:
+            if id(inst) in dead_ids:
+                inst.detach()
+                inst.parent = None
+                if self._names is not None:
+                    self._names.discard(inst.name)
+        before = len(comp.instructions)
+        comp.instructions = [i for i in comp.instructions if id(i) not in dead_ids]
+        for inst in comp.instructions:
+            if inst.control_predecessors:
+                inst.control_predecessors = [p for p in inst.control_predecessors if id(p) not in dead_ids]
+        self.changed = True
+        return before - len(comp.instructions)
+
+    def set_root(self, comp: Computation, inst: Instruction) -> None:
+        comp.root = inst
+        self.changed = True
+
+    # -- computations --------------------------------------------------------------------
+    def add_computation(self, comp: Computation, before: Computation | None = None) -> Computation:
+        comp.name = self.unique_name(comp.name)
+        comp.parent = self.module
+        comps = self.module.computations
+        comps.insert(comps.index(before) if before is not None else len(comps), comp)
+        names = self._name_set()
+        names.update(i.name for i in comp.instructions)
+        self.changed = True
+        return comp
+
+    def remove_computations(self, dead: Iterable[Computation]) -> int:
+        dead_ids = {id(c) for c in dead}
+        assert self.module.entry is None or id(self.module.entry) not in dead_ids, "cannot remove the entry"
+        before = len(self.module.computations)
+        self.module.computations = [c for c in self.module.computations if id(c) not in dead_ids]
+        if self._names is not None:
+            self._names = None
+        self.changed = before != len(self.module.computations) or self.changed
+        return before - len(self.module.computations)
+
+    def sort_computations(self) -> None:
+        """Callees before callers (the order XLA prints), entry last."""
+        order: list[Computation] = []
+        seen: set[int] = set()
+
+        def visit(c: Computation) -> None:
+            stack = [(c, iter(_callees(c)))]
+            seen.add(id(c))
+            while stack:
+                comp, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    order.append(comp)
+                elif id(nxt) not in seen:
+                    seen.add(id(nxt))
+                    stack.append((nxt, iter(_callees(nxt))))
+
+        for c in self.module.computations:
+            if c is not self.module.entry and id(c) not in seen:
+                visit(c)
+        if self.module.entry is not None and id(self.module.entry) not in seen:
+            visit(self.module.entry)
+        if [id(c) for c in order] != [id(c) for c in self.module.computations]:
+            self.module.computations = order
+            self.changed = True
+
+
+def _callees(comp: Computation) -> list[Computation]:
+    out: list[Computation] = []
+    for inst in comp.instructions:
+        out.extend(inst.called_computations())
+    return out
+
+
+def reachable_computations(module: Module) -> list[Computation]:
+    """Computations reachable from the entry, callees first."""
+    if module.entry is None:
+        return list(module.computations)
+    seen: set[int] = {id(module.entry)}
+    stack = [module.entry]
+    while stack:
+        c = stack.pop()
+        for callee in _callees(c):
+            if id(callee) not in seen:
+                seen.add(id(callee))
+                stack.append(callee)
+    return [c for c in module.computations if id(c) in seen]

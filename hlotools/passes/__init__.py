@@ -1,0 +1,1 @@
+"""HLO passes: each one module, registered by XLA's name in registry.py."""

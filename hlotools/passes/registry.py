@@ -1,0 +1,33 @@
+"""Every pass by XLA's name: adding a pass adds one line here."""
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from hlotools.errors import HloError
+from hlotools.passes.base import HloPass
+
+# name -> "module:Class" (imported on first use so `hlo-opt --help` stays fast).
+PASSES: dict[str, str] = {
+}
+
+
+def pass_class(name: str) -> type[HloPass]:
+    target = PASSES.get(name)
+    if target is None:
+        close = difflib.get_close_matches(name, PASSES, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise HloError(f"unknown pass '{name}'{hint} (see --list-passes)")
+    module_name, cls_name = target.split(":")
+    cls = getattr(importlib.import_module(module_name), cls_name)
+    assert cls.name == name, f"{target} registers as {cls.name!r}, not {name!r}"
+    return cls
+
+
+def register(name: str, target: str) -> None:
+    """For tests (e.g. a deliberately broken pass that --bisect-against must find)."""
+    PASSES[name] = target
+
+
+def unregister(name: str) -> None:
+    PASSES.pop(name, None)
