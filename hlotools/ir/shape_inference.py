@@ -1,0 +1,50 @@
+"""Shape inference: one rule per opcode, as XLA's ShapeInference computes it.
+
+`infer_shape(inst)` is used by the parser (when the text omits a result shape) and by the
+verifier (to check declared shapes). The rules live in shape_inference_{elementwise,data,
+linalg,control}.py and register themselves by opcode; this module only dispatches.
+"""
+from __future__ import annotations
+
+from hlotools.errors import HloError, HloVerifyError
+from hlotools.ir import (  # noqa: F401  (importing registers the rules)
+    shape_inference_control,
+    shape_inference_data,
+    shape_inference_elementwise,
+    shape_inference_linalg,
+)
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import OPCODES
+from hlotools.ir.shape import Shape
+from hlotools.ir.shape_inference_common import RULES, fail
+
+__all__ = ["infer_shape", "has_rule"]
+
+
+def has_rule(opcode: str) -> bool:
+    return opcode in RULES
+
+
+def infer_shape(inst: Instruction) -> Shape:
+    """The result shape XLA infers for `inst`, with the default layout filled in.
+
+    Raises HloError naming the opcode and what is wrong (operand types or dims, an attribute
+    out of range, a missing attribute, ...). For opcodes whose result cannot be inferred
+    (parameter, custom-call, iota, reshape's dims, convert's type, ...), the declared shape
+    supplies what is missing and is checked against the operands.
+    """
+    info = OPCODES.get(inst.opcode)
+    if info is None:
+        raise fail(inst, "unknown opcode")
+    fn = RULES.get(inst.opcode)
+    if fn is None:  # every table opcode has a rule (tests/test_shape_inference.py checks)
+        raise fail(inst, "no shape rule")
+    try:
+        shape = fn(inst)
+    except HloError:
+        raise
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as e:
+        # A malformed attribute value (wrong type from a hand-built IR): still an HloError.
+        raise HloVerifyError(f"{inst.opcode}: malformed attribute or operand ({e})",
+                             inst.line or None, inst.column or None) from None
+    return shape.with_default_layout()
