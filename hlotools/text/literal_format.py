@@ -1,0 +1,151 @@
+"""Constant payloads printed exactly as XLA prints them.
+
+Floats follow XLA's `RoundTripFpToString` (xla/util.cc): f32 tries `%.6g` (digits10) and
+falls back to `%.9g` (max_digits10) when the short form does not read back to the same
+value; f64 likewise with `%.15g` / `%.17g`; every narrower type (f16, bf16, f8*, f6*, f4*)
+prints `%.{max_digits10}g` of the value widened to double. NaNs keep their sign (`-nan`)
+and, for types with signalling NaNs, a payload other than the default quiet one
+(`nan(0x1)`). Arrays follow `LiteralBase::PrintWithoutShapeOneline`: rank 1 `{1, 2}`,
+rank >= 2 `{ { 1, 2 }, { 3, 4 } }` (no inner spaces around a single element:
+`{ {1024} }`), `/*iN=k*/` markers on the non-innermost levels of rank > 3 arrays, pred
+elements as 1/0 inside arrays but `true`/`false` for scalars, complex as `(re, im)`.
+Tuple literals print as `( a, b )`.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import ml_dtypes
+import numpy as np
+
+from hlotools.ir.literal import Literal
+from hlotools.ir.shape import Shape
+
+# Floating types with signalling NaNs carry a printable payload (XLA's NanPayloadBits > 0).
+_PAYLOAD_TYPES = frozenset({"f16", "bf16", "f32", "f64", "f8e5m2", "f8e4m3", "f8e3m4"})
+_UINT_FOR_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+@lru_cache(maxsize=None)
+def _float_traits(type_name: str, dtype: np.dtype) -> tuple[int, int]:
+    """(max_digits10, mantissa bits) of a floating element type."""
+    if type_name == "f64":
+        return 17, 52
+    if type_name == "f32":
+        return 9, 23
+    nmant = int(ml_dtypes.finfo(dtype).nmant)
+    return math.ceil((nmant + 1) * math.log10(2) + 1), nmant
+
+
+def _nan_text(value: np.generic, type_name: str, dtype: np.dtype) -> str:
+    bits = dtype.itemsize * 8
+    rep = int(np.asarray(value, dtype=dtype).view(_UINT_FOR_BITS[bits]))
+    text = "-nan" if rep >> (bits - 1) else "nan"
+    if type_name in _PAYLOAD_TYPES:
+        nmant = _float_traits(type_name, dtype)[1]
+        payload = rep & ((1 << nmant) - 1)
+        if payload != 1 << (nmant - 1):
+            text += f"(0x{payload:x})"
+    return text
+
+
+def format_float(value: float | np.generic, type_name: str = "f32") -> str:
+    """One floating-point element, as XLA's RoundTripFpToString spells it."""
+    from hlotools.ir.types import ELEMENT_TYPES
+
+    dtype = ELEMENT_TYPES[type_name].dtype
+    assert dtype is not None
+    v = dtype.type(value)
+    d = float(v)
+    if d != d:
+        return _nan_text(v, type_name, dtype)
+    if d in (math.inf, -math.inf):
+        return "inf" if d > 0 else "-inf"
+    if type_name == "f32":
+        short = "%.6g" % d
+        return short if np.float32(float(short)) == v else "%.9g" % d
+    if type_name == "f64":
+        short = "%.15g" % d
+        return short if float(short) == d else "%.17g" % d
+    return "%.*g" % (_float_traits(type_name, dtype)[0], d)
+
+
+def _element_formatter(shape: Shape, in_array: bool):
+    """A function from one numpy element to its text, for the shape's element type."""
+    et = shape.element_type
+    assert et is not None
+    name = et.name
+    if et.kind == "pred":
+        if in_array:
+            return lambda x: "1" if x else "0"
+        return lambda x: "true" if x else "false"
+    if et.is_integer:
+        return lambda x: str(int(x))
+    if et.is_float:
+        cache: dict = {}
+
+        def fmt_float(x: np.generic) -> str:
+            key = x.tobytes() if hasattr(x, "tobytes") else x
+            s = cache.get(key)
+            if s is None:
+                s = cache[key] = format_float(x, name)
+            return s
+        return fmt_float
+    if et.is_complex:
+        part = "f32" if name == "c64" else "f64"
+        return lambda x: f"({format_float(x.real, part)}, {format_float(x.imag, part)})"
+    raise ValueError(f"cannot print a constant of element type {name}")
+
+
+def _format_array(array: np.ndarray, shape: Shape) -> str:
+    rank = len(shape.dims)
+    fmt = _element_formatter(shape, rank > 0)
+    if rank == 0:
+        return fmt(array.reshape(()).item() if shape.element_type.kind == "pred"  # type: ignore[union-attr]
+                   else array.reshape(())[()])
+    dims = tuple(array.shape)
+    if shape.element_type.kind in ("pred",) or shape.element_type.is_integer:  # type: ignore[union-attr]
+        flat = [fmt(x) for x in array.reshape(-1).tolist()]
+    else:
+        flat = [fmt(x) for x in array.reshape(-1)]
+    if rank == 1:
+        return "{" + ", ".join(flat) + "}"
+    out: list[str] = []
+    _nest(out, flat, dims, 0, [], rank)
+    return "".join(out)
+
+
+def _nest(out: list[str], flat: list[str], dims: tuple[int, ...], offset: int,
+          index: list[int], rank: int) -> int:
+    """Append one brace level (XLA's print_recursive, oneline); returns the next offset."""
+    rest = dims[len(index):]
+    n = rest[0]
+    if len(rest) == 1:  # innermost level of a rank >= 2 array
+        pad = "" if n <= 1 else " "
+        out.append("{" + pad + ", ".join(flat[offset:offset + n]) + pad + "}")
+        return offset + n
+    if rank > 3 and index:
+        out.append(f"{{ /*i{len(index) - 1}={index[-1]}*/" + (" " if n > 0 else ""))
+    else:
+        out.append("{ ")
+    for i in range(n):
+        index.append(i)
+        offset = _nest(out, flat, dims, offset, index, rank)
+        index.pop()
+        if i < n - 1:
+            out.append(", ")
+    out.append(" }")
+    return offset
+
+
+def format_literal(literal: Literal) -> str:
+    """The payload inside `constant(...)`: values, `{...}` when elided, `( a, b )` for tuples."""
+    if literal.elements is not None:
+        return "( " + ", ".join(format_literal(e) for e in literal.elements) + " )"
+    if literal.elided or literal.array is None:
+        return "{...}"
+    shape = literal.shape
+    if shape.is_token:
+        return "token"
+    return _format_array(np.asarray(literal.array), shape)

@@ -1,0 +1,294 @@
+"""IR -> canonical HLO text, in XLA's two print styles.
+
+`long` is XLA's dump form (`HloModule::ToString()` with the dump options): `%` before every
+instruction and computation name, computation signatures `%c (p: f32[2]) -> f32[2] {`, and
+`/*index=N*/` before every fifth operand. `short` is what `jax.jit(f).lower(...).as_text()`
+prints: bare names and no signatures. Both print tuple shapes with `/*index=N*/` markers,
+layouts on every array shape (not on scalars unless the layout has extras), full constants
+(or `{...}` when the IR holds an elided one) and the module's stack-frame tables verbatim.
+
+Attribute order is XLA's (HloInstruction::PrintWithCanonicalNameMap): opcode-specific
+attributes (kept in the order the IR holds them: the parser's text order, a pass's insertion
+order), then called computations, then sharding, frontend_attributes,
+control-predecessors, statistics, result_accuracy, origin, metadata, backend_config. Header
+attributes follow HloModule::Print's order. Values are formatted from their typed IR values
+(text/literal_format.py for constants); Raw attributes print verbatim by design.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hlotools.errors import HloError
+from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, format_slices
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
+from hlotools.text.literal_format import format_literal
+
+STYLES = ("short", "long")
+
+# Called-computation attributes, in the order HloInstruction::PrintExtraAttributes writes them.
+_CALLED_ORDER = {name: i for i, name in enumerate(
+    ("condition", "body", "select", "scatter", "true_computation", "false_computation",
+     "branch_computations", "to_apply", "is_composite", "called_computations", "calls"))}
+# Attributes every instruction may carry, printed last, in this order.
+_TAIL_ORDER = {name: i for i, name in enumerate(
+    ("sharding", "frontend_attributes", "control-predecessors", "statistics", "result_accuracy",
+     "origin", "metadata", "backend_config"))}
+# HloModule::Print's header order; attributes not listed follow in the order the IR holds them.
+_HEADER_ORDER = {name: i for i, name in enumerate(
+    ("is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params",
+     "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
+     "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
+     "frontend_attributes"))}
+
+
+def _escape(text: str) -> str:
+    """absl::CEscape: backslash, quotes and non-printable bytes escaped."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "'":
+            out.append("\\'")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\{o:03o}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+class HloPrinter:
+    """Prints IR in one style; memoises shape strings (shapes are shared, hashable objects)."""
+
+    def __init__(self, style: str = "short", *, print_large_constants: bool = True) -> None:
+        if style not in STYLES:
+            raise HloError(f"unknown print style {style!r}; expected one of {', '.join(STYLES)}")
+        self.style = style
+        self.long = style == "long"
+        self.pct = "%" if self.long else ""
+        self.print_large_constants = print_large_constants
+        self._shape_cache: dict[Shape, str] = {}
+        self._bare_shape_cache: dict[Shape, str] = {}
+
+    # -- shapes -----------------------------------------------------------------------
+    def shape(self, shape: Shape) -> str:
+        """ShapeUtil::HumanStringWithLayout (tuples get `/*index=N*/` every 5 elements)."""
+        s = self._shape_cache.get(shape)
+        if s is None:
+            s = self._shape_cache[shape] = self._shape_text(shape, True)
+        return s
+
+    def bare_shape(self, shape: Shape) -> str:
+        """ShapeUtil::HumanString: no layouts (computation signatures)."""
+        s = self._bare_shape_cache.get(shape)
+        if s is None:
+            s = self._bare_shape_cache[shape] = self._shape_text(shape, False)
+        return s
+
+    def _shape_text(self, shape: Shape, with_layout: bool) -> str:
+        if shape.tuple_shapes is not None:
+            parts = []
+            for i, sub in enumerate(shape.tuple_shapes):
+                text = self.shape(sub) if with_layout else self.bare_shape(sub)
+                parts.append(f"/*index={i}*/{text}" if i and i % 5 == 0 else text)
+            return "(" + ", ".join(parts) + ")"
+        if with_layout and shape.layout is None and shape.dims and shape.is_array:
+            # XLA's parser fills missing layouts with the default (descending) one.
+            return shape.with_default_layout().to_text(True)
+        return shape.to_text(with_layout)
+
+    # -- attribute values -------------------------------------------------------------
+    def value(self, value: Any) -> str:
+        """Text of a typed attribute value (see the table in ir/attributes.py)."""
+        if isinstance(value, (Raw, Enum)):
+            return str(value)
+        if isinstance(value, str):
+            return '"' + _escape(value) + '"'
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, float):
+            return "%g" % value
+        if isinstance(value, Computation):
+            return self.pct + value.name
+        if isinstance(value, Shape):
+            return self.shape(value)
+        if isinstance(value, (Window, ConvDimLabels, PaddingConfig)):
+            return value.to_text()
+        if isinstance(value, Instruction):
+            return self.pct + value.name
+        if isinstance(value, (tuple, list)):
+            return self._sequence(tuple(value))
+        return str(value)
+
+    def _sequence(self, items: tuple) -> str:
+        if not items:
+            return "{}"
+        first = items[0]
+        if isinstance(first, SliceRange):
+            return format_slices(items)
+        if isinstance(first, bool) or (isinstance(first, int) and not isinstance(first, bool)):
+            return "{" + ",".join(self.value(x) for x in items) + "}"
+        return "{" + ", ".join(self.value(x) for x in items) + "}"
+
+    # -- instructions -----------------------------------------------------------------
+    def ordered_attrs(self, inst: Instruction) -> list[tuple[str, str]]:
+        """(name, text) pairs in XLA's canonical order."""
+        head: list[tuple[str, str]] = []
+        called: list[tuple[int, str, str]] = []
+        tail: list[tuple[int, str, str]] = []
+        for name, value in inst.attrs.items():
+            if name in _TAIL_ORDER:
+                tail.append((_TAIL_ORDER[name], name, self.value(value)))
+            elif name in _CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
+                called.append((_CALLED_ORDER[name], name, self.value(value)))
+            else:
+                head.append((name, self.value(value)))
+        if inst.control_predecessors:
+            preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
+            tail.append((_TAIL_ORDER["control-predecessors"], "control-predecessors", "{" + preds + "}"))
+        called.sort(key=lambda t: t[0])
+        tail.sort(key=lambda t: t[0])
+        return head + [(n, v) for _, n, v in called] + [(n, v) for _, n, v in tail]
+
+    def operands(self, inst: Instruction) -> str:
+        if inst.opcode == "parameter":
+            return str(inst.parameter_number if inst.parameter_number is not None else 0)
+        if inst.opcode == "constant":
+            lit = inst.literal
+            if lit is None:
+                return "{...}"
+            if not self.print_large_constants and (lit.elements is not None or lit.shape.size > 10):
+                return "{...}"
+            return format_literal(lit)
+        pct = self.pct
+        names = [pct + op.name for op in inst.operands]
+        if self.long and len(names) > 5:
+            return ", ".join(f"/*index={i}*/{n}" if i and i % 5 == 0 else n for i, n in enumerate(names))
+        return ", ".join(names)
+
+    def instruction(self, inst: Instruction) -> str:
+        """`%name = shape opcode(operands), attrs...` (no indentation, no ROOT)."""
+        parts = [self.pct, inst.name, " = ", self.shape(inst.shape), " ", inst.opcode, "(",
+                 self.operands(inst), ")"]
+        for name, text in self.ordered_attrs(inst):
+            parts.append(", ")
+            parts.append(name)
+            parts.append("=")
+            parts.append(text)
+        return "".join(parts)
+
+    # -- computations and modules -----------------------------------------------------
+    def signature(self, comp: Computation) -> str:
+        params = ", ".join(f"{p.name}: {self.bare_shape(p.shape)}" for p in comp.parameters if p is not None)
+        root = comp.root if comp.root is not None else (comp.instructions[-1] if comp.instructions else None)
+        result = self.bare_shape(root.shape) if root is not None else "()"
+        return f"({params}) -> {result}"
+
+    def computation(self, comp: Computation, is_entry: bool | None = None) -> str:
+        if is_entry is None:
+            parent = comp.parent
+            is_entry = comp.is_entry or (parent is not None and parent.entry is comp)
+        lines = []
+        head = ("ENTRY " if is_entry else "") + self.pct + comp.name
+        if self.long:
+            head += " " + self.signature(comp)
+        lines.append(head + " {")
+        root = comp.root if comp.root is not None else (comp.instructions[-1] if comp.instructions else None)
+        for inst in comp.instructions:
+            prefix = "  ROOT " if inst is root else "  "
+            lines.append(prefix + self.instruction(inst))
+        close = "}"
+        if comp.execution_thread is not None and comp.execution_thread != "main":
+            close += ', execution_thread="' + _escape(comp.execution_thread) + '"'
+        lines.append(close)
+        return "\n".join(lines)
+
+    def header(self, module: Module) -> str:
+        items = list(module.attrs.items())
+        order = {name: i for i, (name, _) in enumerate(items)}
+        items.sort(key=lambda kv: (_HEADER_ORDER.get(kv[0], len(_HEADER_ORDER)), order[kv[0]]))
+        text = "HloModule " + module.name
+        for name, value in items:
+            text += ", " + name + "=" + self.value(value)
+        return text
+
+    def module(self, module: Module) -> str:
+        out = [self.header(module), "\n\n"]
+        if module.stack_frames_text:
+            out.append(module.stack_frames_text.strip("\n"))
+            out.append("\n\n\n")
+        for comp in computation_post_order(module):
+            entry = comp is module.entry if module.entry is not None else comp.is_entry
+            out.append(self.computation(comp, entry))
+            out.append("\n\n")
+        return "".join(out)
+
+
+def _is_computation_value(value: Any) -> bool:
+    if isinstance(value, Computation):
+        return True
+    return isinstance(value, (tuple, list)) and all(isinstance(c, Computation) for c in value)
+
+
+def computation_post_order(module: Module) -> list[Computation]:
+    """Callees before callers, otherwise the module's order (the parser's text order)."""
+    seen: set[int] = set()
+    order: list[Computation] = []
+
+    def visit(comp: Computation) -> None:
+        stack: list[tuple[Computation, list[Computation]]] = [(comp, _callees(comp))]
+        seen.add(id(comp))
+        while stack:
+            cur, pending = stack[-1]
+            while pending and id(pending[0]) in seen:
+                pending.pop(0)
+            if pending:
+                nxt = pending.pop(0)
+                seen.add(id(nxt))
+                stack.append((nxt, _callees(nxt)))
+            else:
+                stack.pop()
+                order.append(cur)
+
+    for comp in module.computations:
+        if id(comp) not in seen:
+            visit(comp)
+    # The entry computation prints last, as XLA does.
+    if module.entry is not None and order and order[-1] is not module.entry and module.entry in order:
+        order.remove(module.entry)
+        order.append(module.entry)
+    return order
+
+
+def _callees(comp: Computation) -> list[Computation]:
+    out: list[Computation] = []
+    for inst in comp.instructions:
+        out.extend(inst.called_computations())
+    return out
+
+
+def print_module(module: Module, style: str = "short", *, print_large_constants: bool = True) -> str:
+    """Canonical text of a whole module ('long': XLA's dump form; 'short': jax's as_text)."""
+    return HloPrinter(style, print_large_constants=print_large_constants).module(module)
+
+
+def print_computation(comp: Computation, style: str = "short") -> str:
+    return HloPrinter(style).computation(comp)
+
+
+def print_instruction(inst: Instruction, style: str = "short") -> str:
+    """One instruction line (for error messages and pass logs)."""
+    return HloPrinter(style).instruction(inst)
