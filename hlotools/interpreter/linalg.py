@@ -1,0 +1,375 @@
+"""Linear-algebra kernels: dot, convolution, fft, cholesky, triangular-solve, batch-norm-*.
+
+Numerics follow XLA:CPU: bf16/f16/f8 operands are widened to f32, the product is accumulated
+in f32 and rounded once to the declared result type (the "preferred element type"); integer
+dots and convolutions accumulate in the result type (wrapping like C++). Everything is
+vectorised: dot is one batched matmul, convolution is im2col (strided window views) plus one
+batched matmul per feature/batch group.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hlotools.errors import HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.registry import kernel
+from hlotools.ir.attributes import ConvDimLabels, Window
+from hlotools.ir.instruction import Instruction
+
+
+def _fail(inst: Instruction, message: str, cls: type = HloRuntimeError) -> Exception:
+    return cls(f"{inst.opcode} %{inst.name}: {message}", inst.line or None, inst.column or None)
+
+
+def dtype_kind(dt: np.dtype) -> str:
+    """numpy's kind letter, also for ml_dtypes types (which numpy reports as 'V')."""
+    dt = np.dtype(dt)
+    if dt.kind != "V":
+        return dt.kind
+    if dt.name.startswith(("int", "uint")):
+        return "u" if dt.name.startswith("uint") else "i"
+    return "f"
+
+
+def compute_dtype(result: np.dtype, *operands: np.dtype) -> np.dtype:
+    """The dtype a dot/convolution accumulates in before rounding to `result`."""
+    dts = [np.dtype(d) for d in (result, *operands)]
+    wide = any(d == np.float64 or d == np.complex128 for d in dts)
+    if any(dtype_kind(d) == "c" for d in dts):
+        return np.dtype(np.complex128 if wide else np.complex64)
+    kind = dtype_kind(result)
+    if kind == "f":
+        return np.dtype(np.float64 if wide else np.float32)
+    if kind in "iu":
+        return np.dtype(np.int64) if result.kind == "V" else np.dtype(result)
+    return np.dtype(np.int64)  # pred: sum of products, then != 0
+
+
+def to_result(value: np.ndarray, result: np.dtype) -> np.ndarray:
+    """Round/convert an accumulator to the result type (pred: non-zero is true)."""
+    if result.kind == "b":
+        return value != 0
+    with np.errstate(all="ignore"):
+        return np.asarray(value).astype(result)
+
+
+def _widen(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        return np.real(x).astype(dtype)
+    with np.errstate(all="ignore"):
+        return x.astype(dtype)
+
+
+# --------------------------------------------------------------------------------- dot
+def dot_general(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: tuple[int, ...], rhs_batch: tuple[int, ...],
+                lhs_contract: tuple[int, ...], rhs_contract: tuple[int, ...], acc: np.dtype) -> np.ndarray:
+    """XLA dot: result dims = batch dims, lhs free dims, rhs free dims (each in operand order)."""
+    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_batch and d not in lhs_contract]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_batch and d not in rhs_contract]
+    batch_dims = [lhs.shape[d] for d in lhs_batch]
+    m = math.prod(lhs.shape[d] for d in lhs_free)
+    n = math.prod(rhs.shape[d] for d in rhs_free)
+    k = math.prod(lhs.shape[d] for d in lhs_contract)
+    a = _widen(lhs, acc).transpose(list(lhs_batch) + lhs_free + list(lhs_contract))
+    b = _widen(rhs, acc).transpose(list(rhs_batch) + list(rhs_contract) + rhs_free)
+    nb = math.prod(batch_dims)
+    a = a.reshape(nb, m, k)
+    b = b.reshape(nb, k, n)
+    with np.errstate(all="ignore"):
+        out = np.matmul(a, b) if k else np.zeros((nb, m, n), acc)
+    return out.reshape(batch_dims + [lhs.shape[d] for d in lhs_free] + [rhs.shape[d] for d in rhs_free])
+
+
+@kernel("dot")
+def dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    lhs, rhs = args[0], args[1]
+    a = inst.attrs
+    result = inst.shape.dtype
+    acc = compute_dtype(result, lhs.dtype, rhs.dtype)
+    out = dot_general(lhs, rhs, tuple(a.get("lhs_batch_dims", ())), tuple(a.get("rhs_batch_dims", ())),
+                      tuple(a.get("lhs_contracting_dims", ())), tuple(a.get("rhs_contracting_dims", ())), acc)
+    if out.shape != tuple(inst.shape.dims):
+        raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
+    return to_result(out, result)
+
+
+# ------------------------------------------------------------------------- convolution
+def _dilate_and_pad(x: np.ndarray, spatial_axes: list[int], window: Window) -> np.ndarray:
+    """Base (lhs) dilation, then low/high padding (negative = cropping), with zeros."""
+    for axis, wd in zip(spatial_axes, window.dims):
+        size = x.shape[axis]
+        if wd.base_dilation > 1 and size > 0:
+            new_shape = list(x.shape)
+            new_shape[axis] = (size - 1) * wd.base_dilation + 1
+            dilated = np.zeros(new_shape, x.dtype)
+            index = [slice(None)] * x.ndim
+            index[axis] = slice(None, None, wd.base_dilation)
+            dilated[tuple(index)] = x
+            x = dilated
+        lo, hi = wd.padding_low, wd.padding_high
+        if lo < 0 or hi < 0:
+            index = [slice(None)] * x.ndim
+            index[axis] = slice(max(-lo, 0), x.shape[axis] - max(-hi, 0))
+            x = x[tuple(index)]
+        if lo > 0 or hi > 0:
+            pad = [(0, 0)] * x.ndim
+            pad[axis] = (max(lo, 0), max(hi, 0))
+            x = np.pad(x, pad)
+    return x
+
+
+def _windows(x: np.ndarray, out_sizes: list[int], window: Window) -> np.ndarray:
+    """View (N, C, S...) as (N, C, O..., K...): element [.., o, k] = x[.., o*stride + k*dilation]."""
+    n_sp = len(out_sizes)
+    sizes = [wd.size for wd in window.dims]
+    needed = [(o - 1) * wd.stride + (wd.size - 1) * wd.window_dilation + 1 if o > 0 and wd.size > 0 else 0
+              for o, wd in zip(out_sizes, window.dims)]
+    if any(s < need for s, need in zip(x.shape[2:], needed)):
+        pad = [(0, 0), (0, 0)] + [(0, max(need - s, 0)) for s, need in zip(x.shape[2:], needed)]
+        x = np.pad(x, pad)
+    strides = x.strides
+    shape = x.shape[:2] + tuple(out_sizes) + tuple(sizes)
+    new_strides = strides[:2] + tuple(strides[2 + i] * window.dims[i].stride for i in range(n_sp)) + \
+        tuple(strides[2 + i] * window.dims[i].window_dilation for i in range(n_sp))
+    return np.lib.stride_tricks.as_strided(x, shape, new_strides, writeable=False)
+
+
+def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window: Window,
+                out_dims: tuple[int, ...], feature_group_count: int, batch_group_count: int,
+                acc: np.dtype) -> np.ndarray:
+    """XLA's convolution (HloEvaluator semantics) as im2col + batched matmul."""
+    n_sp = len(labels.input_spatial)
+    x = _widen(lhs, acc).transpose([labels.input_batch, labels.input_feature, *labels.input_spatial])
+    w = _widen(rhs, acc).transpose([labels.kernel_output_feature, labels.kernel_input_feature,
+                                    *labels.kernel_spatial])
+    rev = [2 + i for i, wd in enumerate(window.dims) if wd.window_reversal]
+    if rev:
+        w = np.flip(w, axis=rev)
+    out_sizes = [out_dims[d] for d in labels.output_spatial]
+    x = _dilate_and_pad(x, list(range(2, 2 + n_sp)), window)
+    patches = _windows(x, out_sizes, window)  # (N, C, O..., K...)
+    n, c = x.shape[0], x.shape[1]
+    o_feat, c_per_group = w.shape[0], w.shape[1]
+    p = math.prod(out_sizes)
+    kk = math.prod(wd.size for wd in window.dims)
+    g, bg = feature_group_count, batch_group_count
+    nb = n // bg
+    # patches -> (groups, rows, C_g * K) with groups = feature groups x batch groups.
+    pt = np.ascontiguousarray(patches).reshape(bg, nb, g, c // g, p, kk)
+    pt = pt.transpose(0, 2, 1, 4, 3, 5).reshape(bg * g, nb * p, (c // g) * kk)
+    wt = w.reshape(bg * g, o_feat // (g * bg), c_per_group * kk).transpose(0, 2, 1)
+    with np.errstate(all="ignore"):
+        res = np.matmul(pt, wt) if pt.shape[2] else np.zeros((bg * g, nb * p, wt.shape[2]), acc)
+    # (groups, nb, P, O_g) -> (nb, O, P): output feature o = group * O_g + j.
+    res = res.reshape(bg * g, nb, p, -1).transpose(1, 0, 3, 2).reshape(nb, o_feat, *out_sizes)
+    perm = [0] * (n_sp + 2)
+    perm[labels.output_batch] = 0
+    perm[labels.output_feature] = 1
+    for i, d in enumerate(labels.output_spatial):
+        perm[d] = 2 + i
+    return res.transpose(perm)
+
+
+def _check_conv(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels,
+                window: Window, g: int, bg: int) -> None:
+    n_sp = len(labels.input_spatial)
+    if len(window.dims) != n_sp or lhs.ndim != n_sp + 2 or rhs.ndim != n_sp + 2:
+        raise _fail(inst, f"window has {len(window.dims)} dims, dim_labels {n_sp} spatial dims, "
+                          f"operands ranks {lhs.ndim} and {rhs.ndim}")
+    c = lhs.shape[labels.input_feature]
+    o = rhs.shape[labels.kernel_output_feature]
+    if g < 1 or bg < 1 or c % g or o % (g * bg) or lhs.shape[labels.input_batch] % bg:
+        raise _fail(inst, f"feature_group_count={g} / batch_group_count={bg} do not divide "
+                          f"input features {c}, output features {o}, batch {lhs.shape[labels.input_batch]}")
+    if rhs.shape[labels.kernel_input_feature] * g != c:
+        raise _fail(inst, f"kernel input features {rhs.shape[labels.kernel_input_feature]} x "
+                          f"feature_group_count {g} != input features {c}")
+
+
+@kernel("convolution")
+def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    lhs, rhs = args[0], args[1]
+    labels = inst.attrs.get("dim_labels")
+    if not isinstance(labels, ConvDimLabels):
+        raise _fail(inst, "missing dim_labels")
+    window = inst.attrs.get("window") or Window(())
+    g = int(inst.attrs.get("feature_group_count", 1))
+    bg = int(inst.attrs.get("batch_group_count", 1))
+    _check_conv(inst, lhs, rhs, labels, window, g, bg)
+    result = inst.shape.dtype
+    acc = compute_dtype(result, lhs.dtype, rhs.dtype)
+    out = convolution(lhs, rhs, labels, window, tuple(inst.shape.dims), g, bg, acc)
+    return to_result(out, result)
+
+
+# --------------------------------------------------------------------------------- fft
+@kernel("fft")
+def fft_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    x = args[0]
+    kind = str(inst.attrs.get("fft_type", "FFT")).upper()
+    lengths = tuple(int(v) for v in inst.attrs.get("fft_length", ()))
+    axes = tuple(range(x.ndim - len(lengths), x.ndim))
+    result = inst.shape.dtype
+    if kind == "FFT":
+        out = np.fft.fftn(x, s=lengths, axes=axes)
+    elif kind == "IFFT":
+        out = np.fft.ifftn(x, s=lengths, axes=axes)
+    elif kind == "RFFT":
+        out = np.fft.rfftn(x, s=lengths, axes=axes)
+    elif kind == "IRFFT":
+        # The input holds fft_length[-1] // 2 + 1 coefficients along the last axis.
+        out = np.fft.irfftn(x, s=lengths, axes=axes)
+    else:
+        raise _fail(inst, f"unknown fft_type {kind}")
+    return out.astype(result)
+
+
+# -------------------------------------------------------------------------- cholesky
+def _float_work(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":
+        return x.astype(np.complex128)
+    return x.astype(np.float64)
+
+
+def cholesky(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Batched Cholesky of the `lower`/upper triangle; returns (factor, ok) per matrix.
+
+    Only the selected triangle is read (like LAPACK and XLA's expander); the other triangle
+    of the factor is zero. Matrices that are not positive definite give ok=False.
+    """
+    work = _float_work(a)
+    n = work.shape[-1]
+    tri = np.tril(work) if lower else np.triu(work)
+    herm = tri + np.conj(np.swapaxes(tri, -1, -2))
+    diag = np.diagonal(work, axis1=-2, axis2=-1)
+    idx = np.arange(n)
+    herm[..., idx, idx] = diag.real if work.dtype.kind == "c" else diag
+    batch = herm.reshape(-1, n, n)
+    factors = np.full_like(batch, np.nan)
+    ok = np.ones(batch.shape[0], bool)
+    for i in range(batch.shape[0]):
+        try:
+            factors[i] = np.linalg.cholesky(batch[i])
+        except np.linalg.LinAlgError:
+            ok[i] = False
+    out = factors.reshape(work.shape)
+    if not lower:
+        out = np.conj(np.swapaxes(out, -1, -2))
+    return out, ok.reshape(work.shape[:-2])
+
+
+@kernel("cholesky")
+def cholesky_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    # XLA's CholeskyExpander yields NaNs for matrices that are not positive definite.
+    out, _ = cholesky(args[0], bool(inst.attrs.get("lower", False)))
+    return out.astype(inst.shape.dtype)
+
+
+# ------------------------------------------------------------------ triangular-solve
+def triangular_solve(a: np.ndarray, b: np.ndarray, left_side: bool, lower: bool, unit_diagonal: bool,
+                     transpose_a: str) -> np.ndarray:
+    """Solve op(a) x = b (left_side) or x op(a) = b, reading only a's `lower` triangle.
+
+    Forward/back substitution vectorised over batch and right-hand sides, so singular
+    systems produce inf/NaN like LAPACK's trsm rather than raising.
+    """
+    work = np.result_type(_float_work(a).dtype, _float_work(b).dtype)
+    t = (np.tril(a) if lower else np.triu(a)).astype(work)
+    n = t.shape[-1]
+    if unit_diagonal:
+        idx = np.arange(n)
+        t[..., idx, idx] = 1
+    kind = transpose_a.upper()
+    if kind in ("TRANSPOSE", "ADJOINT"):
+        t = np.swapaxes(t, -1, -2)
+        if kind == "ADJOINT":
+            t = np.conj(t)
+        lower = not lower
+    rhs = b.astype(work)
+    if not left_side:
+        # x op(a) = b  <=>  op(a)^T x^T = b^T
+        t = np.swapaxes(t, -1, -2)
+        lower = not lower
+        rhs = np.swapaxes(rhs, -1, -2)
+    x = np.zeros_like(rhs)
+    order = range(n) if lower else range(n - 1, -1, -1)
+    with np.errstate(all="ignore"):
+        for i in order:
+            acc = rhs[..., i, :] - np.einsum("...j,...jk->...k", t[..., i, :], x)
+            x[..., i, :] = acc / t[..., i, i][..., None]
+    return x if left_side else np.swapaxes(x, -1, -2)
+
+
+@kernel("triangular-solve")
+def triangular_solve_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    a = inst.attrs
+    x = triangular_solve(args[0], args[1], bool(a.get("left_side", False)), bool(a.get("lower", False)),
+                         bool(a.get("unit_diagonal", False)), str(a.get("transpose_a", "NO_TRANSPOSE")))
+    return x.astype(inst.shape.dtype)
+
+
+# ------------------------------------------------------------------------ batch norm
+def _bn_setup(inst: Instruction, x: np.ndarray) -> tuple[int, tuple[int, ...], list[int], float, np.dtype]:
+    fi = int(inst.attrs.get("feature_index", 0))
+    if not 0 <= fi < x.ndim:
+        raise _fail(inst, f"feature_index {fi} out of range for rank {x.ndim}")
+    eps = float(inst.attrs.get("epsilon", 0.0))
+    axes = tuple(d for d in range(x.ndim) if d != fi)
+    bshape = [1] * x.ndim
+    bshape[fi] = x.shape[fi]
+    work = np.dtype(np.float64) if x.dtype == np.float64 else np.dtype(np.float32)
+    return fi, axes, bshape, eps, work
+
+
+@kernel("batch-norm-training")
+def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
+    x, scale, offset = args
+    _, axes, bshape, eps, work = _bn_setup(inst, x)
+    xw = x.astype(work)
+    e = np.asarray(eps, work)
+    with np.errstate(all="ignore"):
+        mean = xw.mean(axis=axes)
+        # BatchNormExpander: Var[X] = E[X^2] - E[X]^2.
+        var = (xw * xw).mean(axis=axes) - mean * mean
+        norm = (xw - mean.reshape(bshape)) / np.sqrt(var.reshape(bshape) + e)
+        out = norm * scale.astype(work).reshape(bshape) + offset.astype(work).reshape(bshape)
+    dt = x.dtype
+    return (out.astype(dt), mean.astype(dt), var.astype(dt))
+
+
+@kernel("batch-norm-inference")
+def batch_norm_inference(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    x, scale, offset, mean, var = args
+    _, _, bshape, eps, work = _bn_setup(inst, x)
+    with np.errstate(all="ignore"):
+        inv = 1 / np.sqrt(var.astype(work).reshape(bshape) + np.asarray(eps, work))
+        out = (x.astype(work) - mean.astype(work).reshape(bshape)) * inv * scale.astype(work).reshape(bshape) \
+            + offset.astype(work).reshape(bshape)
+    return out.astype(x.dtype)
+
+
+@kernel("batch-norm-grad")
+def batch_norm_grad(inst: Instruction, args: list[Any], ev: Any) -> tuple:
+    x, scale, mean, var, grad = args
+    _, axes, bshape, eps, work = _bn_setup(inst, x)
+    count = x.size // max(x.shape[int(inst.attrs.get("feature_index", 0))], 1)
+    xw, gw = x.astype(work), grad.astype(work)
+    with np.errstate(all="ignore"):
+        inv = 1 / np.sqrt(var.astype(work) + np.asarray(eps, work))
+        centered = xw - mean.astype(work).reshape(bshape)
+        sum_grad = gw.sum(axis=axes)
+        sum_grad_centered = (gw * centered).sum(axis=axes)
+        dscale = sum_grad_centered * inv
+        # dX = scale * rsqrt(var + eps) / N * (N * dY - sum(dY) - (X - mean) * sum(dY * (X - mean)) / (var + eps))
+        dx = (scale.astype(work) * inv).reshape(bshape) / count * (
+            count * gw - sum_grad.reshape(bshape)
+            - centered * (sum_grad_centered * inv * inv).reshape(bshape))
+    dt = x.dtype
+    return (dx.astype(dt), dscale.astype(dt), sum_grad.astype(dt))
+
+
+__all__ = ["HloUnsupportedError", "compute_dtype", "convolution", "dot_general", "triangular_solve", "cholesky"]
