@@ -8,8 +8,8 @@ layouts on every array shape (not on scalars unless the layout has extras), full
 (or `{...}` when the IR holds an elided one) and the module's stack-frame tables verbatim.
 
 Attribute order is XLA's (HloInstruction::PrintWithCanonicalNameMap): opcode-specific
-attributes (kept in the order the IR holds them: the parser's text order, a pass's insertion
-order), then called computations, then sharding, frontend_attributes,
+attributes (in the order of XLA's PrintExtraAttributesImpl overrides; unknown ones after them
+in IR order), then called computations, then sharding, frontend_attributes,
 control-predecessors, statistics, result_accuracy, origin, metadata, backend_config. Header
 attributes follow HloModule::Print's order. Values are formatted from their typed IR values
 (text/literal_format.py for constants); Raw attributes print verbatim by design.
@@ -28,6 +28,31 @@ from hlotools.text.literal_format import format_literal
 
 STYLES = ("short", "long")
 
+# Opcode-specific attributes in the order XLA's PrintExtraAttributesImpl overrides
+# (hlo_instructions.cc) write them. One global order fits every opcode except reduce-scatter
+# (use_global_device_ids before dimensions). Attributes not listed keep their IR order after
+# the listed ones.
+_OPCODE_ATTR_ORDER = {name: float(i) for i, name in enumerate((
+    "async_execution_thread", "cross_program_prefetch_index", "epsilon", "feature_index",
+    "fft_type", "fft_length", "direction", "type", "left_side", "lower", "unit_diagonal",
+    "transpose_a", "k", "largest", "channel_id", "replica_groups", "constrain_layout",
+    "dimensions", "use_global_device_ids", "is_host_transfer", "source_target_pairs", "is_stable",
+    "inferred_dimension", "slice", "distribution", "parameter_replication", "index",
+    "exponent_bits", "mantissa_bits", "infeed_config", "outfeed_shape", "outfeed_config",
+    "window", "dim_labels", "feature_group_count", "batch_group_count", "lhs_batch_dims",
+    "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims", "lhs_ragged_dims",
+    "rhs_group_dims", "operand_precision", "algorithm", "sparsity", "padding_type",
+    "custom_call_target", "operand_layout_constraints", "custom_call_has_side_effect", "literal",
+    "kind", "output_to_operand_aliasing", "schedule", "api_version", "padding",
+    "dynamic_slice_sizes", "offset_dims", "collapsed_slice_dims", "start_index_map",
+    "operand_batching_dims", "start_indices_batching_dims", "update_window_dims",
+    "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted",
+    "unique_indices", "iota_dimension", "domain", "delta"))}
+_OPCODE_ORDER_OVERRIDES = {
+    "reduce-scatter": {"use_global_device_ids": _OPCODE_ATTR_ORDER["dimensions"] - 0.5},
+}
+_UNLISTED = float(len(_OPCODE_ATTR_ORDER))
 # Called-computation attributes, in the order HloInstruction::PrintExtraAttributes writes them.
 _CALLED_ORDER = {name: i for i, name in enumerate(
     ("condition", "body", "select", "scatter", "true_computation", "false_computation",
@@ -146,22 +171,28 @@ class HloPrinter:
     # -- instructions -----------------------------------------------------------------
     def ordered_attrs(self, inst: Instruction) -> list[tuple[str, str]]:
         """(name, text) pairs in XLA's canonical order."""
-        head: list[tuple[str, str]] = []
+        head: list[tuple[float, int, str, str]] = []
+        override = _OPCODE_ORDER_OVERRIDES.get(inst.opcode)
         called: list[tuple[int, str, str]] = []
         tail: list[tuple[int, str, str]] = []
-        for name, value in inst.attrs.items():
+        for pos, (name, value) in enumerate(inst.attrs.items()):
             if name in _TAIL_ORDER:
                 tail.append((_TAIL_ORDER[name], name, self.value(value)))
             elif name in _CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
                 called.append((_CALLED_ORDER[name], name, self.value(value)))
             else:
-                head.append((name, self.value(value)))
+                rank = _OPCODE_ATTR_ORDER.get(name, _UNLISTED)
+                if override is not None:
+                    rank = override.get(name, rank)
+                head.append((rank, pos, name, self.value(value)))
         if inst.control_predecessors:
             preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
             tail.append((_TAIL_ORDER["control-predecessors"], "control-predecessors", "{" + preds + "}"))
+        head.sort()
         called.sort(key=lambda t: t[0])
         tail.sort(key=lambda t: t[0])
-        return head + [(n, v) for _, n, v in called] + [(n, v) for _, n, v in tail]
+        return ([(n, v) for _, _, n, v in head] + [(n, v) for _, n, v in called]
+                + [(n, v) for _, n, v in tail])
 
     def operands(self, inst: Instruction) -> str:
         if inst.opcode == "parameter":

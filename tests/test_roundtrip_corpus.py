@@ -1,0 +1,143 @@
+"""Corpus sweeps for the printer.
+
+JAX corpus: every file printed by XLA reprints byte-exactly in its own style (NAME.hlo is
+jax's as_text = 'short'; NAME.dump.hlo and NAME.xla_opt.hlo are XLA dumps = 'long').
+XLA corpus: print -> parse -> print is a fixed point in both styles, and the re-parsed
+module equals the first one (structural comparison independent of the printer).
+"""
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import pytest
+
+import hlotools
+from hlotools.ir.computation import Computation
+from hlotools.ir.literal import Literal
+from hlotools.ir.module import Module
+from hlotools.text.printer import print_module
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+JAX = SHARED / "corpus" / "jax"
+XLA = SHARED / "corpus" / "xla"
+
+pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="shared corpus folder absent")
+
+# Files XLA printed that hlotools cannot reproduce byte-for-byte, with the reason.
+JAX_KNOWN_MISMATCHES: dict[str, str] = {}
+
+
+def jax_files() -> list[Path]:
+    return sorted(JAX.glob("*.hlo")) if JAX.is_dir() else []
+
+
+def style_of(path: Path) -> str:
+    return "long" if path.name.endswith((".dump.hlo", ".xla_opt.hlo")) else "short"
+
+
+def xla_files() -> list[Path]:
+    manifest = XLA / "MANIFEST.tsv"
+    if not manifest.is_file():
+        return []
+    with manifest.open(newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    return [XLA / r["file"] for r in rows if r["expected"] == "parse_ok"]
+
+
+def _parse(text: str, filename: str | None = None) -> Module:
+    return hlotools.parse_module(text, filename, verify=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", jax_files(), ids=lambda p: p.name)
+def test_jax_corpus_reprints_byte_exact(path: Path) -> None:
+    if path.name in JAX_KNOWN_MISMATCHES:
+        pytest.xfail(JAX_KNOWN_MISMATCHES[path.name])
+    text = path.read_text()
+    assert print_module(_parse(text, str(path)), style_of(path)) == text
+
+
+# -- structural equality (does not use the printer) -------------------------------------
+def _value_key(value: object) -> object:
+    if isinstance(value, Computation):
+        return ("computation", value.name)
+    if isinstance(value, (tuple, list)):
+        return tuple(_value_key(v) for v in value)
+    if isinstance(value, Literal):
+        return value.key()
+    return (type(value).__name__, value) if isinstance(value, str) else value
+
+
+def module_difference(a: Module, b: Module) -> str | None:
+    """The first structural difference between two modules, or None."""
+    if a.name != b.name:
+        return f"module name {a.name!r} != {b.name!r}"
+    ka = {k: _value_key(v) for k, v in a.attrs.items()}
+    kb = {k: _value_key(v) for k, v in b.attrs.items()}
+    if ka != kb:
+        return f"header attributes {ka} != {kb}"
+    if (a.stack_frames_text or "").strip() != (b.stack_frames_text or "").strip():
+        return "stack frames differ"
+    if [c.name for c in a.computations] != [c.name for c in b.computations]:
+        return "computation lists differ"
+    if (a.entry and a.entry.name) != (b.entry and b.entry.name):
+        return "entry differs"
+    for ca, cb in zip(a.computations, b.computations):
+        if (ca.execution_thread or "main") != (cb.execution_thread or "main"):
+            return f"{ca.name}: execution thread differs"
+        if len(ca.instructions) != len(cb.instructions):
+            return f"{ca.name}: instruction count {len(ca.instructions)} != {len(cb.instructions)}"
+        if (ca.root and ca.root.name) != (cb.root and cb.root.name):
+            return f"{ca.name}: root differs"
+        for ia, ib in zip(ca.instructions, cb.instructions):
+            where = f"{ca.name}/{ia.name}"
+            fa = (ia.name, ia.opcode, ia.shape, [o.name for o in ia.operands], ia.parameter_number,
+                  [p.name for p in ia.control_predecessors])
+            fb = (ib.name, ib.opcode, ib.shape, [o.name for o in ib.operands], ib.parameter_number,
+                  [p.name for p in ib.control_predecessors])
+            if fa != fb:
+                return f"{where}: {fa} != {fb}"
+            if {k: _value_key(v) for k, v in ia.attrs.items()} != {k: _value_key(v) for k, v in ib.attrs.items()}:
+                return f"{where}: attributes {ia.attrs} != {ib.attrs}"
+            la, lb = ia.literal, ib.literal
+            if (la is None) != (lb is None) or (la is not None and lb is not None and not _same_literal(la, lb)):
+                return f"{where}: literal differs"
+    return None
+
+
+def _same_literal(a: Literal, b: Literal) -> bool:
+    if a.elements is not None or b.elements is not None:
+        return (a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements)
+                and all(_same_literal(x, y) for x, y in zip(a.elements, b.elements)))
+    if a.elided or b.elided:
+        return a.elided == b.elided
+    assert a.array is not None and b.array is not None
+    return a.array.tobytes() == b.array.tobytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", xla_files(), ids=lambda p: str(p.relative_to(XLA)))
+def test_xla_corpus_round_trip(path: Path) -> None:
+    m1 = _parse(path.read_text(), str(path))
+    for style in ("long", "short"):
+        t1 = print_module(m1, style)
+        m2 = _parse(t1, f"<{style} reprint of {path.name}>")
+        assert module_difference(m1, m2) is None, module_difference(m1, m2)
+        assert print_module(m2, style) == t1
+
+
+@pytest.mark.slow
+def test_print_speed_jax_corpus() -> None:
+    """>= 10 MB/s printing the JAX corpus (measured on the second pass; shapes memoised per call)."""
+    files = jax_files()
+    if not files:
+        pytest.skip("no JAX corpus")
+    modules = [(_parse(p.read_text()), style_of(p)) for p in files]
+    total = 0
+    start = time.perf_counter()
+    for m, style in modules:
+        total += len(print_module(m, style))
+    elapsed = time.perf_counter() - start
+    assert total / elapsed / 1e6 >= 10.0, f"{total / elapsed / 1e6:.1f} MB/s"
