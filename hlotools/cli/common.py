@@ -1,0 +1,211 @@
+"""What every hlotools command line shares: input and output files, --debug, errors, exit codes.
+
+Exit codes: 0 success, 1 bad input (an HloError: unreadable file, bad HLO, bad arguments,
+runtime refusal), 2 bad usage (click's own), 3 results differ from --expected (hlo-run),
+70 an internal error (a bug in hlotools: one line, or a traceback with --debug).
+A Python traceback is never shown without --debug.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hlotools.errors import HloError
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2
+EXIT_MISMATCH = 3
+EXIT_INTERNAL = 70  # EX_SOFTWARE from sysexits.h
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class HloCommand(click.Command):
+    """A click command whose callback's failures become messages and exit codes, not tracebacks."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        debug = bool(ctx.params.get("debug"))
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except HloError as e:
+            if debug:
+                traceback.print_exc()
+            err(e.format())
+            ctx.exit(EXIT_BAD_INPUT)
+        except BrokenPipeError:
+            # The reader went away (`hlo-opt x.hlo | head`): stop quietly, like other Unix tools.
+            _silence_stdout()
+            ctx.exit(EXIT_OK)
+        except KeyboardInterrupt:
+            err("interrupted")
+            ctx.exit(130)
+        except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 70
+            if debug:
+                traceback.print_exc()
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            err(f"internal error: {type(e).__name__}" + (f": {first}" if first else "") +
+                ("" if debug else " (run with --debug for a traceback)"))
+            ctx.exit(EXIT_INTERNAL)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def usage_error(message: str) -> click.UsageError:
+    """A bad-usage failure (exit 2) with click's 'Usage: ...' line and the message."""
+    return click.UsageError(message)
+
+
+def debug_option(f: F) -> F:
+    return click.option("--debug", is_flag=True,
+                        help="Show a Python traceback when something fails (for hlotools bugs).")(f)
+
+
+def output_option(f: F) -> F:
+    return click.option("-o", "--output", "output", default="-", show_default=True, metavar="FILE",
+                        help="Write the result to FILE ('-' is standard output).")(f)
+
+
+def style_option(f: F) -> F:
+    return click.option("--style", type=click.Choice(["short", "long"]), default=None,
+                        help="Print style: 'short' (jax's as_text form) or 'long' (XLA's dump form). "
+                             "Default: the input's own style.")(f)
+
+
+def input_argument(f: F) -> F:
+    return click.argument("input_file", metavar="FILE", default="-")(f)
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(text, display name) of a file or of standard input ('-')."""
+    if path == "-":
+        data = click.get_binary_stream("stdin").read()  # type: ignore[operator]
+        name = "<stdin>"
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise HloError("no such file or directory", filename=path)
+        if p.is_dir():
+            raise HloError("is a directory", filename=path)
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise HloError(f"cannot read: {e.strerror or e}", filename=path) from None
+        name = path
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise HloError("the input is not UTF-8 text", line, column, name) from None
+
+
+def write_output(path: str, text: str) -> None:
+    """Write text to a file or, for '-', to standard output."""
+    if path == "-":
+        click.echo(text, nl=not text.endswith("\n"))
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise HloError(f"cannot write: {e.strerror or e}", filename=path) from None
+
+
+def _value_options(command: click.Command) -> set[str]:
+    """Option spellings that take a separate value token (`-o FILE`), to tell values from positionals."""
+    names: set[str] = set()
+    for p in command.params:
+        if isinstance(p, click.Option) and not p.is_flag and not p.count:
+            names.update(p.opts)
+    return names
+
+
+def _is_option(token: str) -> bool:
+    return token.startswith("-") and token != "-"
+
+
+def _has_positional(tokens: list[str], value_opts: set[str]) -> bool:
+    skip = False
+    for t in tokens:
+        if skip:
+            skip = False
+        elif t == "--":
+            return len(tokens) > tokens.index(t) + 1
+        elif t in value_opts:
+            skip = True
+        elif not _is_option(t):
+            return True
+    return False
+
+
+def expand_variadic(args: list[str], flag: str, value_opts: set[str]) -> list[str]:
+    """Let `flag A B C` mean `flag A flag B flag C` (click options take a fixed count).
+
+    The run of values ends at the next option or at '-' (standard input is the model). When no
+    positional argument comes before or after the run, its last value is the positional one:
+    `hlo-run --inputs a.npy b.npy model.hlo` reads as intended.
+    """
+    out: list[str] = []
+    seen_positional = False
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok == "--":
+            out.extend(args[i:])
+            break
+        if tok != flag:
+            if tok in value_opts and i + 1 < len(args):
+                out.extend(args[i:i + 2])
+                i += 2
+                continue
+            seen_positional = seen_positional or not _is_option(tok)
+            out.append(tok)
+            i += 1
+            continue
+        j = i + 1
+        while j < len(args) and not args[j].startswith("-"):
+            j += 1
+        run = args[i + 1:j]
+        positional: list[str] = []
+        if not seen_positional and len(run) > 1 and not _has_positional(args[j:], value_opts):
+            positional = [run.pop()]
+        for value in run:
+            out.extend([flag, value])
+        if not run:
+            out.append(flag)  # click reports the missing value
+        out.extend(positional)
+        seen_positional = seen_positional or bool(positional)
+        i = j
+    return out
+
+
+class VariadicCommand(HloCommand):
+    """An HloCommand whose `variadic_options` take several values after one flag."""
+
+    variadic_options: tuple[str, ...] = ()
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        value_opts = _value_options(self)
+        for flag in self.variadic_options:
+            args = expand_variadic(list(args), flag, value_opts - {flag})
+        return super().parse_args(ctx, args)

@@ -1,0 +1,97 @@
+"""How hlo-run shows what happened: rich tables on a terminal, plain lines when piped.
+
+Plain output is stable, one fact per line, so scripts and tests can read it; `--json` (in
+run.py) is the machine-readable form of the same facts.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+import click
+
+from hlotools.io.compare import Comparison
+from hlotools.io.summary import Summary
+
+
+@dataclass
+class Timing:
+    phase: str  # parse | compile | run
+    seconds: list[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def minimum(self) -> float:
+        return min(self.seconds)
+
+    def to_json(self) -> dict:
+        return {"runs": len(self.seconds), "median_ms": round(self.median * 1e3, 4),
+                "min_ms": round(self.minimum * 1e3, 4)}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3f} ms"
+
+
+class Reporter:
+    """Writes to standard output; `rich` only when it is a terminal."""
+
+    def __init__(self, force_plain: bool = False) -> None:
+        from rich.console import Console
+
+        self.console = Console(file=click.get_text_stream("stdout"),  # type: ignore[operator]
+                               highlight=False, soft_wrap=True)
+        self.rich = self.console.is_terminal and not force_plain
+
+    def line(self, text: str) -> None:
+        if self.rich:
+            self.console.print(text, markup=False)
+        else:
+            click.echo(text)
+
+    def summaries(self, items: list[Summary]) -> None:
+        if not self.rich:
+            for s in items:
+                stats = s.stats_text()
+                self.line(f"{s.name}: {s.shape} {s.values_text()}" + (f"  {stats}" if stats else ""))
+            return
+        from rich.table import Table
+
+        table = Table(title="results", title_justify="left")
+        for col in ("output", "shape", "values", "min", "max", "mean", "NaN"):
+            table.add_column(col, justify="right" if col in ("min", "max", "mean", "NaN") else "left")
+        for s in items:
+            table.add_row(s.name, s.shape, s.values_text(), *s.stat_cells())
+        self.console.print(table)
+
+    def comparisons(self, items: list[Comparison]) -> None:
+        for c in items:
+            if self.rich:
+                colour = "green" if c.ok else "red"
+                self.console.print(f"[{colour}]{_escape(c.describe())}[/{colour}]")
+            else:
+                self.line(c.describe())
+
+    def timings(self, items: list[Timing]) -> None:
+        if not self.rich:
+            for t in items:
+                self.line(f"time {t.phase}: median {_ms(t.median)}, min {_ms(t.minimum)} "
+                          f"({len(t.seconds)} runs)")
+            return
+        from rich.table import Table
+
+        table = Table(title="timings", title_justify="left")
+        for col in ("phase", "runs", "median", "min"):
+            table.add_column(col, justify="left" if col == "phase" else "right")
+        for t in items:
+            table.add_row(t.phase, str(len(t.seconds)), _ms(t.median), _ms(t.minimum))
+        self.console.print(table)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

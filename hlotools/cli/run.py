@@ -1,0 +1,211 @@
+"""hlo-run: execute a module's entry computation on arrays from files or a random seed.
+
+Arguments are the entry parameters' array leaves (tuple parameters flattened depth-first);
+results are the root's leaves, named out0, out1, ... everywhere (summaries, .npz files,
+comparisons, JSON).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import click
+import numpy as np
+
+from hlotools import parse_module
+from hlotools.cli.backends import BACKENDS, KNOWN, Backend, best_available, not_available_message
+from hlotools.cli.common import (
+    CONTEXT_SETTINGS,
+    EXIT_MISMATCH,
+    VariadicCommand,
+    debug_option,
+    input_argument,
+    read_input,
+    usage_error,
+)
+from hlotools.cli.report import Reporter, Timing
+from hlotools.errors import HloError
+from hlotools.io.arrays import LeafSpec, parameter_leaves, result_leaves, shape_text
+from hlotools.io.compare import Comparison, compare
+from hlotools.io.literal_text import literal_text
+from hlotools.io.npz import bind, read_arrays, save_npz
+from hlotools.io.random_inputs import random_inputs
+from hlotools.io.summary import summarize
+from hlotools.ir.module import Module
+
+EPILOG = """\b
+Examples:
+  hlo-run model.hlo --random 0                    run on random inputs (seed 0)
+  hlo-run model.hlo --inputs x.npy w.npy          one .npy per parameter, in order
+  hlo-run model.hlo --inputs in.npz -o out.npz    keys in0, in1, ... or parameter names
+  hlo-run model.hlo --inputs in.npz --expected want.npz --rtol 1e-5
+  hlo-run model.hlo --random 0 --print-literals   results as HLO literals
+  hlo-run model.hlo --random 0 --repeat 20 --json timings (median, min) as JSON
+  hlo-opt model.hlo | hlo-run - --random 0        read the module from standard input
+
+\b
+Tuple parameters take one array per leaf, depth-first. bf16/f8 arrays stored in .npz files
+(raw bytes, dtype |V2 or |V1) take their type from the module. Without --rtol/--atol the
+tolerance depends on the type (f32: rtol 1e-4, atol 1e-5; f16/bf16 looser; integers exact).
+
+\b
+Exit status: 0 ok (and results match --expected), 1 bad input or a runtime refusal,
+2 bad usage, 3 results differ from --expected, 70 internal error (add --debug).
+"""
+
+
+@dataclass
+class RunResult:
+    module: Module
+    backend: Backend
+    outputs: list[np.ndarray]
+    timings: list[Timing] = field(default_factory=list)
+
+
+def _timed(fn, repeat: int):  # -> (last value, seconds per call)
+    seconds: list[float] = []
+    value = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        seconds.append(time.perf_counter() - start)
+    return value, seconds
+
+
+def _select_backend(name: str | None) -> Backend:
+    if name is None:
+        return best_available()
+    if name not in BACKENDS:
+        raise usage_error(not_available_message(name))
+    return BACKENDS[name]
+
+
+def _with_tokens(specs: list[LeafSpec], arrays: list[np.ndarray]) -> list[np.ndarray | None]:
+    """Argument leaves in parameter order, None where a parameter leaf is a token."""
+    it = iter(arrays)
+    return [None if s.is_token else next(it) for s in specs]
+
+
+def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> list[np.ndarray | None]:
+    specs = parameter_leaves(module)
+    wanted = [s for s in specs if not s.is_token]
+    if inputs:
+        arrays = read_arrays(list(inputs))
+        if len(inputs) > 1 and any(a.key is not None for a in arrays):
+            raise usage_error("give either one .npz file or one .npy file per parameter to --inputs")
+        return _with_tokens(specs, bind(arrays, specs))
+    if seed is not None:
+        return _with_tokens(specs, random_inputs(module, seed))
+    if wanted:
+        params = ", ".join(f"{s.name}: {shape_text(s.shape)}" for s in wanted)
+        raise usage_error(f"the entry computation takes {len(wanted)} input(s) ({params}); "
+                          "give --inputs FILE... or --random SEED")
+    return _with_tokens(specs, [])
+
+
+def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
+             repeat: int) -> RunResult:
+    module, parse_s = _timed(lambda: parse_module(text, name), repeat)
+    assert module is not None
+    args = _arguments(module, inputs, seed)
+    runner, compile_s = _timed(lambda: backend.compile(module), repeat if backend.compiles else 1)
+    assert runner is not None
+    try:
+        with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
+            outputs, run_s = _timed(lambda: runner(args), repeat)
+    except HloError as e:
+        raise e.with_place(name, text) from None
+    assert outputs is not None
+    timings = [Timing("parse", parse_s)] + ([Timing("compile", compile_s)] if backend.compiles else [])
+    return RunResult(module, backend, list(outputs), timings + [Timing("run", run_s)])
+
+
+def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
+                 atol: float | None) -> list[Comparison]:
+    specs = result_leaves(result.module)
+    expected = bind(read_arrays([expected_path]), specs, what="expected outputs")
+    out = []
+    for spec, actual, want in zip(specs, result.outputs, expected):
+        assert spec.shape.element_type is not None
+        out.append(compare(spec.name, np.asarray(actual), want, spec.shape.element_type.name, rtol, atol))
+    return out
+
+
+def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
+                 literals: bool) -> str:
+    specs = result_leaves(result.module)
+    outputs = []
+    for spec, arr in zip(specs, result.outputs):
+        entry = summarize(spec.name, np.asarray(arr), shape_text(spec.shape)).to_json()
+        if literals:
+            entry["literal"] = literal_text(np.asarray(arr), spec.shape)
+        outputs.append(entry)
+    doc: dict = {"module": result.module.name, "backend": result.backend.name, "outputs": outputs}
+    if comparisons is not None:
+        doc["match"] = all(c.ok for c in comparisons)
+        doc["comparisons"] = [c.to_json() for c in comparisons]
+    if show_timings:
+        doc["timings"] = {t.phase: t.to_json() for t in result.timings}
+    return json.dumps(doc, indent=2, allow_nan=False)
+
+
+def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
+                  literals: bool) -> None:
+    reporter = Reporter()
+    specs = result_leaves(result.module)
+    if literals:
+        for spec, arr in zip(specs, result.outputs):
+            reporter.line(literal_text(np.asarray(arr), spec.shape))
+    else:
+        reporter.summaries([summarize(s.name, np.asarray(a), shape_text(s.shape))
+                            for s, a in zip(specs, result.outputs)])
+    if comparisons is not None:
+        reporter.comparisons(comparisons)
+    if show_timings:
+        reporter.timings(result.timings)
+
+
+@click.command(cls=VariadicCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
+@input_argument
+@click.option("--inputs", multiple=True, metavar="FILE...",
+              help="Arguments: one .npy per parameter leaf, or one .npz (keys in0.. or parameter names).")
+@click.option("--random", "seed", type=click.IntRange(min=0), default=None, metavar="SEED",
+              help="Random arguments from SEED (floats N(0,1), small ints, in-range indices).")
+@click.option("-o", "--output", default=None, metavar="FILE",
+              help="Save the results to FILE.npz as out0, out1, ...")
+@click.option("--expected", default=None, metavar="FILE",
+              help="Compare with the arrays in FILE (.npz out0.. or .npy); exit 3 on a mismatch.")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None,
+              help="Relative tolerance: |a-e| <= atol + rtol*|e| (default: by element type).")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, help="Absolute tolerance.")
+@click.option("--backend", type=click.Choice(list(KNOWN)), default=None,
+              help="Where to run (default: the best available; now the interpreter).")
+@click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Parse and run N times and report the times (median, min).")
+@click.option("--print-literals", is_flag=True, help="Print results as HLO literals: f32[2]{0} {1, 2}.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@debug_option
+@click.pass_context
+def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
+         expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
+         repeat: int | None, print_literals: bool, as_json: bool, debug: bool) -> None:
+    """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
+    if inputs and seed is not None:
+        raise usage_error("--inputs and --random exclude each other")
+    chosen = _select_backend(backend)
+    text, name = read_input(input_file)
+    result = _execute(text, name, chosen, inputs, seed, repeat or 1)
+    comparisons = _compare_all(result, expected, rtol, atol) if expected else None
+    if output:
+        save_npz(output, [np.asarray(a) for a in result.outputs])
+    if as_json:
+        click.echo(_json_report(result, comparisons, repeat is not None, print_literals))
+    else:
+        _human_report(result, comparisons, repeat is not None, print_literals)
+    if comparisons is not None and not all(c.ok for c in comparisons):
+        ctx.exit(EXIT_MISMATCH)
+
+
+if __name__ == "__main__":
+    main()

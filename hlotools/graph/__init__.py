@@ -1,0 +1,1 @@
+"""Graph views of a module (Graphviz)."""

@@ -1,0 +1,116 @@
+"""Reading inputs and expected outputs from .npy/.npz files, writing outputs to .npz.
+
+Inputs bind to the entry's parameter leaves (see arrays.parameter_leaves): either one .npy
+file per leaf, in order, or one .npz whose keys are `in0, in1, ...` (the corpus convention),
+`arr_0, arr_1, ...` (np.savez's positional names) or the parameter names. Outputs are saved
+as `out0, out1, ...`; ml_dtypes arrays are stored as raw bytes and come back typed when
+read against the module.
+"""
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hlotools.errors import HloError, HloRuntimeError
+from hlotools.io.arrays import LeafSpec, coerce, storable
+
+
+@dataclass(frozen=True)
+class NamedArray:
+    key: str | None  # npz key; None for a .npy file (bound by position)
+    array: np.ndarray
+    source: str  # file the array came from (for messages)
+
+
+def _load(path: str) -> np.ndarray | dict[str, np.ndarray]:
+    p = Path(path)
+    if not p.exists():
+        raise HloError("no such file or directory", filename=path)
+    if p.is_dir():
+        raise HloError("is a directory, not a .npy/.npz file", filename=path)
+    try:
+        data = np.load(p, allow_pickle=False)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        raise HloError(f"cannot read as .npy/.npz: {e}", filename=path) from None
+    if isinstance(data, np.ndarray):
+        return data
+    with data:
+        return {k: data[k] for k in data.files}
+
+
+def read_arrays(paths: Sequence[str]) -> list[NamedArray]:
+    """All arrays in the given files, in order: .npy files as-is, .npz members by key."""
+    out: list[NamedArray] = []
+    for path in paths:
+        data = _load(path)
+        if isinstance(data, np.ndarray):
+            out.append(NamedArray(None, data, path))
+        else:
+            out.extend(NamedArray(k, v, path) for k, v in data.items())
+    return out
+
+
+_POSITIONAL = re.compile(r"(?:in|arr_|out)(\d+)$")
+
+
+def _positional_order(arrays: list[NamedArray]) -> list[NamedArray] | None:
+    """Arrays in argument order: .npy files as given, npz members keyed in0.. / arr_0.. / out0..
+    by their number; None when the keys are names."""
+    if all(a.key is None for a in arrays):
+        return arrays
+    by_index: dict[int, NamedArray] = {}
+    for a in arrays:
+        m = _POSITIONAL.match(a.key or "")
+        if m is None:
+            return None
+        by_index[int(m.group(1))] = a
+    if sorted(by_index) != list(range(len(by_index))):
+        missing = next(i for i in range(len(by_index) + 1) if i not in by_index)
+        raise HloRuntimeError(f"keys are not numbered 0..{len(by_index) - 1}: index {missing} is missing",
+                              filename=arrays[0].source)
+    return [by_index[i] for i in range(len(by_index))]
+
+
+def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray]:
+    named = {a.key: a for a in arrays if a.key is not None}
+    unknown = [k for k in named if k not in {s.name for s in specs}]
+    if unknown:
+        names = ", ".join(s.name for s in specs)
+        raise HloRuntimeError(f"key '{unknown[0]}' names no parameter (expected in0..in{len(specs) - 1} "
+                              f"or the parameter names: {names})", filename=arrays[0].source)
+    missing = [s for s in specs if s.name not in named]
+    if missing:
+        raise HloRuntimeError(f"no array for {missing[0].describe()} ({missing[0].shape.to_text(False)})",
+                              filename=arrays[0].source)
+    return [named[s.name] for s in specs]
+
+
+def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "inputs") -> list[np.ndarray]:
+    """Arrays matched to leaves (by position or name) and checked against their shapes."""
+    specs_in = [s for s in specs if not s.is_token]
+    if not arrays and not specs_in:
+        return []
+    ordered = _positional_order(arrays) if arrays else []
+    if ordered is None:
+        ordered = _by_name(arrays, specs_in)
+    if len(ordered) != len(specs_in):
+        wanted = ", ".join(f"{s.name}: {s.shape.to_text(False)}" for s in specs_in)
+        src = arrays[0].source if arrays else None
+        raise HloRuntimeError(f"expected {len(specs_in)} {what}, given {len(ordered)} ({wanted})",
+                              filename=src)
+    return [coerce(a.array, s, a.source) for a, s in zip(ordered, specs_in)]
+
+
+def save_npz(path: str, arrays: Sequence[np.ndarray], prefix: str = "out") -> None:
+    """Write arrays as prefix0, prefix1, ... (bf16/f8/int4 as raw bytes, loadable with np.load)."""
+    payload = {f"{prefix}{i}": storable(a) for i, a in enumerate(arrays)}
+    try:
+        with open(path, "wb") as f:  # a file object, so numpy does not append '.npz'
+            np.savez(f, **payload)  # type: ignore[arg-type]
+    except OSError as e:
+        raise HloError(f"cannot write: {e.strerror or e}", filename=path) from None
