@@ -143,9 +143,9 @@ def format_literal(literal: Literal) -> str:
     """The payload inside `constant(...)`: values, `{...}` when elided, `( a, b )` for tuples."""
     if literal.elements is not None:
         return "( " + ", ".join(format_literal(e) for e in literal.elements) + " )"
+    shape = literal.shape
+    if shape.element_type is not None and not shape.element_type.is_array:
+        return ""  # token/opaque constants carry no value (the parser accepts `constant()`)
     if literal.elided or literal.array is None:
         return "{...}"
-    shape = literal.shape
-    if shape.is_token:
-        return "token"
     return _format_array(np.asarray(literal.array), shape)
