@@ -1,0 +1,168 @@
+"""Element-type conversions: convert, bitcast-convert, reduce-precision, stochastic-convert.
+
+convert follows XLA CPU's lowering (fptosi.sat / fptoui.sat): float -> int truncates toward
+zero, saturates at the destination's range and maps NaN to 0; int -> int wraps; anything ->
+pred is `x != 0`; float -> float rounds to nearest even.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hlotools.errors import HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.numeric import finish, int_limits, wrap_int
+from hlotools.interpreter.registry import kernel
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.types import ElementType
+
+Array = np.ndarray
+
+
+def convert_array(x: Array, src: ElementType, dst: ElementType) -> Array:
+    """Convert values of element type `src` to `dst` with XLA's semantics."""
+    dt = dst.dtype
+    assert dt is not None
+    if src.name == dst.name:
+        return x
+    if dst.kind == "pred":
+        return np.asarray(x != 0) if src.kind != "pred" else x
+    if src.kind == "complex" and dst.kind != "complex":
+        raise HloUnsupportedError(f"convert from {src} to {dst} (complex to real; use real)")
+    with np.errstate(all="ignore"):
+        if src.kind == "float" and dst.kind in ("signed", "unsigned"):
+            return _float_to_int(x, dst)
+        if src.kind in ("signed", "unsigned") and src.bits < 8:
+            x = x.astype(np.int8 if src.kind == "signed" else np.uint8)
+        if dst.kind in ("signed", "unsigned"):
+            if src.kind == "pred":
+                return x.astype(np.uint8).astype(dt)
+            if dst.bits < 8:
+                return wrap_int(x.astype(np.int64), dst).astype(dt)
+            return x.astype(dt)
+        if dst.kind == "float" and src.kind in ("signed", "unsigned", "pred") and dst.bits < 32:
+            # int -> f64 is exact below 2^53; then one rounding to the narrow type.
+            return x.astype(np.float64).astype(dt)
+        return x.astype(dt)
+
+
+def _float_to_int(x: Array, dst: ElementType) -> Array:
+    lo, hi = int_limits(dst)
+    t = np.trunc(np.asarray(x).astype(np.float64))
+    big = t >= float(hi)
+    small = t <= float(lo)
+    nan = np.isnan(t)
+    safe = np.where(big | small | nan, 0.0, t)
+    wide = np.int64 if dst.kind == "signed" else np.uint64
+    r = safe.astype(wide)
+    r = np.where(big, wide(hi), np.where(small, wide(lo), r)).astype(wide)
+    if dst.bits < 8:
+        return r.astype(np.int8 if dst.kind == "signed" else np.uint8).astype(dst.dtype)
+    return r.astype(dst.dtype)
+
+
+@kernel("convert")
+def convert(inst: Instruction, args: list, ev: object) -> Array:
+    src = inst.operands[0].shape.element_type
+    dst = inst.shape.element_type
+    assert src is not None and dst is not None
+    return np.asarray(convert_array(np.asarray(args[0]), src, dst))
+
+
+def _bit_storage(et: ElementType) -> np.dtype:
+    return np.dtype(f"u{et.byte_size}")
+
+
+@kernel("bitcast-convert")
+def bitcast_convert(inst: Instruction, args: list, ev: object) -> Array:
+    """Reinterpret bits (little-endian): a narrower result gains a minor dim of size
+    ratio, a wider result drops it."""
+    src = inst.operands[0].shape.element_type
+    dst = inst.shape.element_type
+    assert src is not None and dst is not None and dst.dtype is not None
+    x = np.ascontiguousarray(args[0])
+    if src.bits < 8 or dst.bits < 8:
+        if src.bits != dst.bits:
+            raise HloUnsupportedError(f"bitcast-convert between {src} and {dst} (sub-byte widths differ)")
+        mask = (1 << src.bits) - 1
+        pattern = x.astype(np.int8).astype(np.int64) & mask
+        if dst.kind == "signed":
+            pattern = np.where(pattern >= (1 << (dst.bits - 1)), pattern - (1 << dst.bits), pattern)
+        return pattern.astype(dst.dtype)
+    if src.bits == dst.bits:
+        return x.view(dst.dtype)
+    out = x.view(_bit_storage(src)).view(dst.dtype)
+    return np.ascontiguousarray(out).reshape(inst.shape.dims)
+
+
+# ------------------------------------------------------------------ reduce-precision
+
+
+
+def _float_bits(et: ElementType) -> tuple[int, int]:
+    """(exponent bits, mantissa bits) of a storage float type."""
+    if et.dtype is None:
+        raise HloRuntimeError(f"reduce-precision of {et}")
+    fi = np.finfo(et.dtype)
+    return int(fi.nexp), int(fi.nmant)
+
+
+def reduce_precision_array(x: Array, et: ElementType, exponent_bits: int, mantissa_bits: int) -> Array:
+    """Round to `mantissa_bits` (nearest even) and clamp to the `exponent_bits` range
+    (overflow -> inf, underflow/denormal -> signed zero); NaN is kept (XLA's
+    EmitReducePrecisionIR). Works on the type's own bit pattern."""
+    src_exp, src_mant = _float_bits(et)
+    nbits = 1 + src_exp + src_mant
+    udt = np.dtype(f"u{et.dtype.itemsize}")  # type: ignore[union-attr]
+    u = np.ascontiguousarray(x).view(udt).astype(np.uint64)
+    with np.errstate(all="ignore"):
+        if mantissa_bits < src_mant:
+            shift = src_mant - mantissa_bits
+            last_bit = np.uint64(1 << shift)
+            bias = np.uint64((1 << (shift - 1)) - 1)
+            x_last = (u & last_bit) >> np.uint64(shift)
+            u = (u + x_last + bias) & ~np.uint64((1 << shift) - 1)
+            u = u & np.uint64((1 << nbits) - 1) if nbits < 64 else u
+        if exponent_bits < src_exp:
+            exp_mask = np.uint64(((1 << src_exp) - 1) << src_mant)
+            sign_mask = np.uint64(1 << (nbits - 1))
+            src_bias = (1 << (src_exp - 1)) - 1
+            red_bias = (1 << (exponent_bits - 1)) - 1
+            max_exp = np.uint64((src_bias + red_bias) << src_mant)
+            min_exp = np.uint64((src_bias - red_bias) << src_mant)
+            x_exp = u & exp_mask
+            signed_zero = u & sign_mask
+            signed_inf = signed_zero | exp_mask
+            u = np.where(x_exp > max_exp, signed_inf, np.where(x_exp <= min_exp, signed_zero, u))
+    r = u.astype(udt).view(et.dtype).reshape(np.shape(x))
+    nan = np.isnan(np.asarray(x).astype(np.float32 if et.bits < 32 else et.dtype))
+    if mantissa_bits > 0:
+        return np.where(nan, x, r).astype(et.dtype)
+    return r
+
+
+@kernel("reduce-precision")
+def reduce_precision(inst: Instruction, args: list, ev: object) -> Array:
+    et = inst.shape.element_type
+    assert et is not None
+    e = int(inst.attrs.get("exponent_bits", 0))
+    m = int(inst.attrs.get("mantissa_bits", 0))
+    return reduce_precision_array(np.asarray(args[0]), et, e, m)
+
+
+@kernel("stochastic-convert")
+def stochastic_convert(inst: Instruction, args: list, ev: object) -> Array:
+    """Round toward zero, then up in magnitude when the random bits are below the dropped
+    fraction scaled to the random type's range (XLA's StochasticConvertOp)."""
+    src = inst.operands[0].shape.element_type
+    bits_et = inst.operands[1].shape.element_type
+    dst = inst.shape.element_type
+    assert src is not None and dst is not None and bits_et is not None
+    x = np.asarray(args[0]).astype(np.float64)
+    rnd = np.asarray(args[1]).astype(np.float64)
+    if dst.kind not in ("signed", "unsigned"):
+        raise HloUnsupportedError(f"stochastic-convert to {dst}")
+    with np.errstate(all="ignore"):
+        t = np.trunc(x)
+        frac = np.abs(x - t)
+        up = rnd < frac * float(1 << bits_et.bits)
+        r = t + np.where(up, np.sign(x), 0)
+    return finish(_float_to_int(np.where(np.isnan(x), np.nan, r), dst), dst)

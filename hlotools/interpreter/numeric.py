@@ -1,0 +1,90 @@
+"""Element-type helpers shared by the kernels: the numpy type a kernel computes in, and the
+rounding/wrapping back to the HLO element type.
+
+XLA CPU computes f16/bf16/f8 elementwise arithmetic in f32 and rounds the result to the
+storage type after each op; sub-byte integers (s2/s4/u2/u4) live in ml_dtypes types that
+numpy cannot do arithmetic on, so they are computed in int8/uint8 and wrapped to their width.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ElementType
+
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+C64 = np.dtype(np.complex64)
+C128 = np.dtype(np.complex128)
+
+
+def compute_dtype(et: ElementType) -> np.dtype:
+    """The numpy dtype kernels do arithmetic in for values of element type `et`."""
+    if et.kind == "float":
+        return F64 if et.bits == 64 else F32
+    if et.kind == "complex":
+        return C128 if et.bits == 128 else C64
+    if et.kind in ("signed", "unsigned") and et.bits < 8:
+        return np.dtype(np.int8 if et.kind == "signed" else np.uint8)
+    assert et.dtype is not None, et
+    return et.dtype
+
+
+def to_compute(x: np.ndarray, et: ElementType) -> np.ndarray:
+    dt = compute_dtype(et)
+    return x if x.dtype == dt else x.astype(dt)
+
+
+def wrap_int(x: np.ndarray, et: ElementType) -> np.ndarray:
+    """Two's-complement wrap of integer values to the width of `et` (any input int dtype)."""
+    bits = et.bits
+    if bits >= 64:
+        return x
+    mask = (1 << bits) - 1
+    v = x.astype(np.int64) & mask
+    if et.kind == "signed":
+        v = v - ((v >> (bits - 1)) & 1) * (1 << bits)
+    return v
+
+
+def finish(x: Any, et: ElementType) -> np.ndarray:
+    """Round/wrap a computed value to element type `et` (returns an ndarray of et.dtype)."""
+    x = np.asarray(x)
+    dt = et.dtype
+    assert dt is not None
+    if x.dtype == dt:
+        return x
+    if et.kind in ("signed", "unsigned") and et.bits < 8 and x.dtype.kind in "iub":
+        return wrap_int(x, et).astype(dt)
+    return x.astype(dt)
+
+
+def int_limits(et: ElementType) -> tuple[int, int]:
+    if et.kind == "signed":
+        return -(1 << (et.bits - 1)), (1 << (et.bits - 1)) - 1
+    return 0, (1 << et.bits) - 1
+
+
+def unsigned_view(x: np.ndarray, et: ElementType) -> np.ndarray:
+    """The bit pattern of integer values as uint64 (masked to et.bits)."""
+    if et.bits < 8:
+        v = x.astype(np.int8).astype(np.int64) & ((1 << et.bits) - 1)
+        return v.astype(np.uint64)
+    udt = np.dtype(f"u{max(et.bits // 8, 1)}")
+    return np.ascontiguousarray(x).view(udt).astype(np.uint64)
+
+
+def zeros_of(shape: Shape) -> Any:
+    """A zero value of `shape` (tuples recursively, tokens as None)."""
+    if shape.is_tuple:
+        return tuple(zeros_of(s) for s in shape.tuple_shapes or ())
+    if shape.is_token or shape.element_type is None or shape.element_type.dtype is None:
+        return None
+    return np.zeros(shape.dims, shape.dtype)
+
+
+def scalar_of(value: Any, et: ElementType) -> np.ndarray:
+    """A 0-d array of element type `et` holding `value`."""
+    return np.asarray(value).astype(et.dtype)

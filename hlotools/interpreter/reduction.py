@@ -1,0 +1,227 @@
+"""Reductions: reduce (variadic), reduce-window (padding, base/window dilation, variadic)
+and select-and-scatter.
+
+A reducer whose root is one of add/multiply/maximum/minimum/and/or/xor applied to its two
+parameters becomes a numpy ufunc reduction (in the compute dtype, rounded once). Any other
+reducer is folded pairwise over whole slices with Evaluator.apply (log2(K) batched calls);
+XLA leaves the reduction order unspecified, so a tree order is as valid as a sequential one.
+Window ops never feed padding or dilation holes to the reducer: the simple path pads with
+the reducer's identity, the general path masks them out (init is combined exactly once).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from hlotools.errors import HloRuntimeError
+from hlotools.interpreter.data_movement import pad_array
+from hlotools.interpreter.numeric import compute_dtype, finish
+from hlotools.interpreter.registry import kernel
+from hlotools.ir.attributes import Window, WindowDim
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.types import ElementType
+
+Array = np.ndarray
+_SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
+
+
+def simple_reducer(comp: Computation) -> str | None:
+    """The opcode of a reducer `f(a, b) = op(a, b)` (either operand order), else None."""
+    root = comp.root
+    if root is None or len(comp.parameters) != 2 or root.opcode not in _SIMPLE:
+        return None
+    ops = root.operands
+    if len(ops) == 2 and all(o.opcode == "parameter" for o in ops) and ops[0] is not ops[1]:
+        return root.opcode
+    return None
+
+
+def _ufunc(op: str, et: ElementType) -> np.ufunc:
+    if et.kind == "pred":
+        return {"add": np.logical_or, "maximum": np.logical_or, "or": np.logical_or,
+                "multiply": np.logical_and, "minimum": np.logical_and, "and": np.logical_and,
+                "xor": np.logical_xor}[op]
+    return {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
+            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+
+
+def identity_value(op: str, et: ElementType) -> Any:
+    """The identity of a simple reducer in the compute dtype (used to pad windows)."""
+    dt = compute_dtype(et)
+    if et.kind == "pred":
+        return op in ("multiply", "minimum", "and")
+    if op in ("add", "or", "xor"):
+        return dt.type(0)
+    if op == "multiply":
+        return dt.type(1)
+    if op == "and":
+        return dt.type(-1) if dt.kind == "i" else np.iinfo(dt).max
+    big = np.inf if dt.kind in "fc" else (np.iinfo(dt).max if op == "minimum" else np.iinfo(dt).min)
+    return dt.type(-big if op == "maximum" and dt.kind in "fc" else big)
+
+
+def _compute(x: Array, et: ElementType) -> Array:
+    dt = compute_dtype(et) if et.kind != "pred" else np.dtype(np.bool_)
+    return x if x.dtype == dt else x.astype(dt)
+
+
+# ------------------------------------------------------------------------------ fold
+
+def fold_last_axis(ev: Any, comp: Computation, arrays: list[Array], inits: list[Array]) -> list[Array]:
+    """Reduce the last axis of each array with `comp` (2N scalar params -> N results),
+    pairwise, then combine with the init values once: f(init, total)."""
+    vals = arrays
+    k = vals[0].shape[-1]
+    lead = vals[0].shape[:-1]
+    if k == 0:
+        return [np.broadcast_to(i, lead) for i in inits]
+    while k > 1:
+        half = k // 2
+        a = [v[..., 0:2 * half:2] for v in vals]
+        b = [v[..., 1:2 * half:2] for v in vals]
+        r = ev.apply(comp, a + b)
+        if k % 2:
+            r = [np.concatenate([ri, v[..., -1:]], axis=-1) for ri, v in zip(r, vals)]
+        vals = r
+        k = half + k % 2
+    totals = [v[..., 0] for v in vals]
+    return ev.apply(comp, [np.broadcast_to(i, lead) for i in inits] + totals)
+
+
+# ---------------------------------------------------------------------------- reduce
+
+@kernel("reduce")
+def reduce(inst: Instruction, args: list, ev: Any) -> Any:
+    n = len(args) // 2
+    inputs = [np.asarray(a) for a in args[:n]]
+    inits = [np.asarray(a) for a in args[n:]]
+    dims = tuple(int(d) for d in inst.attrs.get("dimensions", ()))
+    comp = inst.attrs.get("to_apply")
+    if not isinstance(comp, Computation):
+        raise HloRuntimeError("reduce needs to_apply")
+    et = inst.operands[0].shape.element_type
+    assert et is not None
+    op = simple_reducer(comp) if n == 1 else None
+    if op is not None:
+        with np.errstate(all="ignore"):
+            r = _ufunc(op, et).reduce(_compute(inputs[0], et), axis=dims,
+                                      initial=_compute(inits[0], et)[()])
+        return finish(r, et)
+    keep = [d for d in range(inputs[0].ndim) if d not in dims]
+    moved = []
+    for x in inputs:
+        t = np.transpose(x, keep + list(dims))
+        moved.append(t.reshape(t.shape[:len(keep)] + (-1,)))
+    with np.errstate(all="ignore"):
+        out = fold_last_axis(ev, comp, moved, inits)
+    return tuple(out) if inst.shape.is_tuple else out[0]
+
+
+# ---------------------------------------------------------------------- reduce-window
+
+def _window_dims(window: Window | None, rank: int) -> tuple[WindowDim, ...]:
+    if window is None or not window.dims:
+        return tuple(WindowDim(1) for _ in range(rank))
+    if len(window.dims) != rank:
+        raise HloRuntimeError(f"window has {len(window.dims)} dims, operand rank is {rank}")
+    return window.dims
+
+
+def _windows(x: Array, wd: tuple[WindowDim, ...], fill: Any) -> Array:
+    """All windows as an array of shape out_dims + (K,) (padding/holes hold `fill`)."""
+    config = [(d.padding_low, d.padding_high, d.base_dilation - 1) for d in wd]
+    padded = pad_array(x, fill, config)
+    span = [(d.size - 1) * d.window_dilation + 1 for d in wd]
+    out_dims = [max((p - s) // d.stride + 1, 0) if p >= s else 0
+                for p, s, d in zip(padded.shape, span, wd)]
+    if any(o == 0 for o in out_dims) or x.ndim == 0:
+        k = int(np.prod([d.size for d in wd]))
+        return np.full(out_dims + [k], fill, dtype=x.dtype) if x.ndim else padded.reshape(1)
+    view = sliding_window_view(padded, span)
+    rank = x.ndim
+    index = tuple(slice(None, None, d.stride) for d in wd) + tuple(
+        slice(None, None, d.window_dilation) for d in wd)
+    view = view[index][tuple(slice(0, o) for o in out_dims)]
+    return view.reshape(tuple(out_dims) + (-1,)) if rank else view
+
+
+@kernel("reduce-window")
+def reduce_window(inst: Instruction, args: list, ev: Any) -> Any:
+    n = len(args) // 2
+    inputs = [np.asarray(a) for a in args[:n]]
+    inits = [np.asarray(a) for a in args[n:]]
+    comp = inst.attrs.get("to_apply")
+    if not isinstance(comp, Computation):
+        raise HloRuntimeError("reduce-window needs to_apply")
+    wd = _window_dims(inst.attrs.get("window"), inputs[0].ndim)
+    et = inst.operands[0].shape.element_type
+    assert et is not None
+    op = simple_reducer(comp) if n == 1 else None
+    with np.errstate(all="ignore"):
+        if op is not None:
+            x = _compute(inputs[0], et)
+            w = _windows(x, wd, identity_value(op, et))
+            r = _ufunc(op, et).reduce(w, axis=-1, initial=_compute(inits[0], et)[()])
+            return finish(r, et)
+        valid = _windows(np.ones(inputs[0].shape, np.bool_), wd, False)
+        ws = [_windows(x, wd, np.zeros((), x.dtype)) for x in inputs]
+        accs = [np.broadcast_to(i, valid.shape[:-1]) for i in inits]
+        for k in range(valid.shape[-1]):
+            m = valid[..., k]
+            if not m.any():
+                continue
+            cand = ev.apply(comp, accs + [w[..., k] for w in ws])
+            accs = [np.where(m, c, a) for c, a in zip(cand, accs)]
+    outs = [np.asarray(a).astype(s.dtype) for a, s in zip(accs, inst.shape.leaves())]
+    return tuple(outs) if inst.shape.is_tuple else outs[0]
+
+
+# ----------------------------------------------------------------- select-and-scatter
+
+@kernel("select-and-scatter")
+def select_and_scatter(inst: Instruction, args: list, ev: Any) -> Array:
+    """Per source position: pick the window element `select` prefers (first valid element,
+    replaced by a later one e whenever select(current, e) is false), then combine the source
+    value into the output there with `scatter`; other positions keep init."""
+    operand, source, init = (np.asarray(a) for a in args)
+    select, scatter = inst.attrs.get("select"), inst.attrs.get("scatter")
+    if not isinstance(select, Computation) or not isinstance(scatter, Computation):
+        raise HloRuntimeError("select-and-scatter needs select and scatter computations")
+    wd = _window_dims(inst.attrs.get("window"), operand.ndim)
+    flat_index = np.arange(operand.size, dtype=np.int64).reshape(operand.shape)
+    vals = _windows(operand, wd, np.zeros((), operand.dtype))
+    idxs = _windows(flat_index, wd, -1)
+    if vals.shape[:-1] != source.shape:
+        raise HloRuntimeError(f"source dims {list(source.shape)} do not match the window count "
+                              f"{list(vals.shape[:-1])}")
+    with np.errstate(all="ignore"):
+        sel_val = vals[..., 0]
+        sel_idx = np.full(source.shape, -1, np.int64)
+        for k in range(vals.shape[-1]):
+            v, i = vals[..., k], idxs[..., k]
+            valid = i >= 0
+            has = sel_idx >= 0
+            keep = ev.apply(select, [sel_val, v])[0].astype(bool)
+            take = valid & (~has | ~keep)
+            sel_val = np.where(take, v, sel_val)
+            sel_idx = np.where(take, i, sel_idx)
+        out = np.full(operand.size, init, dtype=operand.dtype)
+        chosen = sel_idx >= 0
+        targets = sel_idx[chosen]
+        values = source[chosen]
+        _combine_in_rounds(ev, scatter, out, targets, values)
+    return out.reshape(operand.shape)
+
+
+def _combine_in_rounds(ev: Any, comp: Computation, out: Array, targets: Array, values: Array) -> None:
+    """out[t] = comp(out[t], v) for each (t, v) in order; all first occurrences of the targets
+    at once, then all second occurrences, ... (keeps each target's order exact)."""
+    while targets.size:
+        uniq, first = np.unique(targets, return_index=True)
+        out[uniq] = ev.apply(comp, [out[uniq], values[first]])[0]
+        rest = np.ones(targets.size, bool)
+        rest[first] = False
+        targets, values = targets[rest], values[rest]
