@@ -1,0 +1,317 @@
+"""Attribute values: (attribute name, verbatim value text) -> typed value.
+
+The lexer captures every `name=value` as text; this module decodes it by attribute name into
+the value types listed in hlotools/ir/attributes.py. Decoding is memoised on (name, text):
+dumps repeat the same `dimensions={0}` or `metadata={...}` many times and the values are
+immutable. Errors raise AttrError with an offset into the value text.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from hlotools.ir.attributes import (ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window,
+                                    WindowDim)
+
+_INT_LIST_ATTRS = frozenset("""dimensions slice_sizes dynamic_slice_sizes fft_length lhs_batch_dims
+lhs_contracting_dims rhs_batch_dims rhs_contracting_dims lhs_ragged_dims rhs_group_dims offset_dims
+collapsed_slice_dims start_index_map operand_batching_dims start_indices_batching_dims update_window_dims
+inserted_window_dims scatter_dims_to_operand_dims input_batching_dims scatter_indices_batching_dims
+""".split())
+_INT_ATTRS = frozenset("""index iota_dimension index_vector_dim feature_group_count batch_group_count k
+channel_id exponent_bits mantissa_bits feature_index num_carries delta cross_program_prefetch_index
+inferred_dimension replica_count num_partitions""".split())
+_FLOAT_ATTRS = frozenset(["epsilon"])
+_BOOL_ATTRS = frozenset("""is_stable indices_are_sorted unique_indices largest constrain_layout
+use_global_device_ids custom_call_has_side_effect is_host_transfer lower left_side unit_diagonal
+is_composite is_reverse is_associative has_dynamic_root is_scheduled alias_passthrough_params
+is_cross_program_prefetch""".split())
+_ENUM_ATTRS = frozenset("""direction type kind fft_type distribution algorithm padding_type
+convolution_kind schedule api_version transpose_a mode""".split())
+_STRING_ATTRS = frozenset("""custom_call_target infeed_config outfeed_config async_execution_thread
+execution_thread""".split())
+
+_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
+_INT = re.compile(r"-?[0-9]+$")
+_INT_LIST = re.compile(r"\{\s*(-?[0-9]+(?:\s*,\s*-?[0-9]+)*)?\s*\}$")
+_FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf)$")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*$")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"$', re.S)
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.S)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
+            "f": "\f", "v": "\v", "?": "?"}
+_DIMLABELS = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})$")
+_DXD = re.compile(r"[0-9]+(?:x[0-9]+)*$")
+_PAD = re.compile(r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*$")
+_SLICE_ITEM = re.compile(r"\s*\[\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*(?::\s*(-?[0-9]+)\s*)?\]\s*")
+_WINDOW_KEYS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
+
+_CACHE: dict[tuple[str, str], Any] = {}
+
+
+class AttrError(Exception):
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def decode_attr(name: str, raw: str) -> Any:
+    key = (name, raw)
+    try:
+        return _CACHE[key]
+    except KeyError:
+        pass
+    value = _decoder(name)(name, raw)
+    if len(_CACHE) < 100_000:
+        _CACHE[key] = value
+    return value
+
+
+def strip_comments(raw: str) -> str:
+    return _COMMENT.sub(" ", raw) if "/" in raw else raw
+
+
+def _decoder(name: str) -> Callable[[str, str], Any]:
+    if name in _INT_LIST_ATTRS or name.endswith("_dims"):
+        return _int_list
+    if name in _INT_ATTRS:
+        return _int
+    if name in _BOOL_ATTRS:
+        return _bool
+    if name in _ENUM_ATTRS:
+        return _enum
+    if name in _STRING_ATTRS:
+        return _string
+    if name in _FLOAT_ATTRS:
+        return _float
+    return _SPECIAL.get(name, _raw)
+
+
+def _fail(name: str, what: str, raw: str, offset: int = 0) -> AttrError:
+    shown = raw if len(raw) <= 60 else raw[:57] + "..."
+    return AttrError(f"attribute {name} expects {what}, but sees '{shown}'", offset)
+
+
+def _int(name: str, raw: str) -> int:
+    s = strip_comments(raw).strip()
+    if not _INT.match(s):
+        raise _fail(name, "an integer", raw)
+    return int(s)
+
+
+def _float(name: str, raw: str) -> float:
+    s = strip_comments(raw).strip()
+    if not _FLOAT.match(s):
+        raise _fail(name, "a floating point number", raw)
+    return float(s)
+
+
+def _bool(name: str, raw: str) -> bool:
+    s = strip_comments(raw).strip()
+    if s == "true":
+        return True
+    if s == "false":
+        return False
+    raise _fail(name, "true or false", raw)
+
+
+def _enum(name: str, raw: str) -> Enum:
+    s = strip_comments(raw).strip()
+    if not _WORD.match(s):
+        raise _fail(name, "a bare word", raw)
+    return Enum(s)
+
+
+def _int_list(name: str, raw: str) -> tuple[int, ...]:
+    s = strip_comments(raw).strip()
+    m = _INT_LIST.match(s)
+    if m is None:
+        raise _fail(name, "a list of integers such as {0,1}", raw)
+    body = m.group(1)
+    return tuple(int(x) for x in body.split(",")) if body else ()
+
+
+def unescape(body: str) -> str:
+    if "\\" not in body:
+        return body
+
+    def one(m: re.Match[str]) -> str:
+        e = m.group(1)
+        if e[0] == "x":
+            return chr(int(e[1:], 16))
+        if e[0] in "01234567":
+            return chr(int(e, 8))
+        if e in _ESCAPES:
+            return _ESCAPES[e]
+        raise AttrError(f"unknown escape sequence '\\{e}' in string", m.start())
+    return _ESCAPE.sub(one, body)
+
+
+def _string(name: str, raw: str) -> str:
+    m = _STRING.match(raw.strip())
+    if m is None:
+        raise _fail(name, "a quoted string", raw)
+    return unescape(m.group(1))
+
+
+def _backend_config(name: str, raw: str) -> str | Raw:
+    s = raw.strip()
+    if s.startswith("{"):
+        return Raw(s)
+    return _string(name, raw)
+
+
+def _raw(name: str, raw: str) -> Any:
+    s = raw.strip()
+    if not s:
+        raise AttrError(f"attribute {name} has no value")
+    if s[0] == '"':
+        return _string(name, s)
+    return Raw(s)
+
+
+def _dim_labels(name: str, raw: str) -> ConvDimLabels:
+    s = raw.strip()
+    m = _DIMLABELS.match(s)
+    if m is None:
+        raise _fail(name, "convolution dimension labels such as b01f_01io->b01f", raw)
+    lhs, rhs, out = m.groups()
+    nsp = len(lhs) - 2
+
+    def spatial(part: str, what: str) -> tuple[int, ...]:
+        digits = [c for c in part if c.isdigit()]
+        if len(part) - 2 != nsp or len(digits) != nsp:
+            raise AttrError(f"convolution {what} and input must have the same number of spatial "
+                            f"dimensions: {s}")
+        pos = []
+        for d in range(nsp):
+            k = part.find(str(d))
+            if k < 0:
+                raise AttrError(f"convolution {what} dimension labels '{part}' are missing spatial "
+                                f"dimension {d}")
+            pos.append(k)
+        return tuple(pos)
+
+    def one(part: str, letter: str, what: str) -> int:
+        if part.count(letter) != 1:
+            raise AttrError(f"convolution {what} dimension labels '{part}' need exactly one '{letter}'")
+        return part.index(letter)
+    return ConvDimLabels(one(lhs, "b", "input"), one(lhs, "f", "input"), spatial(lhs, "input"),
+                         one(rhs, "i", "kernel"), one(rhs, "o", "kernel"), spatial(rhs, "kernel"),
+                         one(out, "b", "output"), one(out, "f", "output"), spatial(out, "output"), s)
+
+
+def _padding(name: str, raw: str) -> PaddingConfig:
+    s = raw.strip()
+    if not _PAD.match(s):
+        raise _fail(name, "padding such as 0_0x1_1 (low_high[_interior] per dimension)", raw)
+    dims = []
+    for part in s.split("x"):
+        nums = [int(v) for v in re.findall(r"-?[0-9]+", part)]
+        if len(nums) == 2:
+            nums.append(0)
+        if nums[2] < 0:
+            raise AttrError(f"interior padding must be non-negative in {s}")
+        dims.append((nums[0], nums[1], nums[2]))
+    return PaddingConfig(tuple(dims))
+
+
+def _slice(name: str, raw: str) -> tuple[SliceRange, ...]:
+    s = strip_comments(raw).strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        raise _fail(name, "slice ranges such as {[0:2], [1:4:2]}", raw)
+    body = s[1:-1]
+    out: list[SliceRange] = []
+    pos = 0
+    while body[pos:].strip():
+        m = _SLICE_ITEM.match(body, pos)
+        if m is None:
+            raise _fail(name, "slice ranges such as {[0:2], [1:4:2]}", raw, pos + 1)
+        out.append(SliceRange(int(m.group(1)), int(m.group(2)),
+                              int(m.group(3)) if m.group(3) is not None else 1))
+        pos = m.end()
+        if body[pos:pos + 1] == ",":
+            pos += 1
+        elif body[pos:].strip():
+            raise _fail(name, "',' between slice ranges", raw, pos + 1)
+    return tuple(out)
+
+
+def _window(name: str, raw: str) -> Window:
+    s = strip_comments(raw).strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        raise _fail(name, "a window such as {size=3x3 stride=2x2}", raw)
+    fields: dict[str, str] = {}
+    for item in s[1:-1].split():
+        key, eq, value = item.partition("=")
+        if not eq or key not in _WINDOW_KEYS:
+            if "," in item:
+                raise AttrError(f"window sub-attributes are separated by spaces, not commas: '{item}'")
+            raise AttrError(f"unexpected '{item}' in window; expects one of {', '.join(_WINDOW_KEYS)}")
+        if key in fields:
+            raise AttrError(f"window has the sub-attribute {key} twice")
+        if not value:
+            raise AttrError(f"window sub-attribute {key} has no value")
+        fields[key] = value
+    if not fields:
+        return Window(())
+    if "size" not in fields:
+        raise AttrError("sub-attribute 'size=' is required in the window")
+
+    def dxd(key: str) -> list[int] | None:
+        v = fields.get(key)
+        if v is None:
+            return None
+        if not _DXD.match(v):
+            raise AttrError(f"window {key}= expects sizes such as 3x3, but sees '{v}'")
+        return [int(x) for x in v.split("x")]
+
+    size = dxd("size")
+    assert size is not None
+    n = len(size)
+    parts: dict[str, list[int] | None] = {k: dxd(k) for k in ("stride", "lhs_dilate", "rhs_dilate",
+                                                                 "rhs_reversal")}
+    pads: list[tuple[int, int]] | None = None
+    if "pad" in fields:
+        v = fields["pad"]
+        if not re.fullmatch(r"-?[0-9]+_-?[0-9]+(?:x-?[0-9]+_-?[0-9]+)*", v):
+            raise AttrError(f"window pad= expects low_high per dimension such as 0_1x1_1, but sees '{v}'")
+        pads = [(int(a), int(b)) for a, b in (p.split("_") for p in v.split("x"))]
+    for key, vals in list(parts.items()) + [("pad", pads)]:
+        if vals is not None and len(vals) != n:
+            raise AttrError(f"window {key} has {len(vals)} dimensions, but size has {n}")
+    dims = tuple(WindowDim(size[i],
+                           stride=parts["stride"][i] if parts["stride"] else 1,
+                           padding_low=pads[i][0] if pads else 0,
+                           padding_high=pads[i][1] if pads else 0,
+                           window_dilation=parts["rhs_dilate"][i] if parts["rhs_dilate"] else 1,
+                           base_dilation=parts["lhs_dilate"][i] if parts["lhs_dilate"] else 1,
+                           window_reversal=bool(parts["rhs_reversal"][i]) if parts["rhs_reversal"] else False)
+                 for i in range(n))
+    if parts["rhs_reversal"] and any(x not in (0, 1) for x in parts["rhs_reversal"]):
+        raise AttrError("window rhs_reversal= expects 0 or 1 per dimension")
+    return Window(dims)
+
+
+def _shape_attr(name: str, raw: str) -> Any:
+    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+    s = strip_comments(raw)
+    try:
+        shape, end = parse_shape_text(s)
+    except ShapeError as e:
+        raise AttrError(f"attribute {name}: {e.message}", e.offset) from None
+    if s[end:].strip():
+        raise AttrError(f"unexpected text after the shape of attribute {name}", end)
+    return shape
+
+
+_SPECIAL: dict[str, Callable[[str, str], Any]] = {
+    "dim_labels": _dim_labels,
+    "padding": _padding,
+    "slice": _slice,
+    "window": _window,
+    "outfeed_shape": _shape_attr,
+    "backend_config": _backend_config,
+}

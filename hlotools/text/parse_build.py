@@ -1,0 +1,512 @@
+"""Grammar callbacks that build the IR directly (no parse tree).
+
+The LALR driver in parser.py calls one method per grammar alternative (named by its alias in
+grammar/hlo.lark) with the list of children values. Instructions are collected as light
+`Pending` records and resolved when their computation's closing brace is reduced: only then
+is the whole scope known, which is where XLA checks names (unique per computation scope,
+defined before use), synthesises compact GTEs, turns nested operands into anonymous
+instructions and infers omitted shapes.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hlotools.errors import HloError, HloParseError
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+from hlotools.ir.opcodes import OPCODES
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.text.lexer import LineMap, Token
+from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
+from hlotools.text.parse_literal import LiteralError, parse_literal
+from hlotools.text.parse_shape import ShapeError, parse_shape_text, shape_or_error
+
+try:  # written by another helper at the same time; parsing works without it
+    from hlotools.ir.shape_inference import infer_shape as _infer_shape
+except ImportError:  # pragma: no cover - depends on the tree state
+    _infer_shape = None
+
+
+class Pending:
+    """An instruction as written, before name resolution."""
+
+    __slots__ = ("name", "root", "shape", "opcode", "payload", "attrs")
+
+    def __init__(self, shape: Shape | None, opcode: Token, payload: tuple, attrs: list) -> None:
+        self.name: Token | None = None
+        self.root: Token | None = None
+        self.shape = shape
+        self.opcode = opcode
+        self.payload = payload  # ("ops", [operand records]) | ("LITERAL"|"PARAMNUM", token)
+        self.attrs = attrs  # ("raw", tok) | ("comp", tok, Computation) | ("comps", tok, [Computation])
+
+
+class Scope:
+    """Names visible inside one computation (inline computations get their own)."""
+
+    __slots__ = ("comp", "names", "single", "next_param")
+
+    def __init__(self, comp: Computation, single: bool = False) -> None:
+        self.comp = comp
+        self.names: dict[str, Instruction] = {}
+        self.single = single
+        self.next_param = 0
+
+
+class Builder:
+    def __init__(self, text: str, lines: LineMap) -> None:
+        self.text = text
+        self.lines = lines
+        self.module = Module("")
+        self.comps: dict[str, Computation] = {}
+        self.style: str | None = None
+        self.entry_seen: Computation | None = None
+        self.anon_count = 0
+        self.body_pos: dict[int, int] = {}
+
+    # -- errors -----------------------------------------------------------------------
+    def error(self, pos: int, message: str) -> HloParseError:
+        line, col = self.lines.locate(pos)
+        return HloParseError(message, line, col)
+
+    # -- generic list / token callbacks ----------------------------------------------------
+    def name_token(self, c: list) -> Token:
+        return c[0]
+
+    def list_first(self, c: list) -> list:
+        return [c[0]]
+
+    def list_append(self, c: list) -> list:
+        c[0].append(c[1])
+        return c[0]
+
+    def list_append_sep(self, c: list) -> list:
+        c[0].append(c[2])
+        return c[0]
+
+    def list_empty(self, c: list) -> list:
+        return []
+
+    # -- shapes -------------------------------------------------------------------------
+    def shape_array(self, c: list) -> Shape:
+        tok = c[0]
+        return shape_or_error(tok[1], tok[2], self.lines)
+
+    def shape_tuple(self, c: list) -> Shape:
+        return Shape.tuple_of(c[1])
+
+    def shape_tuple_empty(self, c: list) -> Shape:
+        return Shape.tuple_of(())
+
+    # -- operands -------------------------------------------------------------------------
+    def operands_empty(self, c: list) -> list:
+        return []
+
+    def operands(self, c: list) -> list:
+        return c[1]
+
+    def payload_operands(self, c: list) -> tuple:
+        return ("ops", c[0])
+
+    def payload_token(self, c: list) -> tuple:
+        return (c[0][0], c[0])
+
+    def operand_ref(self, c: list) -> tuple:
+        return ("ref", c[0], None, None)
+
+    def operand_ref_gte(self, c: list) -> tuple:
+        return ("ref", c[0], None, c[1])
+
+    def operand_typed_ref(self, c: list) -> tuple:
+        return ("ref", c[1], c[0], None)
+
+    def operand_typed_ref_gte(self, c: list) -> tuple:
+        return ("ref", c[1], c[0], c[2])
+
+    def operand_nested_shaped(self, c: list) -> tuple:
+        return ("nested", Pending(c[0], c[1], c[2], []))
+
+    def operand_nested(self, c: list) -> tuple:
+        return ("nested", Pending(None, c[0], c[1], []))
+
+    def operand_anonymous(self, c: list) -> tuple:
+        return ("anon", c[0])
+
+    # -- instructions -------------------------------------------------------------------------
+    def rhs_shaped(self, c: list) -> Pending:
+        return Pending(c[0], c[1], c[2], c[3])
+
+    def rhs_unshaped(self, c: list) -> Pending:
+        return Pending(None, c[0], c[1], c[2])
+
+    def instruction(self, c: list) -> Pending:
+        p: Pending = c[2]
+        p.name = c[0]
+        if self.style is None:
+            self.style = "long" if c[0][0] == "PNAME" else "short"
+        return p
+
+    def instruction_root(self, c: list) -> Pending:
+        p = self.instruction(c[1:])
+        p.root = c[0]
+        return p
+
+    def single_anonymous(self, c: list) -> Pending:
+        return Pending(c[0], c[1], c[2], c[3])
+
+    def attr_raw(self, c: list) -> tuple:
+        return ("raw", c[0])
+
+    def attr_comp(self, c: list) -> tuple:
+        return ("comp", c[0], c[1])
+
+    def attr_comp_list(self, c: list) -> tuple:
+        return ("comps", c[0], c[2])
+
+    def attr_comp_list_empty(self, c: list) -> tuple:
+        return ("comps", c[0], [])
+
+    def comp_ref_name(self, c: list) -> Computation:
+        tok = c[0]
+        comp = self.comps.get(tok[1])
+        if comp is None:
+            raise self.error(tok[2], f"computation does not exist: {tok[1]}")
+        return comp
+
+    def comp_ref_inline(self, c: list) -> Computation:
+        comp: Computation = c[0]
+        comp.name = self._unique_comp_name("_")
+        self._register(comp)
+        return comp
+
+    # -- computations ---------------------------------------------------------------------
+    def body(self, c: list) -> Computation:
+        comp = Computation("_")
+        line, col = self.lines.locate(c[0][2])
+        comp.line, comp.column = line, col
+        self.body_pos[id(comp)] = c[0][2]
+        self.build_computation(comp, c[1], Scope(comp))
+        return comp
+
+    def comp_head_entry_sig(self, c: list) -> tuple:
+        return (c[0], c[1], c[2])
+
+    def comp_head_entry(self, c: list) -> tuple:
+        return (c[0], c[1], None)
+
+    def comp_head_sig(self, c: list) -> tuple:
+        return (None, c[0], c[1])
+
+    def comp_head_plain(self, c: list) -> tuple:
+        return (None, c[0], None)
+
+    def signature(self, c: list) -> tuple:
+        return (c[1], c[4], c[0][2])
+
+    def signature_empty(self, c: list) -> tuple:
+        return ([], c[3], c[0][2])
+
+    def param(self, c: list) -> tuple:
+        return (c[0], c[1])
+
+    def computation(self, c: list) -> Computation:
+        entry, name_tok, sig = c[0]
+        comp: Computation = c[1]
+        name = name_tok[1]
+        if name in self.comps:
+            raise self.error(name_tok[2], f"computation {name} already exists")
+        comp.name = name
+        comp.line, comp.column = self.lines.locate(name_tok[2])
+        if self.style is None and (name_tok[0] == "PNAME" or sig is not None):
+            self.style = "long"
+        if sig is not None:
+            comp.signature_text = self.text[sig[2]:self.body_pos.get(id(comp), sig[2])].strip()
+            result: Shape = sig[1]
+            root = comp.root
+            assert root is not None
+            if not result.compatible(root.shape):
+                raise self.error(name_tok[2], f"Shape of computation {name}, {result.to_text()}, is not "
+                                 f"compatible with that of its root instruction {root.name}, "
+                                 f"{root.shape.to_text()}")
+        if entry is not None:
+            if self.entry_seen is not None:
+                raise self.error(entry[2], "expects only one ENTRY")
+            comp.is_entry = True
+            self.entry_seen = comp
+        self._register(comp)
+        return comp
+
+    def computation_thread(self, c: list) -> Computation:
+        comp = self.computation(c[:2])
+        tok = c[3]
+        if tok[1] != "execution_thread":
+            raise self.error(tok[2], f"expects execution_thread=\"...\" after a computation, but sees {tok[1]}=")
+        comp.execution_thread = self._decode(tok)
+        return comp
+
+    def _register(self, comp: Computation) -> None:
+        self.comps[comp.name] = comp
+        self.module.add_computation(comp)
+
+    def _unique_comp_name(self, base: str) -> str:
+        name = base
+        while name in self.comps:
+            self.anon_count += 1
+            name = f"{base}.{self.anon_count}"
+        return name
+
+    # -- module -----------------------------------------------------------------------------
+    def header(self, c: list) -> tuple:
+        return (c[1], [])
+
+    def header_attr(self, c: list) -> tuple:
+        c[0][1].append(c[2])
+        return c[0]
+
+    def module(self, c: list) -> Module:
+        return self._finish(c[0], None, c[1])
+
+    def module_frames(self, c: list) -> Module:
+        return self._finish(c[0], c[1], c[2])
+
+    def headerless(self, c: list) -> Module:
+        return self._finish(None, None, c[0])
+
+    def headerless_frames(self, c: list) -> Module:
+        return self._finish(None, c[0], c[1])
+
+    def single_module(self, c: list) -> Module:
+        p: Pending = c[0]
+        comp = Computation("_")
+        comp.name = self._unique_comp_name("entry")
+        if p.name is None:
+            self.style = "long"
+        self.build_computation(comp, [p], Scope(comp, single=True))
+        comp.is_entry = True
+        self._register(comp)
+        self.module.name = "module"
+        self.module.entry = comp
+        self.module.source_style = self.style or "long"
+        return self.module
+
+    def _finish(self, header: tuple | None, frames: Token | None, comps: list) -> Module:
+        m = self.module
+        if header is not None:
+            name_tok, attrs = header
+            m.name = name_tok[1]
+            for tok in attrs:
+                key = tok[1]
+                if key in m.attrs:
+                    raise self.error(tok[2], f"attribute {key} already exists")
+                m.attrs[key] = self._decode(tok)
+        entry = self.entry_seen or comps[-1]
+        entry.is_entry = True
+        m.entry = entry
+        if header is None:
+            m.name = f"module_{entry.name}"
+        if frames is not None:
+            m.stack_frames_text = frames[1]
+        m.source_style = self.style or "short"
+        return m
+
+    # -- attribute decoding -----------------------------------------------------------------
+    def _decode(self, tok: Token) -> Any:
+        raw, vpos = tok[3]
+        try:
+            return decode_attr(tok[1], raw)
+        except AttrError as e:
+            raise self.error(vpos + e.offset, e.message) from None
+
+    # -- resolution -------------------------------------------------------------------------
+    def build_computation(self, comp: Computation, pendings: list[Pending], scope: Scope) -> None:
+        root: Instruction | None = None
+        root_tok: Token | None = None
+        last: Instruction | None = None
+        for p in pendings:
+            inst = self.build(p, scope)
+            last = inst
+            if p.root is not None:
+                if root_tok is not None:
+                    raise self.error(p.root[2], "one computation should have only one ROOT")
+                root, root_tok = inst, p.root
+        comp.root = root if root is not None else last
+
+    def build(self, p: Pending, scope: Scope, nested: bool = False) -> Instruction:
+        op_tok = p.opcode
+        opcode = op_tok[1]
+        info = OPCODES.get(opcode)
+        if info is None:
+            raise self.error(op_tok[2], f"unknown opcode: {opcode}")
+        name_tok = p.name
+        if name_tok is not None:
+            name = name_tok[1]
+            pos = name_tok[2]
+            self._check_name(name, pos, scope)
+        else:
+            name = self._fresh(scope, f"{opcode}.anon" if nested else opcode)
+            pos = op_tok[2]
+        kind, data = p.payload
+        operands: list[Instruction] = []
+        literal = None
+        pnum = None
+        if kind == "ops":
+            for o in data:
+                operands.append(self.operand(o, scope, op_tok[2]))
+        elif kind == "LITERAL":
+            if p.shape is None:
+                raise self.error(op_tok[2], "constant requires a shape")
+            raw, lpos = data[3]
+            try:
+                literal = parse_literal(raw, p.shape)
+            except LiteralError as e:
+                raise self.error(lpos + e.offset, e.message) from None
+        else:
+            raw, lpos = data[3]
+            s = strip_comments(raw).strip()
+            if not s.isdigit():
+                raise self.error(lpos, f"expects a parameter number, but sees '{raw.strip()}'")
+            pnum = int(s)
+            params = scope.comp.parameters
+            if pnum < len(params) and params[pnum] is not None:
+                raise self.error(lpos, f"parameter number {pnum} already exists in this computation")
+        attrs: dict[str, Any] = {}
+        ctrl: list[Instruction] = []
+        for a in p.attrs:
+            tok = a[1]
+            key = tok[1]
+            if key in attrs or (key == "control-predecessors" and ctrl):
+                raise self.error(tok[2], f"attribute {key} already exists")
+            if a[0] == "raw":
+                if key == "control-predecessors":
+                    ctrl = self._control_predecessors(tok, scope)
+                else:
+                    attrs[key] = self._decode(tok)
+            elif a[0] == "comp":
+                attrs[key] = a[2]
+            else:
+                attrs[key] = tuple(a[2])
+        line, col = self.lines.locate(pos)
+        inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
+        if p.shape is None:
+            inst.shape = self._infer(inst, op_tok[2])
+        inst.control_predecessors = ctrl
+        scope.comp.add_instruction(inst)
+        scope.names[name] = inst
+        return inst
+
+    def _infer(self, inst: Instruction, pos: int) -> Shape:
+        if not inst.info.shape_optional:
+            raise self.error(pos, f"cannot infer shape for opcode: {inst.opcode}; the result shape "
+                             "must be written")
+        if _infer_shape is None:
+            raise self.error(pos, f"the result shape of {inst.opcode} is omitted and shape inference "
+                             "is not available")
+        try:
+            return _infer_shape(inst)
+        except HloError as e:
+            raise self.error(pos, e.message) from None
+
+    def _check_name(self, name: str, pos: int, scope: Scope) -> None:
+        if name in scope.names:
+            raise self.error(pos, f"instruction {name} already exists")
+        if name in ELEMENT_TYPES:
+            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to {name}_")
+        if name.startswith("__") and not name.startswith("__xla_"):
+            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to a{name[1:]}")
+
+    def _fresh(self, scope: Scope, base: str) -> str:
+        name = base
+        k = 0
+        while name in scope.names:
+            k += 1
+            name = f"{base}.{k}"
+        return name
+
+    def operand(self, o: tuple, scope: Scope, user_pos: int) -> Instruction:
+        kind = o[0]
+        if kind == "nested":
+            return self.build(o[1], scope, nested=True)
+        if kind == "anon":
+            if not scope.single:
+                raise self.error(user_pos, "expects an operand name after the operand shape")
+            return self._single_param(scope, f"_{scope.next_param}", o[1], user_pos)
+        _, tok, shape, gte = o
+        name = tok[1]
+        inst = scope.names.get(name)
+        if inst is None:
+            if scope.single:
+                if shape is None:
+                    raise self.error(tok[2], "Operand had no shape in HLO text")
+                inst = self._single_param(scope, name, shape, tok[2])
+            else:
+                raise self.error(tok[2], f"instruction does not exist: {name}")
+        if shape is not None and not shape.compatible(inst.shape):
+            raise self.error(tok[2], f"The declared operand shape {shape.to_text()} is not compatible "
+                             f"with the shape of the operand instruction {inst.shape.to_text()}.")
+        if gte is not None:
+            inst = self._compact_gte(inst, name, gte, scope)
+        return inst
+
+    def _single_param(self, scope: Scope, name: str, shape: Shape, pos: int) -> Instruction:
+        line, col = self.lines.locate(pos)
+        n = scope.next_param
+        scope.next_param += 1
+        inst = Instruction(name, "parameter", shape, parameter_number=n, line=line, column=col)
+        scope.comp.add_instruction(inst)
+        scope.names[name] = inst
+        return inst
+
+    def _compact_gte(self, base: Instruction, name: str, gte: Token, scope: Scope) -> Instruction:
+        key = name
+        inst = base
+        line, col = self.lines.locate(gte[2])
+        for part in gte[1].split("#")[1:]:
+            idx = int(part)
+            key = f"{key}#{idx}"
+            cached = scope.names.get(key)
+            if cached is not None:
+                inst = cached
+                continue
+            shape = inst.shape
+            if shape.tuple_shapes is None:
+                raise self.error(gte[2], f"GTE operand must be tuple, but {inst.name} has shape "
+                                 f"{shape.to_text()}")
+            if not 0 <= idx < len(shape.tuple_shapes):
+                raise self.error(gte[2], f"GTE index {idx} out of bounds for {inst.name} of shape "
+                                 f"{shape.to_text()}")
+            g = Instruction(self._fresh(scope, key.replace("#", "_")), "get-tuple-element",
+                            shape.tuple_shapes[idx], [inst], {"index": idx}, line=line, column=col)
+            scope.comp.add_instruction(g)
+            scope.names[key] = g
+            scope.names[g.name] = g
+            inst = g
+        return inst
+
+    def _control_predecessors(self, tok: Token, scope: Scope) -> list[Instruction]:
+        raw, vpos = tok[3]
+        s = strip_comments(raw).strip()
+        if not (s.startswith("{") and s.endswith("}")):
+            raise self.error(vpos, "control-predecessors expects a list of instruction names such as {%a, %b}")
+        out: list[Instruction] = []
+        for part in s[1:-1].split(","):
+            n = part.strip()
+            if not n:
+                if s[1:-1].strip():
+                    raise self.error(vpos, "empty name in control-predecessors")
+                continue
+            n = n[1:] if n.startswith("%") else n
+            inst = scope.names.get(n)
+            if inst is None:
+                raise self.error(vpos, f"instruction does not exist: {n}")
+            out.append(inst)
+        return out
+
+
+def parse_shape_attr(text: str) -> Shape:
+    shape, _ = parse_shape_text(text)
+    return shape
+
+
+__all__ = ["Builder", "Pending", "Scope", "ShapeError"]

@@ -1,0 +1,147 @@
+"""Shape text -> Shape, memoised: a module repeats the same few shape strings thousands of times.
+
+Array shapes arrive from the lexer as one token (`f32[2,<=3,?]{1,0,2:T(8,128)S(1)}`). A layout
+missing from the text is filled with the default descending one, as XLA's parser does with its
+default `fill_missing_layouts=true` (scalars always get the empty layout).
+Tuple shapes are assembled by the grammar; `parse_shape_text` parses a whole shape (tuples
+included) for attribute values such as `outfeed_shape=` and `entry_computation_layout=`.
+"""
+from __future__ import annotations
+
+import re
+
+from hlotools.errors import HloParseError
+from hlotools.ir.shape import Layout, Shape
+from hlotools.ir.types import ELEMENT_TYPES
+
+_CACHE: dict[str, Shape] = {}
+_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
+_ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
+_DIM = re.compile(r"\s*(?:(\d+)|(<=)\s*(\d+)|(\?))\s*$")
+_EXTRA_ITEM = re.compile(r"D\([^)]*\)|T(?:\([^)]*\))+|L\(\d+\)|#\([a-z0-9]+\)|\*\([a-z0-9]+\)|E\(\d+\)"
+                         r"|S\(\d+\)|(?:SC\([^)]*\))+|P\(.*\)|M\(\d+\)")
+
+
+class ShapeError(Exception):
+    """A malformed shape; `offset` is relative to the start of the shape text."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def array_shape(text: str) -> Shape:
+    """The Shape of an array-shape token (raises ShapeError)."""
+    s = _CACHE.get(text)
+    if s is None:
+        s = _parse_array(text)
+        _CACHE[text] = s
+    return s
+
+
+def _parse_array(text: str) -> Shape:
+    clean = _COMMENT.sub(" ", text) if "/" in text else text
+    m = _ARRAY.fullmatch(clean.strip())
+    if m is None:
+        raise ShapeError(f"malformed shape '{text}'")
+    et = ELEMENT_TYPES.get(m.group(1))
+    if et is None:
+        raise ShapeError(f"unknown element type '{m.group(1)}'")
+    dims: list[int] = []
+    dynamic: list[bool] = []
+    body = m.group(2)
+    if body.strip():
+        for item in body.split(","):
+            d = _DIM.match(item)
+            if d is None:
+                raise ShapeError(f"expected a dimension size, '<=N' or '?' in shape '{text}'",
+                                 text.find("[") + 1)
+            if d.group(1) is not None:
+                dims.append(int(d.group(1)))
+                dynamic.append(False)
+            elif d.group(3) is not None:
+                dims.append(int(d.group(3)))
+                dynamic.append(True)
+            else:
+                dims.append(-1)
+                dynamic.append(True)
+    if not et.is_array and dims:
+        raise ShapeError(f"{et.name} shapes have no dimensions: '{text}'")
+    layout_text = m.group(3)
+    if layout_text is None:
+        layout = Layout.default(len(dims)) if et.is_array else None
+    else:
+        layout = _parse_layout(layout_text, len(dims), text)
+    return Shape(et, tuple(dims), layout, tuple(dynamic) if any(dynamic) else ())
+
+
+def _parse_layout(body: str, rank: int, text: str) -> Layout:
+    m2m_text, colon, extras = body.partition(":")
+    m2m: tuple[int, ...] = ()
+    if m2m_text.strip():
+        try:
+            m2m = tuple(int(x) for x in m2m_text.split(","))
+        except ValueError:
+            raise ShapeError(f"expected integers in the layout of shape '{text}'",
+                             text.find("{") + 1) from None
+    extras = extras.strip()
+    if colon and extras:
+        pos = 0
+        compact = re.sub(r"\s+", "", extras)
+        while pos < len(compact):
+            em = _EXTRA_ITEM.match(compact, pos)
+            if em is None:
+                raise ShapeError(f"unexpected '{compact[pos:]}' in the layout of shape '{text}'",
+                                 text.find("{") + 1)
+            pos = em.end()
+        extras = compact
+    if len(m2m) != rank:
+        raise ShapeError(f"Dimensions size is {rank}, but minor to major size is {len(m2m)}.",
+                         text.find("{"))
+    if sorted(m2m) != list(range(rank)):
+        raise ShapeError(f"layout {{{m2m_text}}} is not a permutation of the {rank} dimensions "
+                         f"of shape '{text}'", text.find("{"))
+    return Layout(m2m, extras)
+
+
+_TUPLE_TOKEN = re.compile(r"\s*(?:([a-z][a-z0-9_]*\[[^\]]*\](?:\s*\{(?=\s*[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)"
+                          r"|(\()|(\))|(,))")
+
+
+def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
+    """Parse one shape (tuple or array) at text[start:]; returns (shape, end offset)."""
+    stack: list[list[Shape]] = []
+    pos = start
+    while True:
+        m = _TUPLE_TOKEN.match(text, pos)
+        if m is None:
+            raise ShapeError("expected a shape", pos)
+        pos = m.end()
+        if m.group(1):
+            s = array_shape(m.group(1))
+            if not stack:
+                return s, pos
+            stack[-1].append(s)
+            m2 = _TUPLE_TOKEN.match(text, pos)
+            if m2 is None or not (m2.group(3) or m2.group(4)):
+                raise ShapeError("expected ',' or ')' in tuple shape", pos)
+        elif m.group(2):
+            stack.append([])
+        elif m.group(3):
+            if not stack:
+                raise ShapeError("unexpected ')'", m.start())
+            t = Shape.tuple_of(stack.pop())
+            if not stack:
+                return t, pos
+            stack[-1].append(t)
+        elif not stack:
+            raise ShapeError("unexpected ','", m.start())
+
+
+def shape_or_error(text: str, where: int, lines) -> Shape:  # noqa: ANN001 - LineMap
+    try:
+        return array_shape(text)
+    except ShapeError as e:
+        line, col = lines.locate(where + e.offset)
+        raise HloParseError(e.message, line, col) from None

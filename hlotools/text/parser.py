@@ -1,0 +1,148 @@
+"""HLO text -> IR: Lark's LALR tables for grammar/hlo.lark, driven here with our own callbacks.
+
+Lark builds the LALR(1) tables once; they are pickled (as plain dicts) into the user's cache
+directory so later runs skip the analysis, and rebuilt in memory if that directory is not
+writable. The parse loop below is Lark's shift/reduce loop without Token objects or a tree:
+each reduction calls the Builder method named by the grammar alternative's alias, so the IR is
+built while parsing. Lark's exceptions never escape; syntax errors become HloParseError with a
+message in HLO terms.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hlotools.errors import HloError, HloParseError
+from hlotools.ir.module import Module
+from hlotools.text.lexer import LineMap, Token, tokenize
+from hlotools.text.parse_build import Builder
+from hlotools.text.parse_errors import syntax_error
+
+# states[state][terminal or nonterminal] = (is_shift, new state | rule index)
+# rules[i] = (callback name, expansion length, origin nonterminal)
+Tables = tuple[dict[int, dict[str, tuple[bool, int]]], list[tuple[str, int, str]], int, int]
+_TABLES: Tables | None = None
+_FORMAT = 1
+
+
+def grammar_text() -> str:
+    return resources.files("hlotools.grammar").joinpath("hlo.lark").read_text(encoding="utf-8")
+
+
+def _cache_path(digest: str) -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hlotools" / f"hlo-lalr-{digest[:16]}.pickle"
+
+
+def _build_tables(grammar: str) -> Tables:
+    from lark import Lark
+    from lark.lexer import Lexer
+
+    class _NoLexer(Lexer):  # the tokens come from hlotools.text.lexer
+        def __init__(self, conf: Any) -> None:
+            pass
+
+        def lex(self, *args: Any) -> Any:  # pragma: no cover - never called
+            return iter(())
+
+    lark = Lark(grammar, parser="lalr", lexer=_NoLexer)
+    table = lark.parser.parser.parser.parse_table
+    rule_index: dict[Any, int] = {}
+    rules: list[tuple[str, int, str]] = []
+    states: dict[int, dict[str, tuple[bool, int]]] = {}
+    for state, row in table.states.items():
+        out: dict[str, tuple[bool, int]] = {}
+        for sym, (action, arg) in row.items():
+            if action.name == "Shift":
+                out[sym] = (True, arg)
+            else:
+                k = rule_index.get(arg)
+                if k is None:
+                    k = rule_index[arg] = len(rules)
+                    rules.append((arg.alias or arg.origin.name, len(arg.expansion), arg.origin.name))
+                out[sym] = (False, k)
+        states[state] = out
+    return states, rules, table.start_states["start"], table.end_states["start"]
+
+
+def tables() -> Tables:
+    global _TABLES
+    if _TABLES is not None:
+        return _TABLES
+    grammar = grammar_text()
+    import lark
+    digest = hashlib.sha256(f"{_FORMAT}:{lark.__version__}:{sys.version_info[:2]}:{grammar}".encode()).hexdigest()
+    path = _cache_path(digest)
+    try:
+        with open(path, "rb") as f:
+            _TABLES = pickle.load(f)
+            return _TABLES
+    except (OSError, pickle.PickleError, EOFError, ValueError, AttributeError):
+        pass
+    _TABLES = _build_tables(grammar)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(_TABLES, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # read-only home: keep the in-memory tables
+    return _TABLES
+
+
+def parse(text: str, filename: str | None = None) -> Module:
+    """Parse a full module, a header-less module or a single instruction."""
+    lines = LineMap(text)
+    try:
+        return _parse(text, lines)
+    except HloError as e:
+        raise e.with_place(filename, text) from None
+    except RecursionError:
+        raise HloParseError("maximum recursion depth exceeded").with_place(filename, text) from None
+
+
+def _parse(text: str, lines: LineMap) -> Module:
+    states, rules, start, end = tables()
+    builder = Builder(text, lines)
+    callbacks = [getattr(builder, r[0]) for r in rules]
+    sizes = [r[1] for r in rules]
+    origins = [r[2] for r in rules]
+    sstack = [start]
+    vstack: list[Any] = []
+    last: Token | None = None
+    for tok in _with_end(tokenize(text, lines), len(text)):
+        ttype = tok[0]
+        while True:
+            act = states[sstack[-1]].get(ttype)
+            if act is None:
+                raise syntax_error(tok, last, states[sstack[-1]], vstack, lines)
+            if act[0]:
+                sstack.append(act[1])
+                vstack.append(tok)
+                last = tok
+                break
+            k = act[1]
+            size = sizes[k]
+            if size:
+                children = vstack[-size:]
+                del vstack[-size:]
+                del sstack[-size:]
+            else:
+                children = []
+            value = callbacks[k](children)
+            sstack.append(states[sstack[-1]][origins[k]][1])
+            vstack.append(value)
+            if ttype == "$END" and sstack[-1] == end:
+                return value
+    raise HloParseError("unexpected end of input")  # pragma: no cover - $END always decides
+
+
+def _with_end(tokens: Any, n: int) -> Any:
+    yield from tokens
+    yield ("$END", "", n, None)
