@@ -1,0 +1,213 @@
+"""The HLO verifier: is a parsed (or rewritten) module semantically valid?
+
+Checks what XLA's HloVerifier checks for a module before compilation: one entry computation,
+one root per computation, dense unique parameter numbers, operands defined before use in the
+same computation, operand counts from the opcode table, declared shapes equal to the inferred
+ones (ShapeVerifier: layouts ignored; dynamic dimensions compared only for the opcodes XLA
+compares with Shape::Equal), called computations' signatures, valid layouts, and the
+entry_computation_layout against the entry's signature. XLA's parser accepts
+`f32[3] add(f32[2] p, p)`; this verifier rejects it.
+
+`verify(module)` raises HloVerifyError naming the instruction, its computation and (via the
+error's line/column) its place in the text.
+"""
+from __future__ import annotations
+
+from hlotools.errors import HloError, HloVerifyError
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+from hlotools.ir.opcodes import OPCODES, VARIADIC
+from hlotools.ir.shape import Shape
+from hlotools.ir.shape_inference import infer_shape
+from hlotools.ir.shape_inference_common import same_dims_type, shape_text
+from hlotools.ir.verifier_calls import CALL_CHECKS
+
+__all__ = ["verify", "shapes_match"]
+
+# XLA's ShapeVerifier::CheckShape compares these opcodes with Shape::Equal (dynamic dimensions
+# included, layout ignored); all others with ShapeUtil::Compatible (dynamic-ness ignored).
+_EQUAL_OPCODES = frozenset(
+    "bitcast call conditional constant copy-done copy-start custom-call dynamic-update-slice "
+    "get-tuple-element infeed outfeed opt-barrier parameter recv recv-done send send-done tuple "
+    "while".split())
+
+
+def _err(inst: Instruction, comp: Computation, message: str) -> HloVerifyError:
+    return HloVerifyError(f"%{inst.name} ({inst.opcode}) in computation %{comp.name}: {message}",
+                          inst.line or None, inst.column or None)
+
+
+def _comp_err(comp: Computation, message: str) -> HloVerifyError:
+    return HloVerifyError(f"computation %{comp.name}: {message}", comp.line or None,
+                          comp.column or None)
+
+
+def shapes_match(declared: Shape, inferred: Shape, compare_dynamic: bool) -> bool:
+    """Layout-insensitive comparison; dynamic dimension flags only when `compare_dynamic`."""
+    if not same_dims_type(declared, inferred):
+        return False
+    if not compare_dynamic:
+        return True
+    return [s.dynamic or (False,) * s.rank for s in declared.leaves()] == \
+        [s.dynamic or (False,) * s.rank for s in inferred.leaves()]
+
+
+def _check_shape_valid(shape: Shape) -> str | None:
+    """Dims are non-negative (or dynamic), layouts are permutations of the dims."""
+    for leaf in shape.leaves():
+        for i, d in enumerate(leaf.dims):
+            if d < 0 and not (leaf.is_dynamic_dim(i) and d == -1):
+                return f"shape {shape_text(shape)} has a negative dimension"
+        lay = leaf.layout
+        if lay is not None and leaf.is_array and sorted(lay.minor_to_major) != list(range(leaf.rank)):
+            return f"layout {lay} of {leaf} contains {len(lay.minor_to_major)} elements, but the " \
+                   f"shape has {leaf.rank} dimensions"
+    return None
+
+
+def _check_operand_count(inst: Instruction) -> str | None:
+    info = OPCODES[inst.opcode]
+    n = len(inst.operands)
+    if info.arity != VARIADIC and n != info.arity:
+        return f"expects {info.arity} operand{'s' if info.arity != 1 else ''}, got {n}"
+    if info.arity == VARIADIC and n < info.min_operands:
+        return f"expects at least {info.min_operands} operands, got {n}"
+    return None
+
+
+def _check_instruction(inst: Instruction, comp: Computation, position: dict[int, int],
+                       module_comps: set[int]) -> None:
+    if inst.opcode not in OPCODES:
+        raise _err(inst, comp, "unknown opcode")
+    msg = _check_operand_count(inst)
+    if msg:
+        raise _err(inst, comp, msg)
+    here = position[id(inst)]
+    for i, op in enumerate(inst.operands + inst.control_predecessors):
+        where = position.get(id(op))
+        if op.parent is not comp or where is None:
+            raise _err(inst, comp, f"operand %{op.name} is not an instruction of this computation")
+        if where >= here:
+            raise _err(inst, comp, f"operand %{op.name} is used before it is defined")
+        if i < len(inst.operands) and inst not in op.users:
+            raise _err(inst, comp, f"operand %{op.name} does not list it as a user")
+    for called in inst.called_computations():
+        if id(called) not in module_comps:
+            raise _err(inst, comp, f"called computation %{called.name} is not in the module")
+    if inst.shape is None:
+        raise _err(inst, comp, "has no shape")
+    msg = _check_shape_valid(inst.shape)
+    if msg:
+        raise _err(inst, comp, msg)
+    try:
+        inferred = infer_shape(inst)
+    except HloError as e:
+        raise _err(inst, comp, e.message) from None
+    if not shapes_match(inst.shape, inferred, inst.opcode in _EQUAL_OPCODES):
+        raise _err(inst, comp, f"declared shape {shape_text(inst.shape)} does not match the "
+                               f"inferred shape {shape_text(inferred)}")
+    check = CALL_CHECKS.get(inst.opcode)
+    if check is not None:
+        msg = check(inst)
+        if msg:
+            raise _err(inst, comp, msg)
+
+
+def _check_parameters(comp: Computation) -> None:
+    seen: dict[int, Instruction] = {}
+    for inst in comp.instructions:
+        if inst.opcode != "parameter":
+            continue
+        n = inst.parameter_number
+        if n is None or n < 0:
+            raise _err(inst, comp, "parameter has no parameter number")
+        if n in seen:
+            raise _err(inst, comp, f"parameter number {n} is already used by %{seen[n].name}")
+        seen[n] = inst
+    missing = sorted(set(range(len(seen))) - set(seen))
+    if missing:
+        raise _comp_err(comp, f"parameter numbers must be dense: parameter {missing[0]} is missing "
+                              f"(numbers {sorted(seen)})")
+    for n, p in seen.items():
+        if n >= len(comp.parameters) or comp.parameters[n] is not p:
+            raise _err(p, comp, f"parameter {n} is not registered as the computation's "
+                                f"parameter {n}")
+
+
+def _check_computation(comp: Computation, module_comps: set[int]) -> None:
+    if comp.root is None:
+        raise _comp_err(comp, "has no ROOT instruction")
+    if comp.root.parent is not comp or comp.root not in comp.instructions:
+        raise _comp_err(comp, f"ROOT %{comp.root.name} is not an instruction of this computation")
+    names: set[str] = set()
+    position: dict[int, int] = {}
+    for i, inst in enumerate(comp.instructions):
+        if inst.name in names:
+            raise _err(inst, comp, f"instruction name %{inst.name} is not unique")
+        names.add(inst.name)
+        position[id(inst)] = i
+    _check_parameters(comp)
+    for inst in comp.instructions:
+        _check_instruction(inst, comp, position, module_comps)
+
+
+def _entry_layout_shapes(value: object) -> tuple[list[Shape], Shape] | None:
+    """entry_computation_layout={(P0, P1, ...)->R}, as stored by the parser (text or shapes)."""
+    if isinstance(value, tuple) and len(value) == 2:
+        params, result = value
+        return list(params), result
+    if not isinstance(value, str):
+        return None
+    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+
+    text = value.strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    try:
+        params_shape, end = parse_shape_text(text, 0)
+        arrow = text.index("->", end)
+        result, _ = parse_shape_text(text, arrow + 2)
+    except (ShapeError, ValueError):
+        return None
+    return list(params_shape.tuple_shapes or ()), result
+
+
+def _check_entry_layout(module: Module, entry: Computation) -> None:
+    value = module.attrs.get("entry_computation_layout")
+    if value is None:
+        return
+    parsed = _entry_layout_shapes(value)
+    if parsed is None:
+        raise HloVerifyError(f"module {module.name}: cannot read entry_computation_layout {value}")
+    params, result = parsed
+    got = entry.parameter_shapes
+    if len(params) != len(got):
+        raise _comp_err(entry, f"entry_computation_layout has {len(params)} parameters but the "
+                               f"entry computation has {len(got)}")
+    for i, (a, b) in enumerate(zip(params, got)):
+        if not same_dims_type(a, b):
+            raise _comp_err(entry, f"entry_computation_layout parameter {i} {shape_text(a)} is "
+                                   f"not compatible with the entry's parameter {shape_text(b)}")
+    if entry.root is not None and not same_dims_type(result, entry.root.shape):
+        raise _comp_err(entry, f"entry_computation_layout result {shape_text(result)} is not "
+                               f"compatible with the entry's result {shape_text(entry.root.shape)}")
+
+
+def verify(module: Module) -> None:
+    """Raise HloVerifyError for the first problem found (computations in module order)."""
+    entries = [c for c in module.computations if c.is_entry]
+    if module.entry is None or module.entry not in module.computations:
+        raise HloVerifyError(f"module {module.name} has no ENTRY computation")
+    if len(entries) > 1:
+        raise _comp_err(entries[1], f"module {module.name} has more than one ENTRY computation "
+                                    f"(%{entries[0].name} and %{entries[1].name})")
+    names: set[str] = set()
+    for comp in module.computations:
+        if comp.name in names:
+            raise _comp_err(comp, "computation name is not unique")
+        names.add(comp.name)
+    module_comps = {id(c) for c in module.computations}
+    for comp in module.computations:
+        _check_computation(comp, module_comps)
+    _check_entry_layout(module, module.entry)

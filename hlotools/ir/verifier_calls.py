@@ -1,0 +1,221 @@
+"""Signatures of called computations, as XLA's HloVerifier checks them.
+
+Each check returns None or a one-line message; verifier.py adds the instruction, computation
+and location. Shapes are compared ignoring layouts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+from hlotools.ir.shape_inference_common import PRED_SCALAR, same_dims_type, shape_text
+from hlotools.ir.types import ElementType
+
+Check = Callable[[Instruction], "str | None"]
+CALL_CHECKS: dict[str, Check] = {}
+
+
+def _check(*opcodes: str) -> Callable[[Check], Check]:
+    def deco(fn: Check) -> Check:
+        for op in opcodes:
+            CALL_CHECKS[op] = fn
+        return fn
+    return deco
+
+
+def _comp(inst: Instruction, key: str) -> Computation | None:
+    c = inst.attrs.get(key)
+    return c if isinstance(c, Computation) else None
+
+
+def _params(comp: Computation) -> list[Shape]:
+    return [p.shape for p in comp.parameters if p is not None]
+
+
+def _root(comp: Computation) -> Shape | None:
+    return comp.root.shape if comp.root is not None else None
+
+
+def _scalar(et: ElementType | None) -> Shape:
+    assert et is not None
+    return Shape.array(et, ())
+
+
+def _sig(comp: Computation) -> str:
+    params = ", ".join(shape_text(s) for s in _params(comp))
+    return f"({params}) -> {shape_text(_root(comp))}"
+
+
+def _expect_signature(comp: Computation, what: str, params: Sequence[Shape],
+                      result: Shape | None) -> str | None:
+    """comp must take exactly `params` and (unless result is None) return `result`."""
+    got = _params(comp)
+    if len(got) != len(params) or not all(same_dims_type(a, b) for a, b in zip(got, params)):
+        want = ", ".join(shape_text(s) for s in params)
+        return f"{what} %{comp.name} must take ({want}), but its signature is {_sig(comp)}"
+    root = _root(comp)
+    if result is not None and (root is None or not same_dims_type(root, result)):
+        return f"{what} %{comp.name} must return {shape_text(result)}, but its signature is " \
+               f"{_sig(comp)}"
+    return None
+
+
+def _reducer(comp: Computation, what: str, accumulators: Sequence[Shape],
+             inputs: Sequence[Shape]) -> str | None:
+    """A reducer takes N accumulators then N inputs (scalars) and returns the N accumulators."""
+    result = accumulators[0] if len(accumulators) == 1 else Shape.tuple_of(list(accumulators))
+    return _expect_signature(comp, what, [*accumulators, *inputs], result)
+
+
+def _operand_shapes(inst: Instruction, lo: int = 0, hi: int | None = None) -> list[Shape]:
+    return [op.shape for op in inst.operands[lo:hi]]
+
+
+@_check("reduce", "reduce-window")
+def check_reduce(inst: Instruction) -> str | None:
+    comp = _comp(inst, "to_apply")
+    if comp is None:
+        return None
+    n = len(inst.operands) // 2
+    inits = [_scalar(s.element_type) for s in _operand_shapes(inst, n)]
+    inputs = [_scalar(s.element_type) for s in _operand_shapes(inst, 0, n)]
+    return _reducer(comp, "to_apply", inits, inputs)
+
+
+@_check("all-reduce", "all-reduce-start", "reduce-scatter")
+def check_all_reduce(inst: Instruction) -> str | None:
+    comp = _comp(inst, "to_apply")
+    if comp is None or not inst.operands:
+        return None
+    for s in _operand_shapes(inst):
+        leaf = s.leaves()[0]
+        if leaf.is_array:
+            scalar = _scalar(leaf.element_type)
+            err = _expect_signature(comp, "to_apply", [scalar, scalar], scalar)
+            if err:
+                return err
+    return None
+
+
+@_check("scatter")
+def check_scatter(inst: Instruction) -> str | None:
+    comp = _comp(inst, "to_apply")
+    if comp is None:
+        return None
+    n = len(inst.operands) // 2
+    accs = [_scalar(s.element_type) for s in _operand_shapes(inst, 0, n)]
+    ups = [_scalar(s.element_type) for s in _operand_shapes(inst, n + 1)]
+    return _reducer(comp, "to_apply", accs, ups)
+
+
+@_check("select-and-scatter")
+def check_select_and_scatter(inst: Instruction) -> str | None:
+    x = inst.operands[0].shape
+    src = inst.operands[1].shape
+    sel, sc = _comp(inst, "select"), _comp(inst, "scatter")
+    if sel is not None:
+        t = _scalar(x.element_type)
+        err = _expect_signature(sel, "select", [t, t], PRED_SCALAR)
+        if err:
+            return err
+    if sc is not None:
+        t = _scalar(src.element_type)
+        return _expect_signature(sc, "scatter", [t, t], t)
+    return None
+
+
+@_check("sort")
+def check_sort(inst: Instruction) -> str | None:
+    comp = _comp(inst, "to_apply")
+    if comp is None:
+        return None
+    params: list[Shape] = []
+    for s in _operand_shapes(inst):
+        params += [_scalar(s.element_type)] * 2
+    return _expect_signature(comp, "comparator to_apply", params, PRED_SCALAR)
+
+
+@_check("map")
+def check_map(inst: Instruction) -> str | None:
+    comp = _comp(inst, "to_apply")
+    if comp is None:
+        return None
+    params = [_scalar(s.element_type) for s in _operand_shapes(inst)]
+    return _expect_signature(comp, "to_apply", params, None)
+
+
+@_check("while")
+def check_while(inst: Instruction) -> str | None:
+    init = inst.operands[0].shape
+    cond, body = _comp(inst, "condition"), _comp(inst, "body")
+    if cond is not None:
+        err = _expect_signature(cond, "condition", [init], PRED_SCALAR)
+        if err:
+            return err
+    if body is not None:
+        return _expect_signature(body, "body", [init], init)
+    return None
+
+
+@_check("conditional")
+def check_conditional(inst: Instruction) -> str | None:
+    if "branch_computations" in inst.attrs:
+        branches = list(inst.attrs["branch_computations"])
+        index = inst.operands[0].shape
+        if index.element_type is not None and index.element_type.kind == "pred" and len(branches) != 2:
+            return "a pred branch index needs exactly 2 branch computations"
+    else:
+        branches = [_comp(inst, "true_computation"), _comp(inst, "false_computation")]
+    if any(b is None for b in branches):
+        return None
+    if len(inst.operands) != len(branches) + 1:
+        return f"expects {len(branches) + 1} operands (the index and one per branch), got " \
+               f"{len(inst.operands)}"
+    result = inst.shape
+    for i, b in enumerate(branches):
+        assert b is not None
+        err = _expect_signature(b, f"branch {i}", [inst.operands[i + 1].shape], result)
+        if err:
+            return err
+    return None
+
+
+@_check("call", "fusion", "async-start")
+def check_call(inst: Instruction) -> str | None:
+    key = "to_apply" if inst.opcode == "call" else "calls"
+    comp = _comp(inst, key)
+    if comp is None:
+        return None
+    params = _params(comp)
+    ops = _operand_shapes(inst)
+    if len(params) != len(ops):
+        return f"%{comp.name} takes {len(params)} parameters but the {inst.opcode} has " \
+               f"{len(ops)} operands"
+    for i, (p, o) in enumerate(zip(params, ops)):
+        if not same_dims_type(p, o):
+            return f"shape mismatch between parameter number {i} ({shape_text(p)}) of " \
+                   f"%{comp.name} and its operand ({shape_text(o)})"
+    if inst.opcode == "fusion":
+        return _check_fused_users(comp)
+    if inst.opcode == "async-start":
+        return _check_async_computation(comp)
+    return None
+
+
+def _check_fused_users(comp: Computation) -> str | None:
+    """XLA: every non-root instruction of a fused computation must have users."""
+    for i in comp.instructions:
+        if i is not comp.root and not i.users:
+            return f"non-root instruction %{i.name} in fused computation %{comp.name} must have users"
+    return None
+
+
+def _check_async_computation(comp: Computation) -> str | None:
+    """XLA: an async-wrapped computation holds only the wrapped root and its parameters."""
+    extra = [i for i in comp.instructions if i is not comp.root and i.opcode != "parameter"]
+    if extra:
+        return f"asynchronous computation %{comp.name} expected to contain only the root and " \
+               f"parameter instructions (found %{extra[0].name})"
+    return None
