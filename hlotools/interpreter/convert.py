@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter.numeric import finish, int_limits, wrap_int
+from hlotools.interpreter.numeric import contiguous, finfo, finish, int_limits, wrap_int
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
@@ -78,7 +78,7 @@ def bitcast_convert(inst: Instruction, args: list, ev: object) -> Array:
     src = inst.operands[0].shape.element_type
     dst = inst.shape.element_type
     assert src is not None and dst is not None and dst.dtype is not None
-    x = np.ascontiguousarray(args[0])
+    x = contiguous(args[0])
     if src.bits < 8 or dst.bits < 8:
         if src.bits != dst.bits:
             raise HloUnsupportedError(f"bitcast-convert between {src} and {dst} (sub-byte widths differ)")
@@ -89,8 +89,8 @@ def bitcast_convert(inst: Instruction, args: list, ev: object) -> Array:
         return pattern.astype(dst.dtype)
     if src.bits == dst.bits:
         return x.view(dst.dtype)
-    out = x.view(_bit_storage(src)).view(dst.dtype)
-    return np.ascontiguousarray(out).reshape(inst.shape.dims)
+    out = x.reshape(-1).view(_bit_storage(src)).view(dst.dtype)
+    return out.reshape(inst.shape.dims)
 
 
 # ------------------------------------------------------------------ reduce-precision
@@ -101,7 +101,7 @@ def _float_bits(et: ElementType) -> tuple[int, int]:
     """(exponent bits, mantissa bits) of a storage float type."""
     if et.dtype is None:
         raise HloRuntimeError(f"reduce-precision of {et}")
-    fi = np.finfo(et.dtype)
+    fi = finfo(et.dtype)
     return int(fi.nexp), int(fi.nmant)
 
 
@@ -112,7 +112,7 @@ def reduce_precision_array(x: Array, et: ElementType, exponent_bits: int, mantis
     src_exp, src_mant = _float_bits(et)
     nbits = 1 + src_exp + src_mant
     udt = np.dtype(f"u{et.dtype.itemsize}")  # type: ignore[union-attr]
-    u = np.ascontiguousarray(x).view(udt).astype(np.uint64)
+    u = contiguous(x).view(udt).astype(np.uint64)
     with np.errstate(all="ignore"):
         if mantissa_bits < src_mant:
             shift = src_mant - mantissa_bits

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.numeric import contiguous
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
@@ -98,7 +99,7 @@ def bitcast(inst: Instruction, args: list, ev: Any) -> Array:
     if src.dtype != dst.dtype:
         if src.dtype.itemsize != dst.dtype.itemsize:
             raise HloUnsupportedError(f"bitcast from {src} to {dst} changes the element width")
-        x = np.ascontiguousarray(x).view(dst.dtype)
+        x = contiguous(x).view(dst.dtype)
     src_order = _major_to_minor(src)
     physical = np.transpose(x, src_order).reshape(-1)
     dst_order = _major_to_minor(dst)

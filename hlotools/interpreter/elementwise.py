@@ -14,7 +14,14 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter import special
-from hlotools.interpreter.numeric import compute_dtype, finish, int_limits, to_compute, unsigned_view
+from hlotools.interpreter.numeric import (
+    compute_dtype,
+    contiguous,
+    finish,
+    int_limits,
+    to_compute,
+    unsigned_view,
+)
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
@@ -270,7 +277,7 @@ def _shift(kind: str) -> BinaryFn:
 
 def _signed(u: Array, bits: int) -> Array:
     """Two's-complement value (int64) of a `bits`-wide pattern held in uint64."""
-    u = np.ascontiguousarray(u, dtype=np.uint64)
+    u = contiguous(np.asarray(u, dtype=np.uint64))
     if bits >= 64:
         return u.view(np.int64)
     s = u.astype(np.int64)
@@ -373,7 +380,7 @@ def total_order_key(x: Array, et: ElementType) -> Array:
     """Signed integers that order floats as -NaN < -inf < ... < -0 < +0 < ... < inf < NaN."""
     nbytes = et.dtype.itemsize if et.dtype is not None else 4
     sdt = np.dtype(f"i{nbytes}")
-    s = np.ascontiguousarray(x).view(sdt).astype(np.int64)
+    s = contiguous(x).view(sdt).astype(np.int64)
     flip = (1 << (8 * nbytes - 1)) - 1
     return np.where(s < 0, s ^ flip, s)
 

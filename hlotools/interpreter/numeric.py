@@ -73,7 +73,7 @@ def unsigned_view(x: np.ndarray, et: ElementType) -> np.ndarray:
         v = x.astype(np.int8).astype(np.int64) & ((1 << et.bits) - 1)
         return v.astype(np.uint64)
     udt = np.dtype(f"u{max(et.bits // 8, 1)}")
-    return np.ascontiguousarray(x).view(udt).astype(np.uint64)
+    return contiguous(x).view(udt).astype(np.uint64)
 
 
 def zeros_of(shape: Shape) -> Any:
@@ -88,3 +88,16 @@ def zeros_of(shape: Shape) -> Any:
 def scalar_of(value: Any, et: ElementType) -> np.ndarray:
     """A 0-d array of element type `et` holding `value`."""
     return np.asarray(value).astype(et.dtype)
+
+
+def contiguous(x: Any) -> np.ndarray:
+    """C-contiguous array with the same dims (np.ascontiguousarray turns 0-d into 1-d)."""
+    x = np.asarray(x)
+    return x if x.flags.c_contiguous else np.array(x, order="C")
+
+
+def finfo(dtype: np.dtype) -> Any:
+    """np.finfo that also knows the ml_dtypes float types (bf16, f8...)."""
+    import ml_dtypes
+
+    return ml_dtypes.finfo(dtype)
