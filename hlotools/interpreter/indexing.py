@@ -172,23 +172,12 @@ def _call_rounds(ev: Any, comp: Any, results: list[np.ndarray], updates: list[np
 
 
 def apply_elementwise(ev: Any, comp: Any, operands: list[np.ndarray], n_out: int) -> list[np.ndarray]:
-    """Run a scalar computation over equal-length vectors: one call on whole arrays when the
-    computation accepts them, else one call per element (always correct, slower)."""
-    length = operands[0].shape[0]
-    try:
-        value = ev.call(comp, operands)
-        outs = list(value) if isinstance(value, tuple) else [value]
-        if len(outs) == n_out and all(np.shape(o) == (length,) for o in outs):
-            return [np.asarray(o) for o in outs]
-    except Exception:  # noqa: BLE001 - the computation may insist on scalars; retry per element
-        pass
-    cols: list[list[Any]] = [[] for _ in range(n_out)]
-    for i in range(length):
-        value = ev.call(comp, [np.asarray(op[i]) for op in operands])
-        outs = list(value) if isinstance(value, tuple) else [value]
-        for c, o in zip(cols, outs):
-            c.append(np.asarray(o))
-    return [np.array(c, dtype=operands[j].dtype).reshape(length) for j, c in enumerate(cols)]
+    """Run a scalar computation over equal-length vectors (Evaluator.apply: one batched call
+    when the computation is elementwise-only, else one call per element)."""
+    outs = ev.apply(comp, operands)
+    if len(outs) != n_out:
+        raise HloRuntimeError(f"combiner {comp.name} returns {len(outs)} values, expected {n_out}")
+    return [np.asarray(o) for o in outs]
 
 
 def _apply_replace(result: np.ndarray, update: np.ndarray, upd_pos: np.ndarray, op_pos: np.ndarray) -> None:

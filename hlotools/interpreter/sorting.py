@@ -116,17 +116,7 @@ def _compare(ev: Any, comp: Any, lhs: list[np.ndarray], rhs: list[np.ndarray]) -
     args: list[np.ndarray] = []
     for a, b in zip(lhs, rhs):
         args += [a, b]
-    shape = lhs[0].shape
-    try:
-        value = ev.call(comp, args)
-        if isinstance(value, np.ndarray) and value.shape == shape:
-            return value.astype(bool)
-    except Exception:  # noqa: BLE001 - comparator insists on scalars: fall back per element
-        pass
-    flat = [a.reshape(-1) for a in args]
-    out = np.array([bool(ev.call(comp, [np.asarray(f[i]) for f in flat])) for i in range(flat[0].size)],
-                   dtype=bool)
-    return out.reshape(shape)
+    return np.asarray(ev.apply(comp, args)[0]).astype(bool)
 
 
 def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int) -> list[np.ndarray]:
