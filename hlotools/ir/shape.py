@@ -67,6 +67,7 @@ class Shape:
     dynamic: tuple[bool, ...] = ()  # per dim: True for `<=N` (bounded) or `?` (unbounded, dim -1)
     tuple_shapes: tuple[Shape, ...] | None = None
     _hash: int = field(default=0, compare=False, repr=False)
+    is_buffer: bool = False  # `b(f32[2]{0})`: a buffer holding the array (XLA's BUFFER shape kind)
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -178,8 +179,8 @@ class Shape:
         assert self.element_type is not None
         base = f"{self.element_type.name}[{self.dims_text()}]"
         if with_layout and self.layout is not None and (self.dims or self.layout.extras):
-            return base + str(self.layout)
-        return base
+            base += str(self.layout)
+        return f"b({base})" if self.is_buffer else base
 
     def __str__(self) -> str:
         return self.to_text(True)
@@ -187,6 +188,7 @@ class Shape:
     def __hash__(self) -> int:
         h = self._hash
         if not h:
-            h = hash((self.element_type, self.dims, self.layout, self.dynamic, self.tuple_shapes)) or 1
+            h = hash((self.element_type, self.dims, self.layout, self.dynamic, self.tuple_shapes,
+                      self.is_buffer)) or 1
             object.__setattr__(self, "_hash", h)
         return h

@@ -174,6 +174,9 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                     raise error_at(lines, end, "expected ']' to close the dimensions of the shape")
                 yield ("SHAPE", text[pos:m2.end()], pos, None)
                 pos = m2.end()
+            elif word == "b" and nxt == "(":
+                yield ("BUFFER", "b(", pos, None)
+                pos = end + 1
             elif word == "constant" or word == "parameter":
                 m2 = _SKIP.match(text, end)
                 j = m2.end() if m2 else end
@@ -227,9 +230,32 @@ def _attr(text: str, name: str, pos: int, vpos: int, lines: LineMap) -> Iterator
     if name in _CLATTRS:
         yield ("CLATTR", name, pos, None)
         return vpos
-    end = scan_value(text, vpos, lines)
+    m = _SKIP.match(text, vpos)
+    if m is not None:
+        vpos = m.end()  # XLA's lexer skips whitespace between `name=` and the value
+    end = scan_literal_value(text, vpos, lines) if name == "literal" else scan_value(text, vpos, lines)
     yield ("ATTR", name, pos, (text[vpos:end], vpos))
     return end
+
+
+_SHAPE_START = re.compile(r"[a-z][a-z0-9_]*(?=\[)")
+
+
+def scan_literal_value(text: str, pos: int, lines: LineMap) -> int:
+    """custom-call's `literal=`: `shape value` (whitespace inside) or a parenthesised tuple."""
+    if text.startswith("(", pos):
+        return scan_parens(text, pos, lines) + 1
+    m = _SHAPE_START.match(text, pos)
+    if m is None:
+        return scan_value(text, pos, lines)
+    m2 = _SHAPE_REST.match(text, m.end())
+    if m2 is None:
+        return scan_value(text, pos, lines)
+    m3 = _SKIP.match(text, m2.end())
+    j = m3.end() if m3 else m2.end()
+    if text.startswith("(", j):
+        return scan_parens(text, j, lines) + 1
+    return scan_value(text, j, lines)
 
 
 def _bad_char(text: str, pos: int, lines: LineMap) -> Token:

@@ -124,13 +124,24 @@ def _enum(name: str, raw: str) -> Enum:
     return Enum(s)
 
 
-def _int_list(name: str, raw: str) -> tuple[int, ...]:
+def _int_list(name: str, raw: str) -> tuple:
     s = strip_comments(raw).strip()
     m = _INT_LIST.match(s)
+    if m is None and name == "slice_sizes" and s.startswith("{{"):
+        return _int_list_list(name, s)
     if m is None:
         raise _fail(name, "a list of integers such as {0,1}", raw)
     body = m.group(1)
     return tuple(int(x) for x in body.split(",")) if body else ()
+
+
+def _int_list_list(name: str, s: str) -> tuple[tuple[int, ...], ...]:
+    """`{{1,2},{3}}` (collective-permute's slice_sizes) -> ((1, 2), (3,))."""
+    inner = s[1:-1].strip() if s.endswith("}") else ""
+    parts = re.findall(r"\{[^{}]*\}", inner)
+    if re.sub(r"\{[^{}]*\}|[\s,]", "", inner):
+        raise _fail(name, "a list of integer lists such as {{0,1},{2}}", s)
+    return tuple(_int_list(name, p) for p in parts)
 
 
 def unescape(body: str) -> str:
@@ -178,11 +189,11 @@ def _dim_labels(name: str, raw: str) -> ConvDimLabels:
     if m is None:
         raise _fail(name, "convolution dimension labels such as b01f_01io->b01f", raw)
     lhs, rhs, out = m.groups()
-    nsp = len(lhs) - 2
+    nsp = sum(ch.isdigit() for ch in lhs)
 
     def spatial(part: str, what: str) -> tuple[int, ...]:
         digits = [c for c in part if c.isdigit()]
-        if len(part) - 2 != nsp or len(digits) != nsp:
+        if len(digits) != nsp:
             raise AttrError(f"convolution {what} and input must have the same number of spatial "
                             f"dimensions: {s}")
         pos = []

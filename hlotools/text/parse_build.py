@@ -19,6 +19,7 @@ from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.text.lexer import LineMap, Token
+from hlotools.text.parse_async import async_sugar, desugar
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
 from hlotools.text.parse_literal import LiteralError, parse_literal
 from hlotools.text.parse_shape import ShapeError, parse_shape_text, shape_or_error
@@ -59,7 +60,7 @@ class Builder:
     def __init__(self, text: str, lines: LineMap) -> None:
         self.text = text
         self.lines = lines
-        self.module = Module("")
+        self.mod = Module("")
         self.comps: dict[str, Computation] = {}
         self.style: str | None = None
         self.entry_seen: Computation | None = None
@@ -96,6 +97,12 @@ class Builder:
 
     def shape_tuple(self, c: list) -> Shape:
         return Shape.tuple_of(c[1])
+
+    def shape_buffer(self, c: list) -> Shape:
+        inner: Shape = c[1]
+        if not inner.is_array:
+            raise self.error(c[0][2], "a buffer shape b(...) must wrap an array shape")
+        return Shape(inner.element_type, inner.dims, inner.layout, inner.dynamic, is_buffer=True)
 
     def shape_tuple_empty(self, c: list) -> Shape:
         return Shape.tuple_of(())
@@ -246,9 +253,13 @@ class Builder:
         comp.execution_thread = self._decode(tok)
         return comp
 
+    def register(self, comp: Computation) -> None:
+        comp.name = self._unique_comp_name(comp.name)
+        self._register(comp)
+
     def _register(self, comp: Computation) -> None:
         self.comps[comp.name] = comp
-        self.module.add_computation(comp)
+        self.mod.add_computation(comp)
 
     def _unique_comp_name(self, base: str) -> str:
         name = base
@@ -286,13 +297,13 @@ class Builder:
         self.build_computation(comp, [p], Scope(comp, single=True))
         comp.is_entry = True
         self._register(comp)
-        self.module.name = "module"
-        self.module.entry = comp
-        self.module.source_style = self.style or "long"
-        return self.module
+        self.mod.name = "module"
+        self.mod.entry = comp
+        self.mod.source_style = self.style or "long"
+        return self.mod
 
     def _finish(self, header: tuple | None, frames: Token | None, comps: list) -> Module:
-        m = self.module
+        m = self.mod
         if header is not None:
             name_tok, attrs = header
             m.name = name_tok[1]
@@ -336,9 +347,11 @@ class Builder:
     def build(self, p: Pending, scope: Scope, nested: bool = False) -> Instruction:
         op_tok = p.opcode
         opcode = op_tok[1]
-        info = OPCODES.get(opcode)
-        if info is None:
-            raise self.error(op_tok[2], f"unknown opcode: {opcode}")
+        sugar = None
+        if opcode not in OPCODES:
+            sugar = async_sugar(opcode)
+            if sugar is None:
+                raise self.error(op_tok[2], f"unknown opcode: {opcode}")
         name_tok = p.name
         if name_tok is not None:
             name = name_tok[1]
@@ -388,6 +401,8 @@ class Builder:
             else:
                 attrs[key] = tuple(a[2])
         line, col = self.lines.locate(pos)
+        if sugar is not None:
+            opcode, attrs = desugar(self, sugar, p.shape, operands, attrs, op_tok[2])
         inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
         if p.shape is None:
             inst.shape = self._infer(inst, op_tok[2])
@@ -442,11 +457,11 @@ class Builder:
                 inst = self._single_param(scope, name, shape, tok[2])
             else:
                 raise self.error(tok[2], f"instruction does not exist: {name}")
+        if gte is not None:
+            inst = self._compact_gte(inst, name, gte, scope)
         if shape is not None and not shape.compatible(inst.shape):
             raise self.error(tok[2], f"The declared operand shape {shape.to_text()} is not compatible "
                              f"with the shape of the operand instruction {inst.shape.to_text()}.")
-        if gte is not None:
-            inst = self._compact_gte(inst, name, gte, scope)
         return inst
 
     def _single_param(self, scope: Scope, name: str, shape: Shape, pos: int) -> Instruction:

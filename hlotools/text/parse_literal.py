@@ -17,7 +17,7 @@ from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
 
 _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
-_LEX = re.compile(r"\s*(?:([{}(),])|(\.\.\.)|([^\s{}(),]+))")
+_LEX = re.compile(r"\s*(?:(-?nan\(0x[0-9a-fA-F]+\))|([{}(),])|(\.\.\.)|([^\s{}(),]+))")
 _INT = re.compile(r"-?(?:0x[0-9a-fA-F]+|[0-9]+)$")
 _FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+"
                     r"|[0-9]+)$")
@@ -248,6 +248,8 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
                 raise LiteralError(f"expects integer for primitive type {et.name.upper()}, but sees '{v}'",
                                    positions[k])
             x = int(v, 0)
+            if x < 0 and et.name == "u64" and x >= -(1 << 63):
+                x += 1 << 64  # XLA stores INT tokens as int64 bit patterns
             if not lo <= x <= hi:
                 raise LiteralError(f"value {v} is out of range for literal's primitive type "
                                    f"{et.name.upper()}", positions[k])
