@@ -99,7 +99,8 @@ def input_argument(f: F) -> F:
 def read_input(path: str) -> tuple[str, str]:
     """(text, display name) of a file or of standard input ('-')."""
     if path == "-":
-        data = click.get_binary_stream("stdin").read()  # type: ignore[operator]
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
         name = "<stdin>"
     else:
         p = Path(path)

@@ -57,7 +57,7 @@ def process_module(text: str, filename: str, options: OptOptions) -> str:
 
 def _join(outputs: list[str]) -> str:
     """Modules separated the way they came in, so the output can be split again."""
-    return f"{SEPARATOR}\n".join(o if o.endswith("\n") else o + "\n" for o in outputs)
+    return f"\n\n{SEPARATOR}\n\n".join(o.rstrip("\n") for o in outputs) + "\n"
 
 
 @click.command(cls=HloCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)

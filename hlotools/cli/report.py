@@ -6,6 +6,7 @@ run.py) is the machine-readable form of the same facts.
 from __future__ import annotations
 
 import statistics
+import sys
 from dataclasses import dataclass
 
 import click
@@ -42,8 +43,7 @@ class Reporter:
     def __init__(self, force_plain: bool = False) -> None:
         from rich.console import Console
 
-        self.console = Console(file=click.get_text_stream("stdout"),  # type: ignore[operator]
-                               highlight=False, soft_wrap=True)
+        self.console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
         self.rich = self.console.is_terminal and not force_plain
 
     def line(self, text: str) -> None:

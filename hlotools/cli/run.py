@@ -116,30 +116,35 @@ def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], se
             outputs, run_s = _timed(lambda: runner(args), repeat)
     except HloError as e:
         raise e.with_place(name, text) from None
-    assert outputs is not None
+    if outputs is None or len(outputs) != len(result_leaves(module)):
+        raise RuntimeError(f"{backend.name} returned {len(outputs or [])} result leaves for "
+                           f"{len(result_leaves(module))}")
     timings = [Timing("parse", parse_s)] + ([Timing("compile", compile_s)] if backend.compiles else [])
     return RunResult(module, backend, list(outputs), timings + [Timing("run", run_s)])
 
 
+def _data_outputs(result: RunResult) -> list[tuple[LeafSpec, np.ndarray]]:
+    """(leaf, array) for every result leaf that carries data (tokens carry none)."""
+    return [(s, np.asarray(result.outputs[s.index])) for s in result_leaves(result.module) if not s.is_token]
+
+
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
                  atol: float | None) -> list[Comparison]:
-    specs = result_leaves(result.module)
-    expected = bind(read_arrays([expected_path]), specs, what="expected outputs")
+    expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="expected outputs")
     out = []
-    for spec, actual, want in zip(specs, result.outputs, expected):
+    for (spec, actual), want in zip(_data_outputs(result), expected):
         assert spec.shape.element_type is not None
-        out.append(compare(spec.name, np.asarray(actual), want, spec.shape.element_type.name, rtol, atol))
+        out.append(compare(spec.name, actual, want, spec.shape.element_type.name, rtol, atol))
     return out
 
 
 def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
                  literals: bool) -> str:
-    specs = result_leaves(result.module)
     outputs = []
-    for spec, arr in zip(specs, result.outputs):
-        entry = summarize(spec.name, np.asarray(arr), shape_text(spec.shape)).to_json()
+    for spec, arr in _data_outputs(result):
+        entry = summarize(spec.name, arr, shape_text(spec.shape)).to_json()
         if literals:
-            entry["literal"] = literal_text(np.asarray(arr), spec.shape)
+            entry["literal"] = literal_text(arr, spec.shape)
         outputs.append(entry)
     doc: dict = {"module": result.module.name, "backend": result.backend.name, "outputs": outputs}
     if comparisons is not None:
@@ -153,13 +158,11 @@ def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_t
 def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
                   literals: bool) -> None:
     reporter = Reporter()
-    specs = result_leaves(result.module)
     if literals:
-        for spec, arr in zip(specs, result.outputs):
-            reporter.line(literal_text(np.asarray(arr), spec.shape))
+        for spec, arr in _data_outputs(result):
+            reporter.line(literal_text(arr, spec.shape))
     else:
-        reporter.summaries([summarize(s.name, np.asarray(a), shape_text(s.shape))
-                            for s, a in zip(specs, result.outputs)])
+        reporter.summaries([summarize(s.name, a, shape_text(s.shape)) for s, a in _data_outputs(result)])
     if comparisons is not None:
         reporter.comparisons(comparisons)
     if show_timings:
@@ -173,12 +176,12 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
 @click.option("--random", "seed", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Random arguments from SEED (floats N(0,1), small ints, in-range indices).")
 @click.option("-o", "--output", default=None, metavar="FILE",
-              help="Save the results to FILE.npz as out0, out1, ...")
+              help="Save the results to FILE, an .npz with out0, out1, ...")
 @click.option("--expected", default=None, metavar="FILE",
               help="Compare with the arrays in FILE (.npz out0.. or .npy); exit 3 on a mismatch.")
-@click.option("--rtol", type=click.FloatRange(min=0), default=None,
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="R",
               help="Relative tolerance: |a-e| <= atol + rtol*|e| (default: by element type).")
-@click.option("--atol", type=click.FloatRange(min=0), default=None, help="Absolute tolerance.")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A", help="Absolute tolerance.")
 @click.option("--backend", type=click.Choice(list(KNOWN)), default=None,
               help="Where to run (default: the best available; now the interpreter).")
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
@@ -198,7 +201,7 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     result = _execute(text, name, chosen, inputs, seed, repeat or 1)
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
     if output:
-        save_npz(output, [np.asarray(a) for a in result.outputs])
+        save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
     if as_json:
         click.echo(_json_report(result, comparisons, repeat is not None, print_literals))
     else:

@@ -99,7 +99,7 @@ def reinterpret(array: np.ndarray, shape: Shape) -> np.ndarray:
     dtype = shape.element_type.dtype
     if array.dtype.itemsize != dtype.itemsize:
         return array
-    return np.ascontiguousarray(array).view(dtype)
+    return _contiguous(array).view(dtype)
 
 
 def dims_match(shape: Shape, dims: tuple[int, ...]) -> bool:
@@ -128,11 +128,16 @@ def coerce(array: np.ndarray, spec: LeafSpec, source: str) -> np.ndarray:
             f"elements [{','.join(map(str, array.shape))}]"
         raise HloRuntimeError(f"{spec.describe()} expects {shape_text(shape)}, given {given}",
                               filename=source)
-    return np.ascontiguousarray(array)
+    return _contiguous(array)
 
 
 def storable(array: np.ndarray) -> np.ndarray:
     """What np.savez can write: ml_dtypes arrays go out as raw bytes of their own width."""
     if is_raw_bytes(array) or array.dtype.isbuiltin == 1:
         return array
-    return np.ascontiguousarray(array).view(f"V{array.dtype.itemsize}")
+    return _contiguous(array).view(f"V{array.dtype.itemsize}")
+
+
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """C-contiguous, keeping 0-d arrays 0-d (np.ascontiguousarray makes them 1-d)."""
+    return array if array.flags.c_contiguous else array.copy(order="C")

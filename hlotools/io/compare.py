@@ -46,16 +46,15 @@ class Comparison:
     rel_error: float = 0.0
 
     def describe(self) -> str:
-        head = f"{self.name}: {'match' if self.ok else 'MISMATCH'}"
-        if self.worst_index is None:
-            return f"{head} ({self.size} elements, exact)" if self.ok else head
-        where = "[" + ",".join(map(str, self.worst_index)) + "]"
-        tail = (f"worst at {where}: actual {self.actual!r}, expected {self.expected!r}, "
-                f"abs error {self.abs_error:.3g}, rel error {self.rel_error:.3g}")
+        tol = f"rtol={self.rtol:g}, atol={self.atol:g}" if self.rtol or self.atol else "exact"
         if self.ok:
-            return f"{head} (rtol={self.rtol:g}, atol={self.atol:g}); {tail}"
-        return (f"{head}: {self.mismatches} of {self.size} elements differ "
-                f"(rtol={self.rtol:g}, atol={self.atol:g}); {tail}")
+            tail = "" if self.worst_index is None or not self.abs_error else \
+                f", worst error {_num(self.abs_error)} at {_index(self.worst_index)}"
+            return f"{self.name}: match ({_elements(self.size)}, {tol}{tail})"
+        assert self.worst_index is not None
+        return (f"{self.name}: MISMATCH: {self.mismatches} of {_elements(self.size)} differ ({tol}); "
+                f"worst at {_index(self.worst_index)}: actual {_num(self.actual)}, expected "
+                f"{_num(self.expected)}, abs error {_num(self.abs_error)}, rel error {_num(self.rel_error)}")
 
     def to_json(self) -> dict:
         return {"name": self.name, "ok": self.ok, "mismatches": self.mismatches, "size": self.size,
@@ -63,6 +62,24 @@ class Comparison:
                 "worst_index": list(self.worst_index) if self.worst_index is not None else None,
                 "actual": _json_scalar(self.actual), "expected": _json_scalar(self.expected),
                 "abs_error": _json_scalar(self.abs_error), "rel_error": _json_scalar(self.rel_error)}
+
+
+def _elements(n: int) -> str:
+    return f"{n} element" + ("" if n == 1 else "s")
+
+
+def _index(index: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, index)) + "]"
+
+
+def _num(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.7g}"
+    if isinstance(v, complex):
+        return f"({v.real:.7g}{v.imag:+.7g}j)"
+    return str(v)
 
 
 def _json_scalar(v: object) -> object:

@@ -58,22 +58,18 @@ def read_arrays(paths: Sequence[str]) -> list[NamedArray]:
 _POSITIONAL = re.compile(r"(?:in|arr_|out)(\d+)$")
 
 
-def _positional_order(arrays: list[NamedArray]) -> list[NamedArray] | None:
-    """Arrays in argument order: .npy files as given, npz members keyed in0.. / arr_0.. / out0..
-    by their number; None when the keys are names."""
-    if all(a.key is None for a in arrays):
-        return arrays
-    by_index: dict[int, NamedArray] = {}
-    for a in arrays:
-        m = _POSITIONAL.match(a.key or "")
-        if m is None:
-            return None
-        by_index[int(m.group(1))] = a
-    if sorted(by_index) != list(range(len(by_index))):
-        missing = next(i for i in range(len(by_index) + 1) if i not in by_index)
-        raise HloRuntimeError(f"keys are not numbered 0..{len(by_index) - 1}: index {missing} is missing",
-                              filename=arrays[0].source)
-    return [by_index[i] for i in range(len(by_index))]
+def _by_number(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray]:
+    """npz members keyed in0.. / arr_0.. / out0..: the number is the leaf's index."""
+    by_index = {int(m.group(1)): a for a in arrays if a.key and (m := _POSITIONAL.match(a.key))}
+    out = []
+    for s in specs:
+        if s.index not in by_index:
+            keys = ", ".join(sorted(a.key or "" for a in arrays))
+            raise HloRuntimeError(f"no array numbered {s.index} for {s.describe()} "
+                                  f"({s.shape.to_text(False)}); the keys are {keys}",
+                                  filename=arrays[0].source)
+        out.append(by_index[s.index])
+    return out
 
 
 def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray]:
@@ -81,8 +77,8 @@ def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray
     unknown = [k for k in named if k not in {s.name for s in specs}]
     if unknown:
         names = ", ".join(s.name for s in specs)
-        raise HloRuntimeError(f"key '{unknown[0]}' names no parameter (expected in0..in{len(specs) - 1} "
-                              f"or the parameter names: {names})", filename=arrays[0].source)
+        raise HloRuntimeError(f"key '{unknown[0]}' is neither a number (in0, in1, ...) nor a "
+                              f"parameter name ({names})", filename=arrays[0].source)
     missing = [s for s in specs if s.name not in named]
     if missing:
         raise HloRuntimeError(f"no array for {missing[0].describe()} ({missing[0].shape.to_text(False)})",
@@ -91,24 +87,29 @@ def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray
 
 
 def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "inputs") -> list[np.ndarray]:
-    """Arrays matched to leaves (by position or name) and checked against their shapes."""
-    specs_in = [s for s in specs if not s.is_token]
-    if not arrays and not specs_in:
-        return []
-    ordered = _positional_order(arrays) if arrays else []
-    if ordered is None:
-        ordered = _by_name(arrays, specs_in)
-    if len(ordered) != len(specs_in):
-        wanted = ", ".join(f"{s.name}: {s.shape.to_text(False)}" for s in specs_in)
-        src = arrays[0].source if arrays else None
-        raise HloRuntimeError(f"expected {len(specs_in)} {what}, given {len(ordered)} ({wanted})",
-                              filename=src)
-    return [coerce(a.array, s, a.source) for a, s in zip(ordered, specs_in)]
+    """Arrays for the non-token leaves, matched by position, number or name, and type-checked.
+
+    .npy files bind in the order given; npz keys in<k>/arr_<k>/out<k> bind to leaf k; other
+    keys must be the parameter names (tuple leaves: `name{i,j}`).
+    """
+    wanted = [s for s in specs if not s.is_token]
+    if len(arrays) != len(wanted):
+        listing = ", ".join(f"{s.name}: {s.shape.to_text(False)}" for s in wanted)
+        raise HloRuntimeError(f"expected {len(wanted)} {what}, given {len(arrays)}" +
+                              (f" ({listing})" if listing else ""),
+                              filename=arrays[0].source if arrays else None)
+    if all(a.key is None for a in arrays):
+        ordered = arrays
+    elif all(a.key is not None and _POSITIONAL.match(a.key) for a in arrays):
+        ordered = _by_number(arrays, wanted)
+    else:
+        ordered = _by_name(arrays, wanted)
+    return [coerce(a.array, s, a.source) for a, s in zip(ordered, wanted)]
 
 
-def save_npz(path: str, arrays: Sequence[np.ndarray], prefix: str = "out") -> None:
-    """Write arrays as prefix0, prefix1, ... (bf16/f8/int4 as raw bytes, loadable with np.load)."""
-    payload = {f"{prefix}{i}": storable(a) for i, a in enumerate(arrays)}
+def save_npz(path: str, arrays: Sequence[tuple[str, np.ndarray]]) -> None:
+    """Write named arrays (out0, out1, ...); bf16/f8/int4 as raw bytes, loadable with np.load."""
+    payload = {name: storable(a) for name, a in arrays}
     try:
         with open(path, "wb") as f:  # a file object, so numpy does not append '.npz'
             np.savez(f, **payload)  # type: ignore[arg-type]
