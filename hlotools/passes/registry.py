@@ -9,6 +9,13 @@ from hlotools.passes.base import HloPass
 
 # name -> "module:Class" (imported on first use so `hlo-opt --help` stays fast).
 PASSES: dict[str, str] = {
+    "call-inliner": "hlotools.passes.call_inliner:CallInliner",
+    "cse": "hlotools.passes.cse:HloCSE",
+    "dce": "hlotools.passes.dce:HloDCE",
+    "flatten-call-graph": "hlotools.passes.flatten_call_graph:FlattenCallGraph",
+    "reshape-mover": "hlotools.passes.reshape_mover:ReshapeMover",
+    "tuple-simplifier": "hlotools.passes.tuple_simplifier:TupleSimplifier",
+    "while-loop-simplifier": "hlotools.passes.while_loop_simplifier:WhileLoopSimplifier",
 }
 
 
