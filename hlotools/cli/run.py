@@ -169,7 +169,11 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
         reporter.timings(result.timings)
 
 
-@click.command(cls=VariadicCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
+class RunCommand(VariadicCommand):
+    variadic_options = ("--inputs",)  # --inputs a.npy b.npy ...
+
+
+@click.command(cls=RunCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @click.option("--inputs", multiple=True, metavar="FILE...",
               help="Arguments: one .npy per parameter leaf, or one .npz (keys in0.. or parameter names).")
