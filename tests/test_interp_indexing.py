@@ -1,0 +1,179 @@
+"""gather/scatter against hand-worked values: XLA's out-of-bounds rules (gather clamps the
+start so the slice fits; scatter drops a window that does not fit), batching dims,
+index_vector_dim placement, duplicate indices, in-order combiners and variadic scatter."""
+from __future__ import annotations
+
+import numpy as np
+
+import hlotools
+from hlotools.interpreter import evaluate
+
+F = np.float32
+I32 = np.int32
+
+
+def run(text: str, *args: np.ndarray) -> list[np.ndarray]:
+    return evaluate(hlotools.parse_module(text), list(args))
+
+
+def gather(entry: str, *args: np.ndarray) -> np.ndarray:
+    return run("HloModule t\n\nENTRY e {\n" + entry + "\n}\n", *args)[0]
+
+
+def test_gather_clamps_start_so_the_slice_fits() -> None:
+    out = gather("""
+  x = f32[5] parameter(0)
+  i = s32[3] parameter(1)
+  ROOT g = f32[3,2] gather(x, i), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2}
+""", np.arange(5, dtype=F), np.array([-1, 2, 4], I32))
+    assert out.tolist() == [[0, 1], [2, 3], [3, 4]]
+
+
+def test_gather_embedding_rows() -> None:
+    table = np.arange(15, dtype=F).reshape(5, 3)
+    out = gather("""
+  x = f32[5,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  ROOT g = f32[2,3] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+""", table, np.array([[4], [1]], I32))
+    assert out.tolist() == [[12, 13, 14], [3, 4, 5]]
+
+
+def test_gather_batching_dims_take_along_axis() -> None:
+    out = gather("""
+  x = f32[2,4] parameter(0)
+  i = s32[2,3,1] parameter(1)
+  ROOT g = f32[2,3] gather(x, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}
+""", np.arange(8, dtype=F).reshape(2, 4), np.array([[[3], [0], [1]], [[2], [2], [9]]], I32))
+    assert out.tolist() == [[3, 0, 1], [6, 6, 7]]  # 9 clamps to 3
+
+
+def test_gather_index_vector_dim_first_and_offset_dim_first() -> None:
+    # Index vectors along dim 0 of i: columns (row, col) = (2, 0) and (0, 1); offset dim 0 of the output.
+    x = np.arange(12, dtype=F).reshape(3, 4)
+    out = gather("""
+  x = f32[3,4] parameter(0)
+  i = s32[2,2] parameter(1)
+  ROOT g = f32[2,2] gather(x, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,2}
+""", x, np.array([[2, 0], [0, 1]], I32))
+    # window k of gather j = x[row_j, col_j + k]; output [k, j]
+    assert out.tolist() == [[8, 1], [9, 2]]
+
+
+ADD = """
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+"""
+
+
+def scatter(comps: str, entry: str, *args: np.ndarray) -> np.ndarray:
+    return run("HloModule t\n" + comps + "\nENTRY e {\n" + entry + "\n}\n", *args)[0]
+
+
+def test_scatter_add_duplicates_and_out_of_bounds_rows() -> None:
+    out = scatter(ADD, """
+  x = f32[4,2] parameter(0)
+  i = s32[4,1] parameter(1)
+  u = f32[4,2] parameter(2)
+  ROOT s = f32[4,2] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+""", np.zeros((4, 2), F), np.array([[1], [1], [4], [-1]], I32), np.array([[1, 2], [10, 20], [5, 5], [7, 7]], F))
+    assert out.tolist() == [[0, 0], [11, 22], [0, 0], [0, 0]]
+
+
+def test_scatter_skips_a_partially_out_of_bounds_window() -> None:
+    out = scatter(ADD, """
+  x = f32[5] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2,2] parameter(2)
+  ROOT s = f32[5] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+""", np.zeros(5, F), np.array([[4], [3]], I32), np.array([[1, 1], [2, 3]], F))
+    # the window at 4 would cover [4, 5]: dropped entirely (not clamped, not partially applied)
+    assert out.tolist() == [0, 0, 0, 2, 3]
+
+
+def test_scatter_replace_last_update_wins() -> None:
+    out = scatter("""
+assign {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+""", """
+  x = f32[3] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = f32[3] parameter(2)
+  ROOT s = f32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
+""", np.zeros(3, F), np.array([[1], [1], [2]], I32), np.array([10, 20, 30], F))
+    assert out.tolist() == [0, 20, 30]
+
+
+def test_scatter_unrecognised_combiner_runs_in_order() -> None:
+    # f(a, b) = 2a + b at one target, start 1, updates 1 then 2: (2*1 + 1)*2 + 2 = 8 (reverse order: 9)
+    out = scatter("""
+twice_plus {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = f32[] constant(2)
+  m = f32[] multiply(a, c)
+  ROOT r = f32[] add(m, b)
+}
+""", """
+  x = f32[2] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2] parameter(2)
+  ROOT s = f32[2] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=twice_plus
+""", np.array([5, 1], F), np.array([[1], [1]], I32), np.array([1, 2], F))
+    assert out.tolist() == [5, 8]
+
+
+def test_scatter_batching_dims() -> None:
+    out = scatter(ADD, """
+  x = f32[2,3] parameter(0)
+  i = s32[2,1] parameter(1)
+  u = f32[2] parameter(2)
+  ROOT s = f32[2,3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=1, to_apply=add
+""", np.zeros((2, 3), F), np.array([[2], [0]], I32), np.array([5, 7], F))
+    assert out.tolist() == [[0, 0, 5], [7, 0, 0]]
+
+
+def test_variadic_scatter() -> None:
+    outs = run("""HloModule t
+pair {
+  a0 = f32[] parameter(0)
+  a1 = s32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = s32[] parameter(3)
+  s = f32[] add(a0, b0)
+  m = s32[] maximum(a1, b1)
+  ROOT t = (f32[], s32[]) tuple(s, m)
+}
+
+ENTRY e {
+  x = f32[3] parameter(0)
+  y = s32[3] parameter(1)
+  i = s32[2,1] parameter(2)
+  u = f32[2] parameter(3)
+  v = s32[2] parameter(4)
+  ROOT s = (f32[3], s32[3]) scatter(x, y, i, u, v), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=pair
+}
+""", np.ones(3, F), np.array([4, 4, 4], I32), np.array([[0], [0]], I32), np.array([2, 3], F), np.array([9, 1], I32))
+    assert outs[0].tolist() == [6, 1, 1]
+    assert outs[1].tolist() == [9, 4, 4]
+
+
+def test_scatter_multiply_and_integer_max() -> None:
+    out = scatter("""
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] maximum(a, b)
+}
+""", """
+  x = s32[3] parameter(0)
+  i = s32[3,1] parameter(1)
+  u = s32[3] parameter(2)
+  ROOT s = s32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mx
+""", np.array([5, 5, 5], I32), np.array([[0], [0], [2]], I32), np.array([7, 3, 1], I32))
+    assert out.tolist() == [7, 5, 5]

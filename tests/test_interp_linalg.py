@@ -1,0 +1,244 @@
+"""Interpreter linear algebra against hand-worked values: dot (batch dims, bf16 accumulation,
+preferred element type), convolution (padding incl. negative, lhs/rhs dilation, reversal,
+feature and batch groups, dim_labels), fft, cholesky, triangular-solve, batch-norm-*."""
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.interpreter import evaluate
+
+
+def run(body: str, *args: np.ndarray) -> list[np.ndarray]:
+    module = hlotools.parse_module("HloModule t\n\nENTRY e {\n" + body + "\n}\n")
+    return evaluate(module, list(args))
+
+
+F = np.float32
+
+
+# ---------------------------------------------------------------------------- dot
+def test_dot_batch_dims_not_leading() -> None:
+    # out[b] = sum_k lhs[k, b] * rhs[b, k]
+    out, = run("""
+  a = f32[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  ROOT d = f32[2] dot(a, b), lhs_batch_dims={1}, lhs_contracting_dims={0}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+""", np.array([[1, 2], [3, 4]], F), np.array([[5, 6], [7, 8]], F))
+    assert out.tolist() == [1 * 5 + 3 * 6, 2 * 7 + 4 * 8]
+
+
+def test_dot_output_order_batch_then_lhs_free_then_rhs_free() -> None:
+    lhs = np.arange(2 * 3 * 4, dtype=F).reshape(2, 3, 4)   # batch 0, free 1, contract 2
+    rhs = np.arange(4 * 2 * 5, dtype=F).reshape(4, 2, 5)   # contract 0, batch 1, free 2
+    out, = run("""
+  a = f32[2,3,4] parameter(0)
+  b = f32[4,2,5] parameter(1)
+  ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={0}
+""", lhs, rhs)
+    assert out.shape == (2, 3, 5)
+    # element [1, 2, 3] = sum_k lhs[1, 2, k] * rhs[k, 1, 3]
+    assert out[1, 2, 3] == sum(lhs[1, 2, k] * rhs[k, 1, 3] for k in range(4))
+
+
+def test_dot_bf16_accumulates_in_f32() -> None:
+    # 1 + 4 * 2^-9 = 1 + 2^-7 is a bf16 value; adding 2^-9 to 1 in bf16 would round back to 1.
+    bf = ml_dtypes.bfloat16
+    lhs = np.array([[1, 2 ** -9, 2 ** -9, 2 ** -9, 2 ** -9]], bf)
+    rhs = np.ones((5, 1), bf)
+    out, = run("""
+  a = bf16[1,5] parameter(0)
+  b = bf16[5,1] parameter(1)
+  ROOT d = bf16[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+""", lhs, rhs)
+    assert out.dtype == bf and float(out[0, 0]) == 1 + 2 ** -7
+
+
+def test_dot_preferred_element_type_widens_integers() -> None:
+    out, = run("""
+  a = s8[1,2] parameter(0)
+  b = s8[2,1] parameter(1)
+  ROOT d = s32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+""", np.array([[100, 100]], np.int8), np.array([[100], [100]], np.int8))
+    assert out.dtype == np.int32 and out[0, 0] == 20000
+
+
+def test_dot_without_contracting_dims_is_outer_product() -> None:
+    out, = run("""
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT d = f32[2,3] dot(a, b)
+""", np.array([1, 2], F), np.array([3, 4, 5], F))
+    assert out.tolist() == [[3, 4, 5], [6, 8, 10]]
+
+
+# --------------------------------------------------------------------- convolution
+CONV1D = """
+  x = f32[1,{n},1] parameter(0)
+  k = f32[{k},1,1] parameter(1)
+  ROOT c = f32[1,{o},1] convolution(x, k), window={{{window}}}, dim_labels=b0f_0io->b0f
+"""
+
+
+def conv1d(x: list[float], k: list[float], window: str, out_len: int) -> list[float]:
+    body = CONV1D.format(n=len(x), k=len(k), o=out_len, window=window)
+    out, = run(body, np.array(x, F).reshape(1, -1, 1), np.array(k, F).reshape(-1, 1, 1))
+    return out.reshape(-1).tolist()
+
+
+def test_conv_negative_padding_and_rhs_dilation() -> None:
+    # pad 1_-1: [0,1,2,3,4] (5 cropped); taps at offsets 0 and 2: p[i] + 10 p[i+2]
+    assert conv1d([1, 2, 3, 4, 5], [1, 10], "size=2 pad=1_-1 rhs_dilate=2", 3) == [20, 31, 42]
+
+
+def test_conv_lhs_dilation() -> None:
+    # lhs_dilate=2: [1,0,2,0,3]; pad 1_1: [0,1,0,2,0,3,0]; kernel [1,2,3]
+    assert conv1d([1, 2, 3], [1, 2, 3], "size=3 pad=1_1 lhs_dilate=2", 5) == [2, 7, 4, 11, 6]
+
+
+def test_conv_window_reversal() -> None:
+    # same as above with the kernel read backwards: [3,2,1]
+    assert conv1d([1, 2, 3], [1, 2, 3], "size=3 pad=1_1 lhs_dilate=2 rhs_reversal=1", 5) == [2, 5, 4, 9, 6]
+
+
+def test_conv_stride_and_high_padding() -> None:
+    # pad 0_1: [1,2,3,4,0]; size 2 stride 2: [1+2*2, 3+2*4]
+    assert conv1d([1, 2, 3, 4], [1, 2], "size=2 stride=2 pad=0_1", 2) == [5, 11]
+
+
+def test_conv_feature_groups() -> None:
+    # 2 groups: outputs 0,1 read input feature 0; outputs 2,3 read input feature 1.
+    out, = run("""
+  x = f32[1,1,2] parameter(0)
+  k = f32[1,1,4] parameter(1)
+  ROOT c = f32[1,1,4] convolution(x, k), window={size=1}, dim_labels=b0f_0io->b0f, feature_group_count=2
+""", np.array([1, 2], F).reshape(1, 1, 2), np.array([10, 20, 30, 40], F).reshape(1, 1, 4))
+    assert out.reshape(-1).tolist() == [10, 20, 60, 80]
+
+
+def test_conv_batch_groups() -> None:
+    # 2 batch groups: output feature 0 reads batch 0, output feature 1 reads batch 1.
+    out, = run("""
+  x = f32[2,1,1] parameter(0)
+  k = f32[1,1,2] parameter(1)
+  ROOT c = f32[1,1,2] convolution(x, k), window={size=1}, dim_labels=b0f_0io->b0f, batch_group_count=2
+""", np.array([3, 5], F).reshape(2, 1, 1), np.array([10, 100], F).reshape(1, 1, 2))
+    assert out.reshape(-1).tolist() == [30, 500]
+
+
+def test_conv_dim_labels_nchw_and_permuted_output() -> None:
+    x = np.array([[1, 2], [3, 4]], F).reshape(1, 1, 2, 2)
+    k = np.array([[1, 0], [0, 1]], F).reshape(1, 1, 2, 2)
+    out, = run("""
+  x = f32[1,1,2,2] parameter(0)
+  k = f32[1,1,2,2] parameter(1)
+  ROOT c = f32[1,1,1,1] convolution(x, k), window={size=2x2}, dim_labels=bf01_oi01->bf01
+""", x, k)
+    assert out.reshape(-1).tolist() == [5]
+    # Input [feature=2, h=1, w=3, batch=1]; kernel i01o; output 01bf.
+    x2 = np.array([[1, 2, 3], [4, 5, 6]], F).reshape(2, 1, 3, 1)
+    k2 = np.array([1, 1, 10, 10], F).reshape(2, 1, 2, 1)  # [i=2][0=1][1=2][o=1]: w0 taps (1,1) w1 taps (10,10)
+    out2, = run("""
+  x = f32[2,1,3,1] parameter(0)
+  k = f32[2,1,2,1] parameter(1)
+  ROOT c = f32[1,2,1,1] convolution(x, k), window={size=1x2}, dim_labels=f01b_i01o->01bf
+""", x2, k2)
+    # out[0, j] = sum_f (x[f, j] * k[f, tap 0] + x[f, j+1] * k[f, tap 1])
+    assert out2.reshape(-1).tolist() == [1 * 1 + 2 * 1 + 4 * 10 + 5 * 10, 2 * 1 + 3 * 1 + 5 * 10 + 6 * 10]
+
+
+# ----------------------------------------------------------------------------- fft
+def test_fft_kinds() -> None:
+    out, = run("""
+  x = c64[4] parameter(0)
+  ROOT f = c64[4] fft(x), fft_type=FFT, fft_length={4}
+""", np.array([1, 0, 0, 0], np.complex64))
+    assert np.allclose(out, [1, 1, 1, 1])
+    out, = run("""
+  x = c64[4] parameter(0)
+  ROOT f = c64[4] fft(x), fft_type=IFFT, fft_length={4}
+""", np.array([4, 0, 0, 0], np.complex64))
+    assert np.allclose(out, [1, 1, 1, 1])
+    out, = run("""
+  x = f32[4] parameter(0)
+  ROOT f = c64[3] fft(x), fft_type=RFFT, fft_length={4}
+""", np.array([1, 2, 3, 4], F))
+    assert out.dtype == np.complex64 and np.allclose(out, [10, -2 + 2j, -2])
+    out, = run("""
+  x = c64[3] parameter(0)
+  ROOT f = f32[4] fft(x), fft_type=IRFFT, fft_length={4}
+""", np.array([10, -2 + 2j, -2], np.complex64))
+    assert out.dtype == F and np.allclose(out, [1, 2, 3, 4])
+
+
+# ------------------------------------------------------- cholesky / triangular-solve
+def test_cholesky_reads_only_its_triangle() -> None:
+    out, = run("""
+  a = f32[2,2] parameter(0)
+  ROOT c = f32[2,2] cholesky(a), lower=true
+""", np.array([[4, 999], [2, 5]], F))
+    assert out.tolist() == [[2, 0], [1, 2]]
+    out, = run("""
+  a = f32[2,2] parameter(0)
+  ROOT c = f32[2,2] cholesky(a), lower=false
+""", np.array([[4, 2], [-999, 5]], F))
+    assert out.tolist() == [[2, 1], [0, 2]]
+
+
+TRSM = """
+  a = f32[2,2] parameter(0)
+  b = f32[{b}] parameter(1)
+  ROOT x = f32[{b}] triangular-solve(a, b), {attrs}
+"""
+
+
+@pytest.mark.parametrize("attrs,b,rhs,expected", [
+    ("left_side=true, lower=true, transpose_a=NO_TRANSPOSE", "2,1", [[2], [9]], [[1], [2]]),
+    ("left_side=true, lower=true, transpose_a=TRANSPOSE", "2,1", [[2], [9]], [[-0.125], [2.25]]),
+    ("left_side=false, lower=true, transpose_a=NO_TRANSPOSE", "1,2", [[4, 8]], [[1, 2]]),
+    ("left_side=true, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE", "2,1", [[2], [9]], [[2], [7]]),
+])
+def test_triangular_solve(attrs: str, b: str, rhs: list, expected: list) -> None:
+    a = np.array([[2, 777], [1, 4]], F)  # the upper entry must be ignored
+    out, = run(TRSM.format(b=b, attrs=attrs), a, np.array(rhs, F))
+    assert np.allclose(out, expected)
+
+
+# ------------------------------------------------------------------------ batch norm
+def test_batch_norm_training_and_inference() -> None:
+    out, mean, var = run("""
+  x = f32[2,2] parameter(0)
+  s = f32[2] parameter(1)
+  o = f32[2] parameter(2)
+  ROOT bn = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, s, o), epsilon=0, feature_index=1
+""", np.array([[1, 2], [3, 6]], F), np.ones(2, F), np.zeros(2, F))
+    assert mean.tolist() == [2, 4] and var.tolist() == [1, 4]
+    assert out.tolist() == [[-1, -1], [1, 1]]
+    y, = run("""
+  x = f32[1,2] parameter(0)
+  s = f32[2] parameter(1)
+  o = f32[2] parameter(2)
+  m = f32[2] parameter(3)
+  v = f32[2] parameter(4)
+  ROOT bn = f32[1,2] batch-norm-inference(x, s, o, m, v), epsilon=0, feature_index=1
+""", np.array([[1, 2]], F), np.full(2, 2, F), np.ones(2, F), np.zeros(2, F), np.array([1, 4], F))
+    assert y.tolist() == [[3, 3]]
+
+
+def test_batch_norm_grad() -> None:
+    # x = [0, 0, 3]: mean 1, var 2; grad [1, 0, 0] (one feature, feature_index=0).
+    dx, dscale, doffset = run("""
+  x = f32[1,3] parameter(0)
+  s = f32[1] parameter(1)
+  m = f32[1] parameter(2)
+  v = f32[1] parameter(3)
+  g = f32[1,3] parameter(4)
+  ROOT bn = (f32[1,3], f32[1], f32[1]) batch-norm-grad(x, s, m, v, g), epsilon=0, feature_index=0
+""", np.array([[0, 0, 3]], F), np.ones(1, F), np.ones(1, F), np.full(1, 2, F), np.array([[1, 0, 0]], F))
+    r = 0.5 / math.sqrt(2)
+    assert np.allclose(dx, [[r, -r, 0]], atol=1e-6)
+    assert np.allclose(dscale, [-1 / math.sqrt(2)]) and doffset.tolist() == [1]

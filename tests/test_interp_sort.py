@@ -1,0 +1,169 @@
+"""sort and topk against hand-worked values: stability on ties, descending, TOTALORDER of
+floats, multi-operand sorts, comparators the fast path does not recognise (merge sort
+calling the comparator), sorting along a non-minor dim, and topk's tie order."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.interpreter import evaluate
+from hlotools.interpreter.sorting import merge_sort_permutation
+
+F = np.float32
+I32 = np.int32
+
+
+def run(text: str, *args: np.ndarray) -> list[np.ndarray]:
+    return evaluate(hlotools.parse_module(text), list(args))
+
+
+def cmp_module(body: str, ptype: str, n: int, direction: str, extra: str = "") -> str:
+    return f"""HloModule t
+cmp {{
+  a = {ptype}[] parameter(0)
+  b = {ptype}[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction={direction}{extra}
+}}
+
+ENTRY e {{
+  k = {ptype}[{n}] parameter(0)
+  v = s32[{n}] parameter(1)
+  ROOT s = ({ptype}[{n}], s32[{n}]) sort(k, v), dimensions={{0}}, is_stable=true, to_apply=cmp
+}}
+"""
+
+
+def test_stable_ascending_keeps_tie_order() -> None:
+    keys, vals = run(cmp_module("", "s32", 5, "LT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
+    assert keys.tolist() == [1, 1, 2, 3, 3] and vals.tolist() == [1, 3, 4, 0, 2]
+
+
+def test_stable_descending_keeps_tie_order() -> None:
+    keys, vals = run(cmp_module("", "s32", 5, "GT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
+    assert keys.tolist() == [3, 3, 2, 1, 1] and vals.tolist() == [0, 2, 4, 1, 3]
+
+
+def test_totalorder_float_sort() -> None:
+    x = np.array([np.nan, 0.0, -0.0, -np.inf, 1.0, -np.nan], F)
+    keys, vals = run(cmp_module("", "f32", 6, "LT", ", type=TOTALORDER"), x, np.arange(6, dtype=I32))
+    # -NaN < -inf < -0 < +0 < 1 < NaN
+    assert vals.tolist() == [5, 3, 2, 1, 4, 0]
+    assert np.signbit(keys[2]) and not np.signbit(keys[3])
+
+
+def test_sort_by_second_operand() -> None:
+    text = """HloModule t
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT r = pred[] compare(d, c), direction=LT
+}
+
+ENTRY e {
+  k = f32[4] parameter(0)
+  v = s32[4] parameter(1)
+  ROOT s = (f32[4], s32[4]) sort(k, v), dimensions={0}, is_stable=true, to_apply=cmp
+}
+"""
+    # compare(rhs_1, lhs_1) < : descending by operand 1
+    keys, vals = run(text, np.array([10, 20, 30, 40], F), np.array([2, 9, 2, 5], I32))
+    assert vals.tolist() == [9, 5, 2, 2] and keys.tolist() == [20, 40, 10, 30]
+
+
+def test_custom_comparator_abs_value_is_stable() -> None:
+    text = """HloModule t
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  x = f32[] abs(a)
+  y = f32[] abs(b)
+  ROOT r = pred[] compare(x, y), direction=LT
+}
+
+ENTRY e {
+  k = f32[6] parameter(0)
+  ROOT s = f32[6] sort(k), dimensions={0}, is_stable=true, to_apply=cmp
+}
+"""
+    out, = run(text, np.array([-3, 1, 2, -1, 3, -2], F))
+    assert out.tolist() == [1, -1, 2, -2, -3, 3]
+
+
+def test_lexicographic_comparator_two_keys() -> None:
+    text = """HloModule t
+cmp {
+  a0 = s32[] parameter(0)
+  b0 = s32[] parameter(1)
+  a1 = s32[] parameter(2)
+  b1 = s32[] parameter(3)
+  lt0 = pred[] compare(a0, b0), direction=LT
+  eq0 = pred[] compare(a0, b0), direction=EQ
+  lt1 = pred[] compare(a1, b1), direction=LT
+  both = pred[] and(eq0, lt1)
+  ROOT r = pred[] or(lt0, both)
+}
+
+ENTRY e {
+  k = s32[5] parameter(0)
+  v = s32[5] parameter(1)
+  ROOT s = (s32[5], s32[5]) sort(k, v), dimensions={0}, to_apply=cmp
+}
+"""
+    k, v = run(text, np.array([1, 0, 1, 0, 1], I32), np.array([5, 7, 3, 6, 4], I32))
+    assert list(zip(k.tolist(), v.tolist())) == [(0, 6), (0, 7), (1, 3), (1, 4), (1, 5)]
+
+
+def test_sort_along_major_dimension() -> None:
+    text = """HloModule t
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GT
+}
+
+ENTRY e {
+  k = f32[3,2] parameter(0)
+  ROOT s = f32[3,2] sort(k), dimensions={0}, to_apply=cmp
+}
+"""
+    out, = run(text, np.array([[1, 6], [3, 4], [2, 5]], F))
+    assert out.tolist() == [[3, 6], [2, 5], [1, 4]]
+
+
+class _LessThan:
+    """A stand-in Evaluator whose comparator is Python's <, to drive the merge sort directly."""
+
+    def apply(self, comp: object, args: list[np.ndarray]) -> list[np.ndarray]:
+        return [args[0] < args[1]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 33])
+def test_merge_sort_is_a_stable_sort(n: int) -> None:
+    keys = (np.arange(n) * 7 % 4).reshape(1, n)  # many ties
+    perm = merge_sort_permutation(_LessThan(), None, [keys])
+    expected = sorted(range(n), key=lambda i: (keys[0, i], i))
+    assert perm[0].tolist() == expected
+
+
+TOPK = """HloModule t
+ENTRY e {
+  x = f32[2,5] parameter(0)
+  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=%s
+}
+"""
+
+
+def test_topk_largest_ties_go_to_the_lower_index() -> None:
+    vals, idx = run(TOPK % "true", np.array([[1, 3, 3, 2, 3], [0.0, -0.0, 5, 0.0, -1]], F))
+    assert vals.tolist() == [[3, 3, 3], [5, 0, 0]]
+    assert idx.dtype == I32 and idx.tolist() == [[1, 2, 4], [2, 0, 3]]  # +0 above -0
+
+
+def test_topk_smallest() -> None:
+    vals, idx = run(TOPK % "false", np.array([[4, 1, 3, 1, 2], [9, 8, 7, 6, 5]], F))
+    assert vals.tolist() == [[1, 1, 2], [5, 6, 7]] and idx.tolist() == [[1, 3, 4], [4, 3, 2]]
