@@ -100,7 +100,9 @@ _add("map", V, "control", min_operands=1)
 _add("custom-call", V, "control", shape_optional=False, side_effect=False, expensive=True)
 _add("domain", 1, "misc")
 _add("async-start", V, "async", shape_optional=False, side_effect=True)
-_add("async-update async-done", 1, "async", shape_optional=False, side_effect=True)
+# async-update may bind further operands of the wrapped computation (late binding, XLA 2026-08).
+_add("async-update", V, "async", shape_optional=False, side_effect=True, min_operands=1)
+_add("async-done", 1, "async", shape_optional=False, side_effect=True)
 # Collectives and communication (single-device semantics in the interpreter).
 _add("all-reduce all-reduce-start reduce-scatter all-gather all-gather-start all-to-all "
      "collective-broadcast", V, "collective", shape_optional=False, side_effect=True)
