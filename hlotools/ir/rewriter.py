@@ -23,6 +23,7 @@ class Rewriter:
         self.module = module
         self._names: set[str] | None = None
         self._counters: dict[str, int] = {}
+        self._deferred: dict[int, dict[int, list[Instruction]]] = {}
         self.changed = False
 
     # -- names -----------------------------------------------------------------------
@@ -60,6 +61,46 @@ class Rewriter:
             comp.instructions.insert(comp.instructions.index(before), inst)
         self.changed = True
         return inst
+
+    def add_instruction_deferred(self, comp: Computation, inst: Instruction, before: Instruction,
+                                 name: str | None = None) -> Instruction:
+        """Like add_instruction, but the list position is fixed up later by `flush_deferred(comp)`
+        in one linear sweep, so a pass making many insertions stays linear (no list.index per
+        insertion). Until the flush, `inst` is in the graph (operands/users) but not in
+        `comp.instructions`; `before` may itself be a deferred instruction."""
+        inst.name = self.unique_name(name or inst.name or inst.opcode)
+        inst.parent = comp
+        self._deferred.setdefault(id(comp), {}).setdefault(id(before), []).append(inst)
+        self.changed = True
+        return inst
+
+    def flush_deferred(self, comp: Computation) -> None:
+        """Place the deferred instructions of `comp` right before their anchors (in insertion order)."""
+        pending = self._deferred.pop(id(comp), None)
+        if not pending:
+            return
+        out: list[Instruction] = []
+
+        def emit(inst: Instruction) -> None:
+            stack: list[tuple[Instruction, int]] = [(inst, 0)]
+            while stack:
+                cur, i = stack.pop()
+                before_cur = pending.get(id(cur), ())
+                if i < len(before_cur):
+                    stack.append((cur, i + 1))
+                    stack.append((before_cur[i], 0))
+                else:
+                    out.append(cur)
+
+        for inst in comp.instructions:
+            emit(inst)
+        comp.instructions = out
+
+    def detach(self, inst: Instruction) -> None:
+        """Drop the operand edges of an instruction that a later batched `remove_instructions`
+        will delete, so users lists are exact in between (passes that count users need that)."""
+        inst.detach()
+        self.changed = True
 
     def new_instruction(self, comp: Computation, opcode: str, shape, operands: list[Instruction],  # noqa: ANN001
                         attrs: dict | None = None, before: Instruction | None = None,

@@ -16,6 +16,7 @@ PASSES: dict[str, str] = {
     "reshape-mover": "hlotools.passes.reshape_mover:ReshapeMover",
     "tuple-simplifier": "hlotools.passes.tuple_simplifier:TupleSimplifier",
     "while-loop-simplifier": "hlotools.passes.while_loop_simplifier:WhileLoopSimplifier",
+    "algsimp": "hlotools.passes.algsimp:AlgebraicSimplifier",
 }
 
 

@@ -1,0 +1,366 @@
+"""algsimp rules for arithmetic: add, subtract, multiply, divide, remainder, negate, power,
+abs, log, maximum, minimum, clamp.
+
+Float caution (as XLA): a rewrite on floats must give bit-identical results except where XLA
+itself accepts a difference (x + 0 -> x turns -0 + 0 = +0 into -0, as XLA does). x*0, x-x,
+cancellations and constant reassociation are exact only for integers and stay integer-only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hlotools.ir.instruction import Instruction
+from hlotools.passes.algsimp_core import (
+    Builder,
+    broadcast_scalar_constant,
+    is_all,
+    is_constant,
+    is_float,
+    is_int,
+    is_power_of_two_int,
+    is_unsigned,
+    rule,
+    scalar_value,
+)
+
+
+def _constant_or_broadcast_scalar(inst: Instruction) -> bool:
+    """XLA's `Constant()` or `Broadcast(ConstantScalar())` operand patterns."""
+    return is_constant(inst) or (inst.opcode == "broadcast" and broadcast_scalar_constant(inst) is not None)
+
+
+def _combine_constants(b: Builder, opcode: str, c1: Instruction, c2: Instruction) -> Instruction:
+    """op(c1, c2) as a new instruction (constant folding folds it), broadcast when the
+    constants were broadcast scalars — XLA's MakeBinaryHlo + CreateBroadcast."""
+    if c1.opcode == "broadcast" and c2.opcode == "broadcast":
+        s1, s2 = c1.operands[0], c2.operands[0]
+        combined = b.binary(opcode, s1, s2, s1.shape)
+        return b.broadcast(combined, b.anchor.shape, ())
+    return b.binary(opcode, c1, c2, c1.shape)
+
+
+# -- add ---------------------------------------------------------------------------------------
+@rule("add")
+def add_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """A + 0 => A and 0 + A => A (XLA applies it to every type)."""
+    x, y = inst.operands
+    if is_all(y, 0):
+        return x
+    if is_all(x, 0):
+        return y
+    return None
+
+
+@rule("add")
+def add_constant_to_rhs(inst: Instruction, b: Builder) -> Instruction | None:
+    """Const + A => A + Const: canonical form for the reassociation rules (add commutes exactly)."""
+    x, y = inst.operands
+    if is_constant(x) and not is_constant(y):
+        return b.binary("add", y, x)
+    return None
+
+
+@rule("add")
+def add_reassociate_int_constants(inst: Instruction, b: Builder) -> Instruction | None:
+    """(A + C1) + C2 => A + (C1 + C2), integers only (exact: wrapping addition associates)."""
+    x, c2 = inst.operands
+    if not is_int(inst) or x.opcode != "add" or not _constant_or_broadcast_scalar(c2):
+        return None
+    a, c1 = x.operands
+    if is_constant(a) or not _constant_or_broadcast_scalar(c1) or (c1.opcode == "broadcast") != (c2.opcode == "broadcast"):
+        return None
+    return b.binary("add", a, _combine_constants(b, "add", c1, c2))
+
+
+@rule("add")
+def add_sub_cancel_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """A + (B - A) => B and (B - A) + A => B, integers only."""
+    if not is_int(inst):
+        return None
+    x, y = inst.operands
+    if y.opcode == "subtract" and y.operands[1] is x:
+        return y.operands[0]
+    if x.opcode == "subtract" and x.operands[1] is y:
+        return x.operands[0]
+    return None
+
+
+# -- subtract ------------------------------------------------------------------------------------
+@rule("subtract")
+def sub_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """A - 0 => A (exact for every type, -0 - 0 = -0 included)."""
+    x, y = inst.operands
+    return x if is_all(y, 0) else None
+
+
+@rule("subtract")
+def sub_self_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """A - A => 0, integers only (for floats inf - inf and NaN - NaN are NaN)."""
+    x, y = inst.operands
+    return b.filled(inst, 0) if x is y and is_int(inst) else None
+
+
+@rule("subtract")
+def sub_constant_to_add(inst: Instruction, b: Builder) -> Instruction | None:
+    """A - C => A + (-C): canonical for reassociation; exact (negation is exact, and
+    a - c == a + (-c) in IEEE and in wrapping integer arithmetic)."""
+    x, y = inst.operands
+    if is_constant(x) or not (is_int(inst) or is_float(inst)):
+        return None
+    if is_constant(y):
+        return b.binary("add", x, b.unary("negate", y))
+    if y.opcode == "broadcast" and is_constant(y.operands[0]):
+        c = y.operands[0]
+        neg = b.broadcast(b.unary("negate", c), y.shape, tuple(y.attrs.get("dimensions", ())))
+        return b.binary("add", x, neg)
+    return None
+
+
+@rule("subtract")
+def sub_add_cancel_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """(A + B) - A => B and (A + B) - B => A, integers only."""
+    x, y = inst.operands
+    if not is_int(inst) or x.opcode != "add":
+        return None
+    p, q = x.operands
+    if p is y:
+        return q
+    if q is y:
+        return p
+    return None
+
+
+@rule("subtract")
+def sub_sub_cancel_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """A - (A - B) => B, integers only."""
+    x, y = inst.operands
+    if is_int(inst) and y.opcode == "subtract" and y.operands[0] is x:
+        return y.operands[1]
+    return None
+
+
+@rule("subtract")
+def sub_add_to_negate_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """A - (A + B) => -B, integers only."""
+    x, y = inst.operands
+    if not is_int(inst) or y.opcode != "add":
+        return None
+    p, q = y.operands
+    if p is x:
+        return b.unary("negate", q)
+    if q is x:
+        return b.unary("negate", p)
+    return None
+
+
+# -- multiply --------------------------------------------------------------------------------------
+@rule("multiply")
+def mul_one(inst: Instruction, b: Builder) -> Instruction | None:
+    """A * 1 => A and 1 * A => A (exact for every type)."""
+    x, y = inst.operands
+    if is_all(y, 1):
+        return x
+    if is_all(x, 1):
+        return y
+    return None
+
+
+@rule("multiply")
+def mul_zero_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """A * 0 => 0, integers only (for floats NaN*0 and inf*0 are NaN, and -x*0 is -0)."""
+    if not is_int(inst):
+        return None
+    x, y = inst.operands
+    if is_all(y, 0):
+        return y
+    if is_all(x, 0):
+        return x
+    return None
+
+
+@rule("multiply")
+def mul_minus_one(inst: Instruction, b: Builder) -> Instruction | None:
+    """A * -1 => -A and -1 * A => -A (exact: IEEE multiplication by -1 only flips the sign)."""
+    if not (is_int(inst) or is_float(inst)) or is_unsigned(inst):
+        return None
+    x, y = inst.operands
+    if is_all(y, -1):
+        return b.unary("negate", x)
+    if is_all(x, -1):
+        return b.unary("negate", y)
+    return None
+
+
+@rule("multiply")
+def mul_reassociate_int_constants(inst: Instruction, b: Builder) -> Instruction | None:
+    """(A * C1) * C2 => A * (C1 * C2), integers only (wrapping multiplication associates)."""
+    x, c2 = inst.operands
+    if not is_int(inst) or x.opcode != "multiply" or not _constant_or_broadcast_scalar(c2):
+        return None
+    a, c1 = x.operands
+    if is_constant(a) or not _constant_or_broadcast_scalar(c1) or (c1.opcode == "broadcast") != (c2.opcode == "broadcast"):
+        return None
+    return b.binary("multiply", a, _combine_constants(b, "multiply", c1, c2))
+
+
+@rule("multiply")
+def mul_negate_negate(inst: Instruction, b: Builder) -> Instruction | None:
+    """(-A) * (-B) => A * B (exact: rounding is symmetric in the sign)."""
+    x, y = inst.operands
+    if x.opcode == "negate" and y.opcode == "negate":
+        return b.binary("multiply", x.operands[0], y.operands[0])
+    return None
+
+
+# -- divide / remainder ------------------------------------------------------------------------------
+@rule("divide")
+def div_one(inst: Instruction, b: Builder) -> Instruction | None:
+    """A / 1 => A."""
+    x, y = inst.operands
+    return x if is_all(y, 1) else None
+
+
+@rule("divide")
+def div_unsigned_power_of_two(inst: Instruction, b: Builder) -> Instruction | None:
+    """Unsigned A / 2^k => A >> k (logical shift; exact)."""
+    x, y = inst.operands
+    value = scalar_value(y)
+    if not is_unsigned(inst) or not is_power_of_two_int(value):
+        return None
+    return b.binary("shift-right-logical", x, b.filled(inst, int(value).bit_length() - 1))
+
+
+@rule("divide")
+def div_float_power_of_two(inst: Instruction, b: Builder) -> Instruction | None:
+    """Float A / C => A * (1/C) when C is a scalar (or broadcast scalar) constant whose
+    reciprocal is exact (C = +-2^k): both sides are the correctly rounded A/C. XLA rewrites
+    every A / Const this way; only the exact subset is done here."""
+    x, y = inst.operands
+    value = scalar_value(y)
+    if not is_float(inst) or is_constant(x) or value is None or value == 0 or not np.isfinite(value):
+        return None
+    dtype = inst.shape.dtype
+    inverse = np.array(1.0 / float(value), dtype=np.float64).astype(dtype)
+    if not np.isfinite(float(inverse)) or float(inverse) * float(value) != 1.0:
+        return None
+    mantissa, _ = np.frexp(float(value))
+    if abs(mantissa) != 0.5:
+        return None
+    return b.binary("multiply", x, b.filled(inst, inverse))
+
+
+@rule("remainder")
+def rem_unsigned_power_of_two(inst: Instruction, b: Builder) -> Instruction | None:
+    """Unsigned A % 2^k => A & (2^k - 1)."""
+    x, y = inst.operands
+    value = scalar_value(y)
+    if not is_unsigned(inst) or not is_power_of_two_int(value):
+        return None
+    return b.binary("and", x, b.filled(inst, int(value) - 1))
+
+
+# -- negate / abs / power / log ------------------------------------------------------------------------
+@rule("negate")
+def neg_neg(inst: Instruction, b: Builder) -> Instruction | None:
+    """-(-A) => A."""
+    x = inst.operands[0]
+    return x.operands[0] if x.opcode == "negate" else None
+
+
+@rule("abs")
+def abs_of_nonnegative(inst: Instruction, b: Builder) -> Instruction | None:
+    """abs(A) => A when A is known non-negative: abs(abs(x)), abs(exp(x)), unsigned A."""
+    x = inst.operands[0]
+    if x.opcode in ("abs", "exponential") or is_unsigned(x):
+        return x
+    return None
+
+
+@rule("power")
+def pow_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """pow(A, 0) => 1 (also for A = 0, NaN and inf, as IEEE pow and XLA define it)."""
+    x, y = inst.operands
+    return b.filled(inst, 1) if is_all(y, 0) else None
+
+
+@rule("power")
+def pow_one(inst: Instruction, b: Builder) -> Instruction | None:
+    """pow(A, 1) => A."""
+    x, y = inst.operands
+    return x if is_all(y, 1) else None
+
+
+@rule("power")
+def pow_two(inst: Instruction, b: Builder) -> Instruction | None:
+    """pow(A, 2) => A * A (both are the correctly rounded square)."""
+    x, y = inst.operands
+    return b.binary("multiply", x, x) if is_all(y, 2) else None
+
+
+@rule("power")
+def pow_minus_one(inst: Instruction, b: Builder) -> Instruction | None:
+    """pow(A, -1) => 1 / A, floats only (both are the correctly rounded reciprocal)."""
+    x, y = inst.operands
+    if is_float(inst) and is_all(y, -1):
+        return b.binary("divide", b.filled(inst, 1), x)
+    return None
+
+
+@rule("log")
+def log_exp_fast_math(inst: Instruction, b: Builder) -> Instruction | None:
+    """log(exp(A)) => A, only with enable_fast_math (exp overflows to inf for large A)."""
+    x = inst.operands[0]
+    if getattr(b.options, "enable_fast_math", False) and x.opcode == "exponential":
+        return x.operands[0]
+    return None
+
+
+# -- maximum / minimum / clamp -----------------------------------------------------------------------
+@rule("maximum", "minimum")
+def minmax_same(inst: Instruction, b: Builder) -> Instruction | None:
+    """max(A, A) => A and min(A, A) => A."""
+    x, y = inst.operands
+    return x if x is y else None
+
+
+def _is_extreme(inst: Instruction, low: bool) -> bool:
+    """All -inf (low) / +inf for floats, the type's lowest / highest value for integers."""
+    value = scalar_value(inst)
+    if value is None or isinstance(value, (bool, complex)):
+        return False
+    dtype = inst.shape.dtype
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return value == (info.min if low else info.max)
+    return value == (-np.inf if low else np.inf)
+
+
+@rule("maximum")
+def max_lowest(inst: Instruction, b: Builder) -> Instruction | None:
+    """max(A, -inf) => A (integers: the lowest value); NaN still propagates from A."""
+    x, y = inst.operands
+    if _is_extreme(y, low=True):
+        return x
+    if _is_extreme(x, low=True):
+        return y
+    return None
+
+
+@rule("minimum")
+def min_highest(inst: Instruction, b: Builder) -> Instruction | None:
+    """min(A, +inf) => A (integers: the highest value)."""
+    x, y = inst.operands
+    if _is_extreme(y, low=False):
+        return x
+    if _is_extreme(x, low=False):
+        return y
+    return None
+
+
+@rule("clamp")
+def clamp_of_clamp(inst: Instruction, b: Builder) -> Instruction | None:
+    """clamp(a, clamp(a, x, b), b) => clamp(a, x, b)."""
+    lo, x, hi = inst.operands
+    if x.opcode == "clamp" and x.operands[0] is lo and x.operands[2] is hi:
+        return x
+    return None

@@ -1,0 +1,227 @@
+"""What every algsimp rule module shares: the rule table, the constant matchers and the Builder.
+
+A rule is `fn(inst, b) -> Instruction | None`: it looks at `inst` (and its operands), and
+either returns None (no match, nothing built) or the instruction that replaces `inst` — an
+existing one, or one it built with `b`. Rules never edit the IR themselves: the driver in
+algsimp.py asks for fuel, replaces the uses, copies metadata and deletes what died, so a
+rule stays a pure pattern plus a recipe and a traceback names the rule that misbehaved.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hlotools.ir.attributes import Enum
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.literal import Literal
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import PRED, ElementType
+
+if TYPE_CHECKING:
+    from hlotools.ir.computation import Computation
+    from hlotools.ir.rewriter import Rewriter
+
+Rule = Callable[[Instruction, "Builder"], "Instruction | None"]
+
+# opcode -> rules tried in order (the first that returns a replacement wins).
+RULES: dict[str, list[Rule]] = {}
+
+
+def rule(*opcodes: str) -> Callable[[Rule], Rule]:
+    """Register a rule for the opcodes it matches (order of registration = order tried)."""
+    def register(fn: Rule) -> Rule:
+        for op in opcodes:
+            RULES.setdefault(op, []).append(fn)
+        return fn
+    return register
+
+
+# -- element-type facts ------------------------------------------------------------------
+def et(inst: Instruction) -> ElementType | None:
+    return inst.shape.element_type if not inst.shape.is_tuple else None
+
+
+def is_int(inst: Instruction) -> bool:
+    """Integral element type (XLA's ElementIsIntegral: signed or unsigned, not pred)."""
+    t = et(inst)
+    return t is not None and t.is_integer
+
+
+def is_int_or_pred(inst: Instruction) -> bool:
+    t = et(inst)
+    return t is not None and (t.is_integer or t.kind == "pred")
+
+
+def is_unsigned(inst: Instruction) -> bool:
+    t = et(inst)
+    return t is not None and t.kind == "unsigned"
+
+
+def is_pred(inst: Instruction) -> bool:
+    return et(inst) is PRED
+
+
+def is_float(inst: Instruction) -> bool:
+    t = et(inst)
+    return t is not None and t.is_float
+
+
+def is_array(inst: Instruction) -> bool:
+    return inst.shape.is_array
+
+
+# -- constant matchers (XLA's IsAll / ConstantScalar / Broadcast(Constant)) ---------------------
+def is_constant(inst: Instruction) -> bool:
+    """A non-elided array constant (an elided `{...}` constant has no value to reason with)."""
+    lit = inst.literal
+    return (inst.opcode == "constant" and lit is not None and not lit.elided
+            and lit.array is not None and inst.shape.is_array)
+
+
+def constant_array(inst: Instruction) -> np.ndarray | None:
+    return inst.literal.array if is_constant(inst) else None  # type: ignore[union-attr]
+
+
+def is_scalar_constant(inst: Instruction) -> bool:
+    """XLA's ConstantEffectiveScalar: a constant with exactly one element."""
+    return is_constant(inst) and inst.shape.size == 1
+
+
+def scalar_value(inst: Instruction) -> Any:
+    """The value of an effective-scalar constant, or of a broadcast of one; else None."""
+    if inst.opcode == "broadcast":
+        inst = inst.operands[0]
+    if not is_scalar_constant(inst):
+        return None
+    value = inst.literal.array.reshape(())  # type: ignore[union-attr]
+    t = inst.shape.element_type
+    assert t is not None
+    if t.kind == "pred":
+        return bool(value)
+    if t.is_integer:
+        return int(value)
+    if t.is_complex:
+        return complex(value)
+    return float(value)
+
+
+def broadcast_scalar_constant(inst: Instruction) -> Instruction | None:
+    """The scalar constant `c` if `inst` is `c` itself or broadcast(c)."""
+    if inst.opcode == "broadcast":
+        inst = inst.operands[0]
+    return inst if is_scalar_constant(inst) else None
+
+
+def is_all(inst: Instruction, value: float | int) -> bool:
+    """XLA's IsAll: `inst` is a constant (through broadcasts) whose every element == value.
+
+    Comparison happens in the element type: -1 never matches an unsigned constant, 1 matches
+    `true` for pred. NaN never equals anything, so `is_all(x, 0)` is False for a NaN constant.
+    """
+    while inst.opcode == "broadcast":
+        inst = inst.operands[0]
+    arr = constant_array(inst)
+    if arr is None or arr.size == 0:
+        return False
+    t = inst.shape.element_type
+    assert t is not None
+    if t.kind == "unsigned" and value < 0:
+        return False
+    if t.kind == "pred":
+        if value not in (0, 1):
+            return False
+        return bool(np.all(arr == bool(value)))
+    if t.is_complex:
+        return bool(np.all(arr == complex(value)))
+    try:
+        return bool(np.all(arr.astype(np.float64) == float(value)))
+    except (TypeError, ValueError):
+        return False
+
+
+def is_all_true(inst: Instruction) -> bool:
+    return is_pred(inst) and is_all(inst, 1)
+
+
+def is_all_false(inst: Instruction) -> bool:
+    return is_pred(inst) and is_all(inst, 0)
+
+
+def is_power_of_two_int(value: Any) -> bool:
+    return isinstance(value, int) and value > 0 and value & (value - 1) == 0
+
+
+def direction(inst: Instruction) -> str:
+    return str(inst.attrs.get("direction", ""))
+
+
+def dims_attr(inst: Instruction, key: str = "dimensions") -> tuple[int, ...]:
+    return tuple(inst.attrs.get(key, ()))
+
+
+def same_shape(a: Shape, b: Shape) -> bool:
+    """Same element type and dims; layouts must agree when both are given (algsimp is not
+    layout-sensitive, but it never silently changes a printed layout)."""
+    return a.compatible(b) and (a.is_tuple or a.layout is None or b.layout is None or a.layout == b.layout)
+
+
+# -- the Builder -------------------------------------------------------------------------------
+@dataclass
+class Builder:
+    """Creates the instructions a rule needs, just before the instruction being rewritten
+    (its operands all come earlier, so textual order stays topological)."""
+
+    rewriter: Rewriter
+    comp: Computation
+    anchor: Instruction
+    options: Any = None  # the AlgebraicSimplifier (its option fields)
+    created: list[Instruction] = field(default_factory=list)
+
+    def shape(self, element_type: ElementType, dims: tuple[int, ...] | list[int]) -> Shape:
+        """An array shape with a default layout when the module carries layouts."""
+        s = Shape.array(element_type, tuple(dims))
+        return s.with_default_layout() if self.anchor.shape.layout is not None else s
+
+    def new(self, opcode: str, shape: Shape, operands: list[Instruction],
+            attrs: dict[str, Any] | None = None, literal: Literal | None = None) -> Instruction:
+        inst = Instruction(opcode, opcode, shape, operands, dict(attrs or {}), literal=literal)
+        self.rewriter.add_instruction_deferred(self.comp, inst, self.anchor, name=opcode)
+        self.created.append(inst)
+        return inst
+
+    def constant(self, shape: Shape, array: np.ndarray) -> Instruction:
+        return self.new("constant", shape, [], literal=Literal.from_array(shape, np.asarray(array)))
+
+    def scalar(self, element_type: ElementType, value: Any) -> Instruction:
+        shape = self.shape(element_type, ())
+        return self.constant(shape, np.array(value, dtype=shape.dtype))
+
+    def broadcast(self, x: Instruction, shape: Shape, dims: tuple[int, ...] = ()) -> Instruction:
+        if x.shape.compatible(shape) and dims == tuple(range(shape.rank)):
+            return x
+        return self.new("broadcast", shape, [x], {"dimensions": tuple(dims)})
+
+    def filled(self, like: Instruction, value: Any, element_type: ElementType | None = None) -> Instruction:
+        """A constant `value` of `like`'s shape: a scalar, broadcast when `like` is not one."""
+        t = element_type or like.shape.element_type
+        assert t is not None
+        c = self.scalar(t, value)
+        if like.shape.rank == 0:
+            return c
+        return self.broadcast(c, like.shape.with_element_type(t), ())
+
+    def unary(self, opcode: str, x: Instruction, shape: Shape | None = None) -> Instruction:
+        return self.new(opcode, shape or x.shape, [x])
+
+    def binary(self, opcode: str, a: Instruction, c: Instruction, shape: Shape | None = None) -> Instruction:
+        return self.new(opcode, shape or self.anchor.shape, [a, c])
+
+    def compare(self, a: Instruction, c: Instruction, direction_name: str) -> Instruction:
+        shape = a.shape.with_element_type(PRED)
+        return self.new("compare", shape, [a, c], {"direction": Enum(direction_name)})
+
+    def reshape(self, x: Instruction, shape: Shape) -> Instruction:
+        return x if x.shape == shape else self.new("reshape", shape, [x])

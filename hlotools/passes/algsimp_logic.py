@@ -1,0 +1,182 @@
+"""algsimp rules for logic, comparison and selection: and, or, xor, not, compare, select.
+
+Comparisons of a value with itself fold only for integers and pred (a float NaN is not
+equal to itself), as in XLA.
+"""
+from __future__ import annotations
+
+from hlotools.ir.instruction import Instruction
+from hlotools.passes.algsimp_core import (
+    Builder,
+    direction,
+    is_all,
+    is_all_false,
+    is_all_true,
+    is_int_or_pred,
+    is_pred,
+    is_unsigned,
+    rule,
+)
+
+
+# -- and / or / xor / not -------------------------------------------------------------------------
+@rule("and")
+def and_true(inst: Instruction, b: Builder) -> Instruction | None:
+    """A && true => A (pred only: for integers `true` is not all ones)."""
+    x, y = inst.operands
+    if not is_pred(inst):
+        return None
+    if is_all_true(y):
+        return x
+    if is_all_true(x):
+        return y
+    return None
+
+
+@rule("and")
+def and_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """A && false => false and A & 0 => 0."""
+    x, y = inst.operands
+    if is_all(y, 0):
+        return y
+    if is_all(x, 0):
+        return x
+    return None
+
+
+@rule("and", "or")
+def and_or_same(inst: Instruction, b: Builder) -> Instruction | None:
+    """A && A => A, A || A => A (also bitwise)."""
+    x, y = inst.operands
+    return x if x is y else None
+
+
+@rule("or")
+def or_true(inst: Instruction, b: Builder) -> Instruction | None:
+    """A || true => true (pred only)."""
+    x, y = inst.operands
+    if not is_pred(inst):
+        return None
+    if is_all_true(y):
+        return y
+    if is_all_true(x):
+        return x
+    return None
+
+
+@rule("or")
+def or_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """A || false => A and A | 0 => A."""
+    x, y = inst.operands
+    if is_all(y, 0):
+        return x
+    if is_all(x, 0):
+        return y
+    return None
+
+
+@rule("xor")
+def xor_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """A ^ 0 => A (A xor false => A)."""
+    x, y = inst.operands
+    if is_all(y, 0):
+        return x
+    if is_all(x, 0):
+        return y
+    return None
+
+
+@rule("xor")
+def xor_same(inst: Instruction, b: Builder) -> Instruction | None:
+    """A ^ A => 0 (false for pred)."""
+    x, y = inst.operands
+    return b.filled(inst, 0) if x is y else None
+
+
+@rule("not")
+def not_not(inst: Instruction, b: Builder) -> Instruction | None:
+    """not(not(A)) => A (logical for pred, bitwise for integers: both involutions)."""
+    x = inst.operands[0]
+    return x.operands[0] if x.opcode == "not" else None
+
+
+# -- compare ----------------------------------------------------------------------------------------
+_REFLEXIVE = {"EQ": True, "GE": True, "LE": True, "NE": False, "GT": False, "LT": False}
+
+
+@rule("compare")
+def compare_same_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """compare(A, A): EQ/GE/LE => true, NE/GT/LT => false, for integers and pred only."""
+    x, y = inst.operands
+    d = direction(inst)
+    if x is y and is_int_or_pred(x) and d in _REFLEXIVE:
+        return b.filled(inst, _REFLEXIVE[d])
+    return None
+
+
+@rule("compare")
+def compare_unsigned_zero(inst: Instruction, b: Builder) -> Instruction | None:
+    """Unsigned A < 0 => false, A >= 0 => true (and 0 > A, 0 <= A)."""
+    x, y = inst.operands
+    if not is_unsigned(x):
+        return None
+    d = direction(inst)
+    if is_all(y, 0) and d in ("LT", "GE"):
+        return b.filled(inst, d == "GE")
+    if is_all(x, 0) and d in ("GT", "LE"):
+        return b.filled(inst, d == "LE")
+    return None
+
+
+@rule("compare")
+def compare_pred_identity(inst: Instruction, b: Builder) -> Instruction | None:
+    """pred A == true => A and A != false => A."""
+    x, y = inst.operands
+    if not is_pred(x):
+        return None
+    d = direction(inst)
+    for p, q in ((x, y), (y, x)):
+        if (d == "EQ" and is_all_true(q)) or (d == "NE" and is_all_false(q)):
+            return p
+    return None
+
+
+# -- select -------------------------------------------------------------------------------------------
+@rule("select")
+def select_same_branches(inst: Instruction, b: Builder) -> Instruction | None:
+    """select(P, A, A) => A."""
+    p, x, y = inst.operands
+    return x if x is y else None
+
+
+@rule("select")
+def select_constant_predicate(inst: Instruction, b: Builder) -> Instruction | None:
+    """select(true, A, B) => A; select(false, A, B) => B."""
+    p, x, y = inst.operands
+    if is_all_true(p):
+        return x
+    if is_all_false(p):
+        return y
+    return None
+
+
+@rule("select")
+def select_not_predicate(inst: Instruction, b: Builder) -> Instruction | None:
+    """select(not(P), A, B) => select(P, B, A)."""
+    p, x, y = inst.operands
+    if p.opcode == "not":
+        return b.new("select", inst.shape, [p.operands[0], y, x])
+    return None
+
+
+@rule("select")
+def select_pred_true_false(inst: Instruction, b: Builder) -> Instruction | None:
+    """select(P, true, false) => P and select(P, false, true) => not(P)."""
+    p, x, y = inst.operands
+    if not is_pred(inst) or p.shape.dims != inst.shape.dims:
+        return None
+    if is_all_true(x) and is_all_false(y):
+        return p
+    if is_all_false(x) and is_all_true(y):
+        return b.unary("not", p, inst.shape)
+    return None

@@ -1,0 +1,184 @@
+"""algsimp rules for reductions, contractions and dynamic slicing: reduce, dot,
+dynamic-slice, dynamic-update-slice."""
+from __future__ import annotations
+
+import numpy as np
+
+from hlotools.ir.attributes import SliceRange
+from hlotools.ir.instruction import Instruction
+from hlotools.passes.algsimp_core import (
+    Builder,
+    dims_attr,
+    is_float,
+    is_int,
+    is_scalar_constant,
+    rule,
+    scalar_value,
+)
+
+
+# -- reduce -------------------------------------------------------------------------------------
+def _reduction_opcode(inst: Instruction) -> str | None:
+    """The opcode of a to_apply computation that is `op(p0, p1)` of its two parameters."""
+    comp = inst.attrs.get("to_apply")
+    root = getattr(comp, "root", None)
+    if root is None or len(root.operands) != 2 or len(comp.parameters) != 2:
+        return None
+    if {id(o) for o in root.operands} != {id(p) for p in comp.parameters}:
+        return None
+    return root.opcode
+
+
+def _is_identity(opcode: str, init: Instruction) -> bool:
+    """Is the scalar constant `init` the identity of the reduction `opcode`?"""
+    if not is_scalar_constant(init):
+        return False
+    value = scalar_value(init)
+    dtype = init.shape.dtype
+    t = init.shape.element_type
+    assert t is not None
+    if opcode in ("add", "or", "xor"):
+        return value == 0
+    if opcode == "multiply":
+        return value == 1
+    if opcode == "and":
+        if t.kind == "pred":
+            return value is True
+        if t.kind == "signed":
+            return value == -1
+        return t.kind == "unsigned" and value == np.iinfo(dtype).max
+    if opcode in ("maximum", "minimum"):
+        low = opcode == "maximum"
+        if t.kind == "pred":
+            return value is (not low)
+        if t.is_integer:
+            info = np.iinfo(dtype)
+            return value == (info.min if low else info.max)
+        return t.is_float and value == (-np.inf if low else np.inf)
+    return False
+
+
+@rule("reduce")
+def reduce_empty_input(inst: Instruction, b: Builder) -> Instruction | None:
+    """reduce over a zero-element input => broadcast(init)."""
+    if len(inst.operands) != 2 or inst.shape.is_tuple:
+        return None
+    x, init = inst.operands
+    if x.shape.size != 0 or inst.shape.size == 0:
+        return None
+    return b.broadcast(init, inst.shape, ())
+
+
+@rule("reduce")
+def reduce_trivial(inst: Instruction, b: Builder) -> Instruction | None:
+    """reduce(A, identity) over no dims (or only size-1 dims) => reshape(A): each output
+    element reduces one input element with the identity."""
+    if len(inst.operands) != 2 or inst.shape.is_tuple:
+        return None
+    x, init = inst.operands
+    if any(x.shape.dims[d] != 1 for d in dims_attr(inst)):
+        return None
+    opcode = _reduction_opcode(inst)
+    if opcode is None or not _is_identity(opcode, init):
+        return None
+    return b.reshape(x, inst.shape)
+
+
+# -- dot -------------------------------------------------------------------------------------------
+@rule("dot")
+def dot_zero_elements(inst: Instruction, b: Builder) -> Instruction | None:
+    """A dot with a zero-element operand or result => broadcast(0)."""
+    if not (is_int(inst) or is_float(inst)):
+        return None
+    x, y = inst.operands
+    if inst.shape.size and x.shape.size and y.shape.size:
+        return None
+    return b.filled(inst, 0)
+
+
+@rule("dot")
+def dot_size1_contracting(inst: Instruction, b: Builder) -> Instruction | None:
+    """dot with one contracting dim of size 1 => multiply of broadcasts (an outer product,
+    batched): XLA's dot strength reduction. Each result element is one product, so the
+    multiply computes it exactly as the dot does."""
+    if not (is_int(inst) or is_float(inst)):
+        return None
+    x, y = inst.operands
+    lc, rc = dims_attr(inst, "lhs_contracting_dims"), dims_attr(inst, "rhs_contracting_dims")
+    lb, rb = dims_attr(inst, "lhs_batch_dims"), dims_attr(inst, "rhs_batch_dims")
+    if len(lc) != 1 or len(rc) != 1 or x.shape.dims[lc[0]] != 1 or y.shape.dims[rc[0]] != 1:
+        return None
+    n_lhs_free = x.shape.rank - len(lb) - 1
+    lhs_map = _result_dims(x.shape.rank, lc[0], lb, len(lb))
+    rhs_map = _result_dims(y.shape.rank, rc[0], rb, len(lb) + n_lhs_free)
+    if lhs_map is None or rhs_map is None:
+        return None
+    t = inst.shape.element_type
+    assert t is not None
+    sides = []
+    for operand, contracting, mapping in ((x, lc[0], lhs_map), (y, rc[0], rhs_map)):
+        if operand.shape.element_type != t:
+            operand = b.new("convert", b.shape(t, operand.shape.dims), [operand])
+        dims = tuple(d for i, d in enumerate(operand.shape.dims) if i != contracting)
+        reshaped = b.reshape(operand, b.shape(t, dims))
+        sides.append(b.broadcast(reshaped, inst.shape, mapping))
+    return b.binary("multiply", sides[0], sides[1], inst.shape)
+
+
+def _result_dims(rank: int, contracting: int, batch: tuple[int, ...], free_base: int) -> tuple[int, ...] | None:
+    """Where each non-contracting operand dim lands in the dot result (batch dims first, then
+    lhs free dims, then rhs free dims); None unless increasing (broadcast needs sorted dims)."""
+    out, free = [], free_base
+    for d in range(rank):
+        if d == contracting:
+            continue
+        if d in batch:
+            out.append(batch.index(d))
+        else:
+            out.append(free)
+            free += 1
+    return tuple(out) if all(a < c for a, c in zip(out, out[1:])) else None
+
+
+# -- dynamic-slice / dynamic-update-slice ------------------------------------------------------------
+def _scalar_indices(inst: Instruction, first: int, rank: int) -> list[Instruction] | None:
+    idx = inst.operands[first:]
+    if len(idx) != rank or any(i.shape.rank != 0 for i in idx):
+        return None
+    return idx
+
+
+@rule("dynamic-slice")
+def dynamic_slice_full(inst: Instruction, b: Builder) -> Instruction | None:
+    """dynamic-slice(A, ...) => A when it takes all of A (the start indices clamp to 0)."""
+    x = inst.operands[0]
+    return x if x.shape.dims == inst.shape.dims else None
+
+
+@rule("dynamic-slice")
+def dynamic_slice_constant_indices(inst: Instruction, b: Builder) -> Instruction | None:
+    """dynamic-slice with constant start indices => slice (starts clamped into range, as
+    dynamic-slice clamps them)."""
+    x = inst.operands[0]
+    idx = _scalar_indices(inst, 1, x.shape.rank)
+    if idx is None or not all(is_scalar_constant(i) for i in idx):
+        return None
+    ranges = []
+    for i, size, dim in zip(idx, inst.shape.dims, x.shape.dims):
+        start = min(max(int(scalar_value(i)), 0), dim - size)
+        ranges.append(SliceRange(start, start + size, 1))
+    return b.new("slice", inst.shape, [x], {"slice": tuple(ranges)})
+
+
+@rule("dynamic-update-slice")
+def dus_full_update(inst: Instruction, b: Builder) -> Instruction | None:
+    """dynamic-update-slice(A, U, ...) => U when U covers all of A (indices clamp to 0)."""
+    x, update = inst.operands[0], inst.operands[1]
+    return update if update.shape.dims == x.shape.dims else None
+
+
+@rule("dynamic-update-slice")
+def dus_empty_update(inst: Instruction, b: Builder) -> Instruction | None:
+    """dynamic-update-slice(A, U, ...) => A when U has no elements."""
+    x, update = inst.operands[0], inst.operands[1]
+    return x if update.shape.size == 0 else None
