@@ -144,7 +144,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             info = np.where(zero & (info == 0), j + 1, info)
             scale = np.where(zero, 1, pivot)
             lu[:, j + 1:, j] = np.where(zero[:, None], lu[:, j + 1:, j], lu[:, j + 1:, j] / scale[:, None])
-            lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+            lu[:, j + 1:, j + 1:] = lu[:, j + 1:, j + 1:] - lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
     return lu.reshape(*batch, m, n), piv.reshape(*batch, k), info.reshape(batch)
 
 
@@ -200,7 +200,8 @@ def _orgqr(inst: Instruction, args: list[Any], ev: Any) -> Any:
 def _syevd(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a = np.asarray(args[0])
     uplo = _flag(inst, "uplo", "L")
-    w, v = np.linalg.eigh(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), UPLO=uplo)
+    work: np.ndarray = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    w, v = np.linalg.eigh(work, UPLO="U" if uplo == "U" else "L")
     info = np.zeros(a.shape[:-2], np.int32)
     return _outputs(inst, [v, w, *_info_slots(inst, 2, info)])
 

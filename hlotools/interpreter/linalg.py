@@ -148,7 +148,7 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window:
                                     *labels.kernel_spatial])
     rev = [2 + i for i, wd in enumerate(window.dims) if wd.window_reversal]
     if rev:
-        w = np.flip(w, axis=rev)
+        w = np.flip(w, axis=tuple(rev))
     out_sizes = [out_dims[d] for d in labels.output_spatial]
     x = _dilate_and_pad(x, list(range(2, 2 + n_sp)), window)
     patches = _windows(x, out_sizes, window)  # (N, C, O..., K...)
@@ -214,6 +214,7 @@ def fft_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lengths = tuple(int(v) for v in inst.attrs.get("fft_length", ()))
     axes = tuple(range(x.ndim - len(lengths), x.ndim))
     result = inst.shape.dtype
+    out: np.ndarray
     if kind == "FFT":
         out = np.fft.fftn(x, s=lengths, axes=axes)
     elif kind == "IFFT":

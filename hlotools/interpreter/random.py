@@ -49,7 +49,7 @@ def _rotl(v: np.ndarray, d: int) -> np.ndarray:
     return (v << U32(d)) | (v >> U32(32 - d))
 
 
-def threefry2x32(x0: np.ndarray, x1: np.ndarray, k0: np.ndarray, k1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def threefry2x32(x0: np.ndarray, x1: np.ndarray, k0: Any, k1: Any) -> tuple[np.ndarray, np.ndarray]:
     """Threefry-2x32 with 20 rounds (Salmon et al. 2011), as in XLA's prng.cc."""
     rotations = (13, 15, 26, 6, 17, 29, 16, 24)
     k0, k1 = U32(k0), U32(k1)
@@ -67,7 +67,7 @@ def threefry2x32(x0: np.ndarray, x1: np.ndarray, k0: np.ndarray, k1: np.ndarray)
     return x0, x1
 
 
-def philox4x32(x: list[np.ndarray], k0: np.ndarray, k1: np.ndarray) -> list[np.ndarray]:
+def philox4x32(x: list[np.ndarray], k0: Any, k1: Any) -> list[np.ndarray]:
     """Philox-4x32 with 10 rounds, as in XLA's prng.cc."""
     ma, mb = U64(0xD2511F53), U64(0xCD9E8D57)
     x0, x1, x2, x3 = (np.asarray(v, U32) for v in x)
