@@ -134,3 +134,89 @@ ELEMENTWISE_BINARY = frozenset(n for n, i in OPCODES.items() if i.category == "b
 
 def opcode_info(name: str) -> OpcodeInfo | None:
     return OPCODES.get(name)
+
+
+# -- attributes per opcode (what XLA's parser accepts; `parse_checks` enforces it) ----------
+# Every instruction accepts SHARED_ATTRIBUTES. OPCODE_ATTRIBUTES[opcode] = (required, optional);
+# an opcode missing from the table takes only the shared ones. Context-dependent cases
+# (broadcast of a scalar, pred/s32 conditionals, async-start's `calls`) are handled where
+# the operands are known.
+SHARED_ATTRIBUTES = frozenset(["sharding", "frontend_attributes", "statistics", "parameter_replication",
+                               "control-predecessors", "origin", "metadata", "backend_config"])
+_RESULT_ACCURACY_OPS = ("acos acosh asin asinh atanh exponential-minus-one log log-plus-one logistic sqrt "
+                        "cbrt rsqrt tanh erf sine sinh cosine cosh tan exponential")
+_DOT_DIMS = "lhs_contracting_dims rhs_contracting_dims lhs_batch_dims rhs_batch_dims operand_precision"
+_COLLECTIVE = "replica_groups channel_id constrain_layout use_global_device_ids"
+OPCODE_ATTRIBUTES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+
+def _attrs(names: str, required: str = "", optional: str = "") -> None:
+    for name in names.split():
+        OPCODE_ATTRIBUTES[name] = (frozenset(required.split()), frozenset(optional.split()))
+
+
+_attrs(_RESULT_ACCURACY_OPS, optional="result_accuracy")
+_attrs("iota", "iota_dimension")
+_attrs("topk", "k", "largest is_stable")
+_attrs("all-gather all-gather-start", "dimensions", _COLLECTIVE)
+_attrs("all-reduce all-reduce-start", "to_apply", _COLLECTIVE + " mode")
+_attrs("reduce-scatter", "to_apply dimensions", _COLLECTIVE + " mode")
+_attrs("all-to-all", "", "replica_groups channel_id dimensions constrain_layout")
+_attrs("ragged-all-to-all", "", "replica_groups channel_id dimensions")
+_attrs("collective-broadcast", "", "has_dynamic_root replica_groups channel_id")
+_attrs("collective-permute collective-permute-start", "source_target_pairs", "channel_id slice_sizes")
+_attrs("async-start", "calls", "async_execution_thread output_to_operand_aliasing")
+_attrs("async-update", "", "calls async_execution_thread output_to_operand_aliasing")
+_attrs("async-done", "", "calls async_execution_thread")
+_attrs("copy-start", "", "cross_program_prefetch_index")
+_attrs("reshape", "", "inferred_dimension")
+_attrs("sort", "dimensions to_apply", "is_stable")
+_attrs("while", "condition body")
+_attrs("recv recv-done send send-done", "", "channel_id is_host_transfer")
+_attrs("get-tuple-element", "index")
+_attrs("call", "to_apply", "is_composite")
+_attrs("reduce-window", "to_apply", "window")
+_attrs("convolution", "dim_labels", "window feature_group_count batch_group_count convolution_kind "
+       "operand_precision algorithm sparsity_config block_scaling_config")
+_attrs("fft", "fft_type fft_length")
+_attrs("triangular-solve", "", "left_side lower unit_diagonal transpose_a")
+_attrs("compare", "direction", "order type")
+_attrs("cholesky", "", "lower")
+_attrs("broadcast", "dimensions")
+_attrs("concatenate reverse transpose get-dimension-size set-dimension-size", "dimensions")
+_attrs("map", "to_apply", "dimensions")
+_attrs("scan", "to_apply dimensions num_carries", "is_reverse is_associative")
+_attrs("reduce", "to_apply dimensions")
+_attrs("select-and-scatter", "select scatter", "window")
+_attrs("slice", "slice")
+_attrs("dynamic-slice", "dynamic_slice_sizes")
+_attrs("batch-norm-training batch-norm-inference batch-norm-grad", "epsilon feature_index")
+_attrs("pad", "padding")
+_attrs("fusion", "calls kind", "output_to_operand_aliasing")
+_attrs("infeed", "", "infeed_config")
+_attrs("outfeed", "", "outfeed_config outfeed_shape")
+_attrs("rng", "distribution")
+_attrs("rng-get-and-update-state", "delta")
+_attrs("rng-bit-generator", "algorithm")
+_attrs("reduce-precision", "exponent_bits mantissa_bits")
+_attrs("conditional", "", "true_computation false_computation branch_computations")
+_attrs("custom-call", "custom_call_target", "window dim_labels feature_group_count batch_group_count "
+       "operand_layout_constraints custom_call_has_side_effect to_apply called_computations "
+       "output_to_operand_aliasing padding_type literal operand_precision schedule api_version")
+_attrs("dot", "", _DOT_DIMS + " algorithm")
+_attrs("ragged-dot", "", _DOT_DIMS + " lhs_ragged_dims rhs_group_dims")
+_attrs("scaled-dot", "", _DOT_DIMS + " algorithm")
+_attrs("gather", "offset_dims collapsed_slice_dims start_index_map index_vector_dim slice_sizes",
+       "indices_are_sorted operand_batching_dims start_indices_batching_dims")
+_attrs("scatter", "update_window_dims inserted_window_dims scatter_dims_to_operand_dims index_vector_dim "
+       "to_apply", "indices_are_sorted unique_indices input_batching_dims scatter_indices_batching_dims")
+_attrs("domain", "domain")
+
+# Opcodes whose operand count XLA's parser checks against `arity` ("expects N operands, but has M").
+PARSER_CHECKS_ARITY = frozenset(n for n, i in OPCODES.items() if i.arity != VARIADIC) - frozenset(
+    ["dot", "async-update", "async-done", "ragged-all-to-all"])
+
+
+def allowed_attributes(opcode: str) -> frozenset[str]:
+    req, opt = OPCODE_ATTRIBUTES.get(opcode, (frozenset(), frozenset()))
+    return SHARED_ATTRIBUTES | req | opt

@@ -144,6 +144,46 @@ def _int_list_list(name: str, s: str) -> tuple[tuple[int, ...], ...]:
     return tuple(_int_list(name, p) for p in parts)
 
 
+def parse_int_list_list(text: str) -> list[tuple[int, ...]] | None:
+    """`{{0,1},{1,0}}` -> [(0, 1), (1, 0)]; None when malformed."""
+    s = strip_comments(text).strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        return None
+    inner = s[1:-1]
+    if re.sub(r"\{[^{}]*\}|[\s,]", "", inner):
+        return None
+    out = []
+    for part in re.findall(r"\{[^{}]*\}", inner):
+        m = _INT_LIST.match(part.strip())
+        if m is None:
+            return None
+        out.append(tuple(int(x) for x in m.group(1).split(",")) if m.group(1) else ())
+    return out
+
+
+def parse_shape_list(text: str) -> list[Any]:
+    """`{f32[2]{0}, (s32[], f32[])}` -> [Shape, ...] (raises AttrError)."""
+    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+    s = strip_comments(text).strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        raise AttrError("expects a list of shapes such as {f32[2]{0}, s32[]}")
+    body = s[1:-1]
+    out = []
+    pos = 0
+    while body[pos:].strip():
+        try:
+            shape, pos = parse_shape_text(body, pos)
+        except ShapeError as e:
+            raise AttrError(e.message, e.offset + 1) from None
+        out.append(shape)
+        rest = body[pos:].lstrip()
+        if rest.startswith(","):
+            pos = len(body) - len(rest) + 1
+        elif rest:
+            raise AttrError("expects ',' between shapes", pos + 1)
+    return out
+
+
 def unescape(body: str) -> str:
     if "\\" not in body:
         return body

@@ -19,6 +19,7 @@ from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.text.lexer import LineMap, Token
+from hlotools.text import parse_checks as checks
 from hlotools.text.parse_async import async_sugar, desugar
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
 from hlotools.text.parse_literal import LiteralError, parse_literal
@@ -47,11 +48,12 @@ class Pending:
 class Scope:
     """Names visible inside one computation (inline computations get their own)."""
 
-    __slots__ = ("comp", "names", "single", "next_param")
+    __slots__ = ("comp", "names", "single", "next_param", "defined_at")
 
     def __init__(self, comp: Computation, single: bool = False) -> None:
         self.comp = comp
         self.names: dict[str, Instruction] = {}
+        self.defined_at: dict[str, int] = {}
         self.single = single
         self.next_param = 0
 
@@ -108,14 +110,14 @@ class Builder:
         return Shape.tuple_of(())
 
     # -- operands -------------------------------------------------------------------------
-    def operands_empty(self, c: list) -> list:
-        return []
+    def operands_empty(self, c: list) -> tuple:
+        return ([], c[0][2])
 
-    def operands(self, c: list) -> list:
-        return c[1]
+    def operands(self, c: list) -> tuple:
+        return (c[1], c[0][2])
 
     def payload_operands(self, c: list) -> tuple:
-        return ("ops", c[0])
+        return ("ops", c[0][0], c[0][1])
 
     def payload_token(self, c: list) -> tuple:
         return (c[0][0], c[0])
@@ -223,7 +225,9 @@ class Builder:
         comp: Computation = c[1]
         name = name_tok[1]
         if name in self.comps:
-            raise self.error(name_tok[2], f"computation {name} already exists")
+            prev = self.comps[name]
+            raise self.error(name_tok[2], f"computation already exists: {name} (computation previously "
+                             f"defined here: {prev.line}:{prev.column})")
         comp.name = name
         comp.line, comp.column = self.lines.locate(name_tok[2])
         if self.style is None and (name_tok[0] == "PNAME" or sig is not None):
@@ -351,46 +355,91 @@ class Builder:
         if opcode not in OPCODES:
             sugar = async_sugar(opcode)
             if sugar is None:
-                raise self.error(op_tok[2], f"unknown opcode: {opcode}")
+                raise self.error(op_tok[2], f"expects opcode but sees: {opcode}, error: Unknown opcode: "
+                                 f"{opcode}")
+        if p.shape is None and not (sugar is None and OPCODES[opcode].shape_optional):
+            raise self.error(op_tok[2], f"cannot infer shape for opcode: {sugar[1] if sugar else opcode}")
         name_tok = p.name
         if name_tok is not None:
             name = name_tok[1]
             pos = name_tok[2]
-            self._check_name(name, pos, scope)
         else:
             name = self._fresh(scope, f"{opcode}.anon" if nested else opcode)
             pos = op_tok[2]
-        kind, data = p.payload
+        payload = p.payload
+        kind = payload[0]
         operands: list[Instruction] = []
         literal = None
         pnum = None
         if kind == "ops":
-            for o in data:
+            for o in payload[1]:
                 operands.append(self.operand(o, scope, op_tok[2]))
+            if sugar is None:
+                checks.operand_count(self, opcode, operands, payload[2], p.shape)
+                if opcode == "conditional":
+                    checks.conditional_operands(self, operands, payload[2])
         elif kind == "LITERAL":
-            if p.shape is None:
-                raise self.error(op_tok[2], "constant requires a shape")
-            raw, lpos = data[3]
-            try:
-                literal = parse_literal(raw, p.shape)
-            except LiteralError as e:
-                raise self.error(lpos + e.offset, e.message) from None
+            literal = self._literal(payload[1], p.shape, op_tok[2])
         else:
-            raw, lpos = data[3]
-            s = strip_comments(raw).strip()
-            if not s.isdigit():
-                raise self.error(lpos, f"expects a parameter number, but sees '{raw.strip()}'")
-            pnum = int(s)
-            params = scope.comp.parameters
-            if pnum < len(params) and params[pnum] is not None:
-                raise self.error(lpos, f"parameter number {pnum} already exists in this computation")
+            pnum = self._parameter_number(payload[1], scope)
+        attrs, ctrl = self._attributes(p, opcode, sugar, operands, scope)
+        line, col = self.lines.locate(pos)
+        if sugar is not None:
+            opcode, attrs = desugar(self, sugar, p.shape, operands, attrs, op_tok[2])
+        inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
+        if p.shape is None:
+            inst.shape = self._infer(inst, op_tok[2])
+        else:
+            checks.instruction(self, inst, op_tok[2])
+        if "parameter_replication" in attrs:
+            self._check_replication(inst, attrs["parameter_replication"], op_tok[2])
+        if name_tok is not None:
+            self._check_name(name, pos, scope)
+        inst.control_predecessors = ctrl
+        scope.comp.add_instruction(inst)
+        scope.names[name] = inst
+        scope.defined_at[name] = pos
+        return inst
+
+    def _literal(self, tok: Token, shape: Shape | None, pos: int) -> Any:
+        assert shape is not None
+        raw, lpos = tok[3]
+        try:
+            return parse_literal(raw, shape)
+        except LiteralError as e:
+            raise self.error(lpos + e.offset, e.message) from None
+
+    def _parameter_number(self, tok: Token, scope: Scope) -> int:
+        raw, lpos = tok[3]
+        s = strip_comments(raw).strip()
+        if not s.lstrip("-").isdigit():
+            raise self.error(lpos, "expects integer")
+        pnum = int(s)
+        if pnum < 0:
+            raise self.error(lpos, "parameter number must be >= 0")
+        params = scope.comp.parameters
+        if pnum < len(params) and params[pnum] is not None:
+            raise self.error(lpos, f"Duplicate parameter number {pnum}")
+        return pnum
+
+    def _attributes(self, p: Pending, opcode: str, sugar: tuple[str, str] | None,
+                    operands: list[Instruction], scope: Scope) -> tuple[dict[str, Any], list[Instruction]]:
+        entries = [(a[1][1], a[1][2]) for a in p.attrs]
+        end_pos = p.attrs[-1][1][2] if p.attrs else p.opcode[2]
+        if sugar is None:
+            checks.attribute_names(self, opcode, entries, operands, end_pos)
+        elif sugar[1] == "async-start":
+            checks.attribute_names(self, sugar[0], entries, operands, end_pos,
+                                   extra=frozenset(["async_execution_thread", "output_to_operand_aliasing"]))
+        else:
+            checks.attribute_names(self, sugar[1], entries, operands, end_pos)
         attrs: dict[str, Any] = {}
+        where: dict[str, int] = {}
         ctrl: list[Instruction] = []
         for a in p.attrs:
             tok = a[1]
             key = tok[1]
-            if key in attrs or (key == "control-predecessors" and ctrl):
-                raise self.error(tok[2], f"attribute {key} already exists")
+            where[key] = tok[2]
             if a[0] == "raw":
                 if key == "control-predecessors":
                     ctrl = self._control_predecessors(tok, scope)
@@ -400,36 +449,36 @@ class Builder:
                 attrs[key] = a[2]
             else:
                 attrs[key] = tuple(a[2])
-        line, col = self.lines.locate(pos)
-        if sugar is not None:
-            opcode, attrs = desugar(self, sugar, p.shape, operands, attrs, op_tok[2])
-        inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
-        if p.shape is None:
-            inst.shape = self._infer(inst, op_tok[2])
-        inst.control_predecessors = ctrl
-        scope.comp.add_instruction(inst)
-        scope.names[name] = inst
-        return inst
+        checks.attribute_values(self, sugar[0] if sugar else opcode, attrs, where)
+        return attrs, ctrl
+
+    def _check_replication(self, inst: Instruction, value: Any, pos: int) -> None:
+        leaves = len(inst.shape.leaves()) if inst.shape.tuple_shapes is not None else 1
+        items = [x for x in str(value).strip("{} ").split(",") if x.strip()]
+        if any(x.strip() not in ("true", "false") for x in items):
+            raise self.error(pos, "error parsing attribute parameter_replication")
+        if len(items) != leaves:
+            raise self.error(pos, f"parameter has {leaves} leaf buffers, but parameter_replication has "
+                             f"{len(items)} elements.")
 
     def _infer(self, inst: Instruction, pos: int) -> Shape:
-        if not inst.info.shape_optional:
-            raise self.error(pos, f"cannot infer shape for opcode: {inst.opcode}; the result shape "
-                             "must be written")
         if _infer_shape is None:
             raise self.error(pos, f"the result shape of {inst.opcode} is omitted and shape inference "
                              "is not available")
         try:
             return _infer_shape(inst)
         except HloError as e:
-            raise self.error(pos, e.message) from None
+            raise self.error(pos, f"failed to infer shape for opcode: {inst.opcode}, error: {e.message}") from None
 
     def _check_name(self, name: str, pos: int, scope: Scope) -> None:
-        if name in scope.names:
-            raise self.error(pos, f"instruction {name} already exists")
         if name in ELEMENT_TYPES:
-            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to {name}_")
+            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to: {name}_")
         if name.startswith("__") and not name.startswith("__xla_"):
-            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to a{name[1:]}")
+            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to: a{name[1:]}")
+        if name in scope.names:
+            line, col = self.lines.locate(scope.defined_at.get(name, pos))
+            raise self.error(pos, f"instruction already exists: {name} (instruction previously defined "
+                             f"here: {line}:{col})")
 
     def _fresh(self, scope: Scope, base: str) -> str:
         name = base

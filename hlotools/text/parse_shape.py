@@ -106,12 +106,13 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
 
 
 _TUPLE_TOKEN = re.compile(r"\s*(?:([a-z][a-z0-9_]*\[[^\]]*\](?:\s*\{(?=\s*[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)"
-                          r"|(\()|(\))|(,))")
+                          r"|(b?\()|(\))|(,))")
 
 
 def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
     """Parse one shape (tuple or array) at text[start:]; returns (shape, end offset)."""
     stack: list[list[Shape]] = []
+    buffers: list[bool] = []
     pos = start
     while True:
         m = _TUPLE_TOKEN.match(text, pos)
@@ -128,10 +129,18 @@ def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
                 raise ShapeError("expected ',' or ')' in tuple shape", pos)
         elif m.group(2):
             stack.append([])
+            buffers.append(m.group(2) == "b(")
         elif m.group(3):
             if not stack:
                 raise ShapeError("unexpected ')'", m.start())
-            t = Shape.tuple_of(stack.pop())
+            items = stack.pop()
+            if buffers.pop():
+                if len(items) != 1 or not items[0].is_array:
+                    raise ShapeError("a buffer shape b(...) must wrap one array shape", m.start())
+                i0 = items[0]
+                t = Shape(i0.element_type, i0.dims, i0.layout, i0.dynamic, is_buffer=True)
+            else:
+                t = Shape.tuple_of(items)
             if not stack:
                 return t, pos
             stack[-1].append(t)
