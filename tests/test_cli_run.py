@@ -227,3 +227,26 @@ def test_internal_error_exits_70(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     r = invoke(["-", "--random", "0"], input=NEG)
     assert r.exit_code == 70
     assert r.stderr.startswith("internal error: KeyError: 'oops'") and len(r.stderr.splitlines()) == 1
+
+
+def test_unsupported_op_is_refused_with_its_reason(tmp_path: Path) -> None:
+    model = write(tmp_path, "r.hlo", "HloModule r\n\nENTRY main {\n  a = f32[] constant(0)\n"
+                  "  b = f32[] constant(1)\n  ROOT r = f32[4] rng(a, b), distribution=rng_uniform\n}\n")
+    r = invoke([model])
+    assert r.exit_code == 1
+    first = r.stderr.splitlines()[0]
+    assert first.startswith(f"{model}:6:") and "rng is not supported by the interpreter" in first
+
+
+def test_token_results_show_as_their_type(tmp_path: Path) -> None:
+    model = write(tmp_path, "t.hlo", "HloModule t\n\nENTRY main {\n  x = f32[2] parameter(0)\n"
+                  "  a = token[] after-all()\n  ROOT t = (token[], f32[2]) tuple(a, x)\n}\n")
+    np.save(tmp_path / "x.npy", np.array([1, 2], np.float32))
+    r = invoke([model, "--inputs", tmp_path / "x.npy", "-o", tmp_path / "o.npz"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == ["out0: token[]",
+                                     "out1: f32[2] [1, 2]  min 1  max 2  mean 1.5  nan 0"]
+    assert np.load(tmp_path / "o.npz").files == ["out1"]  # tokens carry no data
+    r = invoke([model, "--inputs", tmp_path / "x.npy", "--expected", tmp_path / "o.npz"])
+    assert r.exit_code == 0 and "out1: match" in r.stdout
+    assert invoke([model, "--inputs", tmp_path / "x.npy", "-o", "-"]).exit_code == 2

@@ -56,7 +56,9 @@ class Reporter:
         if not self.rich:
             for s in items:
                 stats = s.stats_text()
-                self.line(f"{s.name}: {s.shape} {s.values_text()}" + (f"  {stats}" if stats else ""))
+                values = s.values_text()
+                self.line(f"{s.name}: {s.shape}" + (f" {values}" if values else "") +
+                          (f"  {stats}" if stats else ""))
             return
         from rich.table import Table
 

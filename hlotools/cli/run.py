@@ -31,7 +31,7 @@ from hlotools.io.compare import Comparison, compare
 from hlotools.io.literal_text import literal_text
 from hlotools.io.npz import bind, read_arrays, save_npz
 from hlotools.io.random_inputs import random_inputs
-from hlotools.io.summary import summarize
+from hlotools.io.summary import Summary, summarize
 from hlotools.ir.module import Module
 
 EPILOG = """\b
@@ -128,6 +128,17 @@ def _data_outputs(result: RunResult) -> list[tuple[LeafSpec, np.ndarray]]:
     return [(s, np.asarray(result.outputs[s.index])) for s in result_leaves(result.module) if not s.is_token]
 
 
+def _summaries(result: RunResult) -> list[Summary]:
+    """One per result leaf; a token leaf shows as just its type."""
+    out = []
+    for s in result_leaves(result.module):
+        if s.is_token:
+            out.append(Summary(s.name, shape_text(s.shape), "token", 0))
+        else:
+            out.append(summarize(s.name, np.asarray(result.outputs[s.index]), shape_text(s.shape)))
+    return out
+
+
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
                  atol: float | None) -> list[Comparison]:
     expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="expected outputs")
@@ -141,10 +152,10 @@ def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
 def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
                  literals: bool) -> str:
     outputs = []
-    for spec, arr in _data_outputs(result):
-        entry = summarize(spec.name, arr, shape_text(spec.shape)).to_json()
+    for spec, summary in zip(result_leaves(result.module), _summaries(result)):
+        entry = summary.to_json()
         if literals:
-            entry["literal"] = literal_text(arr, spec.shape)
+            entry["literal"] = literal_text(None if spec.is_token else result.outputs[spec.index], spec.shape)
         outputs.append(entry)
     doc: dict = {"module": result.module.name, "backend": result.backend.name, "outputs": outputs}
     if comparisons is not None:
@@ -159,10 +170,10 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
                   literals: bool) -> None:
     reporter = Reporter()
     if literals:
-        for spec, arr in _data_outputs(result):
-            reporter.line(literal_text(arr, spec.shape))
+        for spec in result_leaves(result.module):
+            reporter.line(literal_text(None if spec.is_token else result.outputs[spec.index], spec.shape))
     else:
-        reporter.summaries([summarize(s.name, a, shape_text(s.shape)) for s, a in _data_outputs(result)])
+        reporter.summaries(_summaries(result))
     if comparisons is not None:
         reporter.comparisons(comparisons)
     if show_timings:
@@ -200,6 +211,8 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
+    if output == "-":
+        raise usage_error("-o needs a file name: the results are written as an .npz archive")
     chosen = _select_backend(backend)
     text, name = read_input(input_file)
     result = _execute(text, name, chosen, inputs, seed, repeat or 1)

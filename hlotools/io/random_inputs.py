@@ -3,7 +3,7 @@
 Floats are N(0, 1), complex numbers have N(0, 1) parts, integers are small (|x| <= 5, so
 shifts, divisions and loop counts stay tame), preds are coin flips. Like XLA's
 MakeFakeArguments, an integer parameter that ends up as an index (dynamic-slice starts,
-gather/scatter indices) is drawn within the range that index can take, so the run exercises
+gather/scatter indices, conditional branch indices) is drawn within the range that index can take, so the run exercises
 the model rather than its clamping. Leaves are generated in order from one generator seeded
 with SEED, so the same seed gives the same inputs on every machine.
 """
@@ -42,6 +42,8 @@ def _index_bound(user: Instruction, operand_index: int) -> int | None:
         bounds = [ops[0].shape.dims[d] - sizes[d] + 1 for d in dims
                   if d < len(ops[0].shape.dims) and d < len(sizes)]
         return min(bounds) if bounds else None
+    elif user.opcode == "conditional" and operand_index == 0 and user.attrs.get("branch_computations"):
+        return len(user.attrs["branch_computations"])  # an s32 branch index; pred ones are coins anyway
     elif user.opcode == "scatter" and operand_index == (len(ops) - 1) // 2:
         dims = user.attrs.get("scatter_dims_to_operand_dims") or ()
         bounds = [ops[0].shape.dims[d] for d in dims if d < len(ops[0].shape.dims)]

@@ -23,6 +23,8 @@ class Summary:
     nan_count: int = 0
 
     def values_text(self) -> str:
+        if self.dtype == "token":
+            return ""
         more = ", ..." if self.size > len(self.first) else ""
         return "[" + ", ".join(_fmt(v) for v in self.first) + more + "]"
 
