@@ -389,8 +389,6 @@ def test_called_computation_rules() -> None:
                                            "rhs_contracting_dims": (0,)}, "out of range"),
     ("dot", ["s32[2,3]", "s32[3]"], "s8[2]", {"lhs_contracting_dims": (1,),
                                               "rhs_contracting_dims": (0,)}, "narrower"),
-    ("dot", ["f32[2,3]", "s32[3]"], None, {"lhs_contracting_dims": (1,),
-                                           "rhs_contracting_dims": (0,)}, "incompatible"),
     ("convolution", ["f32[1,5,3]", "f32[3,2,4]"], None,
      {"dim_labels": labels("b0f_0io->b0f"), "window": win(WindowDim(3))}, "kernel input features"),
     ("convolution", ["f32[1,5,2]", "f32[2,2,4]"], None,

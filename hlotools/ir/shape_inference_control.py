@@ -7,6 +7,7 @@ shape is checked for divisibility and trusted.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from hlotools.ir.instruction import Instruction
@@ -167,18 +168,29 @@ def _tuple_element(inst: Instruction, shape: Shape, index: int, what: str) -> Sh
 @rule("async-start")
 def infer_async_start(inst: Instruction) -> Shape:
     """((operand shapes...), wrapped computation's result, context...): the context elements
-    are backend-defined, so they are taken from the declared shape."""
+    are backend-defined, so they are taken from the declared shape. Operands may be bound late
+    (async-update appends operands), so the start may pass a prefix of the parameters."""
     ops = Shape.tuple_of(_operand_shapes(inst))
     result = _root_shape(inst, "calls")
-    extra: tuple[Shape, ...] = ()
+    return Shape.tuple_of([ops, result, *_declared_context(inst)])
+
+
+def _declared_context(inst: Instruction) -> tuple[Shape, ...]:
     if inst.shape is not None and inst.shape.tuple_shapes is not None:
-        extra = tuple(strip_layout(s) for s in inst.shape.tuple_shapes[2:])
-    return Shape.tuple_of([ops, result, *extra])
+        return tuple(strip_layout(s) for s in inst.shape.tuple_shapes[2:])
+    return ()
 
 
 @rule("async-update")
 def infer_async_update(inst: Instruction) -> Shape:
-    return strip_layout(operand_shape(inst, 0))
+    """The previous async value, with operands after the first appended to the bound operands."""
+    prev = strip_layout(operand_shape(inst, 0))
+    if len(inst.operands) == 1:
+        return prev
+    bound = _tuple_element(inst, prev, 0, "the async-start/update operand")
+    assert prev.tuple_shapes is not None and bound.tuple_shapes is not None
+    new = [strip_layout(operand_shape(inst, i)) for i in range(1, len(inst.operands))]
+    return Shape.tuple_of([Shape.tuple_of([*bound.tuple_shapes, *new]), *prev.tuple_shapes[1:]])
 
 
 @rule("async-done")
@@ -205,6 +217,16 @@ def group_size(inst: Instruction) -> int | None:
     m = re.match(r"\[\s*(\d+)\s*,\s*(\d+)\s*\]\s*<=", text)
     if m:
         return int(m.group(2))
+    if text.startswith("mesh"):
+        # mesh['a'=4,'b'=2] {'a'}: a group spans the listed axes.
+        axes = dict((k, int(v)) for k, v in re.findall(r"'([^']*)'\s*=\s*(\d+)", text))
+        sel = re.search(r"\]\s*\{([^}]*)\}", text)
+        if sel is None:
+            return None
+        names = re.findall(r"'([^']*)'", sel.group(1))
+        if not names or any(n not in axes for n in names):
+            return None
+        return math.prod(axes[n] for n in names)
     groups = re.findall(r"\{([^{}]*)\}", text)
     sizes = {len([t for t in g.split(",") if t.strip()]) for g in groups}
     sizes.discard(0)
@@ -275,6 +297,8 @@ def infer_reduce_scatter(inst: Instruction) -> Shape:
 @rule("all-reduce", "all-reduce-start", "collective-broadcast")
 def infer_all_reduce(inst: Instruction) -> Shape:
     shapes = _operand_shapes(inst)
+    if inst.opcode == "collective-broadcast" and inst.attrs.get("has_dynamic_root"):
+        shapes = shapes[:-1]  # the last operand names the root participant
     if not shapes:
         raise fail(inst, "expects at least one operand")
     return _tuple_if_many(shapes)
@@ -285,12 +309,13 @@ def infer_all_to_all(inst: Instruction) -> Shape:
     shapes = _operand_shapes(inst)
     if not shapes:
         raise fail(inst, "expects at least one operand")
-    if "dimensions" in inst.attrs:
-        d = _one_dim(inst, shapes[0].rank)
-        g = group_size(inst)
-        if g is not None and shapes[0].dims[d] % g:
-            raise fail(inst, f"split dimension {d} of {shape_text(shapes[0])} is not divisible by "
-                             f"the group size {g}")
+    if "dimensions" not in inst.attrs:
+        return Shape.tuple_of(shapes)  # the tuple form: always a tuple, even of one operand
+    d = _one_dim(inst, shapes[0].rank)
+    g = group_size(inst)
+    if g is not None and shapes[0].dims[d] % g:
+        raise fail(inst, f"split dimension {d} of {shape_text(shapes[0])} is not divisible by "
+                         f"the group size {g}")
     return _tuple_if_many(shapes)
 
 
@@ -311,7 +336,9 @@ def infer_collective_permute(inst: Instruction) -> Shape:
 def infer_collective_permute_start(inst: Instruction) -> Shape:
     """(input, output, context...): the context elements are backend-defined (declared)."""
     out = declared(inst)
-    x = strip_layout(operand_shape(inst, 0))
+    ops = _operand_shapes(inst)
+    in_place = "slice_sizes" in inst.attrs or (len(ops) == 4 and ops[2].is_tuple)
+    x = ops[0] if len(ops) == 1 or in_place else Shape.tuple_of(ops)
     if out.tuple_shapes is None or len(out.tuple_shapes) < 2 or \
             not same_dims_type(out.tuple_shapes[0], x):
         raise fail(inst, f"result must be a tuple starting with the operand shape "

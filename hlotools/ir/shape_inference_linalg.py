@@ -29,12 +29,13 @@ from hlotools.ir.shape_inference_common import (
 
 
 def _preferred_type(inst: Instruction, lhs: Shape, rhs: Shape) -> ElementType:
-    """XLA: the declared type is the preferred element type; it may not narrow an integer."""
+    """XLA: the declared type is the preferred element type; it may not narrow an integer.
+
+    The operands may have different element types (XLA's operand upcaster converts them, e.g.
+    bf16 x s4 or f32 x pred); without a declared type the wider one is the result type.
+    """
     a, b = lhs.element_type, rhs.element_type
     assert a is not None and b is not None
-    if a != b and not (a.is_float and b.is_float) and a.kind != b.kind:
-        raise fail(inst, f"operands have incompatible element types: {shape_text(lhs)} and "
-                         f"{shape_text(rhs)}")
     default = a if a.bits >= b.bits else b
     if inst.shape is None or not inst.shape.is_array:
         return default
@@ -86,8 +87,9 @@ def infer_dot(inst: Instruction) -> Shape:
 
 @rule("scaled-dot")
 def infer_scaled_dot(inst: Instruction) -> Shape:
-    lhs, rhs = array_operand(inst, 0, "lhs"), array_operand(inst, 2, "rhs")
-    for i in (1, 3):
+    # Operands: lhs, rhs, lhs_scale, rhs_scale.
+    lhs, rhs = array_operand(inst, 0, "lhs"), array_operand(inst, 1, "rhs")
+    for i in (2, 3):
         array_operand(inst, i, "scale")
     if inst.shape is not None and inst.shape.is_array:
         et = inst.shape.element_type
@@ -153,8 +155,12 @@ def _inputs_and_inits(inst: Instruction) -> tuple[list[Shape], list[Shape]]:
     return xs, inits
 
 
-def _tuple_if_many(shapes: list[Shape]) -> Shape:
-    return shapes[0] if len(shapes) == 1 else Shape.tuple_of(shapes)
+def _reducer_result(inst: Instruction, shapes: list[Shape]) -> Shape:
+    """N results as a tuple when N > 1, or when the reducer itself returns a (1-)tuple."""
+    comp = inst.attrs.get("to_apply")
+    root = getattr(comp, "root", None)
+    returns_tuple = root is not None and root.shape is not None and root.shape.is_tuple
+    return shapes[0] if len(shapes) == 1 and not returns_tuple else Shape.tuple_of(shapes)
 
 
 @rule("reduce")
@@ -164,14 +170,14 @@ def infer_reduce(inst: Instruction) -> Shape:
     check_dims_in_range(inst, dims, xs[0].rank, "dimensions")
     check_unique(inst, dims, "dimensions")
     kept = [s for d, s in enumerate(xs[0].dims) if d not in dims]
-    return _tuple_if_many([make(init.element_type, kept) for init in inits])
+    return _reducer_result(inst, [make(init.element_type, kept) for init in inits])
 
 
 @rule("reduce-window")
 def infer_reduce_window(inst: Instruction) -> Shape:
     xs, inits = _inputs_and_inits(inst)
     out = _window_dims(inst, xs[0], opt_attr(inst, "window", Window(())))
-    return _tuple_if_many([make(init.element_type, out) for init in inits])
+    return _reducer_result(inst, [make(init.element_type, out) for init in inits])
 
 
 @rule("select-and-scatter")

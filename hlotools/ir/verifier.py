@@ -13,6 +13,8 @@ error's line/column) its place in the text.
 """
 from __future__ import annotations
 
+import re
+
 from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -161,7 +163,7 @@ def _entry_layout_shapes(value: object) -> tuple[list[Shape], Shape] | None:
         return None
     from hlotools.text.parse_shape import ShapeError, parse_shape_text
 
-    text = value.strip()
+    text = re.sub(r"/\*.*?\*/", "", value).strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1]
     try:

@@ -64,8 +64,12 @@ def _expect_signature(comp: Computation, what: str, params: Sequence[Shape],
 
 def _reducer(comp: Computation, what: str, accumulators: Sequence[Shape],
              inputs: Sequence[Shape]) -> str | None:
-    """A reducer takes N accumulators then N inputs (scalars) and returns the N accumulators."""
-    result = accumulators[0] if len(accumulators) == 1 else Shape.tuple_of(list(accumulators))
+    """A reducer takes N accumulators then N inputs (scalars) and returns the N accumulators
+    (a tuple when N > 1; XLA also accepts a 1-tuple for N == 1)."""
+    root = _root(comp)
+    one_tuple = root is not None and root.is_tuple
+    result = accumulators[0] if len(accumulators) == 1 and not one_tuple \
+        else Shape.tuple_of(list(accumulators))
     return _expect_signature(comp, what, [*accumulators, *inputs], result)
 
 
@@ -190,6 +194,8 @@ def check_call(inst: Instruction) -> str | None:
         return None
     params = _params(comp)
     ops = _operand_shapes(inst)
+    if inst.opcode == "async-start" and len(ops) < len(params):
+        params = params[:len(ops)]  # late binding: async-update passes the rest
     if len(params) != len(ops):
         return f"%{comp.name} takes {len(params)} parameters but the {inst.opcode} has " \
                f"{len(ops)} operands"
