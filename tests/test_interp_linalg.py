@@ -242,3 +242,37 @@ def test_batch_norm_grad() -> None:
     r = 0.5 / math.sqrt(2)
     assert np.allclose(dx, [[r, -r, 0]], atol=1e-6)
     assert np.allclose(dscale, [-1 / math.sqrt(2)]) and doffset.tolist() == [1]
+
+
+# ------------------------------------------------------------- ragged-dot / scaled-dot
+def test_ragged_dot_non_contracting_groups_rows() -> None:
+    # rows 0 | 1,2 | (3 in no group): group 0 uses rhs[0] = [1,1], group 1 rhs[1] = [10,100]
+    out, = run("""
+  a = f32[4,2] parameter(0)
+  b = f32[2,2,1] parameter(1)
+  g = s32[2] parameter(2)
+  ROOT r = f32[4,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+""", np.arange(8, dtype=F).reshape(4, 2), np.array([[[1], [1]], [[10], [100]]], F), np.array([1, 2], np.int32))
+    assert out.reshape(-1).tolist() == [0 + 1, 2 * 10 + 3 * 100, 4 * 10 + 5 * 100, 0]
+
+
+def test_ragged_dot_contracting_splits_the_sum() -> None:
+    out, = run("""
+  a = f32[1,4] parameter(0)
+  b = f32[4,1] parameter(1)
+  g = s32[2] parameter(2)
+  ROOT r = f32[2,1,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
+""", np.array([[1, 2, 3, 4]], F), np.ones((4, 1), F), np.array([1, 3], np.int32))
+    assert out.reshape(-1).tolist() == [1, 2 + 3 + 4]
+
+
+def test_scaled_dot_block_scales() -> None:
+    # lhs scale [[1,2],[3,4]] covers blocks of 2 along the contracting dim; rhs scale 10.
+    out, = run("""
+  a = f32[2,4] parameter(0)
+  b = f32[4,1] parameter(1)
+  s = f32[2,2] parameter(2)
+  t = f32[1,1] parameter(3)
+  ROOT r = f32[2,1] scaled-dot(a, b, s, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+""", np.ones((2, 4), F), np.ones((4, 1), F), np.array([[1, 2], [3, 4]], F), np.full((1, 1), 10, F))
+    assert out.reshape(-1).tolist() == [(1 + 1 + 2 + 2) * 10, (3 + 3 + 4 + 4) * 10]

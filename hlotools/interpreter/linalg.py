@@ -97,6 +97,108 @@ def dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     return to_result(out, result)
 
 
+def _dot_dims(inst: Instruction) -> tuple[tuple[int, ...], ...]:
+    a = inst.attrs
+    return tuple(tuple(int(v) for v in a.get(k, ())) for k in (
+        "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims", "rhs_contracting_dims"))
+
+
+def _group_masks(sizes: np.ndarray, length: int) -> np.ndarray:
+    """masks[..., i, p]: position p of a ragged dim of `length` lies in group i (groups are
+    consecutive runs of `sizes[..., i]` positions; positions past the total are in none)."""
+    sizes = sizes.astype(np.int64)
+    end = np.cumsum(sizes, axis=-1)
+    start = end - sizes
+    p = np.arange(length)
+    return (p >= start[..., None]) & (p < end[..., None])
+
+
+@kernel("ragged-dot")
+def ragged_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    """XLA/CHLO ragged dot. The lhs ragged dim is split into consecutive groups of
+    `group_sizes`; the mode follows from what that dim is:
+      non-contracting: rows of group i multiply rhs[i] (rhs_group_dims picks i); out [.., m, n]
+      contracting:     out[i] = dot restricted to group i's contracting positions; out [g, ..]
+      batch:           an ordinary dot over the rows that lie in some group.
+    Leading dims of group_sizes (all but the last) pair with the lhs dims before the ragged
+    dim that are not contracting dims."""
+    lhs, rhs, sizes = args[0], args[1], np.asarray(args[2])
+    lb, rb, lc, rc = _dot_dims(inst)
+    ragged = tuple(int(v) for v in inst.attrs.get("lhs_ragged_dims", ()))
+    group = tuple(int(v) for v in inst.attrs.get("rhs_group_dims", ()))
+    if len(ragged) != 1:
+        raise _fail(inst, f"expected one lhs_ragged_dims entry, got {ragged}")
+    r = ragged[0]
+    result = inst.shape.dtype
+    acc = compute_dtype(result, lhs.dtype, rhs.dtype)
+    lead = [d for d in range(r) if d not in lc][-(sizes.ndim - 1):] if sizes.ndim > 1 else []
+    masks = _group_masks(sizes, lhs.shape[r])  # (lead..., g, length)
+    g = masks.shape[-2]
+    xw = _widen(lhs, acc)
+
+    def masked(i: int) -> np.ndarray:
+        m = np.take(masks, i, axis=-2)  # (lead..., length)
+        shape = [1] * lhs.ndim
+        for d in lead:
+            shape[d] = lhs.shape[d]
+        shape[r] = lhs.shape[r]
+        return xw * m.reshape(shape)
+
+    if r in lc:
+        outs = [dot_general(masked(i), rhs, lb, rb, lc, rc, acc) for i in range(g)]
+        out = np.stack(outs) if outs else np.zeros(tuple(inst.shape.dims), acc)
+    elif r in lb:
+        union = masks.any(axis=-2)
+        shape = [1] * lhs.ndim
+        for d in lead:
+            shape[d] = lhs.shape[d]
+        shape[r] = lhs.shape[r]
+        out = dot_general(xw * union.reshape(shape), rhs, lb, rb, lc, rc, acc)
+    else:
+        if len(group) != 1:
+            raise _fail(inst, f"a non-contracting ragged dim needs one rhs_group_dims entry, got {group}")
+        gd = group[0]
+        keep = [d for d in range(rhs.ndim) if d != gd]
+        remap = {d: keep.index(d) for d in keep}
+        rb2, rc2 = tuple(remap[d] for d in rb), tuple(remap[d] for d in rc)
+        out = sum((dot_general(masked(i), np.take(rhs, i, axis=gd), lb, rb2, lc, rc2, acc)
+                   for i in range(g)), np.zeros((), acc))
+    out = np.asarray(out)
+    if out.shape != tuple(inst.shape.dims):
+        raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
+    return to_result(out, result)
+
+
+def _expand_scale(x: np.ndarray, scale: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """Block scaling: each scale element covers a block of x (x dims are multiples of the
+    scale dims); a rank-0 scale applies to everything."""
+    s = np.asarray(scale).astype(acc)
+    if s.ndim == 0:
+        return _widen(x, acc) * s
+    for d in range(x.ndim):
+        if s.shape[d] != x.shape[d]:
+            s = np.repeat(s, x.shape[d] // max(s.shape[d], 1), axis=d)
+    return _widen(x, acc) * s
+
+
+@kernel("scaled-dot")
+def scaled_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    """dot(lhs * expand(lhs_scale), rhs * expand(rhs_scale)) in f32 (MX-style block scales).
+
+    Operand order is XLA's (lhs, rhs, lhs_scale, rhs_scale); two optional trailing scalar
+    "global" scales (NVFP4) multiply the result."""
+    lhs, rhs, lhs_scale, rhs_scale = args[:4]
+    result = inst.shape.dtype
+    acc = compute_dtype(result, np.dtype(np.float32))
+    lb, rb, lc, rc = _dot_dims(inst)
+    out = dot_general(_expand_scale(lhs, lhs_scale, acc), _expand_scale(rhs, rhs_scale, acc), lb, rb, lc, rc, acc)
+    for extra in args[4:]:
+        out = out * np.asarray(extra).astype(acc).reshape(())
+    if out.shape != tuple(inst.shape.dims):
+        raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
+    return to_result(out, result)
+
+
 # ------------------------------------------------------------------------- convolution
 def _dilate_and_pad(x: np.ndarray, spatial_axes: list[int], window: Window) -> np.ndarray:
     """Base (lhs) dilation, then low/high padding (negative = cropping), with zeros."""
