@@ -93,7 +93,10 @@ class PaddingConfig:
     dims: tuple[tuple[int, int, int], ...]  # (low, high, interior) per dimension
 
     def to_text(self) -> str:
-        return "x".join(f"{lo}_{hi}" + (f"_{it}" if it else "") for lo, hi, it in self.dims)
+        """XLA's PaddingConfigToString: interior padding on every dim once any dim has it."""
+        if any(it for _, _, it in self.dims):
+            return "x".join(f"{lo}_{hi}_{it}" for lo, hi, it in self.dims)
+        return "x".join(f"{lo}_{hi}" for lo, hi, _ in self.dims)
 
 
 @dataclass(frozen=True)
