@@ -34,6 +34,8 @@ def rebroadcast_scalar(inst: Instruction, b: Builder) -> Instruction | None:
     select elements (every element is the scalar either way)."""
     x = inst.operands[0]
     if x.opcode == "broadcast" and x.operands[0].shape.rank == 0:
+        if x.shape == inst.shape:
+            return x
         return b.new("broadcast", inst.shape, [x.operands[0]], {"dimensions": ()})
     return None
 
