@@ -250,3 +250,17 @@ def test_token_results_show_as_their_type(tmp_path: Path) -> None:
     r = invoke([model, "--inputs", tmp_path / "x.npy", "--expected", tmp_path / "o.npz"])
     assert r.exit_code == 0 and "out1: match" in r.stdout
     assert invoke([model, "--inputs", tmp_path / "x.npy", "-o", "-"]).exit_code == 2
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["m.hlo", "--inputs", "a", "b"], ["m.hlo", "--inputs", "a", "--inputs", "b"]),
+    (["--inputs", "a", "b", "m.hlo"], ["--inputs", "a", "--inputs", "b", "m.hlo"]),
+    (["--inputs", "a", "m.hlo", "-o", "x"], ["--inputs", "a", "m.hlo", "-o", "x"]),
+    (["-o", "x", "--inputs", "a", "b", "-"], ["-o", "x", "--inputs", "a", "--inputs", "b", "-"]),
+    (["--inputs", "a", "-o", "x", "m.hlo"], ["--inputs", "a", "-o", "x", "m.hlo"]),
+    (["--inputs=a", "m.hlo"], ["--inputs=a", "m.hlo"]),
+])
+def test_inputs_takes_a_run_of_files(argv: list[str], want: list[str]) -> None:
+    from hlotools.cli.common import _value_options, expand_variadic
+
+    assert expand_variadic(argv, "--inputs", _value_options(main) - {"--inputs"}) == want

@@ -41,7 +41,39 @@ def test_emit_dot_has_clusters_nodes_and_edges(tmp_path: Path) -> None:
     edge = f'{by_name["x.1"]} -> {by_name["dot_general.2"]} [label="0"];'
     assert edge in dot
     # The call's callee root feeds the call (dashed).
-    assert f'{by_name["max.3"]} -> {by_name["jit_relu_.1"]} [style=dashed' in dot
+    assert f'{by_name["max.3"]} -> {by_name["jit_relu_.1"]} [style=dashed, color="#666666", label="to_apply"];' in dot
+
+
+def test_dot_names_called_computations_and_tuple_indices() -> None:
+    text = """HloModule w
+
+cond {
+  c = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(c), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  b = (s32[]) parameter(0)
+  i = s32[] get-tuple-element(b), index=0
+  one = s32[] constant(1)
+  s = s32[] add(i, one)
+  ROOT t = (s32[]) tuple(s)
+}
+
+ENTRY main {
+  z = s32[] constant(0)
+  t = (s32[]) tuple(z)
+  ROOT w = (s32[]) while(t), condition=cond, body=body
+}
+"""
+    r = invoke(["-", "--emit=dot"], input=text)
+    assert r.exit_code == 0, r.output
+    dot = r.stdout
+    assert 'label="condition"' in dot and 'label="body"' in dot
+    assert 'label="i\\nget-tuple-element 0\\ns32[]"' in dot
+    assert 'label="one\\nconstant 1\\ns32[]"' in dot
 
 
 def test_llvm_forms_are_a_usage_error_for_now() -> None:

@@ -31,7 +31,7 @@ EPILOG = """\b
 Examples:
   hlo-opt model.hlo                      check model.hlo and print it canonically
   hlo-opt model.hlo --style=long         print in XLA's dump form (layouts, full names)
-  jax_dump | hlo-opt -                   read standard input
+  cat model.hlo | hlo-opt -              read standard input
   hlo-opt cases.hlo --split-input-file   several modules separated by '// -----' lines
   hlo-opt model.hlo -o clean.hlo         write to a file
   hlo-opt bad.hlo --no-verify            print a module that parses but breaks shape rules

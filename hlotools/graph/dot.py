@@ -6,7 +6,7 @@ calls, so the data flow through `call`, `while`, `fusion`, `reduce` ... stays vi
 from __future__ import annotations
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
 from hlotools.ir.module import Module
 
 # Fill colours by opcode category (ir/opcodes.py), light enough for black text.
@@ -38,6 +38,8 @@ def _label(inst: Instruction) -> str:
     lit = inst.literal
     if inst.opcode == "constant" and lit is not None and lit.text and len(lit.text) <= _MAX_CONSTANT_TEXT:
         parts[1] = f"constant {lit.text}"
+    elif inst.opcode == "get-tuple-element" and isinstance(inst.attrs.get("index"), int):
+        parts[1] = f"get-tuple-element {inst.attrs['index']}"
     parts.append(inst.shape.to_text(with_layout=False))
     return "\n".join(parts)
 
@@ -65,6 +67,20 @@ def _computation_lines(comp: Computation, index: int, ids: dict[int, str]) -> li
     return lines
 
 
+def _callees(inst: Instruction) -> list[tuple[str, Computation]]:
+    """(attribute name, computation) for each computation the instruction calls."""
+    out: list[tuple[str, Computation]] = []
+    for key in COMPUTATION_ATTRS:
+        c = inst.attrs.get(key)
+        if isinstance(c, Computation):
+            out.append((key, c))
+    for key in COMPUTATION_LIST_ATTRS:
+        for i, c in enumerate(inst.attrs.get(key) or ()):
+            if isinstance(c, Computation):
+                out.append((f"{key}[{i}]", c))
+    return out
+
+
 def _edge_lines(comp: Computation, ids: dict[int, str]) -> list[str]:
     lines: list[str] = []
     for inst in comp.instructions:
@@ -74,9 +90,10 @@ def _edge_lines(comp: Computation, ids: dict[int, str]) -> list[str]:
             lines.append(f"  {_node_id(op, ids)} -> {me}{tag};")
         for pred in inst.control_predecessors:
             lines.append(f'  {_node_id(pred, ids)} -> {me} [style=dotted, color="#cc0000"];')
-        for callee in inst.called_computations():
+        for role, callee in _callees(inst):
             if callee.root is not None:
-                lines.append(f'  {_node_id(callee.root, ids)} -> {me} [style=dashed, color="#666666"];')
+                lines.append(f'  {_node_id(callee.root, ids)} -> {me} '
+                             f'[style=dashed, color="#666666", label={_quote(role)}];')
     return lines
 
 
