@@ -99,6 +99,8 @@ def input_argument(f: F) -> F:
 def read_input(path: str) -> tuple[str, str]:
     """(text, display name) of a file or of standard input ('-')."""
     if path == "-":
+        if sys.stdin.isatty():  # `hlo-opt` with no FILE at a prompt: say why nothing happens
+            err("reading HLO text from standard input (end it with Ctrl-D)")
         stream = getattr(sys.stdin, "buffer", None)
         data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
         name = "<stdin>"
