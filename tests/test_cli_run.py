@@ -264,3 +264,14 @@ def test_inputs_takes_a_run_of_files(argv: list[str], want: list[str]) -> None:
     from hlotools.cli.common import _value_options, expand_variadic
 
     assert expand_variadic(argv, "--inputs", _value_options(main) - {"--inputs"}) == want
+
+
+def test_printed_literals_feed_expected_and_inputs(tmp_path: Path) -> None:
+    model = write(tmp_path, "tup.hlo", TUPLE)
+    printed = invoke([model, "--random", "9", "--print-literals"]).stdout
+    (tmp_path / "out.txt").write_text(printed)
+    assert invoke([model, "--random", "9", "--expected", tmp_path / "out.txt"]).exit_code == 0
+    assert invoke([model, "--random", "8", "--expected", tmp_path / "out.txt"]).exit_code == 3
+    (tmp_path / "in.txt").write_text("f32[2] {1, 2}\n(s32[], bf16[2]) (3, {1, 4})\n")
+    r = invoke([model, "--inputs", tmp_path / "in.txt", "--print-literals"])
+    assert r.stdout == "f32[2]{0} {2, 6}\ns32[] 3\nbf16[2]{0} {1, 4}\n"

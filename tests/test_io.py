@@ -177,3 +177,25 @@ def test_summary_and_literal_text() -> None:
     assert s.values_text() == "[1, nan, -3, 4]"
     assert literal_text(np.array([1, 2], np.float32), arr(F32, 2)) == "f32[2]{0} {1, 2}"
     assert literal_text(np.float32(2.5).reshape(()), arr(F32)) == "f32[] 2.5"
+
+
+def test_literal_text_files_round_trip(tmp_path: Path) -> None:
+    from hlotools.io.literal_text import parse_literal_lines
+
+    text = ("// results\nf32[2]{0} {1.5, -2}\n\ns32[] 7\n(pred[2], bf16[]) ({1, 0}, 0.5)\n"
+            "f32[2] {3, 4}\n")
+    a, b, c, d, e = parse_literal_lines(text, "l.txt")
+    assert a.dtype == np.float32 and a.tolist() == [1.5, -2.0]
+    assert b.dtype == np.int32 and int(b) == 7 and b.shape == ()
+    assert c.tolist() == [True, False] and d.dtype == ml_dtypes.bfloat16 and float(d) == 0.5
+    assert e.tolist() == [3.0, 4.0]  # no layout: the braces are the values
+    printed = literal_text(a, arr(F32, 2))
+    (back,) = parse_literal_lines(printed, "p.txt")
+    assert np.array_equal(back, a)
+    with pytest.raises(HloError) as err:
+        parse_literal_lines("f32[2] {1, 2}\ns32[] 3x\n", "bad.txt")
+    assert err.value.format().splitlines()[0].startswith("bad.txt:2:7: error: ")
+    with pytest.raises(HloError, match="expected a literal 'SHAPE VALUES'"):
+        parse_literal_lines("f32[2 {1, 2}\n", "bad.txt")
+    (tmp_path / "lits.txt").write_text(text)
+    assert [x.key for x in read_arrays([str(tmp_path / "lits.txt")])] == [None] * 5

@@ -41,6 +41,7 @@ Examples:
   hlo-run model.hlo --inputs in.npz -o out.npz    keys in0, in1, ... or parameter names
   hlo-run model.hlo --inputs in.npz --expected want.npz --rtol 1e-5
   hlo-run model.hlo --random 0 --print-literals   results as HLO literals
+  hlo-run model.hlo --inputs args.txt             HLO literals, one per line: f32[2] {1, 2}
   hlo-run model.hlo --random 0 --repeat 20 --json timings (median, min) as JSON
   hlo-opt model.hlo | hlo-run - --random 0        read the module from standard input
 
@@ -187,13 +188,15 @@ class RunCommand(VariadicCommand):
 @click.command(cls=RunCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @click.option("--inputs", multiple=True, metavar="FILE...",
-              help="Arguments: one .npy per parameter leaf, or one .npz (keys in0.. or parameter names).")
+              help="Arguments: one .npy per parameter leaf, one .npz (keys in0.. or parameter names), "
+                   "or a text file of HLO literals, one per line.")
 @click.option("--random", "seed", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Random arguments from SEED (floats N(0,1), small ints, in-range indices).")
 @click.option("-o", "--output", default=None, metavar="FILE",
               help="Save the results to FILE, an .npz with out0, out1, ...")
 @click.option("--expected", default=None, metavar="FILE",
-              help="Compare with the arrays in FILE (.npz out0.. or .npy); exit 3 on a mismatch.")
+              help="Compare with the arrays in FILE (.npz out0.., .npy or literal text); exit 3 on a "
+                   "mismatch.")
 @click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="R",
               help="Relative tolerance: |a-e| <= atol + rtol*|e| (default: by element type).")
 @click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A", help="Absolute tolerance.")

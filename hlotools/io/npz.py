@@ -1,7 +1,9 @@
-"""Reading inputs and expected outputs from .npy/.npz files, writing outputs to .npz.
+"""Reading inputs and expected outputs from .npy/.npz (or HLO literal text) files, writing
+outputs to .npz.
 
 Inputs bind to the entry's parameter leaves (see arrays.parameter_leaves): either one .npy
-file per leaf, in order, or one .npz whose keys are `in0, in1, ...` (the corpus convention),
+file per leaf, in order, a text file of HLO literals (one per line, in order), or one .npz
+whose keys are `in0, in1, ...` (the corpus convention),
 `arr_0, arr_1, ...` (np.savez's positional names) or the parameter names. Outputs are saved
 as `out0, out1, ...`; ml_dtypes arrays are stored as raw bytes and come back typed when
 read against the module.
@@ -18,6 +20,7 @@ import numpy as np
 
 from hlotools.errors import HloError, HloRuntimeError
 from hlotools.io.arrays import LeafSpec, coerce, storable
+from hlotools.io.literal_text import parse_literal_lines
 
 
 @dataclass(frozen=True)
@@ -27,12 +30,19 @@ class NamedArray:
     source: str  # file the array came from (for messages)
 
 
-def _load(path: str) -> np.ndarray | dict[str, np.ndarray]:
+_NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")  # .npy, .npz (zip; empty zip)
+
+
+def _load(path: str) -> np.ndarray | dict[str, np.ndarray] | list[np.ndarray]:
     p = Path(path)
     if not p.exists():
         raise HloError("no such file or directory", filename=path)
     if p.is_dir():
         raise HloError("is a directory, not a .npy/.npz file", filename=path)
+    with open(p, "rb") as f:
+        head = f.read(6)
+    if not head.startswith(_NUMPY_MAGIC) and p.suffix not in (".npy", ".npz"):
+        return _load_literals(p, path)
     try:
         data = np.load(p, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
@@ -43,13 +53,25 @@ def _load(path: str) -> np.ndarray | dict[str, np.ndarray]:
         return {k: data[k] for k in data.files}
 
 
+def _load_literals(p: Path, path: str) -> list[np.ndarray]:
+    """A text file of HLO literals, one per line (what `hlo-run --print-literals` writes)."""
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise HloError("neither a .npy/.npz file nor HLO literal text", filename=path) from None
+    return parse_literal_lines(text, path)
+
+
 def read_arrays(paths: Sequence[str]) -> list[NamedArray]:
-    """All arrays in the given files, in order: .npy files as-is, .npz members by key."""
+    """All arrays in the given files, in order: .npy files and literal lines by position,
+    .npz members by key."""
     out: list[NamedArray] = []
     for path in paths:
         data = _load(path)
         if isinstance(data, np.ndarray):
             out.append(NamedArray(None, data, path))
+        elif isinstance(data, list):
+            out.extend(NamedArray(None, a, path) for a in data)
         else:
             out.extend(NamedArray(k, v, path) for k, v in data.items())
     return out
