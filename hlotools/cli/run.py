@@ -94,7 +94,7 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     if inputs:
         arrays = read_arrays(list(inputs))
         if len(inputs) > 1 and any(a.key is not None for a in arrays):
-            raise usage_error("give either one .npz file or one .npy file per parameter to --inputs")
+            raise usage_error("give --inputs one .npz file, or .npy/literal files for the parameters in order")
         return _with_tokens(specs, bind(arrays, specs))
     if seed is not None:
         return _with_tokens(specs, random_inputs(module, seed))
@@ -110,9 +110,9 @@ def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], se
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
     args = _arguments(module, inputs, seed)
-    runner, compile_s = _timed(lambda: backend.compile(module), repeat if backend.compiles else 1)
-    assert runner is not None
     try:
+        runner, compile_s = _timed(lambda: backend.compile(module), repeat if backend.compiles else 1)
+        assert runner is not None
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
             outputs, run_s = _timed(lambda: runner(args), repeat)
     except HloError as e:
