@@ -275,39 +275,39 @@ def _is_computation_value(value: Any) -> bool:
 
 
 def computation_post_order(module: Module) -> list[Computation]:
-    """Callees before callers, otherwise the module's order (the parser's text order)."""
+    """The module's order (the parser's text order, which is the order XLA printed), moving a
+    computation only when a caller precedes it: callees always print before their callers.
+
+    XLA prints HloModule::MakeComputationPostOrder of its in-memory module; the text it
+    printed is already such an order, so keeping it reproduces XLA's bytes, while IR that
+    passes extended (new computations appended) still prints in a parseable order.
+    """
     seen: set[int] = set()
     order: list[Computation] = []
-
-    def visit(comp: Computation) -> None:
-        stack: list[tuple[Computation, list[Computation]]] = [(comp, _callees(comp))]
+    for comp in module.computations:
+        if id(comp) in seen:
+            continue
         seen.add(id(comp))
+        stack: list[tuple[Computation, list[Computation]]] = [(comp, _callees(comp))]
         while stack:
             cur, pending = stack[-1]
-            while pending and id(pending[0]) in seen:
-                pending.pop(0)
             if pending:
-                nxt = pending.pop(0)
-                seen.add(id(nxt))
-                stack.append((nxt, _callees(nxt)))
-            else:
-                stack.pop()
-                order.append(cur)
-
-    for comp in module.computations:
-        if id(comp) not in seen:
-            visit(comp)
-    # The entry computation prints last, as XLA does.
-    if module.entry is not None and order and order[-1] is not module.entry and module.entry in order:
-        order.remove(module.entry)
-        order.append(module.entry)
+                nxt = pending.pop()
+                if id(nxt) not in seen:
+                    seen.add(id(nxt))
+                    stack.append((nxt, _callees(nxt)))
+                continue
+            stack.pop()
+            order.append(cur)
     return order
 
 
 def _callees(comp: Computation) -> list[Computation]:
+    """Called computations in call order, reversed (so list.pop() yields the first)."""
     out: list[Computation] = []
     for inst in comp.instructions:
         out.extend(inst.called_computations())
+    out.reverse()
     return out
 
 
