@@ -3,6 +3,8 @@ floats, multi-operand sorts, comparators the fast path does not recognise (merge
 calling the comparator), sorting along a non-minor dim, and topk's tie order."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,38 @@ def test_topk_largest_ties_go_to_the_lower_index() -> None:
 def test_topk_smallest() -> None:
     vals, idx = run(TOPK % "false", np.array([[4, 1, 3, 1, 2], [9, 8, 7, 6, 5]], F))
     assert vals.tolist() == [[1, 1, 2], [5, 6, 7]] and idx.tolist() == [[1, 3, 4], [4, 3, 2]]
+
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+XLA = SHARED / "corpus" / "xla"
+
+
+@pytest.mark.parametrize("name", ["parser_test/parser_test_0121", "parser_test/parser_test_0122",
+                                  "hlo_files/hlofile_0560"])
+def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
+    """Sorts without is_stable whose keys have ties: XLA:CPU's std::sort leaves equal keys
+    out of input order; the outputs must match XLA's bit for bit."""
+    hlo = XLA / f"{name}.hlo"
+    if not hlo.exists():
+        pytest.skip("shared XLA corpus not available")
+    module = hlotools.parse_module(hlo.read_text())
+    inputs = np.load(XLA / "expected" / f"{name}.inputs.npz")
+    expected = np.load(XLA / "expected" / f"{name}.expected.npz")
+    params = [leaf for p in module.entry.parameters for leaf in p.shape.leaves()]
+    args = [inputs[f"in{i}"].view(s.dtype) for i, s in enumerate(params)]
+    outs = evaluate(module, args)
+    assert len(outs) == len(expected.files)
+    for i, out in enumerate(outs):
+        assert np.array_equal(np.ascontiguousarray(out).view(np.uint8), expected[f"out{i}"].view(np.uint8)), f"output {i}"
+
+
+def test_std_sort_model_sorts_and_is_unstable_on_long_rows() -> None:
+    from hlotools.interpreter.std_sort import std_sort
+
+    keys = [(i * 37) % 5 for i in range(40)]
+    order = std_sort(list(range(40)), lambda i, j: keys[i] < keys[j])
+    assert [keys[i] for i in order] == sorted(keys)
+    assert sorted(order) == list(range(40))
+    # Up to 16 elements std::sort is an insertion sort, which keeps ties in input order.
+    small = [3, 1, 3, 1, 2]
+    assert std_sort(list(range(5)), lambda i, j: small[i] < small[j]) == [1, 3, 4, 0, 2]

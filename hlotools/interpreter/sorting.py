@@ -1,21 +1,24 @@
 """sort (multi-operand, custom comparator) and topk.
 
-XLA:CPU sorts with std::stable_sort when is_stable is set and std::sort otherwise; the
-interpreter always sorts stably (for a strict weak order the two only differ in the order
-of ties, which XLA leaves unspecified). Comparators of the form `compare(p[2i], p[2i+1])`
+XLA:CPU sorts with std::stable_sort when is_stable is set and std::sort otherwise. The
+interpreter sorts stably, and for an unstable sort replays libstdc++'s std::sort (std_sort.py)
+on the rows that contain ties, so equal keys end up in XLA's order too. Comparators of the form `compare(p[2i], p[2i+1])`
 with LT/GT become one stable numpy argsort; any other comparator drives a bottom-up merge
 sort whose merge positions are found by a vectorised binary search, so the comparator runs
 on whole arrays O(log^2 n) times instead of O(n log n) scalar calls.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
+from hlotools.interpreter.linalg import dtype_kind
 from hlotools.interpreter.patterns import simple_comparator
 from hlotools.interpreter.registry import kernel
+from hlotools.interpreter.std_sort import std_sort
 from hlotools.ir.instruction import Instruction
 
 
@@ -119,7 +122,42 @@ def _compare(ev: Any, comp: Any, lhs: list[np.ndarray], rhs: list[np.ndarray]) -
     return np.asarray(ev.apply(comp, args)[0]).astype(bool)
 
 
-def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int) -> list[np.ndarray]:
+def _std_sort_rows(perm: np.ndarray, rows: list[int], keys: np.ndarray) -> np.ndarray:
+    """Redo the listed rows with the libstdc++ std::sort model; `keys[r]` orders row r
+    (less(i, j) = keys[r, i] < keys[r, j], Python semantics, so NaN compares false)."""
+    perm = perm.copy()
+    for r in rows:
+        perm[r] = std_sort(list(range(keys.shape[-1])), _less_by(keys[r].tolist()))
+    return perm
+
+
+def _less_by(k: list[Any]) -> Callable[[int, int], bool]:
+    return lambda i, j: bool(k[i] < k[j])
+
+
+def _rows_with_ties(sorted_keys: np.ndarray) -> list[int]:
+    if sorted_keys.shape[-1] < 2:
+        return []
+    return np.flatnonzero((sorted_keys[:, 1:] == sorted_keys[:, :-1]).any(axis=1)).tolist()
+
+
+def _unstable_from_classes(ev: Any, comp: Any, rows: list[np.ndarray], perm: np.ndarray) -> np.ndarray:
+    """For an arbitrary comparator: equivalence classes from one comparator call on
+    neighbours of the stable order, then std::sort over class ids for rows with ties."""
+    if rows[0].shape[-1] < 2:
+        return perm
+    cur = _permute(rows, perm)
+    step = _compare(ev, comp, [c[:, :-1] for c in cur], [c[:, 1:] for c in cur])
+    cls_sorted = np.concatenate([np.zeros((perm.shape[0], 1), np.int64), np.cumsum(step, axis=1)], axis=1)
+    cls = np.empty_like(cls_sorted)
+    np.put_along_axis(cls, perm, cls_sorted, axis=-1)
+    tied = np.flatnonzero(~step.all(axis=1)).tolist()
+    return _std_sort_rows(perm, tied, cls)
+
+
+def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable: bool = True) -> list[np.ndarray]:
+    """Sort along `dim`: stable like std::stable_sort, or (stable=False) with the order of
+    ties that XLA:CPU's std::sort produces."""
     moved = [np.moveaxis(o, dim, -1) for o in operands]
     shape = moved[0].shape
     n = shape[-1] if shape else 1
@@ -127,13 +165,24 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int) -> lis
     perm = None
     simple = simple_comparator(comp)
     if simple is not None and simple.operand < len(rows):
-        key = _sort_key(rows[simple.operand], simple.total_order)
+        col = rows[simple.operand]
+        key = _sort_key(col, simple.total_order)
         if key is not None:
-            perm = np.argsort(_descending(key) if simple.descending else key, axis=-1, kind="stable")
+            k = _descending(key) if simple.descending else key
+            perm = np.argsort(k, axis=-1, kind="stable")
+            if not stable:
+                perm = _std_sort_rows(perm, _rows_with_ties(np.take_along_axis(k, perm, axis=-1)), k)
+        elif not stable and dtype_kind(col.dtype) == "f":
+            # IEEE compare with NaNs (no strict weak order): replay std::sort on the values.
+            wide = col.astype(np.float64)
+            perm = _std_sort_rows(np.zeros(col.shape, np.int64), list(range(col.shape[0])),
+                                  -wide if simple.descending else wide)
     if perm is None:
         perm = merge_sort_permutation(ev, comp, rows)
+        if not stable:
+            perm = _unstable_from_classes(ev, comp, rows, perm)
     out = _permute(rows, perm)
-    return [np.moveaxis(o.reshape(shape), -1, dim) for o in out]
+    return [np.ascontiguousarray(np.moveaxis(o.reshape(shape), -1, dim)) for o in out]
 
 
 @kernel("sort")
@@ -150,7 +199,7 @@ def sort_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     dim = dims[0]
     if operands[0].ndim == 0 or not 0 <= dim < operands[0].ndim:
         raise _fail(inst, f"sort dimension {dim} out of range for rank {operands[0].ndim}")
-    out = sort_arrays(ev, comp, operands, dim)
+    out = sort_arrays(ev, comp, operands, dim, bool(inst.attrs.get("is_stable", False)))
     return tuple(out) if inst.shape.is_tuple else out[0]
 
 
