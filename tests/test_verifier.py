@@ -2,12 +2,14 @@
 hand-built IR for structures the parser cannot produce."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from irbuild import S, computation, entry_with, inst, module_of, param
 
 import hlotools
 from hlotools.errors import HloVerifyError
-from hlotools.ir.attributes import Enum
+from hlotools.ir.attributes import Enum, Raw
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
@@ -464,3 +466,51 @@ def test_compare_direction_enum() -> None:
     p = param("f32[2]")
     c = inst("compare", [p, p], "pred[2]", direction=Enum("GT"))
     verify(module_of(entry_with([p, c])))
+
+
+def test_fusion_kind() -> None:
+    f = computation("f", ["f32[2]"], "negate")
+    p = param("f32[2]")
+    comp = entry_with([p, inst("fusion", [p], "f32[2]", calls=f, kind=Enum("kFancy"))])
+    with pytest.raises(HloVerifyError, match="unknown fusion kind kFancy"):
+        verify(module_of(comp, f))
+
+
+def test_custom_call_operand_layout_constraints() -> None:
+    text = """ENTRY e {
+  a = f32[2,3] parameter(0)
+  ROOT c = f32[3] custom-call(a), custom_call_target="x", operand_layout_constraints={%C}
+}"""
+    accepts(text.replace("%C", "f32[2,3]{0,1}"))
+    p = param("f32[2,3]")
+    for constraint, needle in (("{f32[3,2]{0,1}}", "shape 0 f32[3,2] is not compatible"),
+                               ("{f32[2,3], f32[2]}", "has 2 shapes for 1 operands")):
+        c = inst("custom-call", [p], "f32[3]", custom_call_target="x",
+                 operand_layout_constraints=Raw(constraint))
+        with pytest.raises(HloVerifyError, match=re.escape(needle)):
+            verify(module_of(entry_with([p, c])))
+
+
+ALIASED = """ENTRY e {
+  p = (f32[2], s32[]) parameter(0)
+  x = f32[2] get-tuple-element(p), index=0
+  ROOT t = (f32[2], f32[2]) tuple(x, x)
+}"""
+
+
+def test_input_output_alias_indices() -> None:
+    accepts(ALIASED, "HloModule m, input_output_alias={ {1}: (0, {0}, may-alias) }")
+    rejects(ALIASED, "output index {2} is not valid",
+            "HloModule m, input_output_alias={ {2}: (0, {0}) }")
+    rejects(ALIASED, "index {3} is not valid for parameter 0",
+            "HloModule m, input_output_alias={ {0}: (0, {3}) }")
+    rejects(ALIASED, "names parameter 1, but the entry has 1",
+            "HloModule m, input_output_alias={ {0}: (1, {}) }")
+    rejects(ALIASED, "with a parameter buffer of another size",
+            "HloModule m, input_output_alias={ {0}: (0, {1}) }")
+
+
+def test_buffer_donor_indices() -> None:
+    accepts(ALIASED, "HloModule m, buffer_donor={ (0, {0}), (0, {1}) }")
+    rejects(ALIASED, "buffer_donor index {2} is not valid",
+            "HloModule m, buffer_donor={ (0, {2}) }")

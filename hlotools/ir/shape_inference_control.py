@@ -118,8 +118,14 @@ def infer_call(inst: Instruction) -> Shape:
     return _root_shape(inst, "to_apply")
 
 
+_FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
+
+
 @rule("fusion")
 def infer_fusion(inst: Instruction) -> Shape:
+    kind = str(attr(inst, "kind"))
+    if kind not in _FUSION_KINDS:
+        raise fail(inst, f"unknown fusion kind {kind} (expected one of {', '.join(_FUSION_KINDS)})")
     return _root_shape(inst, "calls")
 
 

@@ -13,8 +13,6 @@ error's line/column) its place in the text.
 """
 from __future__ import annotations
 
-import re
-
 from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -24,6 +22,7 @@ from hlotools.ir.shape import Shape
 from hlotools.ir.shape_inference import infer_shape
 from hlotools.ir.shape_inference_common import same_dims_type, shape_text
 from hlotools.ir.verifier_calls import CALL_CHECKS
+from hlotools.ir.verifier_module import check_module_attributes
 
 __all__ = ["verify", "shapes_match"]
 
@@ -154,48 +153,6 @@ def _check_computation(comp: Computation, module_comps: set[int]) -> None:
         _check_instruction(inst, comp, position, module_comps)
 
 
-def _entry_layout_shapes(value: object) -> tuple[list[Shape], Shape] | None:
-    """entry_computation_layout={(P0, P1, ...)->R}, as stored by the parser (text or shapes)."""
-    if isinstance(value, tuple) and len(value) == 2:
-        params, result = value
-        return list(params), result
-    if not isinstance(value, str):
-        return None
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
-
-    text = re.sub(r"/\*.*?\*/", "", value).strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1]
-    try:
-        params_shape, end = parse_shape_text(text, 0)
-        arrow = text.index("->", end)
-        result, _ = parse_shape_text(text, arrow + 2)
-    except (ShapeError, ValueError):
-        return None
-    return list(params_shape.tuple_shapes or ()), result
-
-
-def _check_entry_layout(module: Module, entry: Computation) -> None:
-    value = module.attrs.get("entry_computation_layout")
-    if value is None:
-        return
-    parsed = _entry_layout_shapes(value)
-    if parsed is None:
-        raise HloVerifyError(f"module {module.name}: cannot read entry_computation_layout {value}")
-    params, result = parsed
-    got = entry.parameter_shapes
-    if len(params) != len(got):
-        raise _comp_err(entry, f"entry_computation_layout has {len(params)} parameters but the "
-                               f"entry computation has {len(got)}")
-    for i, (a, b) in enumerate(zip(params, got)):
-        if not same_dims_type(a, b):
-            raise _comp_err(entry, f"entry_computation_layout parameter {i} {shape_text(a)} is "
-                                   f"not compatible with the entry's parameter {shape_text(b)}")
-    if entry.root is not None and not same_dims_type(result, entry.root.shape):
-        raise _comp_err(entry, f"entry_computation_layout result {shape_text(result)} is not "
-                               f"compatible with the entry's result {shape_text(entry.root.shape)}")
-
-
 def verify(module: Module) -> None:
     """Raise HloVerifyError for the first problem found (computations in module order)."""
     entries = [c for c in module.computations if c.is_entry]
@@ -212,4 +169,4 @@ def verify(module: Module) -> None:
     module_comps = {id(c) for c in module.computations}
     for comp in module.computations:
         _check_computation(comp, module_comps)
-    _check_entry_layout(module, module.entry)
+    check_module_attributes(module, module.entry)

@@ -225,3 +225,25 @@ def _check_async_computation(comp: Computation) -> str | None:
         return f"asynchronous computation %{comp.name} expected to contain only the root and " \
                f"parameter instructions (found %{extra[0].name})"
     return None
+
+
+@_check("custom-call")
+def check_operand_layout_constraints(inst: Instruction) -> str | None:
+    """operand_layout_constraints={S0, S1, ...}: one shape per operand, compatible with it."""
+    text = inst.attrs.get("operand_layout_constraints")
+    if text is None:
+        return None
+    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+
+    body = str(text).strip()
+    try:
+        shapes = parse_shape_text("(" + body[1:-1] + ")")[0].tuple_shapes or ()
+    except ShapeError as e:
+        return f"cannot read operand_layout_constraints {text}: {e.message}"
+    if len(shapes) != len(inst.operands):
+        return f"operand_layout_constraints has {len(shapes)} shapes for {len(inst.operands)} operands"
+    for i, (c, op) in enumerate(zip(shapes, inst.operands)):
+        if not same_dims_type(c, op.shape):
+            return f"operand_layout_constraints shape {i} {shape_text(c)} is not compatible with " \
+                   f"operand {shape_text(op.shape)}"
+    return None
