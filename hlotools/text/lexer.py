@@ -33,7 +33,7 @@ _TOKEN = re.compile(r"""
   (?P<skip>(?:[ \t\n\r]+|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*\*/)+)
 | %(?P<pname>[A-Za-z_][A-Za-z0-9_.\-]*)
 | (?P<word>[A-Za-z_][A-Za-z0-9_.\-]*)
-| (?P<gte>(?:\#[0-9]+)+)
+| (?P<gte>(?:\#-?[A-Za-z0-9_]*)+)
 | (?P<punct>[(){},=])
 | (?P<arrow>->)
 """, re.X)
@@ -96,8 +96,9 @@ def scan_value(text: str, pos: int, lines: LineMap) -> int:
     while True:
         m = search(text, i)
         if m is None:
-            if depth:
-                raise error_at(lines, pos, "unterminated attribute value (unbalanced brackets)")
+            if depth:  # unbalanced: hand the rest of the line to the value's own decoder
+                nl = text.find("\n", pos)
+                return len(text) if nl < 0 else nl
             return len(text)
         j = m.start()
         c = text[j]

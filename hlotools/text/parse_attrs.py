@@ -11,8 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hlotools.ir.attributes import (ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window,
-                                    WindowDim)
+from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, WindowDim
 
 _INT_LIST_ATTRS = frozenset("""dimensions slice_sizes dynamic_slice_sizes fft_length lhs_batch_dims
 lhs_contracting_dims rhs_batch_dims rhs_contracting_dims lhs_ragged_dims rhs_group_dims offset_dims
@@ -86,7 +85,20 @@ def _decoder(name: str) -> Callable[[str, str], Any]:
         return _string
     if name in _FLOAT_ATTRS:
         return _float
-    return _SPECIAL.get(name, _raw)
+    special = _SPECIAL.get(name)
+    if special is not None:
+        return special
+    from hlotools.text.parse_mini import CHECKS
+    check = CHECKS.get(name)
+    if check is not None:
+        return lambda n, raw: _checked_raw(check, n, raw)
+    return _raw
+
+
+def _checked_raw(check: Callable[[str], None], name: str, raw: str) -> Raw:
+    value = _raw(name, raw)
+    check(raw)
+    return value
 
 
 def _fail(name: str, what: str, raw: str, offset: int = 0) -> AttrError:
@@ -224,34 +236,40 @@ def _raw(name: str, raw: str) -> Any:
 
 
 def _dim_labels(name: str, raw: str) -> ConvDimLabels:
+    """XLA's ParseConvolutionDimensionNumbers: '?' marks an unused dimension, digits are spatial."""
     s = raw.strip()
     m = _DIMLABELS.match(s)
     if m is None:
-        raise _fail(name, "convolution dimension labels such as b01f_01io->b01f", raw)
+        raise AttrError("expects dim labels pattern, e.g., 'bf0_0io->0bf'")
     lhs, rhs, out = m.groups()
-    nsp = sum(ch.isdigit() for ch in lhs)
+    ib, if_, isp = _labels(lhs, "b", "f", "lhs")
+    kin, kout, ksp = _labels(rhs, "i", "o", "rhs")
+    ob, of, osp = _labels(out, "b", "f", "output")
+    if not len(isp) == len(ksp) == len(osp):
+        raise AttrError(f"input, kernel, and output must have same number of spatial dimensions, but got "
+                        f"{len(isp)}, {len(ksp)}, {len(osp)}, respectively.")
+    return ConvDimLabels(ib, if_, isp, kin, kout, ksp, ob, of, osp, s)
 
-    def spatial(part: str, what: str) -> tuple[int, ...]:
-        digits = [c for c in part if c.isdigit()]
-        if len(digits) != nsp:
-            raise AttrError(f"convolution {what} and input must have the same number of spatial "
-                            f"dimensions: {s}")
-        pos = []
-        for d in range(nsp):
-            k = part.find(str(d))
-            if k < 0:
-                raise AttrError(f"convolution {what} dimension labels '{part}' are missing spatial "
-                                f"dimension {d}")
-            pos.append(k)
-        return tuple(pos)
 
-    def one(part: str, letter: str, what: str) -> int:
-        if part.count(letter) != 1:
-            raise AttrError(f"convolution {what} dimension labels '{part}' need exactly one '{letter}'")
-        return part.index(letter)
-    return ConvDimLabels(one(lhs, "b", "input"), one(lhs, "f", "input"), spatial(lhs, "input"),
-                         one(rhs, "i", "kernel"), one(rhs, "o", "kernel"), spatial(rhs, "kernel"),
-                         one(out, "b", "output"), one(out, "f", "output"), spatial(out, "output"), s)
+def _labels(part: str, a: str, b: str, what: str) -> tuple[int, int, tuple[int, ...]]:
+    letters = [c for c in part if c != "?"]
+    if len(set(letters)) != len(letters):
+        raise AttrError(f"expects unique {what} dimension numbers, but sees {part}")
+    nsp = sum(1 for c in part if c not in (a, b, "?"))
+    spatial = [-1] * nsp
+    pos_a = pos_b = -1
+    for i, c in enumerate(part):
+        if c == "?":
+            continue
+        if c == a:
+            pos_a = i
+        elif c == b:
+            pos_b = i
+        elif c.isdigit() and int(c) < nsp:
+            spatial[int(c)] = i
+        else:
+            raise AttrError(f"expects [0-{nsp - 1}{a}{b}?] in {what} dimension numbers")
+    return pos_a, pos_b, tuple(spatial)
 
 
 def _padding(name: str, raw: str) -> PaddingConfig:
@@ -291,59 +309,48 @@ def _slice(name: str, raw: str) -> tuple[SliceRange, ...]:
 
 
 def _window(name: str, raw: str) -> Window:
+    """XLA's ParseWindow: whitespace-separated sub-attributes, `size=` sets the rank."""
     s = strip_comments(raw).strip()
-    if not (s.startswith("{") and s.endswith("}")):
-        raise _fail(name, "a window such as {size=3x3 stride=2x2}", raw)
-    fields: dict[str, str] = {}
+    if not s.startswith("{"):
+        raise AttrError("expected '{' to start window attribute")
+    if not s.endswith("}"):
+        raise AttrError("expected '}' to end window attribute")
+    fields: dict[str, list] = {}
     for item in s[1:-1].split():
         key, eq, value = item.partition("=")
-        if not eq or key not in _WINDOW_KEYS:
-            if "," in item:
-                raise AttrError(f"window sub-attributes are separated by spaces, not commas: '{item}'")
-            raise AttrError(f"unexpected '{item}' in window; expects one of {', '.join(_WINDOW_KEYS)}")
+        if not eq:
+            raise AttrError("expects sub-attributes in window")
+        if key not in _WINDOW_KEYS:
+            raise AttrError(f"unexpected attribute name: {key}")
         if key in fields:
-            raise AttrError(f"window has the sub-attribute {key} twice")
-        if not value:
-            raise AttrError(f"window sub-attribute {key} has no value")
-        fields[key] = value
-    if not fields:
-        return Window(())
-    if "size" not in fields:
-        raise AttrError("sub-attribute 'size=' is required in the window")
+            raise AttrError(f"sub-attribute '{key}=' already exists")
+        if key == "pad":
+            if not _PAD.match(value):
+                raise AttrError("expects window pad pattern, e.g., '0_0x3_3'")
+            pads = []
+            for part in value.split("x"):
+                nums = part.split("_")
+                if len(nums) != 2:
+                    raise AttrError("expects padding_low and padding_high separated by '_'")
+                pads.append((int(nums[0]), int(nums[1])))
+            fields[key] = pads
+        else:
+            if not _DXD.match(value):
+                raise AttrError("expects token type kInt or kDxD")
+            fields[key] = [int(x) for x in value.split("x")]
+    size = fields.get("size", [])
+    for key in ("stride", "lhs_dilate", "rhs_dilate", "pad", "rhs_reversal"):
+        if key in fields and len(fields[key]) != len(size):
+            raise AttrError(f"expects '{key}=' has the same size as 'size='")
 
-    def dxd(key: str) -> list[int] | None:
+    def at(key: str, i: int, default: Any) -> Any:
         v = fields.get(key)
-        if v is None:
-            return None
-        if not _DXD.match(v):
-            raise AttrError(f"window {key}= expects sizes such as 3x3, but sees '{v}'")
-        return [int(x) for x in v.split("x")]
-
-    size = dxd("size")
-    assert size is not None
-    n = len(size)
-    parts: dict[str, list[int] | None] = {k: dxd(k) for k in ("stride", "lhs_dilate", "rhs_dilate",
-                                                                 "rhs_reversal")}
-    pads: list[tuple[int, int]] | None = None
-    if "pad" in fields:
-        v = fields["pad"]
-        if not re.fullmatch(r"-?[0-9]+_-?[0-9]+(?:x-?[0-9]+_-?[0-9]+)*", v):
-            raise AttrError(f"window pad= expects low_high per dimension such as 0_1x1_1, but sees '{v}'")
-        pads = [(int(a), int(b)) for a, b in (p.split("_") for p in v.split("x"))]
-    for key, vals in list(parts.items()) + [("pad", pads)]:
-        if vals is not None and len(vals) != n:
-            raise AttrError(f"window {key} has {len(vals)} dimensions, but size has {n}")
-    dims = tuple(WindowDim(size[i],
-                           stride=parts["stride"][i] if parts["stride"] else 1,
-                           padding_low=pads[i][0] if pads else 0,
-                           padding_high=pads[i][1] if pads else 0,
-                           window_dilation=parts["rhs_dilate"][i] if parts["rhs_dilate"] else 1,
-                           base_dilation=parts["lhs_dilate"][i] if parts["lhs_dilate"] else 1,
-                           window_reversal=bool(parts["rhs_reversal"][i]) if parts["rhs_reversal"] else False)
-                 for i in range(n))
-    if parts["rhs_reversal"] and any(x not in (0, 1) for x in parts["rhs_reversal"]):
-        raise AttrError("window rhs_reversal= expects 0 or 1 per dimension")
-    return Window(dims)
+        return v[i] if v else default
+    return Window(tuple(WindowDim(size[i], stride=at("stride", i, 1),
+                                  padding_low=at("pad", i, (0, 0))[0], padding_high=at("pad", i, (0, 0))[1],
+                                  window_dilation=at("rhs_dilate", i, 1), base_dilation=at("lhs_dilate", i, 1),
+                                  window_reversal=at("rhs_reversal", i, 0) == 1)
+                        for i in range(len(size))))
 
 
 def _shape_attr(name: str, raw: str) -> Any:

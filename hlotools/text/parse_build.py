@@ -18,9 +18,9 @@ from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES
-from hlotools.text.lexer import LineMap, Token
 from hlotools.text import parse_checks as checks
-from hlotools.text.parse_async import async_sugar, desugar
+from hlotools.text.lexer import LineMap, Token
+from hlotools.text.parse_async import ASYNC_OPS, async_sugar, resolve
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
 from hlotools.text.parse_literal import LiteralError, parse_literal
 from hlotools.text.parse_shape import ShapeError, parse_shape_text, shape_or_error
@@ -43,6 +43,15 @@ class Pending:
         self.opcode = opcode
         self.payload = payload  # ("ops", [operand records]) | ("LITERAL"|"PARAMNUM", token)
         self.attrs = attrs  # ("raw", tok) | ("comp", tok, Computation) | ("comps", tok, [Computation])
+
+
+class MissingComputation:
+    """A computation name that did not resolve (the error waits for the attribute-name check)."""
+
+    __slots__ = ("tok",)
+
+    def __init__(self, tok: Token) -> None:
+        self.tok = tok
 
 
 class Scope:
@@ -180,8 +189,8 @@ class Builder:
     def comp_ref_name(self, c: list) -> Computation:
         tok = c[0]
         comp = self.comps.get(tok[1])
-        if comp is None:
-            raise self.error(tok[2], f"computation does not exist: {tok[1]}")
+        if comp is None:  # reported after the attribute name is checked, as XLA does
+            return MissingComputation(tok)
         return comp
 
     def comp_ref_inline(self, c: list) -> Computation:
@@ -212,10 +221,10 @@ class Builder:
         return (None, c[0], None)
 
     def signature(self, c: list) -> tuple:
-        return (c[1], c[4], c[0][2])
+        return (c[1], c[4], c[0][2], c[3][2] + 2)
 
     def signature_empty(self, c: list) -> tuple:
-        return ([], c[3], c[0][2])
+        return ([], c[3], c[0][2], c[2][2] + 2)
 
     def param(self, c: list) -> tuple:
         return (c[0], c[1])
@@ -238,9 +247,9 @@ class Builder:
             root = comp.root
             assert root is not None
             if not result.compatible(root.shape):
-                raise self.error(name_tok[2], f"Shape of computation {name}, {result.to_text()}, is not "
+                raise self.error(sig[3], f"Shape of computation {name}, {result.to_text(False)}, is not "
                                  f"compatible with that of its root instruction {root.name}, "
-                                 f"{root.shape.to_text()}")
+                                 f"{root.shape.to_text(False)}")
         if entry is not None:
             if self.entry_seen is not None:
                 raise self.error(entry[2], "expects only one ENTRY")
@@ -385,7 +394,10 @@ class Builder:
         attrs, ctrl = self._attributes(p, opcode, sugar, operands, scope)
         line, col = self.lines.locate(pos)
         if sugar is not None:
-            opcode, attrs = desugar(self, sugar, p.shape, operands, attrs, op_tok[2])
+            opcode = sugar[1]
+        if opcode in ASYNC_OPS:
+            assert p.shape is not None
+            attrs = resolve(self, opcode, sugar[0] if sugar else None, p.shape, operands, attrs, op_tok[2])
         inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
         if p.shape is None:
             inst.shape = self._infer(inst, op_tok[2])
@@ -446,11 +458,16 @@ class Builder:
                 else:
                     attrs[key] = self._decode(tok)
             elif a[0] == "comp":
-                attrs[key] = a[2]
+                attrs[key] = self._resolved(a[2])
             else:
-                attrs[key] = tuple(a[2])
+                attrs[key] = tuple(self._resolved(c) for c in a[2])
         checks.attribute_values(self, sugar[0] if sugar else opcode, attrs, where)
         return attrs, ctrl
+
+    def _resolved(self, comp: Any) -> Computation:
+        if isinstance(comp, MissingComputation):
+            raise self.error(comp.tok[2], f"computation does not exist: {comp.tok[1]}")
+        return comp
 
     def _check_replication(self, inst: Instruction, value: Any, pos: int) -> None:
         leaves = len(inst.shape.leaves()) if inst.shape.tuple_shapes is not None else 1
@@ -494,7 +511,7 @@ class Builder:
             return self.build(o[1], scope, nested=True)
         if kind == "anon":
             if not scope.single:
-                raise self.error(user_pos, "expects an operand name after the operand shape")
+                raise self.error(user_pos, "expects name (an operand needs a name after its shape)")
             return self._single_param(scope, f"_{scope.next_param}", o[1], user_pos)
         _, tok, shape, gte = o
         name = tok[1]
@@ -508,6 +525,9 @@ class Builder:
                 raise self.error(tok[2], f"instruction does not exist: {name}")
         if gte is not None:
             inst = self._compact_gte(inst, name, gte, scope)
+            if shape is not None and not shape.compatible(inst.shape):
+                raise self.error(tok[2], f"operand shape {shape.to_text(False)} does not match instruction "
+                                 f"shape {inst.shape.to_text(False)}")
         if shape is not None and not shape.compatible(inst.shape):
             raise self.error(tok[2], f"The declared operand shape {shape.to_text()} is not compatible "
                              f"with the shape of the operand instruction {inst.shape.to_text()}.")
@@ -527,6 +547,8 @@ class Builder:
         inst = base
         line, col = self.lines.locate(gte[2])
         for part in gte[1].split("#")[1:]:
+            if not part.lstrip("-").isdigit():
+                raise self.error(gte[2], "expects integer")
             idx = int(part)
             key = f"{key}#{idx}"
             cached = scope.names.get(key)
@@ -535,11 +557,9 @@ class Builder:
                 continue
             shape = inst.shape
             if shape.tuple_shapes is None:
-                raise self.error(gte[2], f"GTE operand must be tuple, but {inst.name} has shape "
-                                 f"{shape.to_text()}")
+                raise self.error(gte[2], f"GTE operand must be tuple, but has shape: {shape.to_text(False)}")
             if not 0 <= idx < len(shape.tuple_shapes):
-                raise self.error(gte[2], f"GTE index {idx} out of bounds for {inst.name} of shape "
-                                 f"{shape.to_text()}")
+                raise self.error(gte[2], f"GTE index {idx} out of bounds for shape: {shape.to_text(False)}")
             g = Instruction(self._fresh(scope, key.replace("#", "_")), "get-tuple-element",
                             shape.tuple_shapes[idx], [inst], {"index": idx}, line=line, column=col)
             scope.comp.add_instruction(g)
@@ -563,7 +583,7 @@ class Builder:
             n = n[1:] if n.startswith("%") else n
             inst = scope.names.get(n)
             if inst is None:
-                raise self.error(vpos, f"instruction does not exist: {n}")
+                raise self.error(vpos, f"instruction '{n}' is not defined")
             out.append(inst)
         return out
 

@@ -57,7 +57,15 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " or " + items[-1]
 
 
-def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[Any]) -> str:
+def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[Any], single: bool) -> str:
+    if single and "$END" in row:
+        return ("Expected eof after parsing single instruction. Did you mean to write an HLO module and "
+                "forget the \"HloModule\" header?")
+    if single and "CNAME" in row and "RPAR" in row and len(vstack) == 2:
+        return ("expects '=' in instruction (text that starts with neither 'HloModule', 'ENTRY' nor "
+                "'name {' is read as a single instruction)")
+    if {"PNAME", "IDENT", "ROOT"} <= set(row) and tok[0] not in ("PNAME", "IDENT"):
+        return "expects name"
     if "GTE" in row:
         return "expected ',' or ')' after operand"
     top = vstack[-1] if vstack else None
@@ -77,9 +85,11 @@ def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[A
 
 
 def syntax_error(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[Any],
-                 lines: LineMap) -> HloParseError:
+                 lines: LineMap, single: bool = False) -> HloParseError:
+    """`single`: the text is read as one instruction (XLA's rule: it starts with neither
+    HloModule nor ENTRY, and its second token is not '{')."""
     found = describe(tok)
-    msg = _context(tok, last, row, vstack)
+    msg = _context(tok, last, row, vstack, single)
     if not msg:
         msg = f"expected {_join(_alternatives(row))}"
     if tok[0] == "ATTR" and "COMMA" in row and "ROOT" not in row:

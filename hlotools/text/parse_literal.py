@@ -23,8 +23,6 @@ _FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9
                     r"|[0-9]+)$")
 _NAN = re.compile(r"(-?)nan(?:\(0x([0-9a-fA-F]+)\))?$")
 _SMALL_CACHE: dict[tuple[Shape, str], np.ndarray] = {}
-_FLOAT_FORMATS = {"f16": (10, np.uint16), "bf16": (7, np.uint16), "f32": (23, np.uint32),
-                  "f64": (52, np.uint64)}
 
 
 class LiteralError(Exception):
@@ -128,73 +126,113 @@ def _parse_array(text: str, shape: Shape, base: int = 0) -> Literal:
     dims = shape.dims
     if any(d < 0 for d in dims):
         raise LiteralError("a constant cannot have unbounded dynamic dimensions", base)
-    if len(toks) == 3 and toks[1][0] == "..." and toks[0][0] == "{" and toks[2][0] == "}":
+    try:
+        values, positions = _collect(toks, dims, et, base)
+    except _Elided:
         return Literal(shape, None, elided=True, text=text)
-    values, positions = _collect(toks, dims, et, base)
     arr = _convert(values, positions, et, base)
     size = math.prod(dims)
-    if len(dims) and len(values) == 1 and size != 1 and toks and toks[0][0] != "{":
-        full = np.zeros(size, dtype=arr.dtype)  # XLA quirk: a bare scalar sets element 0
-        full[0] = arr[0]
+    if len(arr) != size:  # XLA zero-fills what the text leaves out (e.g. a bare scalar for rank 1)
+        full = np.zeros(size, dtype=arr.dtype)
+        full[:len(arr)] = arr
         arr = full
     return Literal(shape, arr.reshape(dims), text=text)
 
 
+class _Elided(Exception):
+    """`...` inside the literal: the values are elided."""
+
+
 def _collect(toks: list[tuple[str, int]], dims: tuple[int, ...], et: ElementType,
-             base: int) -> tuple[list[str], list[int]]:
-    """Check brace structure against dims; return the scalar value strings in order."""
+             base: int) -> tuple[list, list[int]]:
+    """Walk the brace structure as XLA's ParseDenseLiteral does; return the values in order."""
     rank = len(dims)
-    values: list[str] = []
+    size = math.prod(dims)
+    shape_text = f"{et.name}[{','.join(map(str, dims))}]"
+    values: list = []
     positions: list[int] = []
     complex_ = et.is_complex
     if not toks:
-        raise LiteralError("expects a literal value", base)
-    if toks[0][0] != "{":  # a scalar (rank 0, or XLA's rank>=1 quirk)
-        vals, end = _scalar(toks, 0, complex_, base)
-        if end != len(toks):
-            raise LiteralError("unexpected text after the literal value", base + toks[end][1])
-        return [vals], [base + toks[0][1]]
-    if rank == 0:
-        raise LiteralError("expects a scalar literal for a rank-0 shape, but sees '{'", base + toks[0][1])
-    counts: list[int] = []
+        raise LiteralError("unexpected token type in a literal", base)
+    seen = [0] * rank
+    soft: list[tuple[str, int]] = []  # errors XLA records but does not stop on; reported first
+    try:
+        return _walk(toks, dims, complex_, base, rank, size, shape_text, seen, soft, values, positions)
+    except LiteralError as e:
+        if soft:
+            raise LiteralError(f"{soft[0][0]}; then: {e.message}", soft[0][1]) from None
+        raise
+
+
+def _walk(toks: list[tuple[str, int]], dims: tuple[int, ...], complex_: bool, base: int, rank: int, size: int,
+          shape_text: str, seen: list[int], soft: list[tuple[str, int]], values: list,
+          positions: list[int]) -> tuple[list, list[int]]:
+    nest = 0
     i = 0
     n = len(toks)
-    while i < n:
+
+    def index_str(dim: int) -> str:
+        return "[" + ",".join(str(e - 1) for e in seen[:dim]) + "]"
+
+    while True:
+        if i >= n:
+            raise LiteralError("unexpected token type in a literal", base + (toks[-1][1] + 1 if toks else 0))
         t, p = toks[i]
         if t == "{":
-            if len(counts) == rank:
+            nest += 1
+            if nest > rank:
                 raise LiteralError(f"expects nested array in rank {rank}, but sees larger", base + p)
-            if counts:
-                counts[-1] += 1
-            counts.append(0)
+            if nest > 1:
+                seen[nest - 2] += 1
+                if seen[nest - 2] > dims[nest - 2]:
+                    raise LiteralError(f"expects {dims[nest - 2]} elements in the {index_str(nest - 2)}th "
+                                       "element, but sees more", base + p)
             i += 1
         elif t == "}":
-            if not counts:
+            if nest == 0:
                 raise LiteralError("unexpected '}' token", base + p)
-            depth = len(counts)
-            expect = dims[depth - 1]
-            if counts[-1] != expect:
-                if depth < rank and counts[-1] == 0 and expect:
-                    raise LiteralError(f"expects nested array in rank {rank}, but sees {depth}", base + p)
-                raise LiteralError(f"expects {expect} elements in the [{depth - 1}]th dimension, but sees "
-                                   f"{counts[-1]}", base + p)
-            counts.pop()
+            nest -= 1
+            if seen[nest] != dims[nest]:
+                raise LiteralError(f"expects {dims[nest]} elements in the {index_str(nest)}th element, "
+                                   f"but sees {seen[nest]}", base + p)
+            seen[nest] = 0
             i += 1
-            if not counts:
-                break
+        elif t == "...":
+            if nest != 1:
+                raise LiteralError(f"expects `...` at nest level 1, but sees it at nest level {nest}", base + p)
+            raise _Elided()
         elif t == ",":
             i += 1
+        elif t == ")" or (t == "(" and not complex_):
+            if t == "(":
+                raise LiteralError("unexpected '(' in literal. Parens are only valid for complex literals",
+                                   base + p)
+            raise LiteralError("unexpected token type in a literal", base + p)
         else:
-            if len(counts) != rank:
-                raise LiteralError(f"expects nested array in rank {rank}, but sees {len(counts)}", base + p)
+            # XLA checks nesting here but ignores the result except for complex values; a value
+            # past the end is then rejected by the index check ("bare scalar sets element 0").
+            if rank > 0 and nest == rank:
+                seen[rank - 1] += 1
+                if seen[rank - 1] > dims[rank - 1]:
+                    msg = f"expects {dims[rank - 1]} elements on the minor-most dimension, but sees more"
+                    if complex_:
+                        raise LiteralError(msg, base + p)
+                    soft.append((msg, base + p))
+            elif rank > 0:
+                msg = f"expects nested array in rank {rank}, but sees {nest}"
+                if complex_:
+                    raise LiteralError(msg, base + p)
+                soft.append((msg, base + p))
+            if len(values) >= size:
+                raise LiteralError(f"tries to set value {t} to a literal in shape {shape_text} at linear "
+                                   f"index {len(values)}, but the index is out of range", base + p)
             v, i = _scalar(toks, i, complex_, base)
             values.append(v)
             positions.append(base + p)
-            counts[-1] += 1
-    if counts:
-        raise LiteralError("expects '}' at the end of the literal", base + (toks[-1][1] if toks else 0))
+        if nest == 0:
+            break
     if i != n:
-        raise LiteralError("unexpected text after the literal", base + toks[i][1])
+        raise LiteralError("expects ')' after constant literal", base + toks[i][1])
     return values, positions
 
 
@@ -219,100 +257,123 @@ def _scalar(toks: list[tuple[str, int]], i: int, complex_: bool, base: int):  # 
 def _convert(values: list, positions: list[int], et: ElementType, base: int) -> np.ndarray:
     kind = et.kind
     if kind == "complex":
-        real = _convert([v[0] for v in values], positions, _F64, base)
-        imag = _convert([v[1] for v in values], positions, _F64, base)
-        out = (real + 1j * imag).astype(et.dtype)
-        _check_float_overflow(real, out.real, values, positions, et, [v[0] for v in values])
-        return out
+        part = _F32 if et.name == "c64" else _F64
+        real = _floats([v[0] for v in values], positions, et)
+        imag = _floats([v[1] for v in values], positions, et)
+        _check_component(real, "real", positions, et, part)
+        _check_component(imag, "imaginary", positions, et, part)
+        with np.errstate(all="ignore"):
+            return (real + 1j * imag).astype(et.dtype)
     if kind == "pred":
         out = np.empty(len(values), dtype=np.bool_)
         for k, v in enumerate(values):
-            if v == "true":
-                out[k] = True
-            elif v == "false":
-                out[k] = False
+            if v in ("true", "false"):
+                out[k] = v == "true"
             elif _INT.match(v):
                 out[k] = int(v, 0) != 0
             else:
-                raise LiteralError(f"expects true, false or an integer for a pred literal, but sees '{v}'",
-                                   positions[k])
+                raise LiteralError("expects integer for primitive type: PRED", positions[k])
         return out
     if kind in ("signed", "unsigned"):
-        lo, hi = _int_range(et)
-        ints: list[int] = []
-        for k, v in enumerate(values):
-            if not _INT.match(v):
-                if v in ("true", "false"):
-                    ints.append(int(v == "true"))
-                    continue
-                raise LiteralError(f"expects integer for primitive type {et.name.upper()}, but sees '{v}'",
-                                   positions[k])
-            x = int(v, 0)
-            if x < 0 and et.name == "u64" and x >= -(1 << 63):
-                x += 1 << 64  # XLA stores INT tokens as int64 bit patterns
-            if not lo <= x <= hi:
-                raise LiteralError(f"value {v} is out of range for literal's primitive type "
-                                   f"{et.name.upper()}", positions[k])
-            ints.append(x)
-        return np.array(ints, dtype=et.dtype)
-    # floating point
-    floats = np.empty(len(values), dtype=np.float64)
-    nan_bits: list[tuple[int, bool, int]] = []
-    for k, v in enumerate(values):
-        try:
-            floats[k] = float(v) if _FLOAT.match(v) else _special(v, k, nan_bits, positions[k])
-        except ValueError:
-            raise LiteralError(f"expects a number for primitive type {et.name.upper()}, but sees '{v}'",
-                               positions[k]) from None
-    out = floats.astype(et.dtype) if et.dtype != np.float64 else floats
-    _check_float_overflow(floats, out, values, positions, et, values)
+        return _ints(values, positions, et)
+    floats = _floats(values, positions, et)
+    with np.errstate(all="ignore"):
+        out = floats.astype(et.dtype) if et.dtype != np.float64 else floats
+        back = out.astype(np.float64)
+    bad = np.isfinite(floats) & ~np.isfinite(back)
+    if bad.any():
+        k = int(np.argmax(bad))
+        hi = float(ml_finfo(et).max)
+        raise LiteralError(f"value {values[k]} is out of range for literal's primitive type "
+                           f"{et.name.upper()} namely [{-hi:g}, {hi:g}].", positions[k])
+    nan_bits = [(k, v) for k, v in enumerate(values) if "(" in v]
     if nan_bits:
         _apply_nan_payloads(out, nan_bits, et, positions)
     return out
 
 
-_F64 = ElementType("f64", "float", 64, np.dtype(np.float64))
+def ml_finfo(et: ElementType):  # -> finfo-like with .max
+    import ml_dtypes
+    return ml_dtypes.finfo(et.dtype)
 
 
-def _special(v: str, k: int, nan_bits: list[tuple[int, bool, int]], pos: int) -> float:
-    if v == "inf":
-        return math.inf
-    if v == "-inf":
-        return -math.inf
-    m = _NAN.match(v)
-    if m:
-        neg = bool(m.group(1))
-        if m.group(2):
-            nan_bits.append((k, neg, int(m.group(2), 16)))
-        return -math.nan if neg else math.nan
-    raise ValueError(v)
+def _ints(values: list, positions: list[int], et: ElementType) -> np.ndarray:
+    lo, hi = _int_range(et)
+    ints: list[int] = []
+    for k, v in enumerate(values):
+        if not _INT.match(v):
+            if v in ("true", "false"):
+                ints.append(int(v == "true"))
+                continue
+            raise LiteralError(f"expects integer for primitive type: {et.name.upper()}", positions[k])
+        x = int(v, 0)
+        if x < 0 and et.kind == "unsigned" and x >= -(1 << 63):
+            x &= (1 << 64) - 1  # XLA reads INT tokens as int64 and compares them as uint64
+        if not lo <= x <= hi:
+            raise LiteralError(f"value {v} is out of range for literal's primitive type {et.name.upper()} "
+                               f"namely [{lo}, {hi}].", positions[k])
+        ints.append(x)
+    return np.array(ints, dtype=et.dtype)
 
 
-def _check_float_overflow(src: np.ndarray, out: np.ndarray, values: list, positions: list[int],
-                          et: ElementType, texts: list) -> None:
-    if not len(src):
-        return
-    with np.errstate(all="ignore"):
-        bad = np.isfinite(src) & ~np.isfinite(out.astype(np.float64) if out.dtype.kind != "c" else out.real)
+def _floats(values: list, positions: list[int], et: ElementType) -> np.ndarray:
+    out = np.empty(len(values), dtype=np.float64)
+    for k, v in enumerate(values):
+        if _FLOAT.match(v):
+            f = float(v)
+            if math.isinf(f):
+                raise LiteralError("Constant is out of range for double (+/-1.79769e+308) and so is "
+                                   "unparsable.", positions[k])
+            out[k] = f
+        elif v == "inf":
+            out[k] = math.inf
+        elif v == "-inf":
+            out[k] = -math.inf
+        elif _NAN.match(v):
+            out[k] = -math.nan if v.startswith("-") else math.nan
+        else:
+            raise LiteralError(f"expect floating point value for primitive type: {et.name.upper()}",
+                               positions[k])
+    return out
+
+
+def _check_component(vals: np.ndarray, name: str, positions: list[int], et: ElementType, part: np.dtype) -> None:
+    hi = float(np.finfo(part).max)
+    bad = np.isfinite(vals) & (np.abs(vals) > hi)
     if bad.any():
         k = int(np.argmax(bad))
-        raise LiteralError(f"value {texts[k]} is out of range for literal's primitive type "
-                           f"{et.name.upper()}", positions[k])
+        raise LiteralError(f"{name} part {vals[k]:g} is out of range for literal's primitive type "
+                           f"{et.name.upper()}, namely [{-hi:g}, {hi:g}].", positions[k])
 
 
-def _apply_nan_payloads(out: np.ndarray, nan_bits: list[tuple[int, bool, int]], et: ElementType,
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+# NaN payload widths (mantissa bits) of the types that can carry one, and their bit storage.
+_PAYLOADS = {"f16": (10, np.uint16), "bf16": (7, np.uint16), "f32": (23, np.uint32), "f64": (52, np.uint64),
+             "f8e5m2": (2, np.uint8), "f8e4m3": (3, np.uint8), "f8e3m4": (4, np.uint8)}
+
+
+def _apply_nan_payloads(out: np.ndarray, nan_bits: list[tuple[int, str]], et: ElementType,
                         positions: list[int]) -> None:
-    fmt = _FLOAT_FORMATS.get(et.name)
-    if fmt is None:
-        return  # f8/f4/f6 types: keep the default NaN
-    mant, utype = fmt
-    bits = out.view(utype)
-    total = np.dtype(utype).itemsize * 8
-    for k, neg, payload in nan_bits:
-        if payload == 0 or payload >= (1 << mant):
-            raise LiteralError(f"NaN payload 0x{payload:x} is out of range for {et.name.upper()}", positions[k])
+    fmt = _PAYLOADS.get(et.name)
+    shape_text = f"{et.name}[{len(out)}]" if len(out) != 1 else f"{et.name}[]"
+    for k, v in nan_bits:
+        m = _NAN.match(v)
+        assert m is not None and m.group(2)
+        payload = int(m.group(2), 16)
+        if payload == 0:
+            continue  # nan(0x0) is the default quiet NaN
+        if fmt is None:
+            raise LiteralError(f"tries to set NaN payload 0x{payload:x} to a literal in shape {shape_text} at "
+                               f"linear index {k}, but {et.name} does not support payloads", positions[k])
+        mant, utype = fmt
+        if payload >= (1 << mant):
+            raise LiteralError(f"tries to set NaN payload 0x{payload:x} to a literal in shape {shape_text} at "
+                               f"linear index {k}, but the NaN payload is out of range (0x{(1 << mant) - 1:x})",
+                               positions[k])
+        total = np.dtype(utype).itemsize * 8
         exp_mask = ((1 << (total - 1 - mant)) - 1) << mant
-        bits[k] = utype((1 << (total - 1) if neg else 0) | exp_mask | payload)
+        out.view(utype)[k] = utype(((1 << (total - 1)) if m.group(1) else 0) | exp_mask | payload)
 
 
 def _int_range(et: ElementType) -> tuple[int, int]:

@@ -96,6 +96,7 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
                                  text.find("{") + 1)
             pos = em.end()
         extras = compact
+        _check_extras(extras, text)
     if len(m2m) != rank:
         raise ShapeError(f"Dimensions size is {rank}, but minor to major size is {len(m2m)}.",
                          text.find("{"))
@@ -103,6 +104,17 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
         raise ShapeError(f"layout {{{m2m_text}}} is not a permutation of the {rank} dimensions "
                          f"of shape '{text}'", text.find("{"))
     return Layout(m2m, extras)
+
+
+def _check_extras(extras: str, text: str) -> None:
+    d = re.match(r"D\(([^)]*)\)", extras)
+    if d:
+        for level in d.group(1).split(","):
+            if not re.fullmatch(r"\s*[DCSH]\+?~?\s*", level):
+                raise ShapeError("expected a DimLevelType abbreviation (D, C, or S)", text.find("D("))
+    if "P(" in extras and not d:
+        raise ShapeError(f"Layout has physical shape, but is not for a sparse array: {{{extras}}}",
+                         text.find("P("))
 
 
 _TUPLE_TOKEN = re.compile(r"\s*(?:([a-z][a-z0-9_]*\[[^\]]*\](?:\s*\{(?=\s*[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)"

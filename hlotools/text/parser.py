@@ -116,12 +116,16 @@ def _parse(text: str, lines: LineMap) -> Module:
     sstack = [start]
     vstack: list[Any] = []
     last: Token | None = None
+    first: list[str] = []
     for tok in _with_end(tokenize(text, lines), len(text)):
+        if len(first) < 2:
+            first.append(tok[0])
         ttype = tok[0]
         while True:
             act = states[sstack[-1]].get(ttype)
             if act is None:
-                raise syntax_error(tok, last, states[sstack[-1]], vstack, lines)
+                single = first[0] not in ("HLOMODULE", "ENTRY", "STACKFRAMES") and first[1:2] != ["LBRACE"]
+                raise syntax_error(tok, last, states[sstack[-1]], vstack, lines, single)
             if act[0]:
                 sstack.append(act[1])
                 vstack.append(tok)

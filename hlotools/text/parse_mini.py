@@ -1,0 +1,499 @@
+"""Checks for the attribute mini-languages hlotools keeps verbatim (Raw) but XLA validates.
+
+Sharding, replica groups, aliasing, buffer donors, debug attributes and result accuracy are
+stored as their text (printed back unchanged); this module reads them the way hlo_parser.cc
+does, token by token, so malformed values are rejected with XLA's messages. `offset` in
+AttrError is relative to the value text.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+from hlotools.text.parse_attrs import AttrError
+
+_TOKEN = re.compile(r"""\s*(?:
+   (?P<comment>/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*)
+ | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+ | (?P<attr>[A-Za-z_][A-Za-z0-9_.\-]*)=
+ | (?P<word>[A-Za-z_][A-Za-z0-9_.\-]*)
+ | (?P<num>-?(?:[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]*\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+(?:[eE][+-]?[0-9]+)?))
+ | (?P<punct><=|->|[{}()\[\],:=?#*+~])
+)""", re.X)
+
+
+class Mini:
+    """A tiny token reader over an attribute value (XLA's lexer classes, roughly)."""
+
+    def __init__(self, text: str) -> None:
+        self.toks: list[tuple[str, str, int]] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if m is None or m.end() == pos:
+                if text[pos:].strip():
+                    self.toks.append(("bad", text[pos], pos))
+                break
+            pos = m.end()
+            kind = m.lastgroup or "bad"
+            if kind == "comment":
+                continue
+            self.toks.append((kind, m.group(kind), m.start(kind)))
+        self.i = 0
+        self.end = len(text)
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.toks[self.i] if self.i < len(self.toks) else ("eof", "", self.end)
+
+    def at(self, value: str) -> bool:
+        k, v, _ = self.peek()
+        return v == value and k in ("punct", "word")
+
+    def take(self) -> tuple[str, str, int]:
+        t = self.peek()
+        self.i += 1
+        return t
+
+    def error(self, msg: str) -> AttrError:
+        return AttrError(msg, self.peek()[2])
+
+    def expect(self, value: str, msg: str) -> None:
+        if not self.at(value):
+            raise self.error(msg)
+        self.i += 1
+
+    def eat(self, value: str) -> bool:
+        if self.at(value):
+            self.i += 1
+            return True
+        return False
+
+    def int(self) -> int:
+        k, v, _ = self.peek()
+        if k != "num" or not re.fullmatch(r"-?[0-9]+", v):
+            raise self.error("expects integer")
+        self.i += 1
+        return int(v)
+
+    def ints(self, start: str, end: str, delim: str = ",") -> list[int]:
+        self.expect(start, f"expects a list starting with {start}")
+        out: list[int] = []
+        if not self.at(end):
+            out.append(self.int())
+            while self.eat(delim):
+                out.append(self.int())
+        self.expect(end, f"expects a list to end with {end}")
+        return out
+
+    def done(self) -> None:
+        if self.i < len(self.toks):
+            raise self.error(f"unexpected '{self.peek()[1]}' after the attribute value")
+
+
+def _shape_index(m: Mini) -> None:
+    m.expect("{", "Expects '{' at the start of ShapeIndex")
+    while not m.at("}"):
+        m.int()
+        if not m.eat(","):
+            break
+    m.expect("}", "Expects '}' at the end of ShapeIndex")
+
+
+def aliasing(text: str) -> None:
+    m = Mini(text)
+    m.expect("{", "Expects '{' at the start of aliasing description")
+    fmt = ("Expected format: <output_shape_index>: (<input_param>, <input_param_shape_index>) OR "
+           "<output_shape_index>: <input_param>")
+    while not m.at("}"):
+        _shape_index(m)
+        m.expect(":", fmt)
+        m.expect("(", fmt)
+        m.int()
+        m.expect(",", fmt)
+        _shape_index(m)
+        if m.eat(","):
+            k, v, _ = m.take()
+            if v not in ("must-alias", "may-alias"):
+                raise AttrError("Unexpected aliasing kind; expected SYSTEM or USER", m.peek()[2])
+        m.expect(")", fmt)
+        if not m.eat(","):
+            break
+    m.expect("}", "Expects '}' at the end of aliasing description")
+    m.done()
+
+
+def buffer_donor(text: str) -> None:
+    m = Mini(text)
+    m.expect("{", "Expects '{' at the start of buffer donor description")
+    fmt = "Expected format: (<input_param>, <input_param_shape_index>)"
+    while not m.at("}"):
+        m.expect("(", fmt)
+        m.int()
+        m.expect(",", fmt)
+        _shape_index(m)
+        m.expect(")", fmt)
+        if not m.eat(","):
+            break
+    m.expect("}", "Expects '}' at the end of buffer donor description")
+    m.done()
+
+
+def _original_array(m: Mini) -> None:
+    m.expect("{", "Expects '{'")
+    if m.peek()[0] == "string":
+        m.take()
+        if m.at("{"):
+            _shape_index(m)
+    m.expect("}", "Expects '} at end of OriginalArray'")
+
+
+def _debug_attrs(m: Mini) -> None:
+    m.expect("{", "Expects '{' to start debug attributes")
+    while True:
+        k, name, _ = m.peek()
+        if k != "attr":
+            raise m.error("Expects attribute name in debug attributes")
+        m.take()
+        if name == "log_mode":
+            k, mode, _ = m.peek()
+            if k not in ("word", "attr"):
+                raise m.error("expects name")
+            if mode not in ("default", "fusion_debugger"):
+                raise m.error(f"Invalid debug_log_mode value: {mode}")
+            m.take()
+        elif name in ("callback_id", "op_id"):
+            m.int()
+        elif name == "partitioned":
+            if not (m.at("true") or m.at("false")):
+                raise m.error("expects true or false")
+            m.take()
+        else:
+            raise m.error(f"Unknown debug attribute: {name}")
+        if not m.eat(","):
+            break
+    m.expect("}", "Expects '}' to end debug attributes")
+
+
+def debug_attributes(text: str) -> None:
+    m = Mini(text)
+    m.expect("{", "Expects '{' to start debug_attributes")
+    if m.eat("}"):
+        return
+    while True:
+        _original_array(m)
+        m.expect(":", "Expects ':' in debug_attributes entry")
+        if m.eat("("):
+            if not m.at(")"):
+                _debug_attrs(m)
+                while m.eat(","):
+                    _debug_attrs(m)
+            m.expect(")", "Expects ')' after list of debug_attributes")
+        else:
+            _debug_attrs(m)
+        if not m.eat(","):
+            break
+    m.expect("}", "Expects '}' to end debug_attributes")
+
+
+def _double(m: Mini) -> None:
+    k, v, _ = m.peek()
+    if k == "num" or v in ("inf", "-inf"):
+        m.take()
+        return
+    raise m.error("expects decimal or integer")
+
+
+def result_accuracy(text: str) -> None:
+    m = Mini(text)
+    m.expect("{", "expected '{' to start result precision list")
+    k, name, _ = m.peek()
+    if k != "attr":
+        raise m.error("expects attribute name")
+    m.take()
+    if name == "mode":
+        k, v, _ = m.peek()
+        if k != "word":
+            raise m.error("expects ResultAccuracy type")
+        if v.upper() not in ("DEFAULT", "HIGHEST", "TOLERANCE"):
+            raise m.error(f"expects ResultAccuracy type but sees: {v}, error: Unknown accuracy mode: {v}")
+        m.take()
+    elif name == "tolerance":
+        m.expect("{", "expected '{' to start result accuracy list")
+        if not m.at("}"):
+            while True:
+                k, field, _ = m.peek()
+                if k != "attr":
+                    raise m.error("expects string for result_accuracy tolerance type")
+                m.take()
+                if field not in ("ulps", "rtol", "atol"):
+                    raise m.error(f"invalid attribute name: {field}")
+                _double(m)
+                if not m.eat(","):
+                    break
+        m.expect("}", "expects '}' at the end of result precision")
+    else:
+        raise m.error(f"invalid attribute name: {name}")
+    m.expect("}", "expected '}' to end result_accuracy")
+    m.done()
+
+
+# -- sharding and device lists ---------------------------------------------------------------
+
+def _iota(m: Mini) -> tuple[list[int], list[int]]:
+    dims = m.ints("[", "]")
+    if not dims:
+        raise m.error("expected non-empty iota_reshape_dims")
+    perm = [0]
+    if len(dims) > 1:
+        if not m.at("T"):
+            raise m.error("expected 'T(' to start sharding devices iota_transpose_perm")
+        m.take()
+        perm = m.ints("(", ")")
+        for d in perm:
+            if d >= len(dims):
+                raise m.error(f"Out of range iota minor_to_major value {d}, expecting value in range "
+                              f"[0, {len(dims)})")
+    return dims, perm
+
+
+def _tile_assignment(m: Mini, allow_devices: bool) -> tuple[list[int], list[int] | None, list[int]]:
+    """[dims] then `<=[reshape]T(perm)` or an explicit device list."""
+    dims = m.ints("[", "]")
+    if m.eat("<="):
+        reshape, _ = _iota(m)
+        return dims, reshape, []
+    if not allow_devices:
+        raise m.error("Caller expected iota tile assignment when parsing, which should not have any manual "
+                      "device entries.")
+    devices = [m.int()]
+    while m.eat(","):
+        devices.append(m.int())
+    return dims, None, devices
+
+
+def _metadata(m: Mini) -> None:
+    depth = 0
+    while True:  # metadata payloads are checked by the metadata attribute itself; skip balanced
+        k, v, _ = m.take()
+        if k == "eof":
+            raise m.error("expects '}' to end sub attributes")
+        if v == "{":
+            depth += 1
+        elif v == "}":
+            depth -= 1
+            if depth == 0:
+                return
+
+
+def _single_sharding(m: Mini) -> None:
+    start = m.peek()[2]
+    m.expect("{", "expected '{' to start sharding attribute")
+    if m.at("mesh") or m.at("maximal_mesh"):
+        _mesh(m)
+        _skip_to_close(m)
+        return
+    kinds: set[str] = set()
+    devices: list[int] = []
+    dims: list[int] = []
+    reshape: list[int] | None = None
+    while not m.at("}"):
+        k, v, _ = m.peek()
+        if k == "eof":
+            raise m.error("expected '}' to end sharding attribute")
+        m.take()
+        if v in ("maximal", "replicated", "manual", "unknown", "unreduced", "last_tile_dim_replicate"):
+            kinds.add(v)
+        elif v in ("shard_as", "shard_like"):
+            m.int()
+        elif k == "attr" and v == "device":
+            devices = [m.int()]
+        elif k == "attr" and v == "devices":
+            dims, reshape, devices = _tile_assignment(m, True)
+        elif k == "attr" and v == "metadata":
+            if m.at("{"):
+                _metadata(m)
+        elif k == "attr" and v == "last_tile_dims":
+            _skip_group(m)
+        elif k == "attr":
+            raise AttrError("unknown attribute in sharding: expected device=, devices= metadata= or "
+                            "last_tile_dims= ", m.toks[m.i - 1][2])
+        else:
+            raise AttrError("unexpected token", m.toks[m.i - 1][2])
+    m.take()
+    for kind in ("replicated", "manual", "unknown", "unreduced"):
+        if kind in kinds and "maximal" not in kinds and devices:
+            raise AttrError(f"{kind} shardings should not have any devices assigned", start)
+    if "maximal" in kinds:
+        if len(devices) != 1:
+            raise AttrError("maximal shardings should have exactly one device assigned", start)
+        return
+    if kinds & {"replicated", "manual", "unknown", "unreduced"}:
+        return
+    if not dims:
+        raise AttrError("non-maximal shardings must have a tile assignment list including dimensions", start)
+    if reshape is not None:
+        if math.prod(dims) != math.prod(reshape):
+            raise AttrError(f"iota tile assignment size {math.prod(reshape)} does not match the tile "
+                            f"assignment dimensions product {math.prod(dims)}", start)
+        return
+    if len(devices) <= 1:
+        raise AttrError("non-maximal shardings must have more than one device assigned", start)
+    if len(devices) != math.prod(dims):
+        raise AttrError(f"sharding device count {len(devices)} does not match the tile assignment size "
+                        f"{math.prod(dims)}", start)
+
+
+def _skip_group(m: Mini) -> None:
+    opener = m.take()[1]
+    closer = {"{": "}", "(": ")", "[": "]"}.get(opener)
+    if closer is None:
+        return
+    depth = 1
+    while depth:
+        k, v, _ = m.take()
+        if k == "eof":
+            raise m.error(f"expects '{closer}'")
+        if v == opener:
+            depth += 1
+        elif v == closer:
+            depth -= 1
+
+
+def _skip_to_close(m: Mini) -> None:
+    depth = 1
+    while depth:
+        k, v, _ = m.take()
+        if k == "eof":
+            raise m.error("expected '}' to end sharding attribute")
+        if v in "{([" and k == "punct":
+            depth += 1
+        elif v in "})]" and k == "punct":
+            depth -= 1
+
+
+def sharding(text: str) -> None:
+    m = Mini(text)
+    m.expect("{", "expected '{' to start sharding attribute")
+    if not m.at("{") and not m.at("}"):
+        m.i -= 1
+        _single_sharding(m)
+        m.done()
+        return
+    if not m.at("}"):
+        _single_sharding(m)
+        while m.eat(","):
+            _single_sharding(m)
+    m.expect("}", "expected '}' to end sharding attribute")
+    m.done()
+
+
+def _mesh(m: Mini) -> tuple[list[str], list[int]]:
+    kind = m.take()[1]
+    if kind == "maximal_mesh":
+        m.expect("[", "expected '[' after maximal_mesh")
+        k, v, _ = m.take()
+        if k != "attr" or v != "device_id":
+            raise m.error("expected device_id= attribute in maximal_mesh")
+        m.int()
+        m.expect("]", "expected ']' to end maximal_mesh")
+        return [], []
+    m.expect("[", "expected '[' after mesh")
+    names: list[str] = []
+    sizes: list[int] = []
+    while not m.at("]"):
+        k, v, _ = m.peek()
+        if k == "attr" and v == "device_ids":
+            break
+        if k != "string":
+            raise m.error("expects string")
+        m.take()
+        names.append(v[1:-1])
+        m.expect("=", "expects '=' after axis name")
+        sizes.append(m.int())
+        if not m.eat(","):
+            break
+    if m.peek()[0] == "attr" and m.peek()[1] == "device_ids":
+        m.take()
+        m.expect("(", "expected '(' for device_ids")
+        if m.at("["):
+            reshape, _ = _iota(m)
+            m.expect(")", "expected ')' to end device_ids")
+            if math.prod(sizes) != math.prod(reshape):
+                raise m.error(f"mesh device_ids iota size {math.prod(reshape)} does not match the product of "
+                              f"the mesh axis sizes {math.prod(sizes)}")
+        else:
+            devices = [] if m.at(")") else [m.int()]
+            while m.eat(","):
+                devices.append(m.int())
+            m.expect(")", "expected ')' to end device_ids")
+            if len(devices) != math.prod(sizes):
+                raise m.error(f"Expected {math.prod(sizes)} device_ids based on mesh axes, but got "
+                              f"{len(devices)}")
+    m.expect("]", "expected ']' to end mesh axes")
+    return names, sizes
+
+
+def _mesh_text(names: list[str], sizes: list[int]) -> str:
+    return "@mesh<" + ",".join(f"{n}={s}" for n, s in zip(names, sizes)) + ">"
+
+
+def _axis_refs(m: Mini, names: list[str], sizes: list[int]) -> None:
+    m.expect("{", "expects a list starting with {")
+    while not m.at("}"):
+        k, v, _ = m.peek()
+        if k != "string":
+            raise m.error("expects string")
+        m.take()
+        axis = v[1:-1]
+        if axis in names:
+            idx = names.index(axis)
+        elif re.fullmatch(r"-?[0-9]+", axis):
+            idx = int(axis)
+        else:
+            raise m.error(f"axis '{axis}' is not a valid axis name or index in mesh {_mesh_text(names, sizes)}")
+        if not 0 <= idx < len(names):
+            raise m.error(f"axis index {idx} is out of bounds for mesh {_mesh_text(names, sizes)} which has "
+                          f"{len(names)} axes")
+        if m.eat(":"):
+            m.expect("(", "expected '(' before pre_size in sub axis")
+            m.int()
+            m.expect(")", "expected ')' after pre_size in sub axis")
+            m.int()
+        if not m.eat(","):
+            break
+    m.expect("}", "expects a list to end with }")
+
+
+def replica_groups(text: str) -> None:
+    m = Mini(text)
+    if m.at("{"):
+        m.expect("{", "expects a list starting with {")
+        if not m.at("}"):
+            m.ints("{", "}")
+            while m.eat(","):
+                m.ints("{", "}")
+        m.expect("}", "expects a list to end with }")
+    elif m.at("mesh") or m.at("maximal_mesh"):
+        names, sizes = _mesh(m)
+        _axis_refs(m, names, sizes)
+    else:
+        dims, reshape, _ = _tile_assignment(m, False)
+        if len(dims) != 2:
+            raise AttrError(f"Expected tile assignment to have 2 dimensions for collective device list but "
+                            f"got {len(dims)}")
+        assert reshape is not None
+        if math.prod(dims) != math.prod(reshape):
+            raise m.error(f"collective device list iota size {math.prod(reshape)} does not match the tile "
+                          f"assignment dimensions product {math.prod(dims)}")
+    m.done()
+
+
+CHECKS: dict[str, Callable[[str], None]] = {
+    "sharding": sharding,
+    "replica_groups": replica_groups,
+    "input_output_alias": aliasing,
+    "buffer_donor": buffer_donor,
+    "debug_attributes": debug_attributes,
+    "result_accuracy": result_accuracy,
+}
