@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ MODELS = ROOT / "testdata" / "models"
 
 def run(cmd: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env={"PATH": f"{BIN}:/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+                          env={**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
 
 
 def test_opt_piped_into_run_matches_expected(tmp_path: Path) -> None:
