@@ -276,3 +276,15 @@ def test_scaled_dot_block_scales() -> None:
   ROOT r = f32[2,1] scaled-dot(a, b, s, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 """, np.ones((2, 4), F), np.ones((4, 1), F), np.array([[1, 2], [3, 4]], F), np.full((1, 1), 10, F))
     assert out.reshape(-1).tolist() == [(1 + 1 + 2 + 2) * 10, (3 + 3 + 4 + 4) * 10]
+
+
+def test_dot_f8_result_is_rounded_through_f16_like_xla_cpu() -> None:
+    # 1 + 2^-4 + 2^-12 rounds to 1 + 2^-4 in f16 (a tie between the f8 values 1 and 1.125),
+    # which then rounds to even: 1.0. Rounding f32 straight to f8 would give 1.125.
+    f8 = ml_dtypes.float8_e4m3fn
+    out, = run("""
+  a = f8e4m3fn[1,3] parameter(0)
+  b = f8e4m3fn[3,1] parameter(1)
+  ROOT d = f8e4m3fn[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+""", np.array([[1, 2 ** -4, 2 ** -6]], f8), np.array([[1], [1], [2 ** -6]], f8))
+    assert float(out[0, 0]) == 1.0

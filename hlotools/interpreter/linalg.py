@@ -48,11 +48,18 @@ def compute_dtype(result: np.dtype, *operands: np.dtype) -> np.dtype:
 
 
 def to_result(value: np.ndarray, result: np.dtype) -> np.ndarray:
-    """Round/convert an accumulator to the result type (pred: non-zero is true)."""
+    """Round/convert an accumulator to the result type (pred: non-zero is true).
+
+    XLA:CPU's FloatNormalization runs 8-bit (and narrower) float dots/convolutions as f16
+    ops, so their result is rounded to f16 first and then to the narrow type (the double
+    rounding is visible: it matches XLA where a direct f32 -> f8 rounding does not)."""
     if result.kind == "b":
         return value != 0
     with np.errstate(all="ignore"):
-        return np.asarray(value).astype(result)
+        value = np.asarray(value)
+        if result.itemsize == 1 and dtype_kind(result) == "f" and value.dtype.kind == "f":
+            value = value.astype(np.float16)
+        return value.astype(result)
 
 
 def _widen(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
