@@ -160,3 +160,48 @@ def test_help_teaches_with_examples() -> None:
     assert r.exit_code == 0
     assert "Examples:" in r.stdout and "--split-input-file" in r.stdout
     assert "hlo-opt model.hlo --style=long" in r.stdout
+
+
+DEAD = """HloModule d
+
+ENTRY main {
+  p = f32[2] parameter(0)
+  dead = f32[2] negate(p)
+  one = f32[] constant(1)
+  b = f32[2] broadcast(one), dimensions={}
+  m = f32[2] multiply(p, b)
+  ROOT a = f32[2] add(m, m)
+}
+"""
+
+
+def test_passes_run_in_order_before_printing() -> None:
+    r = invoke(["-", "--passes=dce"], input=DEAD)
+    assert r.exit_code == 0, r.output
+    assert "negate" not in r.stdout and "multiply(p, b)" in r.stdout
+    r = invoke(["-", "--passes=fixed-point(algsimp,cse,dce)"], input=DEAD)
+    assert r.exit_code == 0, r.output
+    body = r.stdout.split("ENTRY main {", 1)[1]
+    assert [x.strip() for x in body.strip().splitlines()] == ["p = f32[2]{0} parameter(0)", "ROOT a = f32[2]{0} add(p, p)", "}"]
+
+
+def test_unknown_pass_is_a_usage_error_and_list_passes_names_them() -> None:
+    r = invoke(["-", "--passes=dce,no-such-pass"], input=DEAD)
+    assert r.exit_code == 2 and "unknown pass 'no-such-pass'" in r.stderr
+    r = invoke(["--list-passes"])
+    assert r.exit_code == 0
+    names = r.stdout.split()
+    assert names == sorted(names) and {"dce", "cse", "algsimp"} <= set(names)
+
+
+def test_passes_keep_results(tmp_path: Path) -> None:
+    from hlotools.cli.run import main as run_main
+
+    optimized = invoke([str(MLP), "--passes=fixed-point(call-inliner,algsimp,cse,dce)"])
+    assert optimized.exit_code == 0, optimized.output
+    assert "call(" not in optimized.stdout  # the relu call was inlined
+    models = ROOT / "testdata" / "models"
+    r = CliRunner().invoke(run_main, ["-", "--inputs", str(models / "mlp2_relu.inputs.npz"),
+                                      "--expected", str(models / "mlp2_relu.expected.npz")],
+                           input=optimized.stdout)
+    assert r.exit_code == 0, r.output
