@@ -36,6 +36,9 @@ _BINARY_INT_OR_PRED = frozenset("and or xor".split())
 _BINARY_INTEGRAL = frozenset("shift-left shift-right-arithmetic shift-right-logical mulhi".split())
 _BINARY_FLOAT_OR_COMPLEX = frozenset(["atan2"])
 
+# XLA's verifier: the comparison `type` must fit the operands' element type.
+_COMPARE_TYPES = {"float": ("FLOAT", "TOTALORDER"), "complex": ("FLOAT", "TOTALORDER"),
+                  "signed": ("SIGNED",), "unsigned": ("UNSIGNED",), "pred": ("UNSIGNED",)}
 _COMPLEX_OF = {"f32": "c64", "f64": "c128"}
 _REAL_OF = {"c64": "f32", "c128": "f64"}
 
@@ -51,6 +54,8 @@ def _kind_ok(et: ElementType, allowed: str) -> bool:
         return et.is_integer or et.kind == "pred"
     if allowed == "numeric":
         return et.kind != "pred"
+    if allowed == "signed":  # ShapeUtil::ElementIsSigned (floats included) or complex
+        return et.kind in ("signed", "float", "complex")
     return True
 
 
@@ -59,7 +64,8 @@ def _check_kind(inst: Instruction, shape: Shape, allowed: str) -> None:
     if not _kind_ok(shape.element_type, allowed):
         want = {"float": "floating point", "float_or_complex": "floating point or complex",
                 "integral": "integral", "int_or_pred": "integral or pred",
-                "numeric": "numeric (not pred)"}[allowed]
+                "numeric": "numeric (not pred)",
+                "signed": "signed, floating point or complex"}[allowed]
         raise fail(inst, f"expected a {want} element type, got {shape_text(shape)}")
 
 
@@ -81,8 +87,10 @@ def infer_unary(inst: Instruction) -> Shape:
         _check_kind(inst, x, "integral")
     elif op == "not":
         _check_kind(inst, x, "int_or_pred")
-    elif op in ("negate", "sign"):
+    elif op == "negate":
         _check_kind(inst, x, "numeric")
+    elif op == "sign":
+        _check_kind(inst, x, "signed")
     elif op == "reduce-precision":
         _check_kind(inst, x, "float")
         for a in ("exponent_bits", "mantissa_bits"):
@@ -97,7 +105,7 @@ def infer_unary(inst: Instruction) -> Shape:
         if op != "abs" and not et.is_float:
             raise fail(inst, f"expected a floating point or complex operand, got {shape_text(x)}")
         if op == "abs":
-            _check_kind(inst, x, "numeric")
+            _check_kind(inst, x, "signed")
     return _with_type(x, et)
 
 
@@ -156,6 +164,13 @@ def infer_compare(inst: Instruction) -> Shape:
     direction = str(attr(inst, "direction"))
     if direction not in ("EQ", "NE", "GE", "GT", "LE", "LT"):
         raise fail(inst, f"unknown comparison direction {direction}")
+    kind = inst.attrs.get("type")
+    if kind is not None:
+        assert lhs.element_type is not None
+        allowed = _COMPARE_TYPES.get(lhs.element_type.kind, ())
+        if str(kind).upper() not in allowed:
+            raise fail(inst, f"comparison type {kind} does not fit {shape_text(lhs)} (expected "
+                             f"{' or '.join(allowed)})")
     return make(PRED, lhs.dims, _merge_dynamic(lhs, rhs))
 
 
@@ -166,7 +181,8 @@ def infer_select(inst: Instruction) -> Shape:
     if pred.element_type != PRED:
         raise fail(inst, f"the predicate must be pred, got {shape_text(pred)}")
     _same_operands(inst, [on_true, on_false])
-    if pred.dims != on_true.dims and pred.rank != 0:
+    if pred.dims != on_true.dims:
+        # XLA's verifier: "Implicit broadcast is not allowed in HLO" (no scalar predicate).
         raise fail(inst, f"predicate {shape_text(pred)} and operands {shape_text(on_true)} "
                          "have different dimensions")
     return make(on_true.element_type, on_true.dims, _merge_dynamic(on_true, on_false))
@@ -179,9 +195,10 @@ def infer_clamp(inst: Instruction) -> Shape:
         if bound.element_type != x.element_type:
             raise fail(inst, f"min/max {shape_text(bound)} and operand {shape_text(x)} have "
                              "different element types")
-        if bound.rank != 0 and bound.dims != x.dims:
-            raise fail(inst, f"min/max {shape_text(bound)} must be a scalar or have the operand's "
-                             f"dimensions {shape_text(x)}")
+        if bound.dims != x.dims:
+            # XLA's verifier: "Implicit broadcast is not allowed in HLO" (no scalar bounds).
+            raise fail(inst, f"min/max {shape_text(bound)} must have the operand's dimensions "
+                             f"{shape_text(x)} (implicit broadcast is not allowed in HLO)")
     return make(x.element_type, x.dims, x.dynamic)
 
 
@@ -208,6 +225,8 @@ def infer_bitcast_convert(inst: Instruction) -> Shape:
     assert src is not None and dst is not None
     if not out.is_array:
         raise fail(inst, f"cannot bitcast-convert {shape_text(x)} to {dst.name}")
+    if src.is_complex != dst.is_complex:
+        raise fail(inst, f"conversion between complex and real type {shape_text(x)} => {dst.name}")
     if src.bits == dst.bits:
         return _with_type(x, dst)
     if src.bits > dst.bits:
@@ -226,6 +245,9 @@ def infer_stochastic_convert(inst: Instruction) -> Shape:
     x, bits = array_operand(inst, 0), array_operand(inst, 1, "random bits")
     out = declared(inst, "the target element type")
     assert x.element_type is not None and bits.element_type is not None
+    if not x.element_type.is_float:
+        raise fail(inst, f"stochastic convert supports only floating point operands, got "
+                         f"{shape_text(x)}")
     if bits.dims != x.dims:
         raise fail(inst, f"random bits {shape_text(bits)} must have the operand's dimensions")
     if bits.element_type.kind != "unsigned" or bits.element_type.bits != x.element_type.bits:

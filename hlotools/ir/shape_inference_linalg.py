@@ -121,11 +121,11 @@ def infer_ragged_dot(inst: Instruction) -> Shape:
 
 def _window_output(inst: Instruction, size: int, w: WindowDim, d: int) -> int:
     """window_util: dilate the base, pad it, then count the strided window positions."""
-    if w.stride < 1 or w.window_dilation < 1 or w.base_dilation < 1 or w.size < 0:
+    if w.stride < 1 or w.window_dilation < 1 or w.base_dilation < 1 or w.size < 1:
         raise fail(inst, f"window dimension {d} has a non-positive size, stride or dilation")
     base = 0 if size == 0 else (size - 1) * w.base_dilation + 1
     padded = base + w.padding_low + w.padding_high
-    window = 0 if w.size == 0 else (w.size - 1) * w.window_dilation + 1
+    window = (w.size - 1) * w.window_dilation + 1
     if padded < 0:
         raise fail(inst, f"window padding makes dimension {d} negative")
     if window > padded:
