@@ -115,3 +115,12 @@ ENTRY e {
 """)
     with pytest.raises(HloUnsupportedError, match="rng"):
         evaluate(module, [])
+
+
+def test_sub_byte_outputs_keep_the_low_bits() -> None:
+    key = np.array([0x0000000500000007, 0x10], np.uint64)
+    _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])
+    _, nib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u4")), [key])
+    assert nib.astype(np.int64).tolist() == (full & 0xF).astype(np.int64).tolist()
+    _, snib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "s4")), [key])
+    assert snib.astype(np.int64).tolist() == [((int(v) & 0xF) ^ 8) - 8 for v in full]

@@ -147,10 +147,14 @@ def philox_bits64(key: int, lo: int, hi: int, dims: tuple[int, ...]) -> tuple[np
     return pair.reshape(-1)[:n].reshape(dims), nlo, nhi
 
 
-def _as_result(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Narrow types take the low bits of 32-bit draws (ConvertElementType), then the bits are
-    reinterpreted as the declared element type."""
-    width = dtype.itemsize * 8
+def _as_result(bits: np.ndarray, dtype: np.dtype, width: int) -> np.ndarray:
+    """Narrow types take the low `width` bits of 32-bit draws (ConvertElementType to the
+    unsigned type of that width), then the bits are reinterpreted as the declared type."""
+    if width < 8:
+        low = (bits & U32((1 << width) - 1)).astype(np.uint8)
+        if dtype.name.startswith("int"):  # sign-extend the stored two's complement nibble
+            return np.where(low >= (1 << (width - 1)), low.astype(np.int16) - (1 << width), low).astype(dtype)
+        return low.astype(dtype) if not dtype.name.startswith("float") else low.view(dtype)
     unsigned = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     return bits.astype(unsigned).view(dtype) if bits.dtype != dtype else bits
 
@@ -163,7 +167,8 @@ def rng_bit_generator(inst: Instruction, args: list[Any], ev: Any) -> tuple:
         raise _fail(inst, "expected a u64[>=2] state and a (state, bits) tuple result")
     dims = tuple(shapes[1].dims)
     dtype = shapes[1].dtype
-    width = dtype.itemsize * 8
+    etype = shapes[1].element_type
+    width = etype.bits if etype is not None else dtype.itemsize * 8
     if width > 64 or dtype.kind == "b" or dtype.kind == "c":
         raise _fail(inst, f"rng-bit-generator cannot produce {shapes[1].element_type} values")
     algorithm = str(inst.attrs.get("algorithm", "rng_default")).lower()
@@ -183,7 +188,7 @@ def rng_bit_generator(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     else:
         raise _fail(inst, f"unknown rng algorithm {algorithm}")
     state_out = new_state.reshape(np.shape(args[0])).astype(shapes[0].dtype)
-    return state_out, _as_result(bits, dtype)
+    return state_out, _as_result(bits, dtype, width)
 
 
 # XLA:CPU's rng_state global starts at this value (llvm_ir::GetOrCreateVariableForRngState).
