@@ -11,7 +11,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.numeric import zeros_of
-from hlotools.interpreter.registry import kernel
+from hlotools.interpreter.registry import kernel, unsupported
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 
@@ -111,3 +111,34 @@ def copy_start(inst: Instruction, args: list, ev: Any) -> tuple:
 @kernel("copy-done")
 def copy_done(inst: Instruction, args: list, ev: Any) -> Any:
     return args[0][0]
+
+
+@kernel("scan")
+def scan(inst: Instruction, args: list, ev: Any) -> tuple:
+    """Sequential scan along dimensions[0]: to_apply(input slices..., carries...) returns
+    (output slices..., new carries...); the result is (stacked outputs..., final carries...).
+    Checked against XLA CPU on the corpus scan modules (parameter order = operand order)."""
+    comp = _computation(inst, "to_apply")
+    num_carries = int(inst.attrs.get("num_carries", 0))
+    n_in = len(args) - num_carries
+    inputs = [np.asarray(a) for a in args[:n_in]]
+    carries = list(args[n_in:])
+    dim = int(inst.attrs.get("dimensions", (0,))[0])
+    shapes = inst.shape.tuple_shapes or ()
+    n_out = len(shapes) - num_carries
+    length = inputs[0].shape[dim] if inputs else shapes[0].dims[dim]
+    steps = range(length - 1, -1, -1) if inst.attrs.get("is_reverse") else range(length)
+    outs = [np.zeros(s.dims, s.dtype) for s in shapes[:n_out]]
+    for i in steps:
+        r = ev.call(comp, [np.take(x, i, axis=dim) for x in inputs] + carries)
+        values = list(r) if isinstance(r, tuple) else [r]
+        for o, v in zip(outs, values[:n_out]):
+            index = [slice(None)] * o.ndim
+            index[dim] = i  # type: ignore[call-overload]
+            o[tuple(index)] = v
+        carries = values[n_out:]
+    return tuple(outs) + tuple(carries)
+
+
+unsupported("dynamic (bounded) shapes are not executed: values are static-shape arrays",
+            "dynamic-reshape", "set-dimension-size")

@@ -67,30 +67,46 @@ def convert(inst: Instruction, args: list, ev: object) -> Array:
     return np.asarray(convert_array(np.asarray(args[0]), src, dst))
 
 
-def _bit_storage(et: ElementType) -> np.dtype:
-    return np.dtype(f"u{et.byte_size}")
+def _bits(x: Array, et: ElementType) -> Array:
+    """The bit pattern of each element as uint64 (sub-byte types masked to their width)."""
+    if et.bits < 8:
+        return (x.astype(np.int8).astype(np.int64) & ((1 << et.bits) - 1)).astype(np.uint64)
+    return contiguous(x).view(np.dtype(f"u{et.byte_size}")).astype(np.uint64)
+
+
+def _from_bits(u: Array, et: ElementType) -> Array:
+    assert et.dtype is not None
+    if et.bits < 8:
+        v = u.astype(np.int64)
+        if et.kind == "signed":
+            v = np.where(v >= (1 << (et.bits - 1)), v - (1 << et.bits), v)
+        return v.astype(np.int8 if et.kind == "signed" else np.uint8).astype(et.dtype)
+    return contiguous(u.astype(np.dtype(f"u{et.byte_size}"))).view(et.dtype)
 
 
 @kernel("bitcast-convert")
 def bitcast_convert(inst: Instruction, args: list, ev: object) -> Array:
-    """Reinterpret bits (little-endian): a narrower result gains a minor dim of size
-    ratio, a wider result drops it."""
+    """Reinterpret bits (little-endian: minor index 0 holds the lowest bits): a narrower
+    result gains a minor dim of size ratio, a wider result drops it."""
     src = inst.operands[0].shape.element_type
     dst = inst.shape.element_type
     assert src is not None and dst is not None and dst.dtype is not None
-    x = contiguous(args[0])
-    if src.bits < 8 or dst.bits < 8:
-        if src.bits != dst.bits:
-            raise HloUnsupportedError(f"bitcast-convert between {src} and {dst} (sub-byte widths differ)")
-        mask = (1 << src.bits) - 1
-        pattern = x.astype(np.int8).astype(np.int64) & mask
-        if dst.kind == "signed":
-            pattern = np.where(pattern >= (1 << (dst.bits - 1)), pattern - (1 << dst.bits), pattern)
-        return pattern.astype(dst.dtype)
+    x = np.asarray(args[0])
     if src.bits == dst.bits:
-        return x.view(dst.dtype)
-    out = x.reshape(-1).view(_bit_storage(src)).view(dst.dtype)
-    return out.reshape(inst.shape.dims)
+        if src.bits >= 8:
+            return contiguous(x).view(dst.dtype)
+        return _from_bits(_bits(x, src), dst)
+    u = _bits(x, src)
+    if src.bits > dst.bits:
+        r = src.bits // dst.bits
+        mask = np.uint64((1 << dst.bits) - 1)
+        parts = [(u >> np.uint64(j * dst.bits)) & mask for j in range(r)]
+        return _from_bits(np.stack(parts, axis=-1), dst).reshape(inst.shape.dims)
+    r = dst.bits // src.bits
+    total = np.zeros(u.shape[:-1], np.uint64)
+    for j in range(r):
+        total |= u[..., j] << np.uint64(j * src.bits)
+    return _from_bits(total, dst).reshape(inst.shape.dims)
 
 
 # ------------------------------------------------------------------ reduce-precision

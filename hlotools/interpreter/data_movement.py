@@ -16,7 +16,6 @@ from hlotools.interpreter.numeric import contiguous
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
-from hlotools.ir.shape import Shape
 
 Array = np.ndarray
 
@@ -84,30 +83,20 @@ def reshape(inst: Instruction, args: list, ev: Any) -> Array:
     return np.reshape(args[0], inst.shape.dims)
 
 
-def _major_to_minor(shape: Shape) -> tuple[int, ...]:
-    if shape.layout is None or len(shape.layout.minor_to_major) != len(shape.dims):
-        return tuple(range(len(shape.dims)))
-    return tuple(reversed(shape.layout.minor_to_major))
-
-
 @kernel("bitcast")
 def bitcast(inst: Instruction, args: list, ev: Any) -> Array:
-    """Same bytes, new shape: read the operand's physical (layout) order and write it into
-    the result's physical order; with default layouts this is a row-major reshape."""
+    """Logically a reshape of the row-major buffer. Values here are logical arrays and the
+    reference (HLO -> StableHLO -> XLA CPU) drops text layouts, so a layout-changing bitcast
+    is not reinterpreted physically."""
     x = np.asarray(args[0])
     src, dst = inst.operands[0].shape, inst.shape
     if src.dtype != dst.dtype:
         if src.dtype.itemsize != dst.dtype.itemsize:
             raise HloUnsupportedError(f"bitcast from {src} to {dst} changes the element width")
         x = contiguous(x).view(dst.dtype)
-    src_order = _major_to_minor(src)
-    physical = np.transpose(x, src_order).reshape(-1)
-    dst_order = _major_to_minor(dst)
-    phys_dims = [dst.dims[d] for d in dst_order]
-    if physical.size != int(np.prod(dst.dims)):
+    if x.size != int(np.prod(dst.dims)):
         raise HloRuntimeError(f"bitcast from {src} to {dst} changes the element count")
-    y = physical.reshape(phys_dims)
-    return np.transpose(y, np.argsort(dst_order))
+    return np.reshape(x, dst.dims)
 
 
 @kernel("transpose")

@@ -2,9 +2,12 @@
 and select-and-scatter.
 
 A reducer whose root is one of add/multiply/maximum/minimum/and/or/xor applied to its two
-parameters becomes a numpy ufunc reduction (in the compute dtype, rounded once). Any other
-reducer is folded pairwise over whole slices with Evaluator.apply (log2(K) batched calls);
-XLA leaves the reduction order unspecified, so a tree order is as valid as a sequential one.
+parameters becomes a numpy ufunc reduction. For f16/bf16/f8 every application of the reducer
+rounds to the type (as the HLO says), so those reduce as a pairwise tree rounded per level;
+f32/f64/int use ufunc.reduce directly. Any other reducer is folded with Evaluator.apply on
+whole slices: sequentially (XLA's evaluator and CPU order, which matters for reducers that
+are not associative) up to _SEQUENTIAL_MAX elements, pairwise beyond (log2(K) calls; XLA
+leaves the order unspecified, so a tree is as valid an order as a sequential one).
 Window ops never feed padding or dilation holes to the reducer: the simple path pads with
 the reducer's identity, the general path masks them out (init is combined exactly once).
 """
@@ -17,7 +20,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.data_movement import pad_array
-from hlotools.interpreter.numeric import compute_dtype, finish
+from hlotools.interpreter.numeric import compute_dtype, finfo, finish
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation
@@ -26,6 +29,7 @@ from hlotools.ir.types import ElementType
 
 Array = np.ndarray
 _SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
+_SEQUENTIAL_MAX = 2048
 
 
 def simple_reducer(comp: Computation) -> str | None:
@@ -63,12 +67,40 @@ def identity_value(op: str, et: ElementType) -> Any:
     return dt.type(-big if op == "maximum" and dt.kind in "fc" else big)
 
 
+def _storage_identity(op: str, et: ElementType) -> Array:
+    """identity_value rounded to `et`; types without infinities (f8 *fn) use their extremes."""
+    v = finish(identity_value(op, et), et)
+    if op in ("maximum", "minimum") and np.isnan(v.astype(np.float32)):
+        fi = finfo(et.dtype)
+        v = np.asarray(fi.min if op == "maximum" else fi.max).astype(et.dtype)
+    return v
+
+
 def _compute(x: Array, et: ElementType) -> Array:
     dt = compute_dtype(et) if et.kind != "pred" else np.dtype(np.bool_)
     return x if x.dtype == dt else x.astype(dt)
 
 
 # ------------------------------------------------------------------------------ fold
+
+def _rounds_per_step(et: ElementType) -> bool:
+    return et.kind == "float" and et.bits < 32
+
+
+def tree_reduce(op: str, x: Array, init: Array, et: ElementType) -> Array:
+    """Reduce the last axis with a simple reducer, pairwise, rounding every level to `et`
+    (each reducer application rounds, as in the HLO); then op(init, total)."""
+    fn = _ufunc(op, et)
+    k = x.shape[-1]
+    if k == 0:
+        return np.broadcast_to(init, x.shape[:-1]).astype(et.dtype)
+    while k > 1:
+        half = k // 2
+        r = finish(fn(_compute(x[..., 0:2 * half:2], et), _compute(x[..., 1:2 * half:2], et)), et)
+        x = np.concatenate([r, x[..., -1:]], axis=-1) if k % 2 else r
+        k = half + k % 2
+    return finish(fn(_compute(np.asarray(init), et), _compute(x[..., 0], et)), et)
+
 
 def fold_last_axis(ev: Any, comp: Computation, arrays: list[Array], inits: list[Array]) -> list[Array]:
     """Reduce the last axis of each array with `comp` (2N scalar params -> N results),
@@ -78,6 +110,11 @@ def fold_last_axis(ev: Any, comp: Computation, arrays: list[Array], inits: list[
     lead = vals[0].shape[:-1]
     if k == 0:
         return [np.broadcast_to(i, lead) for i in inits]
+    if k <= _SEQUENTIAL_MAX:
+        accs = [np.broadcast_to(i, lead) for i in inits]
+        for j in range(k):
+            accs = ev.apply(comp, accs + [v[..., j] for v in vals])
+        return accs
     while k > 1:
         half = k // 2
         a = [v[..., 0:2 * half:2] for v in vals]
@@ -105,7 +142,7 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
     et = inst.operands[0].shape.element_type
     assert et is not None
     op = simple_reducer(comp) if n == 1 else None
-    if op is not None:
+    if op is not None and not _rounds_per_step(et):
         with np.errstate(all="ignore"):
             r = _ufunc(op, et).reduce(_compute(inputs[0], et), axis=dims,
                                       initial=_compute(inits[0], et)[()])
@@ -116,6 +153,8 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
         t = np.transpose(x, keep + list(dims))
         moved.append(t.reshape(t.shape[:len(keep)] + (-1,)))
     with np.errstate(all="ignore"):
+        if op is not None:
+            return tree_reduce(op, moved[0], inits[0], et)
         out = fold_last_axis(ev, comp, moved, inits)
     return tuple(out) if inst.shape.is_tuple else out[0]
 
@@ -161,11 +200,14 @@ def reduce_window(inst: Instruction, args: list, ev: Any) -> Any:
     assert et is not None
     op = simple_reducer(comp) if n == 1 else None
     with np.errstate(all="ignore"):
-        if op is not None:
+        if op is not None and not _rounds_per_step(et):
             x = _compute(inputs[0], et)
             w = _windows(x, wd, identity_value(op, et))
             r = _ufunc(op, et).reduce(w, axis=-1, initial=_compute(inits[0], et)[()])
             return finish(r, et)
+        if op is not None:
+            w = _windows(inputs[0], wd, _storage_identity(op, et))
+            return tree_reduce(op, w, inits[0], et)
         valid = _windows(np.ones(inputs[0].shape, np.bool_), wd, False)
         ws = [_windows(x, wd, np.zeros((), x.dtype)) for x in inputs]
         accs = [np.broadcast_to(i, valid.shape[:-1]) for i in inits]
