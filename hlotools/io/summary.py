@@ -1,4 +1,8 @@
-"""A few numbers that tell what an output looks like without printing all of it."""
+"""A few numbers that tell what an output looks like without printing all of it.
+
+NaNs are counted, not averaged; for complex outputs min and max are magnitudes (|z|) and
+the mean is complex.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -92,6 +96,6 @@ def _float_stats(s: Summary, wide: np.ndarray) -> None:
         return
     if np.iscomplexobj(rest):
         mags = np.abs(rest)
-        s.min, s.max, s.mean = complex(rest[np.argmin(mags)]), complex(rest[np.argmax(mags)]), complex(rest.mean())
+        s.min, s.max, s.mean = float(mags.min()), float(mags.max()), complex(rest.mean())
     else:
         s.min, s.max, s.mean = float(rest.min()), float(rest.max()), float(rest.mean())
