@@ -21,7 +21,7 @@ from typing import Any
 from hlotools.errors import HloError
 from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, format_slices
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.text.literal_format import format_literal
@@ -105,6 +105,10 @@ class HloPrinter:
         self.print_large_constants = print_large_constants
         self._shape_cache: dict[Shape, str] = {}
         self._bare_shape_cache: dict[Shape, str] = {}
+        # Shapes are shared immutable objects: an id lookup avoids hashing them per line.
+        self._shape_by_id: dict[int, tuple[Shape, str]] = {}
+        self._plans: dict[tuple, list[str]] = {}
+        self._value_cache: dict[tuple, str] = {}
 
     # -- shapes -----------------------------------------------------------------------
     def shape(self, shape: Shape) -> str:
@@ -169,57 +173,99 @@ class HloPrinter:
         return "{" + ", ".join(self.value(x) for x in items) + "}"
 
     # -- instructions -----------------------------------------------------------------
-    def ordered_attrs(self, inst: Instruction) -> list[tuple[str, str]]:
-        """(name, text) pairs in XLA's canonical order."""
-        head: list[tuple[float, int, str, str]] = []
+    def attr_order(self, inst: Instruction) -> list[str]:
+        """Attribute names in XLA's canonical order (memoised per opcode and name set)."""
+        attrs = inst.attrs
+        key = (inst.opcode, bool(inst.control_predecessors), *attrs)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._make_plan(inst)
+        return plan
+
+    def _make_plan(self, inst: Instruction) -> list[str]:
         override = _OPCODE_ORDER_OVERRIDES.get(inst.opcode)
-        called: list[tuple[int, str, str]] = []
-        tail: list[tuple[int, str, str]] = []
+        ranked: list[tuple[int, float, int, str]] = []
         for pos, (name, value) in enumerate(inst.attrs.items()):
             if name in _TAIL_ORDER:
-                tail.append((_TAIL_ORDER[name], name, self.value(value)))
+                ranked.append((2, _TAIL_ORDER[name], pos, name))
             elif name in _CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
-                called.append((_CALLED_ORDER[name], name, self.value(value)))
+                ranked.append((1, _CALLED_ORDER[name], pos, name))
             else:
                 rank = _OPCODE_ATTR_ORDER.get(name, _UNLISTED)
                 if override is not None:
                     rank = override.get(name, rank)
-                head.append((rank, pos, name, self.value(value)))
+                ranked.append((0, rank, pos, name))
         if inst.control_predecessors:
-            preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
-            tail.append((_TAIL_ORDER["control-predecessors"], "control-predecessors", "{" + preds + "}"))
-        head.sort()
-        called.sort(key=lambda t: t[0])
-        tail.sort(key=lambda t: t[0])
-        return ([(n, v) for _, _, n, v in head] + [(n, v) for _, n, v in called]
-                + [(n, v) for _, n, v in tail])
+            ranked.append((2, _TAIL_ORDER["control-predecessors"], -1, "control-predecessors"))
+        ranked.sort()
+        return [name for *_, name in ranked]
+
+    def ordered_attrs(self, inst: Instruction) -> list[tuple[str, str]]:
+        """(name, text) pairs in XLA's canonical order."""
+        attrs = inst.attrs
+        out = []
+        for name in self.attr_order(inst):
+            if name == "control-predecessors" and name not in attrs:
+                preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
+                out.append((name, "{" + preds + "}"))
+            else:
+                out.append((name, self.value(attrs[name])))
+        return out
+
+    def _attrs_text(self, inst: Instruction) -> str:
+        attrs = inst.attrs
+        cache = self._value_cache
+        parts = []
+        for name in self.attr_order(inst):
+            if name == "control-predecessors" and name not in attrs:
+                preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
+                parts.append(", control-predecessors={" + preds + "}")
+                continue
+            value = attrs[name]
+            if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
+                parts.append(f", {name}={value}")
+                continue
+            key = (type(value), type(value[0]) if type(value) is tuple and value else None, value)
+            try:
+                text = cache[key]
+            except KeyError:
+                text = cache[key] = self.value(value)
+            except TypeError:  # unhashable (a list)
+                text = self.value(value)
+            parts.append(f", {name}={text}")
+        return "".join(parts)
 
     def operands(self, inst: Instruction) -> str:
-        if inst.opcode == "parameter":
+        opcode = inst.opcode
+        if opcode == "parameter":
             return str(inst.parameter_number if inst.parameter_number is not None else 0)
-        if inst.opcode == "constant":
+        if opcode == "constant":
             lit = inst.literal
             if lit is None:
                 return "{...}"
             if not self.print_large_constants and (lit.elements is not None or lit.shape.size > 10):
                 return "{...}"
             return format_literal(lit)
-        pct = self.pct
-        names = [pct + op.name for op in inst.operands]
-        if self.long and len(names) > 5:
-            return ", ".join(f"/*index={i}*/{n}" if i and i % 5 == 0 else n for i, n in enumerate(names))
-        return ", ".join(names)
+        ops = inst.operands
+        if self.long:
+            if len(ops) > 5:
+                return ", ".join(f"/*index={i}*/%{op.name}" if i and i % 5 == 0 else "%" + op.name
+                                 for i, op in enumerate(ops))
+            return ", ".join(["%" + op.name for op in ops])
+        return ", ".join([op.name for op in ops])
 
     def instruction(self, inst: Instruction) -> str:
         """`%name = shape opcode(operands), attrs...` (no indentation, no ROOT)."""
-        parts = [self.pct, inst.name, " = ", self.shape(inst.shape), " ", inst.opcode, "(",
-                 self.operands(inst), ")"]
-        for name, text in self.ordered_attrs(inst):
-            parts.append(", ")
-            parts.append(name)
-            parts.append("=")
-            parts.append(text)
-        return "".join(parts)
+        shape = inst.shape
+        hit = self._shape_by_id.get(id(shape))
+        shape_text = hit[1] if hit is not None and hit[0] is shape else self._remember_shape(shape)
+        tail = self._attrs_text(inst) if inst.attrs or inst.control_predecessors else ""
+        return f"{self.pct}{inst.name} = {shape_text} {inst.opcode}({self.operands(inst)}){tail}"
+
+    def _remember_shape(self, shape: Shape) -> str:
+        text = self.shape(shape)
+        self._shape_by_id[id(shape)] = (shape, text)
+        return text
 
     # -- computations and modules -----------------------------------------------------
     def signature(self, comp: Computation) -> str:
@@ -302,11 +348,17 @@ def computation_post_order(module: Module) -> list[Computation]:
     return order
 
 
+_COMPUTATION_ATTR_NAMES = frozenset(COMPUTATION_ATTRS) | frozenset(COMPUTATION_LIST_ATTRS)
+
+
 def _callees(comp: Computation) -> list[Computation]:
     """Called computations in call order, reversed (so list.pop() yields the first)."""
     out: list[Computation] = []
+    names = _COMPUTATION_ATTR_NAMES
     for inst in comp.instructions:
-        out.extend(inst.called_computations())
+        attrs = inst.attrs
+        if attrs and not names.isdisjoint(attrs):
+            out.extend(inst.called_computations())
     out.reverse()
     return out
 
