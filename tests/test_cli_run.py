@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import ml_dtypes
@@ -55,8 +56,11 @@ ENTRY main {
 """
 
 
-def invoke(args: list[str], input: str | None = None) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+PLAIN = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None}  # rich's switches to terminal output
+
+
+def invoke(args: list[str], input: str | None = None, env: dict | None = None) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], input=input, env=env or PLAIN)
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -275,3 +279,19 @@ def test_printed_literals_feed_expected_and_inputs(tmp_path: Path) -> None:
     (tmp_path / "in.txt").write_text("f32[2] {1, 2}\n(s32[], bf16[2]) (3, {1, 4})\n")
     r = invoke([model, "--inputs", tmp_path / "in.txt", "--print-literals"])
     assert r.stdout == "f32[2]{0} {2, 6}\ns32[] 3\nbf16[2]{0} {1, 4}\n"
+
+
+def test_terminal_output_is_a_rich_table() -> None:
+    r = invoke([MLP, "--inputs", MLP_IN, "--expected", MLP_OUT, "--repeat", "2"],
+               env={"FORCE_COLOR": "1", "COLUMNS": "150"})
+    assert r.exit_code == 0, r.output
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", r.stdout)  # drop colours
+    assert "┃ output ┃ shape" in screen and "│ out0   │ f32[32,64]" in screen
+    assert "┃ phase ┃ runs ┃" in screen
+    assert "out0: match" in screen
+
+
+def test_module_without_parameters_needs_no_inputs(tmp_path: Path) -> None:
+    model = write(tmp_path, "c.hlo", "HloModule c\n\nENTRY main {\n  ROOT c = s32[2] constant({4, 5})\n}\n")
+    r = invoke([model, "--print-literals"])
+    assert (r.exit_code, r.stdout) == (0, "s32[2]{0} {4, 5}\n")
