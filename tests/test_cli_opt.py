@@ -205,3 +205,13 @@ def test_passes_keep_results(tmp_path: Path) -> None:
                                       "--expected", str(models / "mlp2_relu.expected.npz")],
                            input=optimized.stdout)
     assert r.exit_code == 0, r.output
+
+
+def test_failure_while_parsing_options_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(spec: str) -> list:
+        raise ImportError("cannot import a pass")
+
+    monkeypatch.setattr(opt, "parse_pipeline", broken)
+    r = invoke(["-", "--passes=dce"], input=GOOD)
+    assert r.exit_code == 70
+    assert r.stderr == "internal error: ImportError: cannot import a pass (run with --debug for a traceback)\n"

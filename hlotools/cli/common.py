@@ -51,12 +51,25 @@ class HloCommand(click.Command):
             err("interrupted")
             ctx.exit(130)
         except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 70
-            if debug:
-                traceback.print_exc()
-            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            err(f"internal error: {type(e).__name__}" + (f": {first}" if first else "") +
-                ("" if debug else " (run with --debug for a traceback)"))
+            _internal_error(e, debug)
             ctx.exit(EXIT_INTERNAL)
+
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        """Failures before the callback runs (option callbacks, parsing) get the same treatment."""
+        try:
+            return super().main(args, *rest, **kwargs)
+        except Exception as e:  # noqa: BLE001
+            argv = list(args) if args is not None else sys.argv[1:]
+            _internal_error(e, "--debug" in argv)
+            sys.exit(EXIT_INTERNAL)
+
+
+def _internal_error(e: BaseException, debug: bool) -> None:
+    if debug:
+        traceback.print_exception(e)
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    err(f"internal error: {type(e).__name__}" + (f": {first}" if first else "") +
+        ("" if debug else " (run with --debug for a traceback)"))
 
 
 def _silence_stdout() -> None:
