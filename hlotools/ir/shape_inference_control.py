@@ -138,6 +138,10 @@ def infer_map(inst: Instruction) -> Shape:
         if x.dims != xs[0].dims:
             raise fail(inst, f"operand {i} {shape_text(x)} and operand 0 {shape_text(xs[0])} have "
                              "different dimensions")
+    dims = inst.attrs.get("dimensions")
+    if dims is not None and tuple(dims) != tuple(range(xs[0].rank)):
+        raise fail(inst, f"dimensions {dims_str(tuple(dims))} must be all of the operand's "
+                         f"dimensions in order (map applies a scalar computation)")
     root = _root_shape(inst, "to_apply")
     if not root.is_array or root.rank != 0:
         raise fail(inst, f"to_apply must return a scalar, got {shape_text(root)}")

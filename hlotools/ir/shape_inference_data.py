@@ -294,6 +294,12 @@ def infer_set_dimension_size(inst: Instruction) -> Shape:
     return make(x.element_type, x.dims, dyn)
 
 
+def _check_sorted(inst: Instruction, dims: tuple[int, ...], what: str) -> None:
+    """XLA's gather/scatter dimension lists must be ascending without repeats."""
+    if list(dims) != sorted(set(dims)):
+        raise fail(inst, f"{what} {dims_str(dims)} must be sorted and unique")
+
+
 def _expanded_indices(inst: Instruction, indices: Shape, index_vector_dim: int) -> tuple[int, ...]:
     if not 0 <= index_vector_dim <= indices.rank:
         raise fail(inst, f"index_vector_dim={index_vector_dim} is out of range for indices of "
@@ -327,6 +333,8 @@ def infer_gather(inst: Instruction) -> Shape:
     check_dims_in_range(inst, collapsed, x.rank, "collapsed_slice_dims")
     check_dims_in_range(inst, op_batch, x.rank, "operand_batching_dims")
     check_unique(inst, collapsed + op_batch, "collapsed_slice_dims + operand_batching_dims")
+    check_unique(inst, start_map, "start_index_map")
+    _check_sorted(inst, collapsed, "collapsed_slice_dims")
     if len(op_batch) != len(idx_batch):
         raise fail(inst, "operand_batching_dims and start_indices_batching_dims differ in length")
     for d, (s, bound) in enumerate(zip(sizes, x.dims)):
@@ -381,6 +389,9 @@ def infer_scatter(inst: Instruction) -> Shape:
     check_dims_in_range(inst, to_operand, x.rank, "scatter_dims_to_operand_dims")
     check_dims_in_range(inst, inserted, x.rank, "inserted_window_dims")
     check_unique(inst, inserted + in_batch, "inserted_window_dims + input_batching_dims")
+    check_unique(inst, to_operand, "scatter_dims_to_operand_dims")
+    _check_sorted(inst, window, "update_window_dims")
+    _check_sorted(inst, inserted, "inserted_window_dims")
     if len(window) + len(inserted) + len(in_batch) != x.rank:
         raise fail(inst, f"update_window_dims {dims_str(window)} + inserted_window_dims "
                          f"{dims_str(inserted)} + input_batching_dims must cover the operand's "

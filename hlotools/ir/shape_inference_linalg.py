@@ -209,6 +209,16 @@ def infer_convolution(inst: Instruction) -> Shape:
                          "spatial dimensions")
     if fgc < 1 or bgc < 1:
         raise fail(inst, "feature_group_count and batch_group_count must be positive")
+    if fgc > 1 and bgc > 1:
+        raise fail(inst, f"both batch_group_count {bgc} and feature_group_count {fgc} cannot be "
+                         "greater than 1")
+    for what, dims in (("input", (dl.input_batch, dl.input_feature, *dl.input_spatial)),
+                       ("kernel", (dl.kernel_input_feature, dl.kernel_output_feature,
+                                   *dl.kernel_spatial)),
+                       ("output", (dl.output_batch, dl.output_feature, *dl.output_spatial))):
+        if sorted(dims) != list(range(n_sp + 2)):
+            raise fail(inst, f"{what} dimensions of dim_labels {dl.text} must contain each "
+                             "dimension exactly once")
     in_f, k_in, k_out = lhs.dims[dl.input_feature], rhs.dims[dl.kernel_input_feature], \
         rhs.dims[dl.kernel_output_feature]
     batch = lhs.dims[dl.input_batch]
@@ -301,6 +311,9 @@ def infer_triangular_solve(inst: Instruction) -> Shape:
 
 def _feature_vectors(inst: Instruction, x: Shape, indices: Sequence[int]) -> int:
     fi = attr(inst, "feature_index")
+    assert x.element_type is not None
+    if not x.element_type.is_float:
+        raise fail(inst, f"the operand must have a floating point element type, got {shape_text(x)}")
     if not 0 <= fi < x.rank:
         raise fail(inst, f"feature_index={fi} is out of range for rank {x.rank}")
     n = x.dims[fi]
