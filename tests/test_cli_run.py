@@ -295,3 +295,13 @@ def test_module_without_parameters_needs_no_inputs(tmp_path: Path) -> None:
     model = write(tmp_path, "c.hlo", "HloModule c\n\nENTRY main {\n  ROOT c = s32[2] constant({4, 5})\n}\n")
     r = invoke([model, "--print-literals"])
     assert (r.exit_code, r.stdout) == (0, "s32[2]{0} {4, 5}\n")
+
+
+def test_expected_file_with_the_wrong_number_of_results(tmp_path: Path) -> None:
+    np.savez(tmp_path / "e.npz", out0=np.zeros((32, 64), np.float32), out1=np.zeros(2, np.float32))
+    r = invoke([MLP, "--inputs", MLP_IN, "--expected", tmp_path / "e.npz"])
+    assert r.exit_code == 1
+    assert r.stderr == f"{tmp_path / 'e.npz'}: error: expected 1 result, given 2 (out0: f32[32,64])\n"
+    np.savez(tmp_path / "s.npz", out0=np.zeros((64, 32), np.float32))
+    r = invoke([MLP, "--inputs", MLP_IN, "--expected", tmp_path / "s.npz"])
+    assert r.exit_code == 1 and "output 0 expects f32[32,64], given f32[64,32]" in r.stderr

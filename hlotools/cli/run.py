@@ -142,7 +142,7 @@ def _summaries(result: RunResult) -> list[Summary]:
 
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
                  atol: float | None) -> list[Comparison]:
-    expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="expected outputs")
+    expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="result")
     out = []
     for (spec, actual), want in zip(_data_outputs(result), expected):
         assert spec.shape.element_type is not None

@@ -37,6 +37,10 @@ Examples:
 
 \b
 --emit=llvm, llvm-opt, asm and obj need the LLVM backend, which is not available yet.
+
+\b
+Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
+70 internal error (add --debug for a traceback).
 """
 
 

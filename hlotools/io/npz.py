@@ -108,7 +108,7 @@ def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray
     return [named[s.name] for s in specs]
 
 
-def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "inputs") -> list[np.ndarray]:
+def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "input") -> list[np.ndarray]:
     """Arrays for the non-token leaves, matched by position, number or name, and type-checked.
 
     .npy files bind in the order given; npz keys in<k>/arr_<k>/out<k> bind to leaf k; other
@@ -117,7 +117,8 @@ def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "inputs") 
     wanted = [s for s in specs if not s.is_token]
     if len(arrays) != len(wanted):
         listing = ", ".join(f"{s.name}: {s.shape.to_text(False)}" for s in wanted)
-        raise HloRuntimeError(f"expected {len(wanted)} {what}, given {len(arrays)}" +
+        plural = "" if len(wanted) == 1 else "s"
+        raise HloRuntimeError(f"expected {len(wanted)} {what}{plural}, given {len(arrays)}" +
                               (f" ({listing})" if listing else ""),
                               filename=arrays[0].source if arrays else None)
     if all(a.key is None for a in arrays):
