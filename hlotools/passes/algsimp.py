@@ -13,6 +13,7 @@ fast-math rewrites XLA gates behind `enable_fast_math` sit behind the same optio
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
@@ -67,6 +68,7 @@ class _ComputationSimplifier:
         self.dead: set[int] = set()
         self.dead_list: list[Instruction] = []
         self.created: list[Instruction] = []
+        self.log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)
         # Instructions other instructions must follow: XLA does not replace those.
         self.control_preds = {id(p) for i in comp.instructions for p in i.control_predecessors}
 
@@ -107,8 +109,10 @@ class _ComputationSimplifier:
     def _simplify(self, inst: Instruction) -> tuple[Instruction, list[Instruction]] | None:
         if inst.control_predecessors or id(inst) in self.control_preds:
             return None
+        b = Builder(self.rw, self.comp, inst, self.options)
         for fn in RULES[inst.opcode]:
-            b = Builder(self.rw, self.comp, inst, self.options)
+            if b.created:
+                b.created = []
             replacement = fn(inst, b)
             if replacement is None or replacement is inst:
                 self._discard(b.created)
@@ -119,7 +123,8 @@ class _ComputationSimplifier:
             if not self.ctx.consume_fuel(f"{fn.__name__} on %{inst.name}"):
                 self._discard(b.created)
                 return None
-            self.ctx.decision("%s: %%%s -> %%%s", fn.__name__, inst.name, replacement.name)
+            if self.log_decisions:
+                self.ctx.decision("%s: %%%s -> %%%s", fn.__name__, inst.name, replacement.name)
             self._replace(inst, replacement)
             self.created.extend(b.created)
             return replacement, b.created

@@ -269,11 +269,9 @@ def neg_neg(inst: Instruction, b: Builder) -> Instruction | None:
 
 @rule("abs")
 def abs_of_nonnegative(inst: Instruction, b: Builder) -> Instruction | None:
-    """abs(A) => A when A is known non-negative: abs(abs(x)), abs(exp(x)), unsigned A."""
+    """abs(A) => A when A is known non-negative: abs(abs(x)), abs(exp(x)) (exp is never -0)."""
     x = inst.operands[0]
-    if x.opcode in ("abs", "exponential") or is_unsigned(x):
-        return x
-    return None
+    return x if x.opcode in ("abs", "exponential") else None
 
 
 @rule("power")

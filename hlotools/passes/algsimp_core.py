@@ -128,6 +128,10 @@ def is_all(inst: Instruction, value: float | int) -> bool:
         return False
     t = inst.shape.element_type
     assert t is not None
+    if arr.size == 1 and t.kind in ("signed", "unsigned", "float"):
+        if t.kind == "unsigned" and value < 0:
+            return False
+        return float(arr.reshape(-1)[0]) == value  # the common case: broadcast of a scalar
     if t.kind == "unsigned" and value < 0:
         return False
     if t.kind == "pred":

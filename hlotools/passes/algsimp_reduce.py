@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.ir.attributes import SliceRange
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.passes.algsimp_core import (
     Builder,
@@ -21,8 +22,10 @@ from hlotools.passes.algsimp_core import (
 def _reduction_opcode(inst: Instruction) -> str | None:
     """The opcode of a to_apply computation that is `op(p0, p1)` of its two parameters."""
     comp = inst.attrs.get("to_apply")
-    root = getattr(comp, "root", None)
-    if root is None or len(root.operands) != 2 or len(comp.parameters) != 2:
+    if not isinstance(comp, Computation) or comp.root is None:
+        return None
+    root = comp.root
+    if len(root.operands) != 2 or len(comp.parameters) != 2:
         return None
     if {id(o) for o in root.operands} != {id(p) for p in comp.parameters}:
         return None
