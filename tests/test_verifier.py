@@ -514,3 +514,15 @@ def test_buffer_donor_indices() -> None:
     accepts(ALIASED, "HloModule m, buffer_donor={ (0, {0}), (0, {1}) }")
     rejects(ALIASED, "buffer_donor index {2} is not valid",
             "HloModule m, buffer_donor={ (0, {2}) }")
+
+
+def test_called_computations_are_required() -> None:
+    cond = computation("cond", ["s32[]"], "compare", "pred[]", direction=Enum("LT"))
+    p = param("s32[]")
+    w = inst("while", [p], "s32[]", condition=cond)
+    with pytest.raises(HloVerifyError, match="missing required attribute 'body'"):
+        verify(module_of(entry_with([p, w]), cond))
+    x, z = param("f32[4]"), param("f32[]", 1)
+    r = inst("reduce", [x, z], "f32[]", dimensions=(0,))
+    with pytest.raises(HloVerifyError, match="missing required attribute 'to_apply'"):
+        verify(module_of(entry_with([x, z, r])))

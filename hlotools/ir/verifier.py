@@ -14,6 +14,7 @@ error's line/column) its place in the text.
 from __future__ import annotations
 
 from hlotools.errors import HloError, HloVerifyError
+from hlotools.ir import opcodes
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
@@ -77,11 +78,22 @@ def _check_operand_count(inst: Instruction) -> str | None:
     return None
 
 
+def _missing_attribute(inst: Instruction) -> str | None:
+    """Required attributes per the opcode table's OPCODE_ATTRIBUTES (when the table has it)."""
+    table = getattr(opcodes, "OPCODE_ATTRIBUTES", None)
+    if not table or inst.opcode not in table:
+        return None
+    for name in sorted(table[inst.opcode][0]):
+        if name not in inst.attrs and not (name == "dimensions" and inst.opcode == "broadcast"):
+            return f"missing required attribute '{name}'"
+    return None
+
+
 def _check_instruction(inst: Instruction, comp: Computation, position: dict[int, int],
                        module_comps: set[int]) -> None:
     if inst.opcode not in OPCODES:
         raise _err(inst, comp, "unknown opcode")
-    msg = _check_operand_count(inst)
+    msg = _check_operand_count(inst) or _missing_attribute(inst)
     if msg:
         raise _err(inst, comp, msg)
     here = position[id(inst)]

@@ -30,6 +30,10 @@ def _comp(inst: Instruction, key: str) -> Computation | None:
     return c if isinstance(c, Computation) else None
 
 
+def _missing(key: str) -> str:
+    return f"missing required attribute '{key}' (a computation)"
+
+
 def _params(comp: Computation) -> list[Shape]:
     return [p.shape for p in comp.parameters if p is not None]
 
@@ -81,7 +85,7 @@ def _operand_shapes(inst: Instruction, lo: int = 0, hi: int | None = None) -> li
 def check_reduce(inst: Instruction) -> str | None:
     comp = _comp(inst, "to_apply")
     if comp is None:
-        return None
+        return _missing("to_apply")
     n = len(inst.operands) // 2
     inits = [_scalar(s.element_type) for s in _operand_shapes(inst, n)]
     inputs = [_scalar(s.element_type) for s in _operand_shapes(inst, 0, n)]
@@ -91,8 +95,8 @@ def check_reduce(inst: Instruction) -> str | None:
 @_check("all-reduce", "all-reduce-start", "reduce-scatter")
 def check_all_reduce(inst: Instruction) -> str | None:
     comp = _comp(inst, "to_apply")
-    if comp is None or not inst.operands:
-        return None
+    if comp is None:
+        return _missing("to_apply")
     for s in _operand_shapes(inst):
         leaf = s.leaves()[0]
         if leaf.is_array:
@@ -107,7 +111,7 @@ def check_all_reduce(inst: Instruction) -> str | None:
 def check_scatter(inst: Instruction) -> str | None:
     comp = _comp(inst, "to_apply")
     if comp is None:
-        return None
+        return _missing("to_apply")
     n = len(inst.operands) // 2
     accs = [_scalar(s.element_type) for s in _operand_shapes(inst, 0, n)]
     ups = [_scalar(s.element_type) for s in _operand_shapes(inst, n + 1)]
@@ -119,6 +123,8 @@ def check_select_and_scatter(inst: Instruction) -> str | None:
     x = inst.operands[0].shape
     src = inst.operands[1].shape
     sel, sc = _comp(inst, "select"), _comp(inst, "scatter")
+    if sel is None or sc is None:
+        return _missing("select" if sel is None else "scatter")
     if sel is not None:
         t = _scalar(x.element_type)
         err = _expect_signature(sel, "select", [t, t], PRED_SCALAR)
@@ -134,7 +140,7 @@ def check_select_and_scatter(inst: Instruction) -> str | None:
 def check_sort(inst: Instruction) -> str | None:
     comp = _comp(inst, "to_apply")
     if comp is None:
-        return None
+        return _missing("to_apply")
     params: list[Shape] = []
     for s in _operand_shapes(inst):
         params += [_scalar(s.element_type)] * 2
@@ -145,7 +151,7 @@ def check_sort(inst: Instruction) -> str | None:
 def check_map(inst: Instruction) -> str | None:
     comp = _comp(inst, "to_apply")
     if comp is None:
-        return None
+        return _missing("to_apply")
     params = [_scalar(s.element_type) for s in _operand_shapes(inst)]
     return _expect_signature(comp, "to_apply", params, None)
 
@@ -154,6 +160,8 @@ def check_map(inst: Instruction) -> str | None:
 def check_while(inst: Instruction) -> str | None:
     init = inst.operands[0].shape
     cond, body = _comp(inst, "condition"), _comp(inst, "body")
+    if cond is None or body is None:
+        return _missing("condition" if cond is None else "body")
     if cond is not None:
         err = _expect_signature(cond, "condition", [init], PRED_SCALAR)
         if err:
@@ -191,7 +199,7 @@ def check_call(inst: Instruction) -> str | None:
     key = "to_apply" if inst.opcode == "call" else "calls"
     comp = _comp(inst, key)
     if comp is None:
-        return None
+        return _missing(key)
     params = _params(comp)
     ops = _operand_shapes(inst)
     if inst.opcode == "async-start" and len(ops) < len(params):
