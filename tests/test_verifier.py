@@ -517,7 +517,8 @@ def test_buffer_donor_indices() -> None:
 
 
 def test_called_computations_are_required() -> None:
-    cond = computation("cond", ["s32[]"], "compare", "pred[]", direction=Enum("LT"))
+    c0 = param("s32[]", 0, "c0")
+    cond = entry_with([c0, inst("compare", [c0, c0], "pred[]", "lt", direction=Enum("LT"))], "cond")
     p = param("s32[]")
     w = inst("while", [p], "s32[]", condition=cond)
     with pytest.raises(HloVerifyError, match="missing required attribute 'body'"):
