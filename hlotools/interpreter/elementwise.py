@@ -223,8 +223,8 @@ def _remainder(x: Array, y: Array, et: ElementType) -> Array:
 
 
 def _int_power(x: Array, y: Array, et: ElementType) -> Array:
-    """Exponentiation by squaring with wraparound; negative exponents give trunc(1/x^-y):
-    1 for x == 1, +-1 for x == -1 (by parity), else 0."""
+    """Exponentiation by squaring with wraparound; a negative exponent gives 1 when the base
+    is 1 and 0 otherwise (also for base -1), as XLA's EmitIntegerPow and evaluator do."""
     base = np.asarray(x).astype(np.int64) if et.kind == "signed" else np.asarray(x).astype(np.uint64)
     exp = np.asarray(y).astype(np.int64) if et.kind == "signed" else np.asarray(y).astype(np.uint64)
     base, exp = np.broadcast_arrays(base, exp)
@@ -238,9 +238,7 @@ def _int_power(x: Array, y: Array, et: ElementType) -> Array:
         b = b * b
         e = e >> 1
     if et.kind == "signed":
-        odd_exp = (exp & 1) == 1
-        neg_result = np.where(base == 1, 1, np.where(base == -1, np.where(odd_exp, -1, 1), 0))
-        acc = np.where(neg, neg_result, acc)
+        acc = np.where(neg, np.where(base == 1, 1, 0), acc)
     return acc.astype(x.dtype)
 
 
@@ -352,7 +350,11 @@ def _atan2(x: Array, y: Array, et: ElementType) -> Array:
 
 def _complex(x: Array, y: Array, et: ElementType) -> Array:
     cdt = np.complex128 if et.bits == 64 else np.complex64
-    return np.asarray(x).astype(cdt) + np.asarray(y).astype(cdt) * 1j
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    out = np.empty(x.shape, cdt)  # not x + 1j*y: inf * 1j would make the real part NaN
+    out.real = x
+    out.imag = y
+    return out
 
 
 _BINARY: dict[str, BinaryFn] = {

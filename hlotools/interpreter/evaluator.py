@@ -176,13 +176,16 @@ def _make_plan(comp: Computation) -> _Plan:
     return _Plan(steps, root)
 
 
-def _check_value(inst: Instruction, out: Any) -> None:
+def _check_value(inst: Instruction, out: Any, shape: Shape | None = None) -> None:
     """Catch kernel bugs early: the value must have the instruction's shape and dtype."""
-    shape = inst.shape
+    shape = shape or inst.shape
     if shape.is_tuple:
-        if not isinstance(out, tuple) or len(out) != len(shape.tuple_shapes or ()):
+        subs = shape.tuple_shapes or ()
+        if not isinstance(out, tuple) or len(out) != len(subs):
             raise HloRuntimeError(f"internal: {inst.opcode} kernel returned {type(out).__name__}, "
                                   f"expected a tuple {shape}")
+        for v, s in zip(out, subs):
+            _check_value(inst, v, s)
         return
     if shape.is_token or not shape.is_array:
         return

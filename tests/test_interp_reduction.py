@@ -1,0 +1,172 @@
+"""reduce / reduce-window / select-and-scatter, with hand-worked expected values."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from _interp import run, run1
+
+ADD = """add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+"""
+MAX = """max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+}
+"""
+# argmax reducer: (value, index) pairs, ties to the smaller index (a non-simple reducer)
+ARGMAX = """argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  keep = pred[] or(gt, tie)
+  v = f32[] select(keep, av, bv)
+  i = s32[] select(keep, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+"""
+
+
+def test_reduce_sum_rows_and_all() -> None:
+    text = ADD + """ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  rows = f32[2] reduce(a, z), dimensions={1}, to_apply=add
+  all = f32[] reduce(a, z), dimensions={0,1}, to_apply=add
+  ROOT t = (f32[2], f32[]) tuple(rows, all)
+}"""
+    rows, total = run(text, np.array([[1, 2, 3], [4, 5, 6]], np.float32))
+    assert rows.tolist() == [6, 15] and total.tolist() == 21
+
+
+def test_reduce_max_propagates_nan_and_empty_gives_init() -> None:
+    text = MAX + """ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=max
+}"""
+    got = run1(text, np.array([[1, np.nan, 3], [4, 5, -6]], np.float32))
+    assert np.isnan(got[0]) and got[1] == 5
+    text = ADD + """ENTRY e {
+  a = f32[0,3] parameter(0)
+  z = f32[] constant(7)
+  ROOT r = f32[3] reduce(a, z), dimensions={0}, to_apply=add
+}"""
+    assert run1(text, np.zeros((0, 3), np.float32)).tolist() == [7, 7, 7]
+
+
+def test_variadic_argmax_reduce() -> None:
+    text = ARGMAX + """ENTRY e {
+  v = f32[2,4] parameter(0)
+  i = s32[2,4] iota(), iota_dimension=1
+  zv = f32[] constant(-inf)
+  zi = s32[] constant(0)
+  ROOT r = (f32[2], s32[2]) reduce(v, i, zv, zi), dimensions={1}, to_apply=argmax
+}"""
+    vals, idx = run(text, np.array([[1, 9, 9, 2], [-1, -3, -0.5, -2]], np.float32))
+    assert vals.tolist() == [9, -0.5] and idx.tolist() == [1, 2]
+
+
+def test_integer_sum_wraps() -> None:
+    text = """add {
+  x = s8[] parameter(0)
+  y = s8[] parameter(1)
+  ROOT s = s8[] add(x, y)
+}
+ENTRY e {
+  a = s8[3] parameter(0)
+  z = s8[] constant(0)
+  ROOT r = s8[] reduce(a, z), dimensions={0}, to_apply=add
+}"""
+    assert run1(text, np.array([100, 100, 100], np.int8)).tolist() == 44  # 300 mod 256
+
+
+def test_bf16_reduce_rounds_each_step() -> None:
+    bf = ml_dtypes.bfloat16
+    text = """add {
+  x = bf16[] parameter(0)
+  y = bf16[] parameter(1)
+  ROOT s = bf16[] add(x, y)
+}
+ENTRY e {
+  a = bf16[2] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(a, z), dimensions={0}, to_apply=add
+}"""
+    # 256 + 1 rounds to 256 in bf16 (8 significant bits), so (256 + 1) + 1 = 256 as well
+    got = run1(text, np.array([256, 1], bf))
+    assert got.dtype == bf and float(got) == 256.0
+
+
+def test_reduce_window_max_pool_with_padding_and_stride() -> None:
+    text = MAX + """ENTRY e {
+  a = f32[1,4] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[1,3] reduce-window(a, z), window={size=1x2 stride=1x2 pad=0_0x1_1}, to_apply=max
+}"""
+    # padded: [-inf, 1, 5, 2, 7, -inf] -> windows [-inf,1] [5,2] [7,-inf]
+    assert run1(text, np.array([[1, 5, 2, 7]], np.float32)).tolist() == [[1, 5, 7]]
+
+
+def test_reduce_window_init_combined_once_and_dilations() -> None:
+    text = ADD + """ENTRY e {
+  a = f32[4] parameter(0)
+  z = f32[] constant(100)
+  ROOT r = f32[2] reduce-window(a, z), window={size=2 rhs_dilate=2}, to_apply=add
+}"""
+    # windows {0, 2} and {1, 3}; init added once per window
+    assert run1(text, np.array([1, 2, 3, 4], np.float32)).tolist() == [104, 106]
+    text = ADD + """ENTRY e {
+  a = f32[3] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[4] reduce-window(a, z), window={size=2 lhs_dilate=2}, to_apply=add
+}"""
+    # base-dilated operand [1, _, 2, _, 3]: holes contribute nothing
+    assert run1(text, np.array([1, 2, 3], np.float32)).tolist() == [1, 2, 2, 3]
+
+
+def test_reduce_window_cumulative_sum_like_jax() -> None:
+    text = ADD + """ENTRY e {
+  a = f32[5] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[5] reduce-window(a, z), window={size=5 pad=4_0}, to_apply=add
+}"""
+    assert run1(text, np.array([1, 2, 3, 4, 5], np.float32)).tolist() == [1, 3, 6, 10, 15]
+
+
+def test_variadic_reduce_window_skips_padding() -> None:
+    text = ARGMAX + """ENTRY e {
+  v = f32[4] parameter(0)
+  i = s32[4] iota(), iota_dimension=0
+  zv = f32[] constant(-inf)
+  zi = s32[] constant(-1)
+  ROOT r = (f32[4], s32[4]) reduce-window(v, i, zv, zi), window={size=2 pad=1_0}, to_apply=argmax
+}"""
+    # windows [pad,3] [3,1] [1,4] [4,4]: the padding never wins, ties go to the smaller index
+    vals, idx = run(text, np.array([3, 1, 4, 4], np.float32))
+    assert vals.tolist() == [3, 3, 4, 4] and idx.tolist() == [0, 0, 2, 2]
+
+
+def test_select_and_scatter_max_pool_gradient() -> None:
+    text = """ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+""" + ADD + """ENTRY e {
+  x = f32[4] parameter(0)
+  g = f32[3] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[4] select-and-scatter(x, g, z), window={size=2}, select=ge, scatter=add
+}"""
+    # windows [1,5] [5,5] [5,2] pick 5@1, 5@1 (GE keeps the current selection on ties), 5@2
+    got = run1(text, np.array([1, 5, 5, 2], np.float32), np.array([10, 20, 30], np.float32))
+    assert got.tolist() == [0, 30, 30, 0]
