@@ -470,3 +470,17 @@ def test_error_names_the_place() -> None:
 def test_malformed_attribute_is_an_hlo_error() -> None:
     with pytest.raises(HloError, match="malformed"):
         infer("transpose", ["f32[2,3]"], None, dimensions=5)
+
+
+def test_parser_fills_omitted_shapes_with_inferred_default_layout_shapes() -> None:
+    import hlotools
+    m = hlotools.parse_module("""HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  b = s32[] parameter(1)
+  t = transpose(a), dimensions={1,0}
+  n = negate(t)
+  ROOT r = tuple(n, b)
+}""")
+    assert str(m.entry.instruction_by_name("t").shape) == "f32[3,2]{1,0}"
+    assert str(m.entry.root.shape) == "(f32[3,2]{1,0}, s32[])"

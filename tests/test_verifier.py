@@ -527,3 +527,15 @@ def test_called_computations_are_required() -> None:
     r = inst("reduce", [x, z], "f32[]", dimensions=(0,))
     with pytest.raises(HloVerifyError, match="missing required attribute 'to_apply'"):
         verify(module_of(entry_with([x, z, r])))
+
+
+def test_recursive_computations_are_rejected() -> None:
+    loop = Computation("loop")
+    x = loop.add_instruction(param("f32[]", 0, "x"))
+    c = loop.add_instruction(inst("call", [x], "f32[]", "again"))
+    loop.root = c
+    c.attrs["to_apply"] = loop
+    p = param("f32[]")
+    m = module_of(entry_with([p, inst("call", [p], "f32[]", "go", to_apply=loop)]), loop)
+    with pytest.raises(HloVerifyError, match="already on the call stack"):
+        verify(m)

@@ -165,6 +165,27 @@ def _check_computation(comp: Computation, module_comps: set[int]) -> None:
         _check_instruction(inst, comp, position, module_comps)
 
 
+def _check_call_graph_acyclic(module: Module) -> None:
+    """XLA's call graph is a DAG: no computation may (transitively) call itself."""
+    state: dict[int, int] = {}  # 1 = on the DFS stack, 2 = done
+
+    def visit(comp: Computation) -> None:
+        state[id(comp)] = 1
+        for inst in comp.instructions:
+            for callee in inst.called_computations():
+                s = state.get(id(callee))
+                if s == 1:
+                    raise _err(inst, comp, f"calls %{callee.name}, which is already on the call "
+                                           "stack (recursive computations are not allowed)")
+                if s is None:
+                    visit(callee)
+        state[id(comp)] = 2
+
+    for comp in module.computations:
+        if id(comp) not in state:
+            visit(comp)
+
+
 def verify(module: Module) -> None:
     """Raise HloVerifyError for the first problem found (computations in module order)."""
     entries = [c for c in module.computations if c.is_entry]
@@ -181,4 +202,5 @@ def verify(module: Module) -> None:
     module_comps = {id(c) for c in module.computations}
     for comp in module.computations:
         _check_computation(comp, module_comps)
+    _check_call_graph_acyclic(module)
     check_module_attributes(module, module.entry)
