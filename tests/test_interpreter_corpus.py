@@ -88,21 +88,24 @@ def _load(npz: np.lib.npyio.NpzFile, prefix: str, dtypes: list) -> list[np.ndarr
 def assert_matches(got: np.ndarray, want: np.ndarray, klass: str, what: str) -> None:
     assert got.shape == want.shape, f"{what}: dims {got.shape} != {want.shape}"
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    with np.errstate(all="ignore"):
+        _compare(got, want, klass, what)
+
+
+def _compare(got: np.ndarray, want: np.ndarray, klass: str, what: str) -> None:
     kind = np.dtype(got.dtype).kind
     if kind in "biu" or (kind == "V" and got.dtype.name.startswith(("int", "uint"))):
         bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
         assert bad.size == 0, (f"{what}: {bad.size} of {got.size} elements differ, first at flat index "
                                f"{bad[0]}: got {got.reshape(-1)[bad[0]]}, want {want.reshape(-1)[bad[0]]}")
         return
-    base = np.float32 if got.dtype.itemsize <= 4 and kind != "c" else np.float64
     if kind == "c":
         g, w = got.astype(np.complex128), want.astype(np.complex128)
         parts = [(g.real, w.real), (g.imag, w.imag)]
         ftype = np.float32 if got.dtype == np.complex64 else np.float64
     else:
         parts = [(got.astype(np.float64), want.astype(np.float64))]
-        ftype = got.dtype if got.dtype.itemsize >= 4 else got.dtype
-    del base
+        ftype = got.dtype
     rtol, atol = tolerance(np.dtype(ftype), klass)
     for g, w in parts:
         nan_g, nan_w = np.isnan(g), np.isnan(w)
@@ -158,8 +161,39 @@ def test_jax_corpus(name: str, style: str) -> None:
 # ------------------------------------------------------------------------------ xla corpus
 # Modules whose reference output depends on behaviour HLO leaves unspecified, or that do not
 # finish in test time; each has its reason (strict xfail: it must keep failing).
-XLA_XFAIL: dict[str, str] = {}
-XLA_SKIP: dict[str, str] = {}
+_INIT_NOT_IDENTITY = ("init value is not the reducer's identity, which HLO leaves unspecified: XLA CPU folds "
+                      "it into each partial accumulator (or drops it for a trivial window); the interpreter "
+                      "combines it exactly once, as XLA's evaluator")
+_ORDER = ("the result depends on the reduction order, which HLO leaves unspecified: ")
+_INFINITE = ("infinite loop (condition is constant true); XLA's while-loop simplifier deletes the loop because "
+             "its result is empty or loop-invariant")
+XLA_XFAIL: dict[str, str] = {
+    "parser_test/parser_test_0042.hlo": _INIT_NOT_IDENTITY,
+    "parser_test/parser_test_0043.hlo": _INIT_NOT_IDENTITY,
+    "hlo_files/hlofile_0112.hlo": _INIT_NOT_IDENTITY,
+    "pass_tests/algsimp_test_0358.hlo": _ORDER + "35530 equal bf16 terms stall at a value set by XLA CPU's "
+                                        "accumulator layout (-64); a pairwise tree rounded per step gives -2240",
+    "pass_tests/instruction_fusion_test_0030.hlo": _ORDER + "the reducer a + 2|b| is not associative; XLA CPU "
+                                                   "combines its partial accumulators with it (4*sum|x|), the "
+                                                   "evaluator order gives 2*sum|x|",
+}
+XLA_SKIP: dict[str, str] = {
+    "bad/parser_test_0223.hlo": "MANIFEST expects a parse error (rhs_reversal size check); only the older XLA "
+                                "that produced the reference accepted it",
+    "hlo_files/hlofile_0443.hlo": "uses rng, which the interpreter refuses (XLA's values come from a "
+                                  "process-global generator)",
+    "pass_tests/while_loop_simplifier_test_0003.hlo": "while loop runs ~2^31 iterations (counts down from 42 "
+                                                      "while < 100 until s32 wraps)",
+    "pass_tests/while_loop_simplifier_test_0007.hlo": _INFINITE,
+    "pass_tests/while_loop_simplifier_test_0013.hlo": _INFINITE,
+    "pass_tests/while_loop_simplifier_test_0016.hlo": _INFINITE,
+    "pass_tests/while_loop_simplifier_test_0017.hlo": _INFINITE,
+    "pass_tests/while_loop_simplifier_test_0018.hlo": _INFINITE,
+    "pass_tests/while_loop_simplifier_test_0034.hlo": _INFINITE,
+    "hlo_files/hlofile_0009.hlo": "nested while loops running threefry over f32[100000] element by element: "
+                                  "minutes of per-instruction dispatch",
+    "hlo_files/hlofile_0010.hlo": "jaxlib slow_test: a while loop of 10^6 iterations over s32[1000000]",
+}
 
 
 @cache
