@@ -484,3 +484,49 @@ ENTRY e {
 }""")
     assert str(m.entry.instruction_by_name("t").shape) == "f32[3,2]{1,0}"
     assert str(m.entry.root.shape) == "(f32[3,2]{1,0}, s32[])"
+
+
+@pytest.mark.parametrize("opcode,operands,shape,attrs,expected", [
+    # scaled-dot operands: lhs, rhs, lhs_scale, rhs_scale; the result follows the dot dims.
+    ("scaled-dot", ["f8e4m3fn[4,32]", "f8e4m3fn[32,8]", "f8e8m0fnu[4,1]", "f8e8m0fnu[1,8]"],
+     "bf16[4,8]", {"lhs_contracting_dims": (1,), "rhs_contracting_dims": (0,)}, "bf16[4,8]"),
+    ("collective-permute-start", ["f32[3]"], "(f32[3], f32[3], u32[], u32[])",
+     {"source_target_pairs": Raw("{{0,1}}")}, "(f32[3], f32[3], u32[], u32[])"),
+    ("collective-permute-done", ["(f32[3], f32[3], u32[], u32[])"], None, {}, "f32[3]"),
+    # In-place form: (input, output, input offsets, output offsets) -> the output's shape.
+    ("collective-permute", ["f32[4]", "f32[8]", "(s32[])", "(s32[])"], None,
+     {"source_target_pairs": Raw("{{0,1}}"), "slice_sizes": Raw("{{4}}")}, "f32[8]"),
+    ("all-reduce-start", ["f32[3]"], None, {}, "f32[3]"),
+    ("all-reduce-done", ["f32[3]"], None, {}, "f32[3]"),
+    # all-to-all without a split dimension is the tuple form, even with one operand.
+    ("all-to-all", ["f32[4]"], None, {}, "(f32[4])"),
+    ("collective-broadcast", ["f32[4]", "u32[]"], None, {"has_dynamic_root": True}, "f32[4]"),
+    # mesh replica groups: a group spans the listed axes (4 here).
+    ("all-gather", ["f32[2]"], None, {"dimensions": (0,),
+                                      "replica_groups": Raw("mesh['x'=4,'y'=2] {'x'}")}, "f32[8]"),
+    ("domain", ["(f32[2], s32[])"], None, {}, "(f32[2], s32[])"),
+    ("recv", ["token[]"], "(f32[2], u32[], token[])", {"channel_id": 1}, "(f32[2], u32[], token[])"),
+    ("infeed", ["token[]"], "((f32[2]), token[])", {}, "((f32[2]), token[])"),
+    ("scan", ["f32[5,2]", "f32[2]"], "(f32[5,2], f32[2])", {}, "(f32[5,2], f32[2])"),
+    # A late-bound operand appended by async-update extends the bound operands.
+    ("async-update", ["((f32[2]), f32[5], s32[])", "s32[]"], None, {}, "((f32[2], s32[]), f32[5], s32[])"),
+])
+def test_more_rules(opcode: str, operands: list[str], shape: str | None, attrs: dict,
+                    expected: str) -> None:
+    assert infer(opcode, operands, shape, **attrs) == expected
+
+
+def test_conditional_with_true_and_false_computations() -> None:
+    t = computation("t", ["f32[2]"], "negate")
+    f = computation("f", ["s32[]"], None, )
+    f.root = f.add_instruction(inst("broadcast", [f.parameters[0]], "s32[2]", "b", dimensions=()))
+    f.root = f.add_instruction(inst("convert", [f.root], "f32[2]", "c"))
+    assert infer("conditional", ["pred[]", "f32[2]", "s32[]"], None, true_computation=t,
+                 false_computation=f) == "f32[2]"
+
+
+def test_reduce_with_a_one_tuple_reducer_returns_a_one_tuple() -> None:
+    add1 = computation("add1", ["f32[]", "f32[]"], "add", "f32[]")
+    t = add1.add_instruction(inst("tuple", [add1.root], "(f32[])", "t"))
+    add1.root = t
+    assert infer("reduce", ["f32[3,4]", "f32[]"], None, dimensions=(1,), to_apply=add1) == "(f32[3])"
