@@ -24,6 +24,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
+from hlotools.text import print_async
 from hlotools.text.literal_format import format_literal
 
 STYLES = ("short", "long")
@@ -66,7 +67,7 @@ _HEADER_ORDER = {name: i for i, name in enumerate(
     ("is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params",
      "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
      "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
-     "frontend_attributes"))}
+     "frontend_attributes", "origin_recovery_table", "debug_attributes"))}
 
 
 def _escape(text: str) -> str:
@@ -96,19 +97,26 @@ def _escape(text: str) -> str:
 class HloPrinter:
     """Prints IR in one style; memoises shape strings (shapes are shared, hashable objects)."""
 
-    def __init__(self, style: str = "short", *, print_large_constants: bool = True) -> None:
+    def __init__(self, style: str = "short", *, print_large_constants: bool = True,
+                 print_operand_shapes: bool = False) -> None:
         if style not in STYLES:
             raise HloError(f"unknown print style {style!r}; expected one of {', '.join(STYLES)}")
         self.style = style
         self.long = style == "long"
         self.pct = "%" if self.long else ""
         self.print_large_constants = print_large_constants
+        # XLA's default HloPrintOptions (HloModule::ToString() outside dumps) also print
+        # operand shapes: `add(f32[2]{0} %a, f32[2]{0} %b)`.
+        self.print_operand_shapes = print_operand_shapes
         self._shape_cache: dict[Shape, str] = {}
         self._bare_shape_cache: dict[Shape, str] = {}
         # Shapes are shared immutable objects: an id lookup avoids hashing them per line.
         self._shape_by_id: dict[int, tuple[Shape, str]] = {}
         self._plans: dict[tuple, list[str]] = {}
         self._value_cache: dict[tuple, str] = {}
+        # Async sugar: id(async-start) -> wrapped root (or None); callers map of the module.
+        self._sugar: dict[int, Instruction | None] = {}
+        self._callers: dict[int, list[Instruction]] | None = None
 
     # -- shapes -----------------------------------------------------------------------
     def shape(self, shape: Shape) -> str:
@@ -168,7 +176,8 @@ class HloPrinter:
         first = items[0]
         if isinstance(first, SliceRange):
             return format_slices(items)
-        if isinstance(first, bool) or (isinstance(first, int) and not isinstance(first, bool)):
+        if isinstance(first, (bool, int)) or (isinstance(first, tuple) and (not first or isinstance(first[0], int))):
+            # int lists, bool lists and lists of int lists ({{0,1},{1,2}}) join without spaces
             return "{" + ",".join(self.value(x) for x in items) + "}"
         return "{" + ", ".join(self.value(x) for x in items) + "}"
 
@@ -212,11 +221,13 @@ class HloPrinter:
                 out.append((name, self.value(attrs[name])))
         return out
 
-    def _attrs_text(self, inst: Instruction) -> str:
+    def _attrs_text(self, inst: Instruction, skip: str | None = None) -> str:
         attrs = inst.attrs
         cache = self._value_cache
         parts = []
         for name in self.attr_order(inst):
+            if name == skip:
+                continue
             if name == "control-predecessors" and name not in attrs:
                 preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
                 parts.append(", control-predecessors={" + preds + "}")
@@ -247,6 +258,12 @@ class HloPrinter:
                 return "{...}"
             return format_literal(lit)
         ops = inst.operands
+        if self.print_operand_shapes:
+            pct = self.pct
+            texts = [f"{self.shape(op.shape)} {pct}{op.name}" for op in ops]
+            if self.long and len(texts) > 5:
+                return ", ".join(f"/*index={i}*/{t}" if i and i % 5 == 0 else t for i, t in enumerate(texts))
+            return ", ".join(texts)
         if self.long:
             if len(ops) > 5:
                 return ", ".join(f"/*index={i}*/%{op.name}" if i and i % 5 == 0 else "%" + op.name
@@ -259,8 +276,37 @@ class HloPrinter:
         shape = inst.shape
         hit = self._shape_by_id.get(id(shape))
         shape_text = hit[1] if hit is not None and hit[0] is shape else self._remember_shape(shape)
-        tail = self._attrs_text(inst) if inst.attrs or inst.control_predecessors else ""
-        return f"{self.pct}{inst.name} = {shape_text} {inst.opcode}({self.operands(inst)}){tail}"
+        opcode = inst.opcode
+        if opcode in print_async.ASYNC_OPCODES:
+            opcode, tail = self._async_parts(inst)
+        else:
+            tail = self._attrs_text(inst) if inst.attrs or inst.control_predecessors else ""
+        return f"{self.pct}{inst.name} = {shape_text} {opcode}({self.operands(inst)}){tail}"
+
+    def sugar_root(self, inst: Instruction) -> Instruction | None:
+        """The wrapped op when this async op prints as `<op>-start/-update/-done` (print_async)."""
+        key = id(inst)
+        if key not in self._sugar:
+            if self._callers is None:
+                parent = inst.parent
+                module = parent.parent if parent is not None else None
+                self._callers = print_async.callers_by_computation(module) if module is not None else {}
+            self._sugar[key] = print_async.wrapped_root(inst, self._callers)
+        return self._sugar[key]
+
+    def _async_parts(self, inst: Instruction) -> tuple[str, str]:
+        """Opcode text and attribute text of an async-start/-update/-done."""
+        root = self.sugar_root(inst)
+        if root is None:
+            skip = "calls" if inst.opcode != "async-start" and print_async.derived_calls(inst) else None
+            return inst.opcode, self._attrs_text(inst, skip=skip)
+        opcode = root.opcode + print_async.SUFFIX[inst.opcode]
+        if inst.opcode != "async-start":
+            return opcode, self._attrs_text(inst, skip="calls")
+        own = "".join(f", {n}={self.value(inst.attrs[n])}" for n in print_async.START_OWN_ATTRS
+                      if n in inst.attrs)
+        wrapped = self._attrs_text(root) if root.attrs or root.control_predecessors else ""
+        return opcode, own + wrapped
 
     def _remember_shape(self, shape: Shape) -> str:
         text = self.shape(shape)
@@ -299,15 +345,32 @@ class HloPrinter:
         items.sort(key=lambda kv: (_HEADER_ORDER.get(kv[0], len(_HEADER_ORDER)), order[kv[0]]))
         text = "HloModule " + module.name
         for name, value in items:
-            text += ", " + name + "=" + self.value(value)
+            if name == "origin_recovery_table":  # HloModule::Print: ", origin_recovery_table={\n...}\n"
+                text += ", origin_recovery_table=" + self.value(value) + "\n"
+            elif name == "debug_attributes":  # printed on a line of its own
+                text += ",\ndebug_attributes=" + self.value(value)
+            else:
+                text += ", " + name + "=" + self.value(value)
         return text
+
+    def _sugared_computations(self, module: Module) -> set[int]:
+        hidden: set[int] = set()
+        for comp in module.computations:
+            for inst in comp.instructions:
+                if inst.opcode in print_async.ASYNC_OPCODES and self.sugar_root(inst) is not None:
+                    hidden.add(id(inst.attrs["calls"]))
+        return hidden
 
     def module(self, module: Module) -> str:
         out = [self.header(module), "\n\n"]
         if module.stack_frames_text:
             out.append(module.stack_frames_text.strip("\n"))
             out.append("\n\n\n")
+        self._callers = print_async.callers_by_computation(module)
+        hidden = self._sugared_computations(module)
         for comp in computation_post_order(module):
+            if id(comp) in hidden:
+                continue  # printed through the `<op>-start` sugar
             entry = comp is module.entry if module.entry is not None else comp.is_entry
             out.append(self.computation(comp, entry))
             out.append("\n\n")
@@ -363,9 +426,16 @@ def _callees(comp: Computation) -> list[Computation]:
     return out
 
 
-def print_module(module: Module, style: str = "short", *, print_large_constants: bool = True) -> str:
-    """Canonical text of a whole module ('long': XLA's dump form; 'short': jax's as_text)."""
-    return HloPrinter(style, print_large_constants=print_large_constants).module(module)
+def print_module(module: Module, style: str = "short", *, print_large_constants: bool = True,
+                 print_operand_shapes: bool = False) -> str:
+    """Canonical text of a whole module ('long': XLA's dump form; 'short': jax's as_text).
+
+    `print_large_constants=False` elides constants of more than 10 elements as `{...}` (XLA's
+    dump default; the text then no longer carries the values). `print_operand_shapes=True`
+    with 'long' is XLA's HloModule::ToString() default form.
+    """
+    return HloPrinter(style, print_large_constants=print_large_constants,
+                      print_operand_shapes=print_operand_shapes).module(module)
 
 
 def print_computation(comp: Computation, style: str = "short") -> str:
