@@ -245,3 +245,40 @@ def test_f8_arithmetic_rounds_to_type(ty: str, dtype: type) -> None:
     # e4m3fn: 3 mantissa bits -> 1.0625 is exact? (1 + 1/16 needs 4 bits) -> rounds to even 1.0
     want = [float(dtype(1.0625)), float(dtype(2.25))]
     assert got.astype(np.float32).tolist() == want
+
+
+# ------------------------------------------------------------------ every element type
+
+_NUMERIC = [n for n, et in __import__("hlotools.ir.types", fromlist=["ELEMENT_TYPES"]).ELEMENT_TYPES.items()
+            if et.kind in ("signed", "unsigned", "float", "complex") and et.dtype is not None
+            and et.bits >= 4 and n not in ("f8e8m0fnu",)]
+
+
+@pytest.mark.parametrize("ty", _NUMERIC)
+def test_add_multiply_compare_convert_on_every_type(ty: str) -> None:
+    """Small exact values on every numeric type (f8e8m0fnu only holds powers of two)."""
+    from hlotools.ir.types import ELEMENT_TYPES
+
+    dt = ELEMENT_TYPES[ty].dtype
+    x = np.array([1, 2], np.float32).astype(dt)
+    y = np.array([3, 1], np.float32).astype(dt)
+    assert binary("add", ty, x, y).astype(np.complex128).tolist() == [4, 3]
+    assert binary("multiply", ty, x, y).astype(np.complex128).tolist() == [3, 2]
+    if ELEMENT_TYPES[ty].kind != "complex":
+        assert binary("compare", ty, x, y, "pred", ", direction=LT").tolist() == [True, False]
+        assert binary("maximum", ty, x, y).astype(np.float32).tolist() == [3, 2]
+        assert unary("convert", ty, x, out_ty="f32").tolist() == [1.0, 2.0]
+    got = unary("negate", ty, x)
+    if ELEMENT_TYPES[ty].kind == "unsigned":
+        width = ELEMENT_TYPES[ty].bits
+        assert [int(v) for v in got.astype(np.uint64)] == [2**width - 1, 2**width - 2]
+    else:
+        assert got.astype(np.complex128).tolist() == [-1, -2]
+
+
+def test_pred_arithmetic_is_logical() -> None:
+    t, f = np.array([True, True, False, False]), np.array([True, False, True, False])
+    assert binary("add", "pred", t, f).tolist() == [True, True, True, False]
+    assert binary("multiply", "pred", t, f).tolist() == [True, False, False, False]
+    assert binary("maximum", "pred", t, f).tolist() == [True, True, True, False]
+    assert binary("xor", "pred", t, f).tolist() == [False, True, True, False]
