@@ -18,7 +18,7 @@ from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 from hlotools.ir.shape_inference_common import RULES, fail
 
-__all__ = ["infer_shape", "has_rule"]
+__all__ = ["infer_shape", "infer_shape_without_layout", "has_rule"]
 
 
 def has_rule(opcode: str) -> bool:
@@ -33,6 +33,20 @@ def infer_shape(inst: Instruction) -> Shape:
     (parameter, custom-call, iota, reshape's dims, convert's type, ...), the declared shape
     supplies what is missing and is checked against the operands.
     """
+    shape = infer_shape_without_layout(inst)
+    cached = _DEFAULT_LAYOUT_CACHE.get(shape)
+    if cached is None:
+        if len(_DEFAULT_LAYOUT_CACHE) > 50000:
+            _DEFAULT_LAYOUT_CACHE.clear()
+        cached = _DEFAULT_LAYOUT_CACHE[shape] = shape.with_default_layout()
+    return cached
+
+
+_DEFAULT_LAYOUT_CACHE: dict[Shape, Shape] = {}
+
+
+def infer_shape_without_layout(inst: Instruction) -> Shape:
+    """The inferred shape without layouts (what the verifier compares, layouts ignored)."""
     info = OPCODES.get(inst.opcode)
     if info is None:
         raise fail(inst, "unknown opcode")
@@ -47,4 +61,4 @@ def infer_shape(inst: Instruction) -> Shape:
         # A malformed attribute value (wrong type from a hand-built IR): still an HloError.
         raise HloVerifyError(f"{inst.opcode}: malformed attribute or operand ({e})",
                              inst.line or None, inst.column or None) from None
-    return shape.with_default_layout()
+    return shape

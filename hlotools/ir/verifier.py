@@ -20,7 +20,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES, VARIADIC
 from hlotools.ir.shape import Shape
-from hlotools.ir.shape_inference import infer_shape
+from hlotools.ir.shape_inference import infer_shape_without_layout
 from hlotools.ir.shape_inference_common import same_dims_type, shape_text
 from hlotools.ir.verifier_calls import CALL_CHECKS
 from hlotools.ir.verifier_module import check_module_attributes
@@ -55,7 +55,22 @@ def shapes_match(declared: Shape, inferred: Shape, compare_dynamic: bool) -> boo
         [s.dynamic or (False,) * s.rank for s in inferred.leaves()]
 
 
+_VALID_SHAPES: set[Shape] = set()
+
+
 def _check_shape_valid(shape: Shape) -> str | None:
+    """Memoised: modules share a few shape objects among thousands of instructions."""
+    if shape in _VALID_SHAPES:
+        return None
+    msg = _shape_problem(shape)
+    if msg is None:
+        if len(_VALID_SHAPES) > 50000:
+            _VALID_SHAPES.clear()
+        _VALID_SHAPES.add(shape)
+    return msg
+
+
+def _shape_problem(shape: Shape) -> str | None:
     """Dims are non-negative (or dynamic), layouts are permutations of the dims."""
     for leaf in shape.leaves():
         for i, d in enumerate(leaf.dims):
@@ -90,7 +105,7 @@ def _missing_attribute(inst: Instruction) -> str | None:
 
 
 def _check_instruction(inst: Instruction, comp: Computation, position: dict[int, int],
-                       module_comps: set[int]) -> None:
+                       users: dict[int, set[int]], module_comps: set[int]) -> None:
     if inst.opcode not in OPCODES:
         raise _err(inst, comp, "unknown opcode")
     msg = _check_operand_count(inst) or _missing_attribute(inst)
@@ -103,7 +118,7 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
             raise _err(inst, comp, f"operand %{op.name} is not an instruction of this computation")
         if where >= here:
             raise _err(inst, comp, f"operand %{op.name} is used before it is defined")
-        if i < len(inst.operands) and inst not in op.users:
+        if i < len(inst.operands) and id(inst) not in users[id(op)]:
             raise _err(inst, comp, f"operand %{op.name} does not list it as a user")
     for called in inst.called_computations():
         if id(called) not in module_comps:
@@ -114,7 +129,7 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
     if msg:
         raise _err(inst, comp, msg)
     try:
-        inferred = infer_shape(inst)
+        inferred = infer_shape_without_layout(inst)
     except HloError as e:
         raise _err(inst, comp, e.message) from None
     if not shapes_match(inst.shape, inferred, inst.opcode in _EQUAL_OPCODES):
@@ -160,9 +175,11 @@ def _check_computation(comp: Computation, module_comps: set[int]) -> None:
             raise _err(inst, comp, f"instruction name %{inst.name} is not unique")
         names.add(inst.name)
         position[id(inst)] = i
+    # Set per instruction, so a constant with thousands of users costs no quadratic scans.
+    users = {id(inst): {id(u) for u in inst.users} for inst in comp.instructions}
     _check_parameters(comp)
     for inst in comp.instructions:
-        _check_instruction(inst, comp, position, module_comps)
+        _check_instruction(inst, comp, position, users, module_comps)
 
 
 def _check_call_graph_acyclic(module: Module) -> None:
