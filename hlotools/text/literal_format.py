@@ -14,7 +14,7 @@ Tuple literals print as `( a, b )`.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import ml_dtypes
 import numpy as np
@@ -27,7 +27,7 @@ _PAYLOAD_TYPES = frozenset({"f16", "bf16", "f32", "f64", "f8e5m2", "f8e4m3", "f8
 _UINT_FOR_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _float_traits(type_name: str, dtype: np.dtype) -> tuple[int, int]:
     """(max_digits10, mantissa bits) of a floating element type."""
     if type_name == "f64":
@@ -63,12 +63,12 @@ def format_float(value: float | np.generic, type_name: str = "f32") -> str:
     if d in (math.inf, -math.inf):
         return "inf" if d > 0 else "-inf"
     if type_name == "f32":
-        short = "%.6g" % d
-        return short if np.float32(float(short)) == v else "%.9g" % d
+        short = f"{d:.6g}"
+        return short if np.float32(float(short)) == v else f"{d:.9g}"
     if type_name == "f64":
-        short = "%.15g" % d
-        return short if float(short) == d else "%.17g" % d
-    return "%.*g" % (_float_traits(type_name, dtype)[0], d)
+        short = f"{d:.15g}"
+        return short if float(short) == d else f"{d:.17g}"
+    return f"{d:.{_float_traits(type_name, dtype)[0]}g}"
 
 
 def _element_formatter(shape: Shape, in_array: bool):

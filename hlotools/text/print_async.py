@@ -15,6 +15,7 @@ from __future__ import annotations
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
 
 ASYNC_OPCODES = frozenset(["async-start", "async-update", "async-done"])
 SUFFIX = {"async-start": "-start", "async-update": "-update", "async-done": "-done"}
@@ -50,7 +51,8 @@ def derived_calls(inst: Instruction) -> bool:
     return prev is not None and prev.attrs.get("calls") is inst.attrs.get("calls")
 
 
-def _synthesised(comp: Computation, result_shape: object, operand_shapes: object) -> Instruction | None:
+def _synthesised(comp: Computation, result_shape: Shape,
+                 operand_shapes: tuple[Shape, ...] | None) -> Instruction | None:
     """The root when `comp` is what the parser builds for sugar (parse_async._wrap)."""
     root = comp.root
     if root is None or root.opcode in ASYNC_OPCODES or root.opcode in _NATIVE_ASYNC:

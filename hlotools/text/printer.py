@@ -157,7 +157,7 @@ class HloPrinter:
         if isinstance(value, int):
             return str(value)
         if isinstance(value, float):
-            return "%g" % value
+            return f"{value:g}"  # absl::StrCat(float): six significant digits
         if isinstance(value, Computation):
             return self.pct + value.name
         if isinstance(value, Shape):
