@@ -148,7 +148,7 @@ def reduce_precision_array(x: Array, et: ElementType, exponent_bits: int, mantis
             signed_zero = u & sign_mask
             signed_inf = signed_zero | exp_mask
             u = np.where(x_exp > max_exp, signed_inf, np.where(x_exp <= min_exp, signed_zero, u))
-    r = u.astype(udt).view(et.dtype).reshape(np.shape(x))
+    r = u.astype(udt).view(x.dtype).reshape(np.shape(x))
     nan = np.isnan(np.asarray(x).astype(np.float32 if et.bits < 32 else et.dtype))
     if mantissa_bits > 0:
         return np.where(nan, x, r).astype(et.dtype)

@@ -30,7 +30,6 @@ Array = np.ndarray
 UnaryFn = Callable[[Array, ElementType], Array]
 BinaryFn = Callable[[Array, Array, ElementType], Array]
 
-_IGNORE = {"all": "ignore"}
 
 
 def _et(inst: Instruction, i: int = 0) -> ElementType:
@@ -169,7 +168,7 @@ _UNARY: dict[str, UnaryFn] = {
 @kernel(*_UNARY)
 def unary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    with np.errstate(**_IGNORE):
+    with np.errstate(all="ignore"):
         r = _UNARY[inst.opcode](to_compute(args[0], et), et)
     return finish(r, _out_et(inst))
 
@@ -371,7 +370,7 @@ _BINARY: dict[str, BinaryFn] = {
 @kernel(*_BINARY)
 def binary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    with np.errstate(**_IGNORE):
+    with np.errstate(all="ignore"):
         r = _BINARY[inst.opcode](to_compute(args[0], et), to_compute(args[1], et), et)
     return finish(r, _out_et(inst))
 
@@ -410,7 +409,7 @@ def compare(inst: Instruction, args: list, ev: object) -> Array:
         x, y = to_compute(x, et), to_compute(y, et)
     elif et.kind == "float":
         x, y = to_compute(x, et), to_compute(y, et)
-    with np.errstate(**_IGNORE):
+    with np.errstate(all="ignore"):
         return np.asarray(fn(x, y))
 
 
@@ -429,7 +428,7 @@ def clamp(inst: Instruction, args: list, ev: object) -> Array:
     lo, x, hi = (to_compute(a, et) for a in args)
     if et.kind == "complex":
         raise HloRuntimeError("clamp is undefined for complex")
-    with np.errstate(**_IGNORE):
+    with np.errstate(all="ignore"):
         r = np.minimum(np.maximum(x, lo), hi)
     return finish(r, _out_et(inst))
 

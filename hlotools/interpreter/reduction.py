@@ -71,7 +71,7 @@ def _storage_identity(op: str, et: ElementType) -> Array:
     """identity_value rounded to `et`; types without infinities (f8 *fn) use their extremes."""
     v = finish(identity_value(op, et), et)
     if op in ("maximum", "minimum") and np.isnan(v.astype(np.float32)):
-        fi = finfo(et.dtype)
+        fi = finfo(v.dtype)
         v = np.asarray(fi.min if op == "maximum" else fi.max).astype(et.dtype)
     return v
 
