@@ -1,0 +1,172 @@
+"""constant-folding: corpus semantics (alone and in XLA's simplification fixed point with
+algsimp), fixed point after one run, fuel, and the limits (huge broadcasts are never
+materialised, elided constants are never computed with)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_algsimp_corpus import JAX, NAMES, check_pass_on_corpus, load_inputs
+
+import hlotools
+from hlotools.interpreter import evaluate
+from hlotools.passes.base import PassContext
+from hlotools.passes.constant_folding import HloConstantFolding
+from hlotools.passes.manager import ManagerOptions, PassManager
+from hlotools.passes.pipeline import parse_pipeline
+
+GOLDENS = Path(__file__).resolve().parents[1] / "testdata" / "passes" / "constant-folding"
+
+
+def _fold(text: str, **options: object) -> tuple[bool, str]:
+    module = hlotools.parse_module(text)
+    changed = HloConstantFolding(**options).run(module, PassContext(pass_name="constant-folding"))  # type: ignore[arg-type]
+    hlotools.verify_module(module)
+    return changed, hlotools.print_module(module)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NAMES, reason="shared/corpus/jax is absent")
+@pytest.mark.parametrize("name", NAMES)
+def test_constant_folding_keeps_corpus_results(name: str) -> None:
+    check_pass_on_corpus(name, "constant-folding")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NAMES, reason="shared/corpus/jax is absent")
+def test_simplification_fixed_point_keeps_corpus_results() -> None:
+    """fixed-point(algsimp,constant-folding,dce) — the heart of XLA's -O1 — on the whole corpus:
+    values equal (exactly: folding evaluates with the same interpreter), and the modules shrink."""
+    before_total = after_total = 0
+    for name in NAMES:
+        module = hlotools.parse_module((JAX / f"{name}.hlo").read_text(), name)
+        args = load_inputs(module, name)
+        before = evaluate(module, args)
+        before_total += module.instruction_count()
+        steps = parse_pipeline("fixed-point(algsimp,constant-folding,dce)")
+        PassManager(ManagerOptions(verify_each=True)).run(module, steps)
+        after_total += module.instruction_count()
+        for i, (b, a) in enumerate(zip(before, evaluate(module, args))):
+            b, a = np.asarray(b), np.asarray(a)
+            floaty = b.dtype.kind in "fcV"
+            if floaty:
+                b, a = b.astype(np.complex128), a.astype(np.complex128)
+            assert np.array_equal(b, a, equal_nan=floaty), f"{name} out{i} changed"
+    assert after_total < 0.95 * before_total, (before_total, after_total)
+
+
+def test_every_golden_is_a_fixed_point() -> None:
+    for path in sorted(GOLDENS.glob("*.hlo")):
+        spec = path.read_text().splitlines()[0].split("--passes=", 1)[1]
+        module = hlotools.parse_module(path.read_text(), str(path))
+        PassManager(ManagerOptions(verify_each=True)).run(module, parse_pipeline(spec))
+        again = hlotools.parse_module(hlotools.print_module(module))
+        records = PassManager().run(again, parse_pipeline(spec)).records
+        assert not any(r.changed for r in records), f"{path.name}: a second run changed the module"
+
+
+def test_nothing_to_do_reports_unchanged() -> None:
+    changed, _ = _fold((GOLDENS / "nothing_to_do.hlo").read_text())
+    assert changed is False
+
+
+def test_fuel_bounds_the_folds() -> None:
+    text = """HloModule m
+ENTRY main {
+  a = s32[] constant(1)
+  b = s32[] add(a, a)
+  c = s32[] add(b, b)
+  ROOT d = s32[] add(c, c)
+}
+"""
+    module = hlotools.parse_module(text)
+    ctx = PassContext(fuel=2, pass_name="constant-folding")
+    assert HloConstantFolding().run(module, ctx)
+    hlotools.verify_module(module)
+    assert ctx.rewrites == 2
+    root = module.entry.root  # type: ignore[union-attr]
+    assert root.opcode == "add" and root.operands[0].opcode == "constant"
+    assert int(root.operands[0].literal.value()) == 4  # type: ignore[union-attr]
+
+
+def test_a_huge_broadcast_is_never_materialised() -> None:
+    """reduce(broadcast(c)) over 10^9 elements: above the limit, so nothing is evaluated (this
+    would need 4 GB); the pass returns at once."""
+    text = """HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  c = f32[] constant(1)
+  b = f32[1000,1000,1000] broadcast(c), dimensions={}
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(b, z), dimensions={0,1,2}, to_apply=add_f32
+}
+"""
+    start = time.perf_counter()
+    changed, out = _fold(text)
+    assert not changed and "reduce(b, z)" in out
+    assert time.perf_counter() - start < 5
+
+
+def test_a_small_reduce_of_a_broadcast_folds() -> None:
+    text = """HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  c = f32[] constant(0.5)
+  b = f32[10,10] broadcast(c), dimensions={}
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(b, z), dimensions={0,1}, to_apply=add_f32
+}
+"""
+    changed, out = _fold(text)
+    assert changed and "ROOT constant = f32[] constant(50)" in out
+
+
+def test_an_elided_constant_in_a_called_computation_blocks_folding() -> None:
+    text = """HloModule m
+add_weird {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  k1 = f32[1] constant({...})
+  k = f32[] reshape(k1)
+  s = f32[] add(a, b)
+  ROOT t = f32[] add(s, k)
+}
+ENTRY main {
+  c = f32[4] constant({1, 2, 3, 4})
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(c, z), dimensions={0}, to_apply=add_weird
+}
+"""
+    changed, out = _fold(text)
+    assert not changed and "reduce(c, z)" in out
+
+
+def test_folded_values_match_the_interpreter() -> None:
+    """Each folded constant holds exactly what the interpreter computes for the original."""
+    text = """HloModule m
+ENTRY main {
+  a = f32[5] constant({0.1, -2.5, 3, 1e-3, 7})
+  e = f32[5] exponential(a)
+  l = f32[5] log-plus-one(e)
+  i = s32[5] iota(), iota_dimension=0
+  f = f32[5] convert(i)
+  ROOT t = (f32[5], f32[5]) tuple(l, f)
+}
+"""
+    module = hlotools.parse_module(text)
+    want = evaluate(module, [])
+    changed, out = _fold(text)
+    assert changed and "exponential" not in out and "convert" not in out
+    got = evaluate(hlotools.parse_module(out), [])
+    for w, g in zip(want, got):
+        assert np.array_equal(w, g)
