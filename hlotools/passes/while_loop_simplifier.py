@@ -92,7 +92,7 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> set[int]:
         return set()
     n = len(shape.tuple_shapes or ())
     used = _indices_read(loop)
-    cond_used = parameter_indices(cond, list(cond.instructions))
+    cond_used = parameter_indices(cond, [i for i in cond.instructions if i.opcode != "parameter"])
     if used is None or cond_used is None or not all(_is_gte(u) for u in body.parameters[0].users):
         return set()
     dead = set(range(n)) - used - cond_used

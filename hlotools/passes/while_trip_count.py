@@ -30,8 +30,12 @@ class Unknown(Exception):
     """The value cannot be computed exactly by this evaluator."""
 
 
+WHOLE = -1  # the state key of a loop whose state is not a tuple (the parameter itself)
+
+
 def parameter_indices(comp: Computation, roots: list[Instruction]) -> set[int] | None:
-    """Tuple indices of `comp`'s parameter 0 that `roots` depend on (None: used other than by gte)."""
+    """Tuple indices of `comp`'s parameter 0 that `roots` depend on (None: a tuple parameter
+    used other than by get-tuple-element); {WHOLE} for a non-tuple parameter."""
     param = comp.parameters[0] if comp.parameters else None
     seen: set[int] = set()
     out: set[int] = set()
@@ -42,7 +46,10 @@ def parameter_indices(comp: Computation, roots: list[Instruction]) -> set[int] |
             continue
         seen.add(id(inst))
         if inst is param:
-            return None
+            if param.shape.is_tuple:
+                return None
+            out.add(WHOLE)
+            continue
         if inst.opcode == "get-tuple-element" and inst.operands[0] is param:
             out.add(int(inst.attrs["index"]))
             continue
@@ -68,13 +75,13 @@ def evaluate(inst: Instruction, state: dict[int, Any], memo: dict[int, Any] | No
 
 
 def _reads_parameter(inst: Instruction) -> bool:
-    return inst.opcode == "get-tuple-element" and inst.operands[0].opcode == "parameter"
+    return inst.opcode == "parameter" or (inst.opcode == "get-tuple-element" and inst.operands[0].opcode == "parameter")
 
 
 def _eval_one(inst: Instruction, state: dict[int, Any], memo: dict[int, Any]) -> Any:
     op = inst.opcode
     if _reads_parameter(inst):
-        index = int(inst.attrs["index"])
+        index = WHOLE if op == "parameter" else int(inst.attrs["index"])
         if index not in state:
             raise Unknown(inst.name)
         return state[index]
@@ -136,7 +143,14 @@ def init_values(init: Instruction, indices: set[int]) -> dict[int, Any] | None:
     """Constant values of the init tuple's elements `indices` (None when not all constant)."""
     values: dict[int, Any] = {}
     for index in indices:
-        if init.opcode == "tuple":
+        if index == WHOLE:
+            if not _constant_expression(init):
+                return None
+            try:
+                values[index] = evaluate(init, {})
+            except Unknown:
+                return None
+        elif init.opcode == "tuple":
             element = init.operands[index]
             try:
                 values[index] = evaluate(element, {}) if _constant_expression(element) else None
@@ -172,13 +186,20 @@ def small_trip_count(while_op: Instruction) -> int | None:
     cond, body = while_op.attrs.get("condition"), while_op.attrs.get("body")
     if not isinstance(cond, Computation) or not isinstance(body, Computation):
         return None
-    if cond.root is None or body.root is None or body.root.opcode != "tuple":
+    if cond.root is None or body.root is None:
         return None
+    tuple_state = while_op.shape.is_tuple
+    if tuple_state and body.root.opcode != "tuple":
+        return None
+
+    def next_value(i: int) -> Instruction:
+        return body.root.operands[i] if tuple_state else body.root  # type: ignore[union-attr]
+
     indices = parameter_indices(cond, [cond.root])
     if indices is None:
         return None
     while True:  # close the state under the body's dependencies
-        needed = parameter_indices(body, [body.root.operands[i] for i in indices])
+        needed = parameter_indices(body, [next_value(i) for i in indices])
         if needed is None:
             return None
         if needed <= indices:
@@ -191,7 +212,7 @@ def small_trip_count(while_op: Instruction) -> int | None:
         if not bool(evaluate(cond.root, state)):
             return 0
         memo: dict[int, Any] = {}
-        state = {i: evaluate(body.root.operands[i], state, memo) for i in indices}
+        state = {i: evaluate(next_value(i), state, memo) for i in indices}
         if not bool(evaluate(cond.root, state)):
             return 1
     except Unknown:
