@@ -23,7 +23,7 @@ from hlotools.text.lexer import LineMap, Token
 from hlotools.text.parse_async import ASYNC_OPS, async_sugar, resolve
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
 from hlotools.text.parse_literal import LiteralError, parse_literal
-from hlotools.text.parse_shape import ShapeError, parse_shape_text, shape_or_error
+from hlotools.text.parse_shape import ShapeError, shape_or_error
 
 try:  # written by another helper at the same time; parsing works without it
     from hlotools.ir.shape_inference import infer_shape as _infer_shape
@@ -398,7 +398,8 @@ class Builder:
         if opcode in ASYNC_OPS:
             assert p.shape is not None
             attrs = resolve(self, opcode, sugar[0] if sugar else None, p.shape, operands, attrs, op_tok[2])
-        inst = Instruction(name, opcode, p.shape, operands, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
+        inst = Instruction(name, opcode, p.shape, None, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
+        link_operands(inst, operands)
         if p.shape is None:
             inst.shape = self._infer(inst, op_tok[2])
         else:
@@ -561,7 +562,8 @@ class Builder:
             if not 0 <= idx < len(shape.tuple_shapes):
                 raise self.error(gte[2], f"GTE index {idx} out of bounds for shape: {shape.to_text(False)}")
             g = Instruction(self._fresh(scope, key.replace("#", "_")), "get-tuple-element",
-                            shape.tuple_shapes[idx], [inst], {"index": idx}, line=line, column=col)
+                            shape.tuple_shapes[idx], None, {"index": idx}, line=line, column=col)
+            link_operands(g, [inst])
             scope.comp.add_instruction(g)
             scope.names[key] = g
             scope.names[g.name] = g
@@ -588,9 +590,18 @@ class Builder:
         return out
 
 
-def parse_shape_attr(text: str) -> Shape:
-    shape, _ = parse_shape_text(text)
-    return shape
+def link_operands(inst: Instruction, operands: list[Instruction]) -> None:
+    """Set operand and user edges in O(operands): Instruction.append_operand scans the users list,
+    which is quadratic for a parameter with 100k users. A fresh instruction is in no users list yet."""
+    inst.operands = operands
+    if len(operands) == 1:
+        operands[0].users.append(inst)
+        return
+    seen: set[int] = set()
+    for op in operands:
+        if id(op) not in seen:
+            seen.add(id(op))
+            op.users.append(inst)
 
 
 __all__ = ["Builder", "Pending", "Scope", "ShapeError"]

@@ -27,7 +27,7 @@ from hlotools.text.parse_errors import syntax_error
 # rules[i] = (callback name, expansion length, origin nonterminal)
 Tables = tuple[dict[int, dict[str, tuple[bool, int]]], list[tuple[str, int, str]], int, int]
 _TABLES: Tables | None = None
-_FORMAT = 1
+_FORMAT = 2
 
 
 def grammar_text() -> str:
@@ -58,13 +58,14 @@ def _build_tables(grammar: str) -> Tables:
     for state, row in table.states.items():
         out: dict[str, tuple[bool, int]] = {}
         for sym, (action, arg) in row.items():
+            sym = str(sym)  # Lark hands Token objects (slow __eq__); the table holds plain str
             if action.name == "Shift":
                 out[sym] = (True, arg)
             else:
                 k = rule_index.get(arg)
                 if k is None:
                     k = rule_index[arg] = len(rules)
-                    rules.append((arg.alias or arg.origin.name, len(arg.expansion), arg.origin.name))
+                    rules.append((str(arg.alias or arg.origin.name), len(arg.expansion), str(arg.origin.name)))
                 out[sym] = (False, k)
         states[state] = out
     return states, rules, table.start_states["start"], table.end_states["start"]
