@@ -49,10 +49,27 @@ def _operand_shapes(inst: Instruction) -> list[Shape]:
     return [strip_layout(operand_shape(inst, i)) for i in range(len(inst.operands))]
 
 
-@rule("parameter", "custom-call", "recv", "infeed", "scan")
+@rule("parameter", "custom-call", "scan")
 def infer_declared(inst: Instruction) -> Shape:
     """Opcodes whose result shape is only known from the text."""
     return declared(inst)
+
+
+@rule("recv", "infeed")
+def infer_recv_or_infeed(inst: Instruction) -> Shape:
+    """The data shape comes from the text; the rest is fixed: recv -> (data, u32[], token[]),
+    infeed -> (data, token[]), both taking a token."""
+    if not operand_shape(inst, 0).is_token:
+        raise fail(inst, f"operand 0 must be a token, got {shape_text(operand_shape(inst, 0))}")
+    out = declared(inst)
+    ts = out.tuple_shapes
+    want = "(data, u32[], token[])" if inst.opcode == "recv" else "(data, token[])"
+    if ts is None or len(ts) != (3 if inst.opcode == "recv" else 2):
+        raise fail(inst, f"result must be {want}, got {shape_text(out)}")
+    data = ts[0]
+    if inst.opcode == "recv":
+        return Shape.tuple_of([data, U32_SCALAR, TOKEN_SHAPE])
+    return Shape.tuple_of([data, TOKEN_SHAPE])
 
 
 @rule("constant")
