@@ -17,7 +17,8 @@ import hlotools
 from hlotools.ir.computation import Computation
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
-from hlotools.text.printer import print_module
+from hlotools.ir.attributes import Raw
+from hlotools.text.printer import HloPrinter, print_module
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
@@ -100,6 +101,10 @@ def module_difference(a: Module, b: Module) -> str | None:
         return f"module name {a.name!r} != {b.name!r}"
     ka = {k: _value_key(v) for k, v in a.attrs.items()}
     kb = {k: _value_key(v) for k, v in b.attrs.items()}
+    # The printer writes the entry_computation_layout XLA derives when the text had none.
+    for x, y, m in ((ka, kb, a), (kb, ka, b)):
+        if "entry_computation_layout" in y and "entry_computation_layout" not in x:
+            x["entry_computation_layout"] = _value_key(Raw(HloPrinter().entry_computation_layout(m) or ""))
     if ka != kb:
         return f"header attributes {ka} != {kb}"
     if (a.stack_frames_text or "").strip() != (b.stack_frames_text or "").strip():

@@ -339,9 +339,23 @@ class HloPrinter:
         lines.append(close)
         return "\n".join(lines)
 
+    def entry_computation_layout(self, module: Module) -> str | None:
+        """The layout XLA derives from the entry computation when the header gives none."""
+        entry = module.entry
+        if entry is None or not entry.instructions:
+            return None
+        root = entry.root if entry.root is not None else entry.instructions[-1]
+        params = Shape.tuple_of([p.shape for p in entry.parameters if p is not None])
+        return "{" + self.shape(params) + "->" + self.shape(root.shape) + "}"
+
     def header(self, module: Module) -> str:
         items = list(module.attrs.items())
-        order = {name: i for i, (name, _) in enumerate(items)}
+        if "entry_computation_layout" not in module.attrs:
+            # XLA's module config always has one (taken from the entry's shapes) and prints it.
+            derived = self.entry_computation_layout(module)
+            if derived is not None:
+                items.append(("entry_computation_layout", Raw(derived)))
+        order = {name: i for i, (name, _) in enumerate(items)}  # unknown names keep IR order
         items.sort(key=lambda kv: (_HEADER_ORDER.get(kv[0], len(_HEADER_ORDER)), order[kv[0]]))
         text = "HloModule " + module.name
         for name, value in items:
