@@ -104,6 +104,15 @@ def test_min_max_propagate_nan_and_order_zeros() -> None:
     assert np.isnan(mn[:2]).all() and mn[2] == 2 and mn[3] == 0 and math.copysign(1, mn[3]) == -1
 
 
+def test_min_max_order_signed_zeros() -> None:
+    x = np.array([-0.0, 0.0, -0.0, 0.0], np.float32)
+    y = np.array([0.0, -0.0, -0.0, 0.0], np.float32)
+    mx = binary("maximum", "f32", x, y)
+    mn = binary("minimum", "f32", x, y)
+    assert np.signbit(mx).tolist() == [False, False, True, False]
+    assert np.signbit(mn).tolist() == [True, True, True, False]
+
+
 def test_compare_totalorder() -> None:
     x = np.array([NEG_NAN, -np.inf, -0.0, 0.0, np.nan, 1.0], np.float32)
     y = np.array([-np.inf, -1.0, 0.0, np.nan, np.nan, 1.0], np.float32)

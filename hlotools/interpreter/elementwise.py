@@ -168,8 +168,7 @@ _UNARY: dict[str, UnaryFn] = {
 @kernel(*_UNARY)
 def unary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    with np.errstate(all="ignore"):
-        r = _UNARY[inst.opcode](to_compute(args[0], et), et)
+    r = _UNARY[inst.opcode](to_compute(args[0], et), et)  # Evaluator.call silences FP warnings
     return finish(r, _out_et(inst))
 
 
@@ -328,16 +327,30 @@ def _arith(fn: Callable[[Array, Array], Array], pred_fn: Callable[[Array, Array]
     return apply
 
 
+def _signed_zeros(r: Array, x: Array, y: Array, negative_wins: bool) -> Array:
+    """IEEE 754-2019 maximum/minimum order -0 below +0 (llvm.maximum/minimum, which XLA CPU
+    emits); numpy returns whichever operand came second."""
+    both = (x == 0) & (y == 0)
+    if not np.any(both):
+        return r
+    sx, sy = np.signbit(x), np.signbit(y)
+    neg = (sx | sy) if negative_wins else (sx & sy)
+    zero = np.where(neg, -0.0, 0.0).astype(r.dtype)
+    return np.where(both, zero, r)
+
+
 def _max(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("maximum is undefined for complex")
-    return np.maximum(x, y)  # NaN-propagating, as XLA's evaluator
+    r = np.maximum(x, y)  # NaN-propagating, as XLA's evaluator
+    return _signed_zeros(r, x, y, False) if et.kind == "float" else r
 
 
 def _min(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("minimum is undefined for complex")
-    return np.minimum(x, y)
+    r = np.minimum(x, y)
+    return _signed_zeros(r, x, y, True) if et.kind == "float" else r
 
 
 def _atan2(x: Array, y: Array, et: ElementType) -> Array:
@@ -370,8 +383,7 @@ _BINARY: dict[str, BinaryFn] = {
 @kernel(*_BINARY)
 def binary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    with np.errstate(all="ignore"):
-        r = _BINARY[inst.opcode](to_compute(args[0], et), to_compute(args[1], et), et)
+    r = _BINARY[inst.opcode](to_compute(args[0], et), to_compute(args[1], et), et)
     return finish(r, _out_et(inst))
 
 
@@ -409,8 +421,7 @@ def compare(inst: Instruction, args: list, ev: object) -> Array:
         x, y = to_compute(x, et), to_compute(y, et)
     elif et.kind == "float":
         x, y = to_compute(x, et), to_compute(y, et)
-    with np.errstate(all="ignore"):
-        return np.asarray(fn(x, y))
+    return np.asarray(fn(x, y))
 
 
 # ------------------------------------------------------------------- select, clamp
@@ -428,8 +439,7 @@ def clamp(inst: Instruction, args: list, ev: object) -> Array:
     lo, x, hi = (to_compute(a, et) for a in args)
     if et.kind == "complex":
         raise HloRuntimeError("clamp is undefined for complex")
-    with np.errstate(all="ignore"):
-        r = np.minimum(np.maximum(x, lo), hi)
+    r = np.minimum(np.maximum(x, lo), hi)
     return finish(r, _out_et(inst))
 
 
