@@ -114,3 +114,19 @@ ENTRY main {
                           "\n\nFileNames\n1 \"a.py\"\n")
     assert "\n1 {file_location_id=1 parent_frame_id=1}\n\n\nENTRY main {\n" in out
     assert reprint(out) == out
+
+
+def test_dim_labels_are_printed_from_the_dimension_numbers() -> None:
+    from hlotools.ir.attributes import ConvDimLabels
+    from hlotools.text.printer import dim_labels_text
+
+    d = ConvDimLabels(0, 3, (1, 2), 2, 3, (0, 1), 0, 3, (1, 2), text="ignored")
+    assert dim_labels_text(d) == "b01f_01io->b01f"
+    nchw = ConvDimLabels(0, 1, (2, 3), 1, 0, (2, 3), 0, 1, (2, 3), text="ignored")
+    assert dim_labels_text(nchw) == "bf01_oi01->bf01"
+
+
+def test_case_insensitive_enums_print_in_xla_case() -> None:
+    text = "ENTRY e { s = u32[2] parameter(0)\n" \
+           "  ROOT r = (u32[2], u32[4]) rng-bit-generator(s), algorithm=RNG_PHILOX }"
+    assert "rng-bit-generator(s), algorithm=rng_philox\n" in reprint(text)

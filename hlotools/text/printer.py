@@ -70,6 +70,27 @@ _HEADER_ORDER = {name: i for i, name in enumerate(
      "frontend_attributes", "origin_recovery_table", "debug_attributes"))}
 
 
+# Enumerations XLA's parser reads case-insensitively, in the case its printer writes them.
+_ENUM_CASE = {"distribution": str.lower, "algorithm": str.lower, "api_version": str.upper}
+
+
+def dim_labels_text(d: ConvDimLabels) -> str:
+    """ConvolutionDimensionNumbersToString: `b`/`f` (`i`/`o`) and spatial indices by position."""
+    def part(first: int, first_char: str, second: int, second_char: str, spatial: tuple[int, ...]) -> str:
+        chars = ["?"] * (2 + len(spatial))
+        chars[first] = first_char
+        chars[second] = second_char
+        for i, pos in enumerate(spatial):
+            chars[pos] = str(i)
+        return "".join(chars)
+    try:
+        return (part(d.input_batch, "b", d.input_feature, "f", d.input_spatial) + "_"
+                + part(d.kernel_input_feature, "i", d.kernel_output_feature, "o", d.kernel_spatial) + "->"
+                + part(d.output_batch, "b", d.output_feature, "f", d.output_spatial))
+    except IndexError:  # dimension numbers that no label string can spell: keep the source text
+        return d.text
+
+
 def _escape(text: str) -> str:
     """absl::CEscape: backslash, quotes and non-printable bytes escaped."""
     out = []
@@ -162,7 +183,9 @@ class HloPrinter:
             return self.pct + value.name
         if isinstance(value, Shape):
             return self.shape(value)
-        if isinstance(value, (Window, ConvDimLabels, PaddingConfig)):
+        if isinstance(value, ConvDimLabels):
+            return dim_labels_text(value)
+        if isinstance(value, (Window, PaddingConfig)):
             return value.to_text()
         if isinstance(value, Instruction):
             return self.pct + value.name
@@ -217,6 +240,8 @@ class HloPrinter:
             if name == "control-predecessors" and name not in attrs:
                 preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
                 out.append((name, "{" + preds + "}"))
+            elif isinstance(attrs[name], Enum) and name in _ENUM_CASE:
+                out.append((name, _ENUM_CASE[name](attrs[name])))
             else:
                 out.append((name, self.value(attrs[name])))
         return out
@@ -235,6 +260,9 @@ class HloPrinter:
             value = attrs[name]
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
                 parts.append(f", {name}={value}")
+                continue
+            if isinstance(value, Enum) and name in _ENUM_CASE:
+                parts.append(f", {name}={_ENUM_CASE[name](value)}")
                 continue
             key = (type(value), type(value[0]) if type(value) is tuple and value else None, value)
             try:
