@@ -533,3 +533,14 @@ def test_reduce_with_a_one_tuple_reducer_returns_a_one_tuple() -> None:
     t = add1.add_instruction(inst("tuple", [add1.root], "(f32[])", "t"))
     add1.root = t
     assert infer("reduce", ["f32[3,4]", "f32[]"], None, dimensions=(1,), to_apply=add1) == "(f32[3])"
+
+
+def test_dynamic_dimensions_propagate_like_xla() -> None:
+    # A dynamic update covering a whole dimension makes it dynamic.
+    assert infer("dynamic-update-slice", ["f32[4,3]", "f32[<=4,2]", "s32[]", "s32[]"]) == "f32[<=4,3]"
+    assert infer("dynamic-update-slice", ["f32[4,3]", "f32[<=3,2]", "s32[]", "s32[]"]) == "f32[4,3]"
+    # A conditional's result is dynamic where any branch's is.
+    b0 = computation("d0", ["f32[3]"], None)
+    b1 = computation("d1", ["f32[<=3]"], None)
+    assert infer("conditional", ["s32[]", "f32[3]", "f32[<=3]"], None,
+                 branch_computations=(b0, b1)) == "f32[<=3]"

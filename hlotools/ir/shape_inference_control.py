@@ -127,7 +127,25 @@ def infer_conditional(inst: Instruction) -> Shape:
         branches = [attr(inst, "true_computation"), attr(inst, "false_computation")]
     if not branches or any(isinstance(b, str) or b.root is None for b in branches):
         raise fail(inst, "branch computations are missing or unknown")
-    return strip_layout(branches[0].root.shape)
+    return _union_dynamic(strip_layout(branches[0].root.shape),
+                          [b.root.shape for b in branches[1:]])
+
+
+def _union_dynamic(shape: Shape, others: list[Shape]) -> Shape:
+    """XLA: a result dimension is dynamic when it is dynamic in any branch."""
+    if shape.tuple_shapes is not None:
+        return Shape.tuple_of([
+            _union_dynamic(s, [o.tuple_shapes[i] for o in others
+                               if o.tuple_shapes is not None and i < len(o.tuple_shapes)])
+            for i, s in enumerate(shape.tuple_shapes)])
+    dyn = list(shape.dynamic or (False,) * shape.rank)
+    for o in others:
+        for i, d in enumerate(o.dynamic[:shape.rank] if o.rank == shape.rank else ()):
+            dyn[i] = dyn[i] or d
+    if not any(dyn):
+        return shape
+    return Shape.array(shape.element_type, shape.dims, None, tuple(dyn)) \
+        if shape.element_type is not None else shape
 
 
 @rule("call")

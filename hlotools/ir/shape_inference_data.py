@@ -165,7 +165,10 @@ def infer_dynamic_update_slice(inst: Instruction) -> Shape:
     for d, (u, o) in enumerate(zip(upd.dims, x.dims)):
         if not 0 <= u <= o:
             raise fail(inst, f"update dimension {d} (size {u}) is larger than the operand's ({o})")
-    return make(x.element_type, x.dims, x.dynamic)
+    # XLA: dynamic where the operand is, or where a dynamic update covers the whole dimension.
+    dyn = [x.is_dynamic_dim(d) or (upd.is_dynamic_dim(d) and upd.dims[d] == x.dims[d])
+           for d in range(x.rank)]
+    return make(x.element_type, x.dims, dyn)
 
 
 @rule("concatenate")
