@@ -12,11 +12,13 @@ everything else: text = the token's text (for PNAME without the `%`, for CNAME w
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 
 from hlotools.errors import HloParseError
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.text.lexer_fast import fast_instruction
 
 Token = tuple  # (type, text, pos, aux)
 
@@ -63,13 +65,7 @@ class LineMap:
         if starts is None:
             starts = [0] + [m.end() for m in re.finditer(r"\r\n|\n|\r", self.text)]
             self._starts = starts
-        lo, hi = 0, len(starts)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid
+        lo = bisect_right(starts, pos) - 1
         return lo + 1, pos - starts[lo] + 1
 
 
@@ -83,7 +79,23 @@ def scan_string_end(text: str, pos: int) -> int:
     return m.end() if m else -1
 
 
+# The common value shapes, matched in one step: a plain word/number, a string, or one brace
+# level with strings inside (metadata={op_name="..." source_line=3}, dimensions={0,1}).
+_SIMPLE_VALUE = re.compile(r"""(?:[^\s,{}()\[\]"/]+|"(?:[^"\\]|\\.)*"|\{[^{}"()\[\]/]*(?:"(?:[^"\\]|\\.)*"[^{}"()\[\]/]*)*\})""")
+_VALUE_END = frozenset(" \t\r\n,)}")
+
+
 def scan_value(text: str, pos: int, lines: LineMap) -> int:
+    m = _SIMPLE_VALUE.match(text, pos)
+    if m is not None:
+        end = m.end()
+        if end == len(text) or text[end] in _VALUE_END:
+            if not text.startswith(("mesh[", "maximal_mesh["), pos):
+                return end
+    return _scan_value(text, pos, lines)
+
+
+def _scan_value(text: str, pos: int, lines: LineMap) -> int:
     """End of an attribute value starting at pos: glued atoms, brackets balanced.
 
     The value ends at a top-level ',', whitespace or unmatched closing bracket. Strings are
@@ -145,11 +157,22 @@ def scan_parens(text: str, pos: int, lines: LineMap) -> int:
     raise error_at(lines, pos, "expected ')' to close the '(' opened here")
 
 
+RESERVED = PRIMITIVE_TYPES | KEYWORDS | frozenset(_STRUCTURAL) | frozenset(
+    ["FileNames", "FunctionNames", "FileLocations", "StackFrames"])
+_FAST_START = frozenset("%ROOTabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
     match = _TOKEN.match
     n = len(text)
     pos = 0
     while pos < n:
+        if text[pos] in _FAST_START:
+            fast = fast_instruction(text, pos, RESERVED, lines, scan_value, scan_literal_value, scan_parens)
+            if fast is not None:
+                yield fast[0]
+                pos = fast[1]
+                continue
         m = match(text, pos)
         if m is None:
             yield _bad_char(text, pos, lines)

@@ -9,6 +9,7 @@ instructions and infers omitted shapes.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hlotools.errors import HloError, HloParseError
@@ -29,6 +30,9 @@ try:  # written by another helper at the same time; parsing works without it
     from hlotools.ir.shape_inference import infer_shape as _infer_shape
 except ImportError:  # pragma: no cover - depends on the tree state
     _infer_shape = None
+
+
+_ARRAY_IN_TUPLE = re.compile(r"[a-z][a-z0-9_]*\[[^\]\[]*\](?:\{[^{}]*\})?")
 
 
 class Pending:
@@ -77,6 +81,7 @@ class Builder:
         self.entry_seen: Computation | None = None
         self.anon_count = 0
         self.body_pos: dict[int, int] = {}
+        self.tuple_shapes: dict[str, Shape] = {}
 
     # -- errors -----------------------------------------------------------------------
     def error(self, pos: int, message: str) -> HloParseError:
@@ -170,6 +175,46 @@ class Builder:
         p = self.instruction(c[1:])
         p.root = c[0]
         return p
+
+    def instruction_fast(self, c: list) -> Pending:
+        """An INSTR token from lexer_fast: rebuild what the general rules would have produced."""
+        (root, root_pos, pct, name_pos, shape_text, shape_pos, opcode, opcode_pos, payload,
+         attrs) = c[0][3]
+        shape = self._shape_text(shape_text, shape_pos) if shape_text else None
+        if payload[0] == "OPS":
+            ops = [("ref", (ttype, oname, opos, None),
+                    shape_or_error(oshape, opos, self.lines) if oshape else None,
+                    ("GTE", gte, gpos, None) if gte else None)
+                   for oshape, opos, ttype, oname, gpos, gte in payload[1]]
+            payload = ("ops", ops, payload[2])
+        entries: list[tuple] = []
+        for a in attrs:
+            if a[0] == "raw":
+                entries.append(("raw", ("ATTR", a[1], a[2], (a[3], a[4]))))
+            else:
+                ref = (a[3], a[4], a[5], None)
+                entries.append(("comp", ("CATTR", a[1], a[2], None), self.comp_ref_name([ref])))
+        p = Pending(shape, ("IDENT", opcode, opcode_pos, None), payload, entries)
+        name_tok = ("PNAME" if pct else "IDENT", c[0][1], name_pos, None)
+        p.name = name_tok
+        if self.style is None:
+            self.style = "long" if pct else "short"
+        if root:
+            p.root = ("ROOT", "ROOT", root_pos, None)
+        return p
+
+    def _shape_text(self, text: str, pos: int) -> Shape:
+        if text[0] != "(":
+            return shape_or_error(text, pos, self.lines)
+        shape = self.tuple_shapes.get(text)
+        if shape is None:
+            try:
+                shape = Shape.tuple_of([shape_or_error(t, pos, self.lines)
+                                        for t in _ARRAY_IN_TUPLE.findall(text)])
+            except HloError:
+                raise
+            self.tuple_shapes[text] = shape
+        return shape
 
     def single_anonymous(self, c: list) -> Pending:
         return Pending(c[0], c[1], c[2], c[3])

@@ -59,13 +59,14 @@ def _join(items: list[str]) -> str:
 
 def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[Any], single: bool) -> str:
     if single and "$END" in row:
-        return ("Expected eof after parsing single instruction. Did you mean to write an HLO module and "
-                "forget the \"HloModule\" header?")
+        return "Expected eof after parsing single instruction"
     if single and "CNAME" in row and "RPAR" in row and len(vstack) == 2:
         return ("expects '=' in instruction (text that starts with neither 'HloModule', 'ENTRY' nor "
                 "'name {' is read as a single instruction)")
     if {"PNAME", "IDENT", "ROOT"} <= set(row) and tok[0] not in ("PNAME", "IDENT"):
         return "expects name"
+    if set(row) == {"IDENT"}:
+        return "expects opcode"
     if "GTE" in row:
         return "expected ',' or ')' after operand"
     top = vstack[-1] if vstack else None
@@ -94,5 +95,10 @@ def syntax_error(tok: Token, last: Token | None, row: dict[str, Any], vstack: li
         msg = f"expected {_join(_alternatives(row))}"
     if tok[0] == "ATTR" and "COMMA" in row and "ROOT" not in row:
         msg += " (attributes are separated by ',')"
+    if tok[0] == "IDENT" and lines.text.startswith("[", tok[2] + len(tok[1])) and "SHAPE" in row:
+        msg = f"unknown primitive type '{tok[1]}'; {msg}"
     line, col = lines.locate(tok[2])
-    return HloParseError(f"{msg}, but found {found}", line, col)
+    hint = ""
+    if msg.startswith("Expected eof after parsing single instruction"):
+        hint = ". Did you mean to write an HLO module and forget the \"HloModule\" header?"
+    return HloParseError(f"{msg}, but found {found}{hint}", line, col)
