@@ -130,3 +130,23 @@ def test_case_insensitive_enums_print_in_xla_case() -> None:
     text = "ENTRY e { s = u32[2] parameter(0)\n" \
            "  ROOT r = (u32[2], u32[4]) rng-bit-generator(s), algorithm=RNG_PHILOX }"
     assert "rng-bit-generator(s), algorithm=rng_philox\n" in reprint(text)
+
+
+def test_default_valued_attributes_are_left_out() -> None:
+    text = """
+cmp { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT lt = pred[] compare(a, b), direction=LT, type=FLOAT }
+ENTRY e {
+  x = f32[4] parameter(0)
+  i = s32[4] parameter(1)
+  c = pred[4] compare(i, i), direction=GT, type=SIGNED
+  t = pred[4] compare(x, x), direction=GT, type=TOTALORDER
+  s = f32[4] sort(x), dimensions={0}, is_stable=false, to_apply=cmp
+  ROOT k = (f32[2], s32[2]) topk(x), k=2, largest=true, is_stable=false
+}
+"""
+    out = reprint(text)
+    assert "  c = pred[4]{0} compare(i, i), direction=GT\n" in out
+    assert "  t = pred[4]{0} compare(x, x), direction=GT, type=TOTALORDER\n" in out
+    assert "  s = f32[4]{0} sort(x), dimensions={0}, to_apply=cmp\n" in out
+    assert "topk(x), k=2, largest=true, is_stable=false\n" in out
+    assert "ROOT lt = pred[] compare(a, b), direction=LT\n" in out

@@ -18,7 +18,8 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
 from hlotools.ir.attributes import Raw
-from hlotools.text.printer import HloPrinter, print_module
+from hlotools.ir.instruction import Instruction
+from hlotools.text.printer import HloPrinter, is_default_attr, print_module
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
@@ -128,12 +129,17 @@ def module_difference(a: Module, b: Module) -> str | None:
                   [p.name for p in ib.control_predecessors])
             if fa != fb:
                 return f"{where}: {fa} != {fb}"
-            if {k: _value_key(v) for k, v in ia.attrs.items()} != {k: _value_key(v) for k, v in ib.attrs.items()}:
+            if _attr_keys(ia) != _attr_keys(ib):
                 return f"{where}: attributes {ia.attrs} != {ib.attrs}"
             la, lb = ia.literal, ib.literal
             if (la is None) != (lb is None) or (la is not None and lb is not None and not _same_literal(la, lb)):
                 return f"{where}: literal differs"
     return None
+
+
+def _attr_keys(inst: Instruction) -> dict[str, object]:
+    """Attributes by value, without those holding XLA's default (the printer leaves them out)."""
+    return {k: _value_key(v) for k, v in inst.attrs.items() if not is_default_attr(inst, k, v)}
 
 
 def _same_literal(a: Literal, b: Literal) -> bool:

@@ -70,6 +70,47 @@ _HEADER_ORDER = {name: i for i, name in enumerate(
      "frontend_attributes", "origin_recovery_table", "debug_attributes"))}
 
 
+# Attributes XLA leaves out when they hold their default (the parser fills the default back).
+_DEFAULTS: dict[str, object] = {
+    "feature_group_count": 1, "batch_group_count": 1, "inferred_dimension": -1,
+    "is_stable": False, "indices_are_sorted": False, "unique_indices": False,
+    "constrain_layout": False, "use_global_device_ids": False, "custom_call_has_side_effect": False,
+    "is_host_transfer": False, "is_composite": False, "async_execution_thread": "main",
+    "api_version": "API_VERSION_ORIGINAL", "schedule": "SCHEDULE_NONE", "padding_type": "PADDING_INVALID",
+    "algorithm": "UNSET",
+}
+_MAYBE_DEFAULT = frozenset(_DEFAULTS) | {"window", "type", "operand_precision"}
+_WINDOWED = frozenset(["convolution", "reduce-window", "select-and-scatter", "custom-call"])
+
+
+def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:
+    """True when XLA would not print this attribute (it holds the value XLA assumes)."""
+    if name not in _MAYBE_DEFAULT:
+        return False
+    if name == "window":
+        return isinstance(value, Window) and not value.dims and inst.opcode in _WINDOWED
+    if name == "type":  # compare: the default comparison type of the operands' element type
+        if inst.opcode != "compare" or not inst.operands or not isinstance(value, Enum):
+            return False
+        et = inst.operands[0].shape.element_type
+        if et is None:
+            return False
+        default = "SIGNED" if et.kind == "signed" else "UNSIGNED" if et.kind in ("unsigned", "pred") else "FLOAT"
+        return value.upper() == default
+    if name == "is_stable" and inst.opcode != "sort":
+        return False  # topk prints is_stable=false explicitly
+    if name == "operand_precision":
+        text = str(value).strip()
+        return (isinstance(value, Raw) and text.startswith("{") and text.endswith("}")
+                and all(p.strip().lower() == "default" for p in text[1:-1].split(",") if p.strip()))
+    default = _DEFAULTS[name]
+    if isinstance(default, bool):
+        return isinstance(value, bool) and value is default
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool) and value == default
+    return isinstance(value, str) and value.upper() == str(default).upper()
+
+
 # Enumerations XLA's parser reads case-insensitively, in the case its printer writes them.
 _ENUM_CASE = {"distribution": str.lower, "algorithm": str.lower, "api_version": str.upper}
 
@@ -240,6 +281,8 @@ class HloPrinter:
             if name == "control-predecessors" and name not in attrs:
                 preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
                 out.append((name, "{" + preds + "}"))
+            elif is_default_attr(inst, name, attrs[name]):
+                continue
             elif isinstance(attrs[name], Enum) and name in _ENUM_CASE:
                 out.append((name, _ENUM_CASE[name](attrs[name])))
             else:
@@ -258,6 +301,8 @@ class HloPrinter:
                 parts.append(", control-predecessors={" + preds + "}")
                 continue
             value = attrs[name]
+            if name in _MAYBE_DEFAULT and is_default_attr(inst, name, value):
+                continue
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
                 parts.append(f", {name}={value}")
                 continue
