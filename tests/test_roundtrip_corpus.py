@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 import hlotools
+from hlotools.ir.attributes import Raw
 from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
-from hlotools.ir.attributes import Raw
-from hlotools.ir.instruction import Instruction
 from hlotools.text.printer import HloPrinter, is_default_attr, print_module
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -95,8 +95,8 @@ def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:
         et = inst.operands[0].shape.element_type
         if et is None:
             return False
-        default = "SIGNED" if et.kind == "signed" else "UNSIGNED" if et.kind in ("unsigned", "pred") else "FLOAT"
-        return value.upper() == default
+        kind = "SIGNED" if et.kind == "signed" else "UNSIGNED" if et.kind in ("unsigned", "pred") else "FLOAT"
+        return value.upper() == kind
     if name == "is_stable" and inst.opcode != "sort":
         return False  # topk prints is_stable=false explicitly
     if name == "operand_precision":
