@@ -90,3 +90,16 @@ def test_wrong_argument_is_reported() -> None:
         run(text, np.zeros(3, np.float32))
     with pytest.raises(HloRuntimeError, match="takes 1 argument"):
         run(text)
+
+
+def test_bitcast_reads_the_physical_layout() -> None:
+    text = _module("  ROOT b = f32[6]{0} bitcast(a)", "  a = f32[2,3]{0,1} parameter(0)")
+    # column-major storage of [[0,1,2],[3,4,5]] is 0,3,1,4,2,5
+    got = run1(text, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert got.tolist() == [0, 3, 1, 4, 2, 5]
+    text = _module("  ROOT b = f32[3,2]{0,1} bitcast(a)", "  a = f32[2,3]{1,0} parameter(0)")
+    # row-major bytes 0..5 laid out column-major as [3,2]: element (i, j) is byte j*3 + i
+    got = run1(text, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert got.tolist() == [[0, 3], [1, 4], [2, 5]]
+    text = _module("  ROOT b = s32[2] bitcast(a)", "  a = f32[2] parameter(0)")
+    assert run1(text, np.array([1.0, -2.0], np.float32)).tolist() == [0x3F800000, -0x40000000]

@@ -16,6 +16,7 @@ from hlotools.interpreter.numeric import contiguous
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
+from hlotools.ir.shape import Shape
 
 Array = np.ndarray
 
@@ -83,11 +84,19 @@ def reshape(inst: Instruction, args: list, ev: Any) -> Array:
     return np.reshape(args[0], inst.shape.dims)
 
 
+def _major_to_minor(shape: Shape) -> tuple[int, ...]:
+    layout = shape.layout
+    if layout is None or len(layout.minor_to_major) != len(shape.dims):
+        return tuple(range(len(shape.dims)))
+    return tuple(reversed(layout.minor_to_major))
+
+
 @kernel("bitcast")
 def bitcast(inst: Instruction, args: list, ev: Any) -> Array:
-    """Logically a reshape of the row-major buffer. Values here are logical arrays and the
-    reference (HLO -> StableHLO -> XLA CPU) drops text layouts, so a layout-changing bitcast
-    is not reinterpreted physically."""
+    """Same bytes, new shape: the operand's elements in its physical (layout) order are the
+    result's elements in the result's physical order. Values are logical arrays, so this
+    transposes to physical order, reshapes, and transposes back; with default (or absent)
+    layouts it is a row-major reshape."""
     x = np.asarray(args[0])
     src, dst = inst.operands[0].shape, inst.shape
     if src.dtype != dst.dtype:
@@ -96,7 +105,9 @@ def bitcast(inst: Instruction, args: list, ev: Any) -> Array:
         x = contiguous(x).view(dst.dtype)
     if x.size != int(np.prod(dst.dims)):
         raise HloRuntimeError(f"bitcast from {src} to {dst} changes the element count")
-    return np.reshape(x, dst.dims)
+    src_order, dst_order = _major_to_minor(src), _major_to_minor(dst)
+    physical = np.transpose(x, src_order).reshape([dst.dims[d] for d in dst_order])
+    return np.transpose(physical, np.argsort(dst_order))
 
 
 @kernel("transpose")

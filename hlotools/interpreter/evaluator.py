@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloError, HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.numeric import contiguous
 from hlotools.interpreter.registry import KERNELS, UNSUPPORTED, Kernel
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -96,7 +97,10 @@ class Evaluator:
             raise self._locate(HloUnsupportedError(f"{inst.opcode} is not supported by the interpreter: {reason}"),
                                inst)
         if not check and inst.opcode in _SCALAR_IDENTITIES and not inst.shape.dims:
-            return vals[0]
+            v = vals[0]
+            if isinstance(v, np.ndarray) and inst.shape.is_array and v.dtype != inst.shape.dtype:
+                return contiguous(v).view(inst.shape.dtype)  # a bitcast between element types
+            return v
         try:
             out = step.kernel(inst, vals, self)
         except HloError as e:
