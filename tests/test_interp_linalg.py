@@ -288,3 +288,12 @@ def test_dot_f8_result_is_rounded_through_f16_like_xla_cpu() -> None:
   ROOT d = f8e4m3fn[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 """, np.array([[1, 2 ** -4, 2 ** -6]], f8), np.array([[1], [1], [2 ** -6]], f8))
     assert float(out[0, 0]) == 1.0
+
+
+def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_all_nan() -> None:
+    out, = run("""
+  a = f32[2,2,2] parameter(0)
+  ROOT c = f32[2,2,2] cholesky(a), lower=true
+""", np.array([[[4, 0], [2, 5]], [[1, 0], [2, 1]]], F))
+    assert out[0].tolist() == [[2, 0], [1, 2]]
+    assert np.isnan(out[1]).all()  # XLA's CholeskyExpander fills the failed matrix with NaN

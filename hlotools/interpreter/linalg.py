@@ -366,10 +366,10 @@ def cholesky(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
             factors[i] = np.linalg.cholesky(batch[i])
         except np.linalg.LinAlgError:
             ok[i] = False
-    out = factors.reshape(work.shape)
     if not lower:
-        out = np.conj(np.swapaxes(out, -1, -2))
-    return out, ok.reshape(work.shape[:-2])
+        factors = np.conj(np.swapaxes(factors, -1, -2))
+    factors[~ok] = np.nan  # like XLA's CholeskyExpander: the whole matrix is NaN (imag +0)
+    return factors.reshape(work.shape), ok.reshape(work.shape[:-2])
 
 
 @kernel("cholesky")
