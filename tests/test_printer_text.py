@@ -150,3 +150,10 @@ ENTRY e {
     assert "  s = f32[4]{0} sort(x), dimensions={0}, to_apply=cmp\n" in out
     assert "topk(x), k=2, largest=true, is_stable=false\n" in out
     assert "ROOT lt = pred[] compare(a, b), direction=LT\n" in out
+
+
+def test_operand_precision_prints_lowercase_without_spaces() -> None:
+    text = "ENTRY e { a = f32[2,2] parameter(0)\n" \
+           "  ROOT d = f32[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}, " \
+           "operand_precision={HIGH, default} }"
+    assert "rhs_contracting_dims={0}, operand_precision={high,default}\n" in reprint(text)

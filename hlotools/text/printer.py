@@ -111,6 +111,17 @@ def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:
     return isinstance(value, str) and value.upper() == str(default).upper()
 
 
+def _precision_text(value: Raw) -> str:
+    """operand_precision={default,high}: XLA writes the names lowercase, comma-joined."""
+    text = value.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return str(value)
+    words = [w.strip() for w in text[1:-1].split(",")]
+    if not all(w.replace("_", "").isalnum() for w in words if w):
+        return str(value)
+    return "{" + ",".join(w.lower() for w in words if w) + "}"
+
+
 # Enumerations XLA's parser reads case-insensitively, in the case its printer writes them.
 _ENUM_CASE = {"distribution": str.lower, "algorithm": str.lower, "api_version": str.upper}
 
@@ -283,6 +294,8 @@ class HloPrinter:
                 out.append((name, "{" + preds + "}"))
             elif is_default_attr(inst, name, attrs[name]):
                 continue
+            elif name == "operand_precision" and isinstance(attrs[name], Raw):
+                out.append((name, _precision_text(attrs[name])))
             elif isinstance(attrs[name], Enum) and name in _ENUM_CASE:
                 out.append((name, _ENUM_CASE[name](attrs[name])))
             else:
@@ -304,7 +317,7 @@ class HloPrinter:
             if name in _MAYBE_DEFAULT and is_default_attr(inst, name, value):
                 continue
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
-                parts.append(f", {name}={value}")
+                parts.append(f", {name}={_precision_text(value) if name == 'operand_precision' else value}")
                 continue
             if isinstance(value, Enum) and name in _ENUM_CASE:
                 parts.append(f", {name}={_ENUM_CASE[name](value)}")
