@@ -159,6 +159,7 @@ def scan_parens(text: str, pos: int, lines: LineMap) -> int:
 
 RESERVED = PRIMITIVE_TYPES | KEYWORDS | frozenset(_STRUCTURAL) | frozenset(
     ["FileNames", "FunctionNames", "FileLocations", "StackFrames"])
+FAST_PATH = True  # the one-token instruction path (lexer_fast); tests switch it off to compare
 _FAST_START = frozenset("%ROOTabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
 
@@ -167,7 +168,7 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
     n = len(text)
     pos = 0
     while pos < n:
-        if text[pos] in _FAST_START:
+        if FAST_PATH and text[pos] in _FAST_START:
             fast = fast_instruction(text, pos, RESERVED, lines, scan_value, scan_literal_value, scan_parens)
             if fast is not None:
                 yield fast[0]

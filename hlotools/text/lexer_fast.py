@@ -59,7 +59,7 @@ def fast_instruction(text: str, pos: int, reserved: frozenset[str], lines, scan_
         return None
     if shape_text and not _types_known(shape_text):
         return None
-    name_pos = m.start(3)
+    name_pos = m.start(2)  # a %name token starts at the %
     lpar = m.end() - 1
     if opcode == "constant" or opcode == "parameter":
         close = scan_parens(text, lpar, lines)
