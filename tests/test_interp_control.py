@@ -185,3 +185,16 @@ def test_evaluator_call_is_reusable() -> None:
     assert out[0].tolist() == 2 and out[1].tolist() == 8.0
     out = ev.call(body, [out])
     assert out[0].tolist() == 3 and out[1].tolist() == 16.0
+
+
+def test_kernel_failure_on_unverified_input_is_an_hlo_error() -> None:
+    # operand dims disagree with the declared shapes: the verifier would reject it
+    module = hlotools.parse_module("""HloModule t
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT c = f32[6] concatenate(a, b), dimensions={1}
+}""", verify=False)
+    with pytest.raises(HloRuntimeError) as info:
+        evaluate(module, [np.zeros(2, np.float32), np.zeros(3, np.float32)])
+    assert "concatenate %c" in info.value.message and info.value.line == 5
