@@ -140,7 +140,7 @@ def module_difference(a: Module, b: Module) -> str | None:
 def _attr_keys(inst: Instruction) -> dict[str, object]:
     """Attributes by value, without those holding XLA's default (the printer leaves them out)."""
     out = {k: _value_key(v) for k, v in inst.attrs.items() if not is_default_attr(inst, k, v)}
-    if isinstance(inst.attrs.get("operand_precision"), Raw):  # verbatim text; compare the words
+    if "operand_precision" in out and isinstance(inst.attrs["operand_precision"], Raw):  # compare words
         words = str(inst.attrs["operand_precision"]).strip("{} ").split(",")
         out["operand_precision"] = tuple(w.strip().lower() for w in words)
     return out
