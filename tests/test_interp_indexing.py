@@ -177,3 +177,12 @@ mx {
   ROOT s = s32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mx
 """, np.array([5, 5, 5], I32), np.array([[0], [0], [2]], I32), np.array([7, 3, 1], I32))
     assert out.tolist() == [7, 5, 5]
+
+
+def test_gather_of_one_element_to_a_scalar() -> None:
+    out = gather("""
+  x = f32[3,2] parameter(0)
+  i = s32[2] parameter(1)
+  ROOT g = f32[] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}
+""", np.arange(6, dtype=F).reshape(3, 2), np.array([2, 1], I32))
+    assert out.shape == () and float(out) == 5

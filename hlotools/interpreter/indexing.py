@@ -97,7 +97,7 @@ def gather_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     out = window.transpose(perm)
     if out.shape != tuple(inst.shape.dims):
         raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
-    return np.ascontiguousarray(out)
+    return np.ascontiguousarray(out) if out.ndim else out.copy()  # (ascontiguousarray makes 0-d 1-d)
 
 
 # ----------------------------------------------------------------------------- scatter
