@@ -198,3 +198,23 @@ ENTRY e {
     with pytest.raises(HloRuntimeError) as info:
         evaluate(module, [np.zeros(2, np.float32), np.zeros(3, np.float32)])
     assert "concatenate %c" in info.value.message and info.value.line == 5
+
+
+def test_scan_forward_and_reverse() -> None:
+    text = """HloModule t
+step {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  s = f32[] add(c, x)
+  ROOT t = (f32[], f32[]) tuple(s, s)
+}
+ENTRY e {
+  input = f32[4] parameter(0)
+  init = f32[] constant(10)
+  fwd = (f32[4], f32[]) scan(input, init), dimensions={0}, num_carries=1, to_apply=step
+  rev = (f32[4], f32[]) scan(input, init), dimensions={0}, num_carries=1, is_reverse=true, to_apply=step
+  ROOT r = ((f32[4], f32[]), (f32[4], f32[])) tuple(fwd, rev)
+}"""
+    fo, fc, ro, rc = run(text, np.array([1, 2, 3, 4], np.float32))
+    assert fo.tolist() == [11, 13, 16, 20] and fc.tolist() == 20
+    assert ro.tolist() == [20, 19, 17, 14] and rc.tolist() == 20

@@ -170,3 +170,16 @@ def test_select_and_scatter_max_pool_gradient() -> None:
     # windows [1,5] [5,5] [5,2] pick 5@1, 5@1 (GE keeps the current selection on ties), 5@2
     got = run1(text, np.array([1, 5, 5, 2], np.float32), np.array([10, 20, 30], np.float32))
     assert got.tolist() == [0, 30, 30, 0]
+
+
+def test_long_variadic_reduce_takes_the_pairwise_path() -> None:
+    text = ARGMAX + """ENTRY e {
+  v = f32[5000] parameter(0)
+  i = s32[5000] iota(), iota_dimension=0
+  zv = f32[] constant(-inf)
+  zi = s32[] constant(0)
+  ROOT r = (f32[], s32[]) reduce(v, i, zv, zi), dimensions={0}, to_apply=argmax
+}"""
+    # values 0..999 repeated five times: the maximum 999 first appears at index 999
+    vals, idx = run(text, (np.arange(5000) % 1000).astype(np.float32))
+    assert vals.tolist() == 999 and idx.tolist() == 999
