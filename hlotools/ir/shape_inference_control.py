@@ -100,6 +100,9 @@ def infer_rng(inst: Instruction) -> Shape:
 @rule("rng-bit-generator")
 def infer_rng_bit_generator(inst: Instruction) -> Shape:
     state = array_operand(inst, 0, "state")
+    algorithm = str(attr(inst, "algorithm")).lower()
+    if algorithm not in ("rng_default", "rng_three_fry", "rng_philox"):
+        raise fail(inst, f"unknown algorithm {algorithm} (rng_default, rng_three_fry or rng_philox)")
     out = declared(inst)
     if out.tuple_shapes is None or len(out.tuple_shapes) != 2:
         raise fail(inst, f"result must be a (state, bits) tuple, got {shape_text(out)}")

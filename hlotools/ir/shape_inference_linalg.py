@@ -303,6 +303,9 @@ def infer_triangular_solve(inst: Instruction) -> Shape:
         raise fail(inst, f"a must be square matrices of b's rank: a {shape_text(a)}, b {shape_text(b)}")
     if a.dims[:-2] != b.dims[:-2]:
         raise fail(inst, f"batch dimensions of a {shape_text(a)} and b {shape_text(b)} differ")
+    transpose = str(opt_attr(inst, "transpose_a", "NO_TRANSPOSE")).upper()
+    if transpose not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
+        raise fail(inst, f"invalid transpose_a={transpose} (NO_TRANSPOSE, TRANSPOSE or ADJOINT)")
     k = b.dims[-2] if opt_attr(inst, "left_side", False) else b.dims[-1]
     if k != a.dims[-1]:
         raise fail(inst, f"the solved dimension of b {shape_text(b)} must equal a's {a.dims[-1]}")
