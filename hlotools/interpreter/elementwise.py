@@ -15,7 +15,6 @@ import numpy as np
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter import special
 from hlotools.interpreter.numeric import (
-    compute_dtype,
     contiguous,
     finish,
     int_limits,
@@ -441,7 +440,3 @@ def clamp(inst: Instruction, args: list, ev: object) -> Array:
         raise HloRuntimeError("clamp is undefined for complex")
     r = np.minimum(np.maximum(x, lo), hi)
     return finish(r, _out_et(inst))
-
-
-def compute_dtype_of(inst: Instruction) -> np.dtype:
-    return compute_dtype(_out_et(inst))

@@ -85,11 +85,6 @@ def zeros_of(shape: Shape) -> Any:
     return np.zeros(shape.dims, shape.dtype)
 
 
-def scalar_of(value: Any, et: ElementType) -> np.ndarray:
-    """A 0-d array of element type `et` holding `value`."""
-    return np.asarray(value).astype(et.dtype)
-
-
 def contiguous(x: Any) -> np.ndarray:
     """C-contiguous array with the same dims (np.ascontiguousarray turns 0-d into 1-d)."""
     x = np.asarray(x)
