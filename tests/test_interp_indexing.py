@@ -3,10 +3,17 @@ start so the slice fits; scatter drops a window that does not fit), batching dim
 index_vector_dim placement, duplicate indices, in-order combiners and variadic scatter."""
 from __future__ import annotations
 
+import itertools
+import random
+
 import numpy as np
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools.interpreter import evaluate, indexing
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import F32 as F32T
 
 F = np.float32
 I32 = np.int32
@@ -186,3 +193,125 @@ def test_gather_of_one_element_to_a_scalar() -> None:
   ROOT g = f32[] gather(x, i), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={1,1}
 """, np.arange(6, dtype=F).reshape(3, 2), np.array([2, 1], I32))
     assert out.shape == () and float(out) == 5
+
+
+# ---------------------------------------------------------- per-element reference check
+# A direct transcription of the gather/scatter definitions (one output / update element
+# at a time), compared with the vectorised kernels on random dimension numbers.
+def _index_vector(idx: np.ndarray, ivd: int, batch: list[int]) -> tuple[np.ndarray, list[int]]:
+    """The index vector at batch position `batch` (coordinates of the dims other than ivd)."""
+    dims = [d for d in range(idx.ndim) if d != ivd]
+    where: list = [0] * idx.ndim
+    for g, d in zip(batch, dims):
+        where[d] = g
+    where[ivd] = slice(None)
+    return idx[tuple(where)], dims
+
+
+def _start(op: np.ndarray, idx: np.ndarray, ivd: int, batch: list[int], index_map: list[int],
+           op_batching: list[int], idx_batching: list[int]) -> list[int]:
+    vec, dims = _index_vector(idx, ivd, batch)
+    start = [0] * op.ndim
+    for k, d in enumerate(index_map):
+        start[d] = int(vec[k])
+    for o, i in zip(op_batching, idx_batching):
+        start[o] = batch[dims.index(i)]
+    return start
+
+
+def _naive_gather(op, idx, od, col, sim, ivd, ss, obd, ibd, out_shape):  # noqa: ANN001, ANN202
+    if ivd == idx.ndim:
+        idx = idx[..., None]
+    out = np.zeros(out_shape, op.dtype)
+    batch_pos = [p for p in range(len(out_shape)) if p not in od]
+    window = [d for d in range(op.ndim) if d not in col and d not in obd]
+    for oi in itertools.product(*[range(s) for s in out_shape]):
+        start = _start(op, idx, ivd, [oi[p] for p in batch_pos], sim, obd, ibd)
+        full = [min(max(s, 0), op.shape[d] - ss[d]) for d, s in enumerate(start)]  # clamp
+        for j, d in enumerate(window):
+            full[d] += oi[sorted(od)[j]]
+        out[oi] = op[tuple(full)]
+    return out
+
+
+def _naive_scatter(op, idx, upd, uwd, ins, sdod, ivd, obd, ibd):  # noqa: ANN001, ANN202
+    if ivd == idx.ndim:
+        idx = idx[..., None]
+    res = op.copy()
+    scatter_dims = [d for d in range(upd.ndim) if d not in uwd]
+    window = [d for d in range(op.ndim) if d not in ins and d not in obd]
+    extent = [1] * op.ndim
+    for j, d in enumerate(window):
+        extent[d] = upd.shape[uwd[j]]
+    for g in itertools.product(*[range(upd.shape[d]) for d in scatter_dims]):
+        start = _start(op, idx, ivd, list(g), sdod, obd, ibd)
+        if any(s < 0 or s > op.shape[d] - extent[d] for d, s in enumerate(start)):
+            continue  # the whole window is skipped
+        for w in itertools.product(*[range(upd.shape[d]) for d in uwd]):
+            u = [0] * upd.ndim
+            for v, d in zip(g, scatter_dims):
+                u[d] = v
+            for v, d in zip(w, uwd):
+                u[d] = v
+            full = list(start)
+            for j, d in enumerate(window):
+                full[d] += w[j]
+            res[tuple(full)] = res[tuple(full)] + upd[tuple(u)]
+    return res
+
+
+def _add_computation() -> Computation:
+    comp = Computation("add")
+    a = comp.add_instruction(Instruction("a", "parameter", Shape.array(F32T, ()), parameter_number=0))
+    b = comp.add_instruction(Instruction("b", "parameter", Shape.array(F32T, ()), parameter_number=1))
+    comp.root = comp.add_instruction(Instruction("r", "add", Shape.array(F32T, ()), operands=[a, b]))
+    return comp
+
+
+def _random_case(rnd: random.Random, rng: np.random.Generator) -> dict:
+    rank = rnd.randint(1, 3)
+    opshape = [rnd.randint(1, 4) for _ in range(rank)]
+    obd = sorted(rnd.sample(range(rank), rnd.randint(0, 1)))
+    rest = [d for d in range(rank) if d not in obd]
+    sim = rnd.sample(rest, rnd.randint(0, len(rest)))
+    col = sorted(rnd.sample(sim, rnd.randint(0, len(sim))))
+    ss = [1 if (d in col or d in obd) else rnd.randint(0, opshape[d]) for d in range(rank)]
+    nbd = rnd.randint(len(obd), len(obd) + 1)
+    bshape = [rnd.randint(1, 3) for _ in range(nbd)]
+    positions = sorted(rnd.sample(range(nbd), len(obd)))
+    for o, p in zip(obd, positions):
+        bshape[p] = opshape[o]
+    ivd = rnd.randint(0, nbd)
+    orig = [d for d in range(nbd + 1) if d != ivd]
+    ibd = [orig[p] for p in positions]
+    idx = rng.integers(-2, 6, bshape[:ivd] + [len(sim)] + bshape[ivd:]).astype(np.int32)
+    wdims = [d for d in range(rank) if d not in col and d not in obd]
+    od = sorted(rnd.sample(range(nbd + len(wdims)), len(wdims)))
+    out_shape = [0] * (nbd + len(wdims))
+    for p, s in zip([p for p in range(len(out_shape)) if p not in od], bshape):
+        out_shape[p] = s
+    for p, d in zip(od, wdims):
+        out_shape[p] = ss[d]
+    return dict(op=rng.integers(-5, 5, opshape).astype(F), idx=idx, od=od, col=col, sim=sim, ivd=ivd, ss=ss,
+                obd=obd, ibd=ibd, out_shape=out_shape, upd=rng.integers(-3, 4, out_shape).astype(F))
+
+
+def test_gather_and_scatter_match_the_per_element_definition() -> None:
+    rnd, rng, add = random.Random(7), np.random.default_rng(7), _add_computation()
+    for _ in range(150):
+        c = _random_case(rnd, rng)
+        g = Instruction("g", "gather", Shape.array(F32T, tuple(c["out_shape"])), attrs=dict(
+            offset_dims=tuple(c["od"]), collapsed_slice_dims=tuple(c["col"]), start_index_map=tuple(c["sim"]),
+            index_vector_dim=c["ivd"], slice_sizes=tuple(c["ss"]), operand_batching_dims=tuple(c["obd"]),
+            start_indices_batching_dims=tuple(c["ibd"])))
+        got = indexing.gather_kernel(g, [c["op"], c["idx"]], None)
+        want = _naive_gather(c["op"], c["idx"], c["od"], c["col"], c["sim"], c["ivd"], c["ss"], c["obd"], c["ibd"],
+                             c["out_shape"])
+        assert np.array_equal(got, want), c
+        s = Instruction("s", "scatter", Shape.array(F32T, c["op"].shape), attrs=dict(
+            update_window_dims=tuple(c["od"]), inserted_window_dims=tuple(c["col"]),
+            scatter_dims_to_operand_dims=tuple(c["sim"]), index_vector_dim=c["ivd"],
+            input_batching_dims=tuple(c["obd"]), scatter_indices_batching_dims=tuple(c["ibd"]), to_apply=add))
+        got = indexing.scatter_kernel(s, [c["op"], c["idx"], c["upd"]], None)
+        want = _naive_scatter(c["op"], c["idx"], c["upd"], c["od"], c["col"], c["sim"], c["ivd"], c["obd"], c["ibd"])
+        assert np.array_equal(got, want), c
