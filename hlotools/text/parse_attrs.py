@@ -316,6 +316,9 @@ def _window(name: str, raw: str) -> Window:
     if not s.endswith("}"):
         raise AttrError("expected '}' to end window attribute")
     fields: dict[str, list] = {}
+    if "," in s:
+        raise AttrError("expects sub-attributes in window (they are separated by spaces, not commas)",
+                        raw.find(","))
     for item in s[1:-1].split():
         key, eq, value = item.partition("=")
         if not eq:

@@ -266,10 +266,17 @@ class Builder:
         return (None, c[0], None)
 
     def signature(self, c: list) -> tuple:
-        return (c[1], c[4], c[0][2], c[3][2] + 2)
+        return (c[1], c[4], c[0][2], self._after(c[3][2] + 2))
 
     def signature_empty(self, c: list) -> tuple:
-        return ([], c[3], c[0][2], c[2][2] + 2)
+        return ([], c[3], c[0][2], self._after(c[2][2] + 2))
+
+    def _after(self, pos: int) -> int:
+        """The first non-blank position at or after pos (where XLA's shape location points)."""
+        text = self.text
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        return pos
 
     def param(self, c: list) -> tuple:
         return (c[0], c[1])

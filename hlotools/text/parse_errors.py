@@ -64,6 +64,9 @@ def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[A
         return ("expects '=' in instruction (text that starts with neither 'HloModule', 'ENTRY' nor "
                 "'name {' is read as a single instruction)")
     if {"PNAME", "IDENT", "ROOT"} <= set(row) and tok[0] not in ("PNAME", "IDENT"):
+        if tok[0] == "ATTR":
+            return (f"expects name ('{tok[1]}=' reads as an attribute; an instruction needs a space "
+                    "before '=')")
         return "expects name"
     if set(row) == {"IDENT"}:
         return "expects opcode"
@@ -97,6 +100,10 @@ def syntax_error(tok: Token, last: Token | None, row: dict[str, Any], vstack: li
         msg += " (attributes are separated by ',')"
     if tok[0] == "IDENT" and lines.text.startswith("[", tok[2] + len(tok[1])) and "SHAPE" in row:
         msg = f"unknown primitive type '{tok[1]}'; {msg}"
+    elif last is not None and last[0] == "IDENT" and tok[1] == "[" and \
+            lines.text.startswith("[", last[2] + len(last[1])):
+        msg = f"unknown primitive type '{last[1]}'"
+        tok = last
     line, col = lines.locate(tok[2])
     hint = ""
     if msg.startswith("Expected eof after parsing single instruction"):
