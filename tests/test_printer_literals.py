@@ -66,3 +66,15 @@ def test_rank4_index_markers() -> None:
     assert format_literal(lit("s32", np.zeros((2, 0, 4, 3)))) == "{ { /*i0=0*/ }, { /*i0=1*/ } }"
     four = lit("s32", np.arange(4).reshape(1, 2, 1, 2))
     assert format_literal(four) == "{ { /*i0=0*/ { /*i1=0*/ { 0, 1 } }, { /*i1=1*/ { 2, 3 } } } }"
+
+
+@pytest.mark.parametrize("type_name", ["f32", "f64", "bf16", "f16", "f8e5m2"])
+def test_large_float_arrays_match_the_scalar_rule(type_name: str) -> None:
+    rng = np.random.default_rng(7)
+    dtype = ELEMENT_TYPES[type_name].dtype
+    with np.errstate(over="ignore"):  # f16 and f8 overflow to inf: fine, inf is a value too
+        values = (rng.standard_normal(300) * 10.0 ** rng.integers(-8, 8, 300)).astype(dtype)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=np.float64).astype(dtype)
+    arr = np.concatenate([values, specials])
+    text = format_literal(lit(type_name, arr))
+    assert text == "{" + ", ".join(format_float(x, type_name) for x in arr) + "}"

@@ -98,15 +98,38 @@ def _element_formatter(shape: Shape, in_array: bool):
     raise ValueError(f"cannot print a constant of element type {name}")
 
 
+def _float_texts(flat: np.ndarray, type_name: str) -> list[str]:
+    """format_float over a whole array: Python's %-formatting per element, numpy for the
+    read-back check and the special values (the fast path for large constants)."""
+    d = flat.astype(np.float64)
+    values = d.tolist()
+    if type_name in ("f32", "f64"):
+        short, longest = (6, 9) if type_name == "f32" else (15, 17)
+        texts = [f"{x:.{short}g}" for x in values]
+        with np.errstate(invalid="ignore", over="ignore"):
+            back = np.array(texts, dtype=np.float64).astype(flat.dtype)
+        for i in np.flatnonzero(back != flat).tolist():
+            texts[i] = f"{values[i]:.{longest}g}"
+    else:
+        digits = _float_traits(type_name, flat.dtype)[0]
+        texts = [f"{x:.{digits}g}" for x in values]
+    for i in np.flatnonzero(~np.isfinite(d)).tolist():  # nan (sign, payload) and inf
+        texts[i] = format_float(flat[i], type_name)
+    return texts
+
+
 def _format_array(array: np.ndarray, shape: Shape) -> str:
     rank = len(shape.dims)
+    et = shape.element_type
+    assert et is not None
     fmt = _element_formatter(shape, rank > 0)
     if rank == 0:
-        return fmt(array.reshape(()).item() if shape.element_type.kind == "pred"  # type: ignore[union-attr]
-                   else array.reshape(())[()])
+        return fmt(array.reshape(()).item() if et.kind == "pred" else array.reshape(())[()])
     dims = tuple(array.shape)
-    if shape.element_type.kind in ("pred",) or shape.element_type.is_integer:  # type: ignore[union-attr]
+    if et.kind == "pred" or et.is_integer:
         flat = [fmt(x) for x in array.reshape(-1).tolist()]
+    elif et.is_float and array.size > 16:
+        flat = _float_texts(np.ascontiguousarray(array).reshape(-1), et.name)
     else:
         flat = [fmt(x) for x in array.reshape(-1)]
     if rank == 1:
