@@ -3,7 +3,9 @@ preferred element type), convolution (padding incl. negative, lhs/rhs dilation, 
 feature and batch groups, dim_labels), fft, cholesky, triangular-solve, batch-norm-*."""
 from __future__ import annotations
 
+import itertools
 import math
+import random
 
 import ml_dtypes
 import numpy as np
@@ -11,6 +13,8 @@ import pytest
 
 import hlotools
 from hlotools.interpreter import evaluate
+from hlotools.interpreter.linalg import convolution
+from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 
 
 def run(body: str, *args: np.ndarray) -> list[np.ndarray]:
@@ -297,3 +301,67 @@ def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_all_nan() -> None
 """, np.array([[[4, 0], [2, 5]], [[1, 0], [2, 1]]], F))
     assert out[0].tolist() == [[2, 0], [1, 2]]
     assert np.isnan(out[1]).all()  # XLA's CholeskyExpander fills the failed matrix with NaN
+
+
+# ---------------------------------------------------------- per-element reference check
+def _naive_conv(lhs: np.ndarray, rhs: np.ndarray, lab: ConvDimLabels, win: Window, out_dims: list[int],
+                g: int, bg: int) -> np.ndarray:
+    """HloEvaluator's convolution, one output element at a time."""
+    out = np.zeros(out_dims)
+    c_g = lhs.shape[lab.input_feature] // g
+    o_total = rhs.shape[lab.kernel_output_feature]
+    batch_size = lhs.shape[lab.input_batch] // bg
+    for oi in itertools.product(*[range(d) for d in out_dims]):
+        oz, ob = oi[lab.output_feature], oi[lab.output_batch]
+        acc = 0.0
+        for ks in itertools.product(*[range(w.size) for w in win.dims]):
+            li, ri = [0] * lhs.ndim, [0] * rhs.ndim
+            inside = True
+            for s, wd in enumerate(win.dims):
+                u = oi[lab.output_spatial[s]] * wd.stride - wd.padding_low + ks[s] * wd.window_dilation
+                if u % wd.base_dilation or not 0 <= u // wd.base_dilation < lhs.shape[lab.input_spatial[s]]:
+                    inside = False
+                    break
+                li[lab.input_spatial[s]] = u // wd.base_dilation
+                ri[lab.kernel_spatial[s]] = wd.size - 1 - ks[s] if wd.window_reversal else ks[s]
+            if not inside:
+                continue
+            for z in range(c_g):
+                li[lab.input_batch] = ob + (oz // (o_total // bg)) * batch_size
+                li[lab.input_feature] = (oz // (o_total // g)) * c_g + z
+                ri[lab.kernel_output_feature], ri[lab.kernel_input_feature] = oz, z
+                acc += lhs[tuple(li)] * rhs[tuple(ri)]
+        out[oi] = acc
+    return out
+
+
+def test_convolution_matches_the_per_element_definition() -> None:
+    rnd, rng = random.Random(3), np.random.default_rng(3)
+    checked = 0
+    while checked < 60:
+        n_sp = rnd.choice([0, 1, 2])
+        g = rnd.choice([1, 1, 2])
+        bg = 1 if g > 1 else rnd.choice([1, 2])
+        n, c, o = bg * rnd.choice([1, 2]), g * rnd.choice([1, 2]), g * bg * rnd.choice([1, 2])
+        dims = tuple(WindowDim(rnd.randint(1, 3), rnd.randint(1, 2), rnd.randint(-1, 2), rnd.randint(-1, 2),
+                               rnd.randint(1, 2), rnd.randint(1, 2), rnd.random() < 0.3) for _ in range(n_sp))
+        sizes = [rnd.randint(1, 5) for _ in range(n_sp)]
+        outs = [((s - 1) * d.base_dilation + 1 + d.padding_low + d.padding_high - (d.size - 1) * d.window_dilation
+                 - 1) // d.stride + 1 for s, d in zip(sizes, dims)]
+        if any(x <= 0 for x in outs):
+            continue
+        perms = [rnd.sample(range(n_sp + 2), n_sp + 2) for _ in range(3)]
+        lab = ConvDimLabels(perms[0][0], perms[0][1], tuple(perms[0][2:]), perms[1][0], perms[1][1],
+                            tuple(perms[1][2:]), perms[2][0], perms[2][1], tuple(perms[2][2:]), "")
+        lshape, kshape, oshape = [0] * (n_sp + 2), [0] * (n_sp + 2), [0] * (n_sp + 2)
+        lshape[lab.input_batch], lshape[lab.input_feature] = n, c
+        kshape[lab.kernel_input_feature], kshape[lab.kernel_output_feature] = c // g, o
+        oshape[lab.output_batch], oshape[lab.output_feature] = n // bg, o
+        for s in range(n_sp):
+            lshape[lab.input_spatial[s]] = sizes[s]
+            kshape[lab.kernel_spatial[s]] = dims[s].size
+            oshape[lab.output_spatial[s]] = outs[s]
+        lhs, rhs = rng.standard_normal(lshape), rng.standard_normal(kshape)
+        got = convolution(lhs, rhs, lab, Window(dims), tuple(oshape), g, bg, np.dtype(np.float64))
+        assert np.allclose(got, _naive_conv(lhs, rhs, lab, Window(dims), oshape, g, bg)), (dims, g, bg, lab)
+        checked += 1
