@@ -11,8 +11,15 @@ Attribute order is XLA's (HloInstruction::PrintWithCanonicalNameMap): opcode-spe
 attributes (in the order of XLA's PrintExtraAttributesImpl overrides; unknown ones after them
 in IR order), then called computations, then sharding, frontend_attributes,
 control-predecessors, statistics, result_accuracy, origin, metadata, backend_config. Header
-attributes follow HloModule::Print's order. Values are formatted from their typed IR values
-(text/literal_format.py for constants); Raw attributes print verbatim by design.
+attributes follow HloModule::Print's order; entry_computation_layout is derived from the entry
+computation when the IR has none (XLA's module config always carries one). Attributes holding
+the value XLA assumes (feature_group_count=1, is_stable=false on sort, the default compare
+type, ...) are left out, as XLA does. Values are formatted from their typed IR values
+(text/literal_format.py for constants); Raw attributes print verbatim by design (apart from
+operand_precision, which XLA lowercases). Async ops print with XLA's syntax sugar when the
+wrapped computation is the one the parser would rebuild (text/print_async.py).
+Computations print in the module's order (the parser's text order), callees moved before
+their callers when needed; instructions in the computation's order.
 """
 from __future__ import annotations
 
