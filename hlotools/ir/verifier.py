@@ -99,6 +99,7 @@ def _missing_attribute(inst: Instruction) -> str | None:
     if not table or inst.opcode not in table:
         return None
     for name in sorted(table[inst.opcode][0]):
+        # XLA lets a broadcast of a scalar omit `dimensions` (the rule checks the count).
         if name not in inst.attrs and not (name == "dimensions" and inst.opcode == "broadcast"):
             return f"missing required attribute '{name}'"
     return None
@@ -111,6 +112,18 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
     msg = _check_operand_count(inst) or _missing_attribute(inst)
     if msg:
         raise _err(inst, comp, msg)
+    _check_edges(inst, comp, position, users, module_comps)
+    _check_result(inst, comp)
+    check = CALL_CHECKS.get(inst.opcode)
+    msg = check(inst) if check is not None else None
+    if msg:
+        raise _err(inst, comp, msg)
+
+
+def _check_edges(inst: Instruction, comp: Computation, position: dict[int, int],
+                 users: dict[int, set[int]], module_comps: set[int]) -> None:
+    """Operands and control predecessors come earlier in the same computation (and list
+    `inst` as a user); called computations belong to the module."""
     here = position[id(inst)]
     for i, op in enumerate(inst.operands + inst.control_predecessors):
         where = position.get(id(op))
@@ -123,6 +136,10 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
     for called in inst.called_computations():
         if id(called) not in module_comps:
             raise _err(inst, comp, f"called computation %{called.name} is not in the module")
+
+
+def _check_result(inst: Instruction, comp: Computation) -> None:
+    """The declared shape is well formed and equals the inferred one (layouts ignored)."""
     if inst.shape is None:
         raise _err(inst, comp, "has no shape")
     msg = _check_shape_valid(inst.shape)
@@ -135,11 +152,6 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
     if not shapes_match(inst.shape, inferred, inst.opcode in _EQUAL_OPCODES):
         raise _err(inst, comp, f"declared shape {shape_text(inst.shape)} does not match the "
                                f"inferred shape {shape_text(inferred)}")
-    check = CALL_CHECKS.get(inst.opcode)
-    if check is not None:
-        msg = check(inst)
-        if msg:
-            raise _err(inst, comp, msg)
 
 
 def _check_parameters(comp: Computation) -> None:
