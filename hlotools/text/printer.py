@@ -299,7 +299,7 @@ class HloPrinter:
             if name == "control-predecessors" and name not in attrs:
                 preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
                 out.append((name, "{" + preds + "}"))
-            elif is_default_attr(inst, name, attrs[name]):
+            elif attrs[name] is None or is_default_attr(inst, name, attrs[name]):
                 continue
             elif name == "operand_precision" and isinstance(attrs[name], Raw):
                 out.append((name, _precision_text(attrs[name])))
@@ -321,8 +321,8 @@ class HloPrinter:
                 parts.append(", control-predecessors={" + preds + "}")
                 continue
             value = attrs[name]
-            if name in _MAYBE_DEFAULT and is_default_attr(inst, name, value):
-                continue
+            if value is None or (name in _MAYBE_DEFAULT and is_default_attr(inst, name, value)):
+                continue  # None: a pass cleared the attribute
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
                 parts.append(f", {name}={_precision_text(value) if name == 'operand_precision' else value}")
                 continue
