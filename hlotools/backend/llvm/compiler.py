@@ -1,0 +1,445 @@
+"""HLO module -> one llvmlite.ir module (whole-module codegen).
+
+Every computation that is called as a unit (the entry, while bodies and conditions, call and
+conditional targets, fusions that are not purely elemental) becomes one LLVM function
+
+    void @name(ptr arena, ptr params, ptr outs)
+
+`params`/`outs` are arrays of pointers to the flattened array leaves of the parameters and of
+the result; `arena` is the temp memory, laid out by buffers.py (a callee's arena starts after
+its caller's peak). Scalar computations (reducers, comparators, map functions) are inlined at
+their uses. No opcode switch lives here: ops are emitted through the tables in registry.py.
+
+Implicit fusion: in a computation that has no fusions yet, an elemental instruction whose
+value is read once per element (or that only moves indices: broadcast, transpose, slice, ...)
+is not materialised but generated inside its consumers' loops, so unfused modules still get
+register-resident chains. Fusions made by the fusion pass are emitted the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import buffers as bufs
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.emit_elemental import ElementalGen, fusion_is_elemental
+from hlotools.backend.llvm.emit_loops import c64, linear_index, loop_nest
+from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
+from hlotools.errors import HloError, HloUnsupportedError
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
+
+ENTRY_NAME = "hlo_entry"
+INDEX_ONLY = frozenset({"broadcast", "iota", "reshape", "bitcast", "transpose", "slice", "reverse", "constant",
+                        "get-tuple-element"})
+
+
+def leaf_bytes(shape: Shape) -> int:
+    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
+        return 0
+    n = 1
+    for d in shape.dims:
+        n *= d
+    return n * _storage_bytes(shape)
+
+
+def _storage_bytes(shape: Shape) -> int:
+    et = shape.element_type
+    assert et is not None
+    if et.kind == "complex":
+        return et.bits // 8
+    if et.kind == "pred":
+        return 1
+    return max(1, (max(8, et.bits) + 7) // 8)
+
+
+@dataclass
+class CompiledFunction:
+    comp: Computation
+    function: ir.Function
+    arena_bytes: int = 0  # own peak plus the largest callee's total
+    peak_own: int = 0
+
+
+@dataclass
+class CompileStats:
+    functions: int = 0
+    instructions: int = 0
+    arena_bytes: int = 0
+    peak_by_computation: dict[str, int] = field(default_factory=dict)
+
+
+class ModuleCompiler:
+    """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
+
+    def __init__(self, module: Module, *, implicit_fusion: bool = True) -> None:
+        self.module = module
+        self.implicit_fusion = implicit_fusion
+        self.ir = ir.Module(name=module.name)
+        self.functions: dict[int, CompiledFunction] = {}
+        self.stats = CompileStats()
+        self._globals = 0
+        self._in_progress: set[int] = set()
+
+    def compile(self) -> ir.Module:
+        entry = self.module.entry
+        if entry is None or entry.root is None:
+            raise HloUnsupportedError(f"module {self.module.name} has no entry computation")
+        cf = self.function_for(entry, ENTRY_NAME, export=True)
+        self.stats.arena_bytes = cf.arena_bytes
+        return self.ir
+
+    def function_for(self, comp: Computation, name: str | None = None, export: bool = False) -> CompiledFunction:
+        cf = self.functions.get(id(comp))
+        if cf is not None:
+            return cf
+        fnty = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.PTR])
+        fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
+        if not export:
+            fn.linkage = "internal"
+        cf = CompiledFunction(comp, fn)
+        self.functions[id(comp)] = cf
+        FunctionEmitter(self, comp, cf).emit()
+        self.stats.functions += 1
+        self.stats.instructions += len(comp.instructions)
+        self.stats.peak_by_computation[comp.name] = cf.peak_own
+        return cf
+
+    def unique_name(self, base: str) -> str:
+        self._globals += 1
+        return f"{base}.{self._globals}"
+
+    def constant_global(self, inst: Instruction) -> ir.GlobalVariable:
+        """A literal as a private constant global holding its physical bytes."""
+        lit = inst.literal
+        if lit is None or lit.elided or lit.array is None:
+            raise HloUnsupportedError(f"constant %{inst.name}: its value is elided in the text")
+        data = physical_bytes(lit.array, inst.shape)
+        ty = ir.ArrayType(T.I8, max(1, len(data)))
+        g = ir.GlobalVariable(self.ir, ty, self.unique_name("const." + inst.name))
+        g.global_constant = True
+        g.linkage = "private"
+        g.align = 64
+        g.initializer = ir.Constant(ty, bytearray(data or b"\0"))
+        return g
+
+
+def physical_bytes(array: object, shape: Shape) -> bytes:
+    """Bytes of a logical numpy array in the shape's layout and the backend's storage."""
+    import numpy as np
+
+    from hlotools.backend.llvm.emit_loops import layout_of
+    a = np.asarray(array)
+    et = shape.element_type
+    assert et is not None
+    if et.kind in ("signed", "unsigned") and et.bits < 8:
+        a = a.astype(np.int8 if et.kind == "signed" else np.uint8)
+    perm = list(reversed(layout_of(shape)))
+    if a.ndim:
+        a = np.transpose(a, perm)
+    return np.ascontiguousarray(a).tobytes()
+
+
+class FunctionEmitter:
+    """Emits one computation as one LLVM function."""
+
+    def __init__(self, mc: ModuleCompiler, comp: Computation, cf: CompiledFunction) -> None:
+        self.mc = mc
+        self.comp = comp
+        self.cf = cf
+        self.fn = cf.function
+        self.entry_block = self.fn.append_basic_block("entry")
+        self.body_block = self.fn.append_basic_block("body")
+        self.b = ir.IRBuilder(self.body_block)
+        self.arena, self.params_arg, self.outs_arg = self.fn.args
+        self.order = schedule(comp)
+        self.kinds: dict[int, str] = {}
+        self._ptr_cache: dict[tuple[int, int], ir.Value] = {}
+        self._const_cache: dict[int, ir.GlobalVariable] = {}
+        self.callee_bytes = 0
+        self.plan: bufs.BufferPlan | None = None
+        self.gen = ElementalGen(self)
+
+    # -- planning -------------------------------------------------------------------
+    def classify(self) -> None:
+        rep: dict[int, float] = {}
+        root = self.comp.root
+        for inst in reversed(self.order):
+            self.kinds[id(inst)] = self._kind(inst, root, rep)
+
+    def _kind(self, inst: Instruction, root: Instruction | None, rep: dict[int, float]) -> str:
+        op = inst.opcode
+        if op == "parameter":
+            return "param"
+        if op == "constant":
+            return "const"
+        if op in ALIASES or (op in ("reshape", "bitcast") and _is_free_reshape(inst)):
+            return "alias"
+        if not self.mc.implicit_fusion or inst is root or not self._elemental(inst) or op in NO_INLINE:
+            return "define"
+        if inst.shape.is_tuple or not inst.users:
+            return "define"
+        total = 0.0
+        for u in inst.users:
+            uk = self.kinds.get(id(u))
+            if u.parent is not self.comp or uk not in ("inline", "define") or not self._reads_elementally(u):
+                return "define"
+            total += (rep.get(id(u), 1.0) if uk == "inline" else 1.0) * reads_per_element(u, inst)
+        rep[id(inst)] = total
+        return "inline" if total <= 1.0 + 1e-9 or op in INDEX_ONLY else "define"
+
+    def _elemental(self, inst: Instruction) -> bool:
+        if inst.opcode == "fusion":
+            return fusion_is_elemental(inst)
+        return inst.opcode in ELEMENTAL
+
+    def _reads_elementally(self, user: Instruction) -> bool:
+        """Does `user` read its operands through value_at (so an operand can be inlined)?"""
+        if user.opcode == "fusion":
+            return fusion_is_elemental(user)
+        return user.opcode in ELEMENTAL and (user.opcode not in EMITTERS or user.opcode in ELEMENTAL_EMITTERS)
+
+    def _classifier(self) -> bufs.Classifier:
+        base: dict[int, int] = {}
+        n = 0
+        for p in self.comp.parameters:
+            base[id(p)] = n
+            n += len(p.shape.leaves())
+        return bufs.Classifier(
+            kind=lambda i: self.kinds[id(i)],
+            alias_leaves=_alias_leaves,
+            leaf_sizes=lambda i: [leaf_bytes(s) for s in i.shape.leaves()],
+            scratch=lambda i: SCRATCH[i.opcode](i) if i.opcode in SCRATCH else [],
+            in_place_operand=lambda i: 0 if i.opcode == "dynamic-update-slice" else None,
+            param_leaf_base=lambda i: base[id(i)],
+        )
+
+    # -- emission -------------------------------------------------------------------
+    def emit(self) -> None:
+        self.classify()
+        root = self.comp.root
+        assert root is not None
+        self.plan = bufs.assign(self.order, root, self._classifier())
+        for inst in self.order:
+            try:
+                self.emit_instruction(inst)
+            except HloError as e:
+                raise _locate(e, inst) from None
+        for j, lf in self.plan.output_copies:
+            shape = root.shape.leaves()[j]
+            self.memcpy(self.out_ptr(j), self.leaf_ptr_of(lf, shape), leaf_bytes(shape))
+        self.b.ret_void()
+        with self.b.goto_block(self.entry_block):
+            self.b.branch(self.body_block)
+        self.cf.peak_own = self.plan.arena_bytes
+        self.cf.arena_bytes = self.plan.arena_bytes + self.callee_bytes
+
+    def emit_instruction(self, inst: Instruction) -> None:
+        kind = self.kinds[id(inst)]
+        if kind in ("param", "const", "alias", "inline"):
+            return
+        op = inst.opcode
+        for et in (s.element_type for s in inst.shape.leaves()):
+            if et is not None:
+                T.check_supported(et, f"{op} %{inst.name}")
+        if op in EMITTERS:
+            EMITTERS[op](self, inst)
+        elif op in ELEMENTAL:
+            emit_elemental_loop(self, inst)
+        else:
+            reason = UNSUPPORTED.get(op, "no emitter yet")
+            raise HloUnsupportedError(f"{op} %{inst.name} is not supported by the LLVM backend: {reason}")
+
+    # -- pointers ---------------------------------------------------------------------
+    def in_entry(self) -> ir.IRBuilder:
+        """A builder positioned at the end of the entry block (for hoisted setup code)."""
+        eb = ir.IRBuilder(self.entry_block)
+        if self.entry_block.instructions:
+            eb.position_after(self.entry_block.instructions[-1])
+        return eb
+
+    def _arg_ptr(self, array: ir.Value, k: int, key: tuple[int, int]) -> ir.Value:
+        p = self._ptr_cache.get(key)
+        if p is None:
+            eb = self.in_entry()
+            slot = eb.gep(array, [c64(k)], source_etype=T.PTR)
+            p = eb.load(slot, typ=T.PTR, name=f"{'in' if key[0] == -1 else 'out'}{k}")
+            self._ptr_cache[key] = p
+        return p
+
+    def param_ptr(self, k: int) -> ir.Value:
+        return self._arg_ptr(self.params_arg, k, (-1, k))
+
+    def out_ptr(self, k: int) -> ir.Value:
+        return self._arg_ptr(self.outs_arg, k, (-2, k))
+
+    def arena_ptr(self, offset: int) -> ir.Value:
+        key = (-3, offset)
+        p = self._ptr_cache.get(key)
+        if p is None:
+            p = self.in_entry().gep(self.arena, [c64(offset)], source_etype=T.I8)
+            self._ptr_cache[key] = p
+        return p
+
+    def leaf_ptr_of(self, lf: bufs.Leaf, shape: Shape) -> ir.Value:
+        assert self.plan is not None
+        if lf.kind == "param":
+            return self.param_ptr(lf.index)
+        if lf.kind == "const":
+            assert lf.inst is not None
+            g = self._const_cache.get(id(lf.inst))
+            if g is None:
+                g = self.mc.constant_global(lf.inst)
+                self._const_cache[id(lf.inst)] = g
+            return g
+        if lf.kind == "none":
+            return ir.Constant(T.PTR, None)
+        loc = self.plan.location[lf.index]
+        if loc.kind == "output":
+            return self.out_ptr(loc.offset)
+        return self.arena_ptr(loc.offset)
+
+    def leaf_ptrs(self, inst: Instruction) -> list[ir.Value]:
+        """Pointers to the array leaves of a materialised value (depth-first)."""
+        assert self.plan is not None
+        leaves = self.plan.leaves[id(inst)]
+        shapes = inst.shape.leaves()
+        if len(leaves) != len(shapes):
+            raise HloUnsupportedError(f"internal: %{inst.name} has {len(leaves)} buffers for {len(shapes)} leaves")
+        return [self.leaf_ptr_of(lf, s) for lf, s in zip(leaves, shapes)]
+
+    def scratch_ptrs(self, inst: Instruction) -> list[ir.Value]:
+        assert self.plan is not None
+        return [self.arena_ptr(off) for off in self.plan.scratch.get(id(inst), [])]
+
+    def is_materialised(self, inst: Instruction) -> bool:
+        return self.kinds.get(id(inst)) in ("param", "const", "alias", "define") and inst.parent is self.comp
+
+    # -- helpers for emitters -------------------------------------------------------------
+    def element_ptr(self, base: ir.Value, shape: Shape, index: list[ir.Value]) -> ir.Value:
+        et = shape.element_type
+        assert et is not None
+        return self.b.gep(base, [linear_index(self.b, shape, index)], inbounds=True, source_etype=T.storage_type(et))
+
+    def load_element(self, base: ir.Value, shape: Shape, index: list[ir.Value]) -> ir.Value:
+        et = shape.element_type
+        assert et is not None
+        return T.load(self.b, self.element_ptr(base, shape, index), et)
+
+    def store_element(self, value: ir.Value, base: ir.Value, shape: Shape, index: list[ir.Value]) -> None:
+        et = shape.element_type
+        assert et is not None
+        T.store(self.b, value, self.element_ptr(base, shape, index), et)
+
+    def memcpy(self, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
+        if nbytes <= 0:
+            return
+        fn = self.mc.ir.globals.get("llvm.memcpy.p0.p0.i64")
+        if fn is None:
+            fn = ir.Function(self.mc.ir, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64, T.I1]),
+                             "llvm.memcpy.p0.p0.i64")
+        self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
+
+    def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value]) -> None:
+        """Call the function of `comp` with leaf pointers (its temps after ours)."""
+        callee = self.mc.function_for(comp)
+        assert self.plan is not None
+        self.callee_bytes = max(self.callee_bytes, callee.arena_bytes)
+        eb = self.in_entry()
+        arr_in = eb.alloca(ir.ArrayType(T.PTR, max(1, len(args))))
+        arr_out = eb.alloca(ir.ArrayType(T.PTR, max(1, len(outs))))
+        for arr, ptrs in ((arr_in, args), (arr_out, outs)):
+            for k, p in enumerate(ptrs):
+                self.b.store(p, self.b.gep(arr, [c64(0), c64(k)], source_etype=arr.allocated_type))
+        sub_arena = self.b.gep(self.arena, [c64(self.plan.arena_bytes)], source_etype=T.I8)
+        self.b.call(callee.function, [sub_arena, arr_in, arr_out])
+
+
+ELEMENTAL_EMITTERS: set[str] = set()  # opcodes with an emitter that still reads operands via value_at
+
+
+def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
+    """The default emitter: one loop nest over the result, storing value_at(inst, index)."""
+    ptrs = fe.leaf_ptrs(inst)
+    shapes = inst.shape.leaves()
+    loop_shape = shapes[0]
+    if any(s.dims != loop_shape.dims for s in shapes):
+        raise HloUnsupportedError(f"{inst.opcode} %{inst.name}: tuple leaves of different dims in one loop")
+
+    def body(index: list[ir.Value]) -> None:
+        with fe.gen.region():
+            v = fe.gen.generate(inst, index)
+            vals = v if isinstance(v, list) else [v]
+            for val, p, s in zip(vals, ptrs, shapes):
+                if leaf_bytes(s):
+                    fe.store_element(val, p, s, index)
+    loop_nest(fe.b, loop_shape, body)
+
+
+def _alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> list[bufs.Leaf]:
+    op = inst.opcode
+    if op == "tuple":
+        return [lf for ls in operand_leaves for lf in ls]
+    if op == "get-tuple-element":
+        src = inst.operands[0].shape.tuple_shapes or ()
+        k = int(inst.attrs.get("index", 0))
+        start = sum(len(s.leaves()) for s in src[:k])
+        return operand_leaves[0][start:start + len(src[k].leaves())]
+    return list(operand_leaves[0])  # bitcast, free reshape, opt-barrier, copy of a token, ...
+
+
+def _is_free_reshape(inst: Instruction) -> bool:
+    """A reshape/bitcast is a pointer alias when both sides are dense row-major-ordered."""
+    from hlotools.backend.llvm.emit_loops import layout_of
+    a, r = inst.operands[0].shape, inst.shape
+    if a.is_tuple or r.is_tuple or a.element_type != r.element_type:
+        return False
+    if inst.opcode == "bitcast" and leaf_bytes(a) == leaf_bytes(r):
+        return True
+    return (layout_of(a) == tuple(range(len(a.dims) - 1, -1, -1))
+            and layout_of(r) == tuple(range(len(r.dims) - 1, -1, -1)))
+
+
+def reads_per_element(user: Instruction, operand: Instruction) -> float:
+    """How many times `user` reads each element of `operand` (to decide whether inlining
+    the operand would recompute it)."""
+    size_u = max(1, _elements(user.shape.leaves()[0]))
+    size_o = max(1, _elements(operand.shape))
+    op = user.opcode
+    if op in ("broadcast", "gather", "dynamic-slice", "pad", "concatenate", "slice", "reverse", "transpose",
+              "reshape", "bitcast", "iota", "select", "dot", "reduce-window", "convolution", "fusion",
+              "dynamic-update-slice", "scatter", "sort"):
+        if op in ("dot", "convolution", "reduce-window", "fusion", "scatter", "sort", "dynamic-update-slice"):
+            return 2.0  # several reads per element or unknown: never inline expensive work there
+        return size_u / size_o if size_u > size_o else 1.0
+    return 1.0
+
+
+def _elements(shape: Shape) -> int:
+    n = 1
+    for d in shape.dims:
+        n *= d
+    return n
+
+
+def schedule(comp: Computation) -> list[Instruction]:
+    """The instruction order: the text's (a topological order; the scheduler may refine it)."""
+    return comp.post_order() if any(i.control_predecessors for i in comp.instructions) else list(comp.instructions)
+
+
+def _locate(e: HloError, inst: Instruction) -> HloError:
+    if e.line is None and inst.line:
+        e.line = inst.line
+        e.column = inst.column or None
+    if f"%{inst.name}" not in e.message:
+        e.message = f"{inst.opcode} %{inst.name}: {e.message}"
+        e.args = (e.message,)
+    return e
+
+
+def compile_module(module: Module, *, implicit_fusion: bool = True) -> tuple[ir.Module, CompileStats]:
+    mc = ModuleCompiler(module, implicit_fusion=implicit_fusion)
+    return mc.compile(), mc.stats

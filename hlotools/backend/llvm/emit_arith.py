@@ -1,0 +1,409 @@
+"""Elementwise arithmetic generators: unary, binary, compare, select, clamp, convert and
+bitcast-convert, with the integer corner cases of XLA (and of the interpreter): x/0 = -1
+(all ones), x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0, shifts by >= the bit width shift
+everything out, float -> int conversion saturates and maps NaN to 0. Narrow floats compute in
+f32 and round after every op. Transcendentals come from emit_math.py.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_complex as C
+from hlotools.backend.llvm import emit_math as M
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.emit_elemental import ElementalGen, Index
+from hlotools.backend.llvm.registry import elemental
+from hlotools.errors import HloUnsupportedError
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.types import ElementType
+
+B = ir.IRBuilder
+
+
+def _et(inst: Instruction, k: int = 0) -> ElementType:
+    et = inst.operands[k].shape.element_type
+    assert et is not None
+    return et
+
+
+def _out(inst: Instruction) -> ElementType:
+    et = inst.shape.element_type
+    assert et is not None
+    return et
+
+
+def intr(b: B, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
+    """Call an LLVM intrinsic `name` overloaded on the first argument's type."""
+    ty = args[0].type
+    suffix = {T.F32: "f32", T.F64: "f64"}.get(ty) or f"i{ty.width}"
+    full = f"{name}.{suffix}"
+    fn = b.module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(b.module, ir.FunctionType(ret or ty, [a.type for a in args]), full)
+    return b.call(fn, args)
+
+
+def _ones(ty: ir.IntType) -> ir.Constant:
+    return ir.Constant(ty, (1 << ty.width) - 1)
+
+
+def _zero(ty: ir.Type) -> ir.Constant:
+    return ir.Constant(ty, 0 if isinstance(ty, ir.IntType) else 0.0)
+
+
+def _fconst(ty: ir.Type, v: float) -> ir.Constant:
+    return ir.Constant(ty, v)
+
+
+# ------------------------------------------------------------------------- unary
+
+def _abs(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    if et.kind == "signed":
+        return b.select(b.icmp_signed("<", x, _zero(x.type)), b.neg(x), x)
+    if et.kind in ("unsigned", "pred"):
+        return x
+    return intr(b, "llvm.fabs", [x])
+
+
+def _negate(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    if et.kind == "pred":
+        return x
+    if et.is_integer:
+        return b.neg(x)
+    return b.fneg(x)
+
+
+def _not(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    if et.kind == "float":
+        raise HloUnsupportedError(f"not of {et}")
+    return b.xor(x, _ones(x.type))
+
+
+def _sign(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    if et.kind == "signed":
+        pos = b.zext(b.icmp_signed(">", x, _zero(x.type)), x.type)
+        neg = b.zext(b.icmp_signed("<", x, _zero(x.type)), x.type)
+        return b.sub(pos, neg)
+    if et.kind in ("unsigned", "pred"):
+        return b.zext(b.icmp_unsigned("!=", x, _zero(x.type)), x.type) if et.kind == "unsigned" else x
+    one = b.uitofp(b.fcmp_unordered("!=", x, _zero(x.type)), x.type)  # NaN -> 1, then copysign keeps NaN below
+    s = intr(b, "llvm.copysign", [one, x])
+    return b.select(b.fcmp_unordered("uno", x, x), x, s)
+
+
+def _round_afz(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return x if et.is_integer else intr(b, "llvm.round", [x])
+
+
+def _round_even(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return x if et.is_integer else intr(b, "llvm.roundeven", [x])
+
+
+def _float_only(name: str) -> Callable[[B, ir.Value, ElementType], ir.Value]:
+    def apply(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+        if et.kind != "float":
+            raise HloUnsupportedError(f"{name[5:]} of {et}")
+        return intr(b, name, [x])
+    return apply
+
+
+def _popcnt(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return intr(b, "llvm.ctpop", [x])
+
+
+def _clz(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return intr(b, "llvm.ctlz", [x, ir.Constant(T.I1, 0)])
+
+
+def _is_finite(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return b.fcmp_ordered("<", intr(b, "llvm.fabs", [x]), _fconst(x.type, float("inf")))
+
+
+def _rsqrt(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    return b.fdiv(_fconst(x.type, 1.0), intr(b, "llvm.sqrt", [x]))
+
+
+def _logistic(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    one = _fconst(x.type, 1.0)
+    return b.fdiv(one, b.fadd(one, M.exp(b, b.fneg(x))))
+
+
+UNARY: dict[str, Callable[[B, ir.Value, ElementType], ir.Value]] = {
+    "abs": _abs, "negate": _negate, "not": _not, "sign": _sign,
+    "round-nearest-afz": _round_afz, "round-nearest-even": _round_even,
+    "ceil": _float_only("llvm.ceil"), "floor": _float_only("llvm.floor"), "sqrt": _float_only("llvm.sqrt"),
+    "popcnt": _popcnt, "count-leading-zeros": _clz, "is-finite": _is_finite, "rsqrt": _rsqrt,
+    "logistic": _logistic,
+}
+UNARY.update({op: (lambda f: (lambda b, x, et: f(b, x)))(fn) for op, fn in M.TRANSCENDENTAL.items()})
+
+
+@elemental(*UNARY, "real", "imag")
+def _unary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    et, out = _et(inst), _out(inst)
+    x = gen.operand(inst, 0, index)
+    b = gen.b
+    if et.kind == "complex":
+        return C.unary(b, inst.opcode, x, et)
+    if inst.opcode == "real":
+        return x
+    if inst.opcode == "imag":
+        return _zero(x.type)
+    r = UNARY[inst.opcode](b, x, et)
+    return T.round_to(b, r, out) if out.kind == "float" else r
+
+
+# ------------------------------------------------------------------------ binary
+
+def _int_div(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    ty = x.type
+    zero = b.icmp_unsigned("==", y, _zero(ty))
+    if et.kind == "unsigned":
+        safe = b.select(zero, ir.Constant(ty, 1), y)
+        return b.select(zero, _ones(ty), b.udiv(x, safe))
+    int_min = ir.Constant(ty, 1 << (ty.width - 1))
+    overflow = b.and_(b.icmp_unsigned("==", x, int_min), b.icmp_unsigned("==", y, _ones(ty)))
+    safe = b.select(b.or_(zero, overflow), ir.Constant(ty, 1), y)
+    q = b.select(overflow, x, b.sdiv(x, safe))
+    return b.select(zero, _ones(ty), q)
+
+
+def _int_rem(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    ty = x.type
+    zero = b.icmp_unsigned("==", y, _zero(ty))
+    if et.kind == "unsigned":
+        return b.select(zero, x, b.urem(x, b.select(zero, ir.Constant(ty, 1), y)))
+    int_min = ir.Constant(ty, 1 << (ty.width - 1))
+    overflow = b.and_(b.icmp_unsigned("==", x, int_min), b.icmp_unsigned("==", y, _ones(ty)))
+    r = b.srem(x, b.select(b.or_(zero, overflow), ir.Constant(ty, 1), y))
+    return b.select(zero, x, b.select(overflow, _zero(ty), r))
+
+
+def _int_pow(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    """Square-and-multiply over every exponent bit (branch-free, wraps)."""
+    ty = x.type
+    acc: ir.Value = ir.Constant(ty, 1)
+    base, e = x, y
+    one = ir.Constant(ty, 1)
+    for _ in range(ty.width if et.kind == "unsigned" else ty.width - 1):
+        odd = b.icmp_unsigned("!=", b.and_(e, one), _zero(ty))
+        acc = b.select(odd, b.mul(acc, base), acc)
+        base = b.mul(base, base)
+        e = b.lshr(e, one)
+    if et.kind == "signed":
+        neg = b.icmp_signed("<", y, _zero(ty))
+        acc = b.select(neg, b.zext(b.icmp_unsigned("==", x, one), ty), acc)
+    return acc
+
+
+def _shift(kind: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
+    def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+        ty = x.type
+        big = b.icmp_unsigned(">=", y, ir.Constant(ty, ty.width))
+        c = b.select(big, _zero(ty), y)
+        if kind == "left":
+            return b.select(big, _zero(ty), b.shl(x, c))
+        if kind == "logical":
+            return b.select(big, _zero(ty), b.lshr(x, c))
+        fill = b.select(b.icmp_signed("<", x, _zero(ty)), _ones(ty), _zero(ty))
+        return b.select(big, fill, b.ashr(x, c))
+    return apply
+
+
+def _max_min(is_max: bool) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
+    def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+        if et.kind == "float":
+            # numpy: (x >= y || isnan(x)) ? x : y  (NaN propagates from either side)
+            cmp = b.fcmp_ordered(">=" if is_max else "<=", x, y)
+            return b.select(b.or_(cmp, b.fcmp_unordered("uno", x, x)), x, y)
+        if et.kind == "signed":
+            return b.select(b.icmp_signed(">=" if is_max else "<=", x, y), x, y)
+        return b.select(b.icmp_unsigned(">=" if is_max else "<=", x, y), x, y)
+    return apply
+
+
+def _mulhi(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    ty = x.type
+    wide = ir.IntType(ty.width * 2)
+    ext = b.sext if et.kind == "signed" else b.zext
+    p = b.mul(ext(x, wide), ext(y, wide))
+    return b.trunc(b.lshr(p, ir.Constant(wide, ty.width)), ty)
+
+
+def _arith(int_op: str, float_op: str, pred_op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
+    def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+        if et.kind == "pred":
+            return getattr(b, pred_op)(x, y)
+        if et.is_integer:
+            return getattr(b, int_op)(x, y)
+        return getattr(b, float_op)(x, y)
+    return apply
+
+
+def _logic(op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
+    def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+        if et.kind == "float":
+            raise HloUnsupportedError(f"bitwise {op} of {et}")
+        return getattr(b, op)(x, y)
+    return apply
+
+
+def _divide(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    return _int_div(b, x, y, et) if et.is_integer else b.fdiv(x, y)
+
+
+def _remainder(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    return _int_rem(b, x, y, et) if et.is_integer else b.frem(x, y)
+
+
+def _power(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
+    if et.kind == "pred":
+        return b.or_(x, b.xor(y, ir.Constant(T.I1, 1)))
+    if et.is_integer:
+        return _int_pow(b, x, y, et)
+    return M.pow(b, x, y)
+
+
+BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
+    "add": _arith("add", "fadd", "or_"), "subtract": _arith("sub", "fsub", "xor"),
+    "multiply": _arith("mul", "fmul", "and_"), "divide": _divide, "remainder": _remainder,
+    "power": _power, "maximum": _max_min(True), "minimum": _max_min(False),
+    "and": _logic("and_"), "or": _logic("or_"), "xor": _logic("xor"),
+    "shift-left": _shift("left"), "shift-right-logical": _shift("logical"),
+    "shift-right-arithmetic": _shift("arithmetic"), "mulhi": _mulhi,
+    "atan2": lambda b, x, y, et: M.atan2(b, x, y),
+}
+
+
+@elemental(*BINARY, "complex")
+def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    et, out = _et(inst), _out(inst)
+    x = gen.operand(inst, 0, index)
+    y = gen.operand(inst, 1, index)
+    b = gen.b
+    if inst.opcode == "complex":
+        return C.make(b, x, y, out)
+    if et.kind == "complex":
+        return C.binary(b, inst.opcode, x, y, et)
+    r = BINARY[inst.opcode](b, x, y, et)
+    return T.round_to(b, r, out) if out.kind == "float" else r
+
+
+# ------------------------------------------------------------- compare / select / clamp
+
+_SIGNED = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def compare_values(b: B, direction: str, x: ir.Value, y: ir.Value, et: ElementType, ctype: str = "") -> ir.Value:
+    op = _SIGNED[direction]
+    if et.kind == "complex":
+        return C.compare(b, direction, x, y)
+    if et.kind == "float":
+        if ctype == "TOTALORDER":
+            return b.icmp_signed(op, total_order_key(b, x), total_order_key(b, y))
+        return b.fcmp_unordered(op, x, y) if direction == "NE" else b.fcmp_ordered(op, x, y)
+    if et.kind == "signed":
+        return b.icmp_signed(op, x, y)
+    return b.icmp_unsigned(op, x, y)
+
+
+def total_order_key(b: B, x: ir.Value) -> ir.Value:
+    """Integers ordering floats as -NaN < -inf < ... < -0 < +0 < ... < inf < NaN."""
+    ity = T.I64 if x.type == T.F64 else T.I32
+    s = b.bitcast(x, ity)
+    flip = ir.Constant(ity, (1 << (ity.width - 1)) - 1)
+    return b.select(b.icmp_signed("<", s, _zero(ity)), b.xor(s, flip), s)
+
+
+@elemental("compare")
+def _compare(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    et = _et(inst)
+    x = gen.operand(inst, 0, index)
+    y = gen.operand(inst, 1, index)
+    direction = str(inst.attrs.get("direction", ""))
+    if direction not in _SIGNED:
+        raise HloUnsupportedError(f"compare without a valid direction ('{direction}')")
+    return compare_values(gen.b, direction, x, y, et, str(inst.attrs.get("type", "") or ""))
+
+
+@elemental("select")
+def _select(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    p = gen.operand(inst, 0, index if inst.operands[0].shape.dims else [])
+    x = gen.operand(inst, 1, index)
+    y = gen.operand(inst, 2, index)
+    if isinstance(x, list):
+        return [gen.b.select(p, a, c) for a, c in zip(x, y)]
+    return gen.b.select(p, x, y)
+
+
+@elemental("clamp")
+def _clamp(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    et = _et(inst, 1)
+    if et.kind == "complex":
+        raise HloUnsupportedError("clamp of complex values")
+    lo = gen.operand(inst, 0, index if inst.operands[0].shape.dims else [])
+    x = gen.operand(inst, 1, index)
+    hi = gen.operand(inst, 2, index if inst.operands[2].shape.dims else [])
+    b = gen.b
+    return _max_min(False)(b, _max_min(True)(b, x, lo, et), hi, et)
+
+
+# ------------------------------------------------------------------------- convert
+
+def convert_value(b: B, x: ir.Value, src: ElementType, dst: ElementType) -> ir.Value:
+    """Convert a value of `src` to `dst` with XLA's semantics (see the module docstring)."""
+    if src.name == dst.name:
+        return x
+    if src.kind == "complex" or dst.kind == "complex":
+        return C.convert(b, x, src, dst)
+    if dst.kind == "pred":
+        if src.kind == "float":
+            return b.fcmp_unordered("!=", x, _zero(x.type))
+        return b.icmp_unsigned("!=", x, _zero(x.type))
+    dty = T.value_type(dst)
+    if src.kind == "float":
+        if dst.kind == "float":
+            if x.type == T.F32 and dty == T.F64:
+                return b.fpext(x, T.F64)
+            if x.type == T.F64 and dty == T.F32 and dst.name != "f32":
+                return T.decode(b, T.encode(b, x, T.SMALL_FLOATS[dst.name]), T.SMALL_FLOATS[dst.name])
+            v = b.fptrunc(x, T.F32) if x.type == T.F64 else x
+            return T.round_to(b, v, dst)
+        name = "llvm.fptosi.sat" if dst.kind == "signed" else "llvm.fptoui.sat"
+        fn_name = f"{name}.i{dty.width}.{'f64' if x.type == T.F64 else 'f32'}"
+        fn = b.module.globals.get(fn_name) or ir.Function(b.module, ir.FunctionType(dty, [x.type]), fn_name)
+        return b.call(fn, [x])
+    # src is pred or integer
+    if dst.kind == "float":
+        wide = b.uitofp(x, T.F64) if src.kind in ("unsigned", "pred") else b.sitofp(x, T.F64)
+        if dst.name == "f64":
+            return wide
+        if dst.name == "f32":
+            return b.uitofp(x, T.F32) if src.kind in ("unsigned", "pred") else b.sitofp(x, T.F32)
+        return T.decode(b, T.encode(b, wide, T.SMALL_FLOATS[dst.name]), T.SMALL_FLOATS[dst.name])
+    sw, dw = x.type.width, dty.width
+    if sw == dw:
+        return x
+    if sw > dw:
+        return b.trunc(x, dty)
+    return b.sext(x, dty) if src.kind == "signed" else b.zext(x, dty)
+
+
+@elemental("convert")
+def _convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    return convert_value(gen.b, gen.operand(inst, 0, index), _et(inst), _out(inst))
+
+
+@elemental("bitcast-convert")
+def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    src, dst = _et(inst), _out(inst)
+    b = gen.b
+    if src.bits != dst.bits:
+        raise HloUnsupportedError(f"bitcast-convert between widths {src.bits} and {dst.bits}")
+    raw = T.to_storage(b, gen.operand(inst, 0, index), src)
+    st = T.storage_type(dst)
+    if raw.type != st:
+        raw = b.bitcast(raw, st)
+    return T.from_storage(b, raw, dst)

@@ -1,0 +1,109 @@
+"""Loop-nest helpers: counted loops with a phi induction variable (the form LLVM's loop
+vectoriser recognises), nests over an array's index space ordered by its layout so the
+innermost loop walks the minor (contiguous) dimension, and linear addressing.
+
+All indices are i64.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+import llvmlite.ir as ir
+
+from hlotools.ir.shape import Layout, Shape
+
+I64 = ir.IntType(64)
+
+
+def c64(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+@contextmanager
+def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step: int = 1,
+              name: str = "i") -> Iterator[ir.Value]:
+    """`for (i = start; i < stop; i += step)`; the body is emitted inside the `with`.
+    Rotated form (guard, then a do-while body) so LLVM sees a canonical loop."""
+    start_v = c64(start) if isinstance(start, int) else start
+    stop_v = c64(stop) if isinstance(stop, int) else stop
+    pre = b.block
+    body = b.append_basic_block(f"{name}.body")
+    exit_ = b.append_basic_block(f"{name}.exit")
+    b.cbranch(b.icmp_signed("<", start_v, stop_v), body, exit_)
+    b.position_at_end(body)
+    iv = b.phi(I64, name=name)
+    iv.add_incoming(start_v, pre)
+    yield iv
+    nxt = b.add(iv, c64(step), name=f"{name}.next", flags=["nsw"])
+    iv.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, stop_v), body, exit_)
+    b.position_at_end(exit_)
+
+
+def layout_of(shape: Shape) -> tuple[int, ...]:
+    """minor_to_major of an array shape (the default, row-major, when absent)."""
+    lay = shape.layout
+    if lay is None or len(lay.minor_to_major) != len(shape.dims):
+        return Layout.default(len(shape.dims)).minor_to_major
+    return lay.minor_to_major
+
+
+def strides(shape: Shape) -> list[int]:
+    """Element strides per logical dimension for the shape's layout."""
+    dims = shape.dims
+    out = [0] * len(dims)
+    s = 1
+    for d in layout_of(shape):
+        out[d] = s
+        s *= dims[d]
+    return out
+
+
+def linear_index(b: ir.IRBuilder, shape: Shape, index: Sequence[ir.Value]) -> ir.Value:
+    """Element offset of a multi-index in the shape's physical layout."""
+    total: ir.Value | None = None
+    for i, s in zip(index, strides(shape)):
+        if shape.dims and s * 0 == 0 and isinstance(i, ir.Constant) and i.constant == 0:
+            continue
+        term = i if s == 1 else b.mul(i, c64(s), flags=["nsw"])
+        total = term if total is None else b.add(total, term, flags=["nsw"])
+    return total if total is not None else c64(0)
+
+
+def delinearize(b: ir.IRBuilder, shape: Shape, linear: ir.Value) -> list[ir.Value]:
+    """Multi-index of a physical element offset (inverse of linear_index)."""
+    index: list[ir.Value] = [c64(0)] * len(shape.dims)
+    rest = linear
+    for d in layout_of(shape):
+        n = shape.dims[d]
+        if n == 1:
+            continue
+        index[d] = b.urem(rest, c64(n))
+        rest = b.udiv(rest, c64(n))
+    return index
+
+
+def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
+              name: str = "d") -> None:
+    """Run `body(index)` over every index of `shape`, major dimension outermost, so the
+    innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
+    size 1 get no loop."""
+    dims = shape.dims
+    if any(n == 0 for n in dims):
+        return
+    order = list(reversed(layout_of(shape)))  # major -> minor
+    index: list[ir.Value] = [c64(0)] * len(dims)
+
+    def level(k: int) -> None:
+        if k == len(order):
+            body(list(index))
+            return
+        d = order[k]
+        if dims[d] == 1:
+            level(k + 1)
+            return
+        with for_range(b, 0, dims[d], name=f"{name}{d}") as iv:
+            index[d] = iv
+            level(k + 1)
+    level(0)

@@ -1,0 +1,110 @@
+"""Transcendental functions.
+
+exp and tanh of f32 (the hot ones: softmax, GELU, logistic) are inline polynomial
+approximations, branch-free so the loop vectoriser can widen them (the same
+approximations as Eigen's pexp/ptanh that XLA CPU uses, within a few ulp). Everything else
+calls the C math library (expf, logf, ...): jit.py checks that each such symbol resolves in
+the process before the module is finalised, so a missing one is a compile error, never an
+abort. f64 always uses libm (correctly rounded or nearly).
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_types as T
+
+B = ir.IRBuilder
+
+
+def libm(b: B, name: str, args: list[ir.Value]) -> ir.Value:
+    """Call the C library's `name` (f32: `namef`) on float arguments."""
+    ty = args[0].type
+    full = name + ("f" if ty == T.F32 else "")
+    fn = b.module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(b.module, ir.FunctionType(ty, [a.type for a in args]), full)
+        fn.attributes.add("nounwind")
+    return b.call(fn, args)
+
+
+def _intr(b: B, name: str, x: ir.Value) -> ir.Value:
+    full = f"{name}.{'f32' if x.type == T.F32 else 'f64'}"
+    fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(x.type, [x.type]), full)
+    return b.call(fn, [x])
+
+
+def _f(v: float) -> ir.Constant:
+    return ir.Constant(T.F32, v)
+
+
+def _clamp(b: B, x: ir.Value, lo: float, hi: float) -> ir.Value:
+    """Clamp keeping NaN (ordered compares are false for NaN)."""
+    x = b.select(b.fcmp_ordered("<", x, _f(lo)), _f(lo), x)
+    return b.select(b.fcmp_ordered(">", x, _f(hi)), _f(hi), x)
+
+
+def _ldexp(b: B, y: ir.Value, m: ir.Value) -> ir.Value:
+    """y * 2^m for integer m in [-150, 130], as two in-range power-of-two factors."""
+    half = b.ashr(m, ir.Constant(T.I32, 1))
+    rest = b.sub(m, half)
+
+    def pow2(e: ir.Value) -> ir.Value:
+        return b.bitcast(b.shl(b.add(e, ir.Constant(T.I32, 127)), ir.Constant(T.I32, 23)), T.F32)
+    return b.fmul(b.fmul(y, pow2(half)), pow2(rest))
+
+
+def exp(b: B, x: ir.Value) -> ir.Value:
+    if x.type != T.F32:
+        return libm(b, "exp", [x])
+    x = _clamp(b, x, -104.0, 88.8)
+    fx = _intr(b, "llvm.floor", b.fadd(b.fmul(x, _f(1.44269504088896341)), _f(0.5)))
+    r = b.fsub(b.fsub(x, b.fmul(fx, _f(0.693359375))), b.fmul(fx, _f(-2.12194440e-4)))
+    y = _f(1.9875691500e-4)
+    for c in (1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1):
+        y = b.fadd(b.fmul(y, r), _f(c))
+    y = b.fadd(b.fadd(b.fmul(b.fmul(y, r), r), r), _f(1.0))
+    sat = b.module.globals.get("llvm.fptosi.sat.i32.f32") or ir.Function(
+        b.module, ir.FunctionType(T.I32, [T.F32]), "llvm.fptosi.sat.i32.f32")
+    return _ldexp(b, y, b.call(sat, [fx]))
+
+
+_TANH_ALPHA = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05, 5.12229709037114e-08,
+               -8.60467152213735e-11, 2.00018790482477e-13, -2.76076847742355e-16)
+_TANH_BETA = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 1.19825839466702e-06)
+
+
+def tanh(b: B, x: ir.Value) -> ir.Value:
+    if x.type != T.F32:
+        return libm(b, "tanh", [x])
+    c = _clamp(b, x, -7.90531110763549805, 7.90531110763549805)
+    x2 = b.fmul(c, c)
+    p = _f(_TANH_ALPHA[-1])
+    for a in reversed(_TANH_ALPHA[:-1]):
+        p = b.fadd(b.fmul(p, x2), _f(a))
+    p = b.fmul(p, c)
+    q = _f(_TANH_BETA[-1])
+    for bb in reversed(_TANH_BETA[:-1]):
+        q = b.fadd(b.fmul(q, x2), _f(bb))
+    small = b.fcmp_ordered("<", _intr(b, "llvm.fabs", x), _f(0.0004))
+    return b.select(small, x, b.fdiv(p, q))
+
+
+def pow(b: B, x: ir.Value, y: ir.Value) -> ir.Value:  # noqa: A001 - the HLO name
+    return libm(b, "pow", [x, y])
+
+
+def atan2(b: B, x: ir.Value, y: ir.Value) -> ir.Value:
+    return libm(b, "atan2", [x, y])
+
+
+def _lib(name: str):  # type: ignore[no-untyped-def]
+    return lambda b, x: libm(b, name, [x])
+
+
+TRANSCENDENTAL = {
+    "exponential": exp, "tanh": tanh,
+    "exponential-minus-one": _lib("expm1"), "log": _lib("log"), "log-plus-one": _lib("log1p"),
+    "cbrt": _lib("cbrt"), "sine": _lib("sin"), "cosine": _lib("cos"), "tan": _lib("tan"),
+    "sinh": _lib("sinh"), "cosh": _lib("cosh"), "acos": _lib("acos"), "asin": _lib("asin"),
+    "acosh": _lib("acosh"), "asinh": _lib("asinh"), "atanh": _lib("atanh"), "erf": _lib("erf"),
+}

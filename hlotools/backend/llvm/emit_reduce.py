@@ -1,0 +1,126 @@
+"""Reductions as elemental generators: the value of reduce / reduce-window at an output
+index is an inner loop nest over the reduced dimensions (or the window) that folds the
+inputs with the inlined reducer computation. Accumulators live in allocas of the entry
+block, which LLVM's SROA turns into loop-carried registers.
+
+Variadic reduces (several inputs, a tuple of accumulators) return a list of values.
+reduce-window skips window positions that fall into padding or between dilated base
+elements (XLA's evaluator: only real elements are combined with the init value).
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, clamp_index
+from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
+from hlotools.backend.llvm.registry import NO_INLINE, elemental
+from hlotools.ir.instruction import Instruction
+
+
+def _accumulators(gen: ElementalGen, inits: list[ir.Value]) -> list[ir.Value]:
+    eb = gen.fe.in_entry()
+    slots = [eb.alloca(v.type) for v in inits]
+    for s, v in zip(slots, inits):
+        gen.b.store(v, s)
+    return slots
+
+
+def _as_list(v: Value) -> list[ir.Value]:
+    return v if isinstance(v, list) else [v]
+
+
+@elemental("reduce")
+def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    n = len(inst.operands) // 2
+    inputs, inits = inst.operands[:n], inst.operands[n:]
+    comp = inst.attrs["to_apply"]
+    reduced = set(inst.attrs.get("dimensions", ()))
+    src_shape = inputs[0].shape
+    rank = len(src_shape.dims)
+    init_vals = [gen.value_at(i, []) for i in inits]
+    slots = _accumulators(gen, init_vals)
+    b = gen.b
+    kept = [d for d in range(rank) if d not in reduced]
+    order = [d for d in reversed(layout_of(src_shape)) if d in reduced]  # major -> minor
+    src: list[ir.Value] = [c64(0)] * rank
+    for d, i in zip(kept, index):
+        src[d] = i
+    if any(src_shape.dims[d] == 0 for d in reduced):
+        return init_vals if n > 1 else init_vals[0]
+
+    def level(k: int) -> None:
+        if k == len(order):
+            with gen.region():
+                vals = [gen.value_at(x, list(src)) for x in inputs]
+                accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+                out = _as_list(gen.apply(comp, accs + vals))
+                for s, v in zip(slots, out):
+                    b.store(v, s)
+            return
+        d = order[k]
+        if src_shape.dims[d] == 1:
+            src[d] = c64(0)
+            level(k + 1)
+            return
+        with for_range(b, 0, src_shape.dims[d], name=f"r{d}") as iv:
+            src[d] = iv
+            level(k + 1)
+    with gen.region():
+        level(0)
+    result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+    return result if n > 1 else result[0]
+
+
+@elemental("reduce-window")
+def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    n = len(inst.operands) // 2
+    inputs, inits = inst.operands[:n], inst.operands[n:]
+    comp = inst.attrs["to_apply"]
+    window = inst.attrs["window"].dims
+    src_dims = inputs[0].shape.dims
+    rank = len(src_dims)
+    init_vals = [gen.value_at(i, []) for i in inits]
+    slots = _accumulators(gen, init_vals)
+    b = gen.b
+    if any(d == 0 for d in src_dims):
+        return init_vals if n > 1 else init_vals[0]
+    wpos: list[ir.Value] = [c64(0)] * rank
+
+    def body() -> None:
+        inside: ir.Value = ir.Constant(ir.IntType(1), 1)
+        src = []
+        for d in range(rank):
+            w = window[d]
+            pos = b.add(b.mul(index[d], c64(w.stride)), b.mul(wpos[d], c64(w.window_dilation)))
+            pos = b.sub(pos, c64(w.padding_low))
+            if w.base_dilation > 1:
+                inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
+                pos = b.sdiv(pos, c64(w.base_dilation))
+            inside = b.and_(inside, b.icmp_signed(">=", pos, c64(0)))
+            inside = b.and_(inside, b.icmp_signed("<", pos, c64(src_dims[d])))
+            src.append(clamp_index(b, pos, 0, src_dims[d] - 1))
+        with gen.region():
+            vals = [gen.value_at(x, src) for x in inputs]
+            accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+            out = _as_list(gen.apply(comp, accs + vals))
+            for s, old, new in zip(slots, accs, out):
+                b.store(b.select(inside, new, old), s)
+
+    def level(d: int) -> None:
+        if d == rank:
+            body()
+            return
+        if window[d].size == 1:
+            wpos[d] = c64(0)
+            level(d + 1)
+            return
+        with for_range(b, 0, window[d].size, name=f"w{d}") as iv:
+            wpos[d] = iv
+            level(d + 1)
+    with gen.region():
+        level(0)
+    result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+    return result if n > 1 else result[0]
+
+
+NO_INLINE.update({"reduce", "reduce-window"})

@@ -1,0 +1,195 @@
+"""The one file that talks to llvmlite.binding: LLVM initialisation, the host target
+machine, the optimisation pipeline (LLVM's new pass manager with loop and SLP
+vectorisation), the JIT engine, symbol checks and object/assembly emission for AOT.
+
+Everything above this file builds `llvmlite.ir` modules only, so the IR builder code never
+depends on the binding layer (and the compile cache can key on `target_description()`).
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+from dataclasses import dataclass
+from functools import cache
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from hlotools.errors import HloUnsupportedError
+
+_LOCK = threading.Lock()
+
+# Functions LLVM may call for intrinsics or that the emitters declare (libm); each must
+# resolve in the process before the module is finalised, otherwise MCJIT aborts the
+# process with "Program used external function ... which could not be resolved".
+_KNOWN_INTRINSIC_PREFIX = "llvm."
+
+
+@cache
+def _initialise() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    triple: str
+    cpu: str
+    features: str
+    llvm_version: str
+    llvmlite_version: str
+
+
+@cache
+def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
+    """The host's target machine with its CPU name and features (cached: creating one costs
+    milliseconds and every compile needs it)."""
+    _initialise()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
+                                        opt=opt, reloc="pic", codemodel="jitdefault")
+
+
+def target_machine_for(triple: str | None = None, cpu: str | None = None, features: str = "",
+                       opt: int = 3) -> llvm.TargetMachine:
+    """A target machine for cross compilation (AOT); the host's when no triple is given."""
+    if triple is None and cpu is None:
+        return host_target_machine(opt)
+    _initialise()
+    if triple is not None and triple != llvm.get_process_triple():
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+    target = llvm.Target.from_triple(triple or llvm.get_process_triple())
+    return target.create_target_machine(cpu=cpu or "", features=features, opt=opt, reloc="pic",
+                                        codemodel="default")
+
+
+def target_description() -> TargetInfo:
+    """What the compiled code depends on (for cache keys and reports)."""
+    _initialise()
+    return TargetInfo(llvm.get_process_triple(), llvm.get_host_cpu_name(),
+                      llvm.get_host_cpu_features().flatten(),
+                      ".".join(map(str, llvm.llvm_version_info)), llvmlite.__version__)
+
+
+def parse_ir(text: str) -> llvm.ModuleRef:
+    _initialise()
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    return mod
+
+
+def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
+    """Run LLVM's default O`level` pipeline (new pass manager) with loop and SLP
+    vectorisation, loop interleaving and unrolling enabled."""
+    pto = llvm.PipelineTuningOptions(speed_level=level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_interleaving = True
+    pto.loop_unrolling = True
+    pb = llvm.PassBuilder(tm, pto)
+    mpm = pb.getModulePassManager()
+    mpm.run(mod, pb)
+
+
+def unresolved_symbols(mod: llvm.ModuleRef) -> list[str]:
+    """External functions of `mod` (and the libm functions its intrinsics lower to) that
+    the process cannot resolve."""
+    missing = []
+    for fn in mod.functions:
+        if not fn.is_declaration:
+            continue
+        name = fn.name
+        if name.startswith(_KNOWN_INTRINSIC_PREFIX):
+            for sym in _intrinsic_libcalls(name):
+                if llvm.address_of_symbol(sym) is None:
+                    missing.append(f"{sym} (for {name})")
+            continue
+        if llvm.address_of_symbol(name) is None:
+            missing.append(name)
+    return missing
+
+
+_LIBCALL_INTRINSICS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "pow": "pow", "exp2": "exp2",
+                       "log2": "log2", "log10": "log10", "tan": "tan", "tanh": "tanh", "frem": "fmod"}
+
+
+def _intrinsic_libcalls(name: str) -> list[str]:
+    m = re.match(r"llvm\.(\w+)\.(?:v\d+)?f(32|64)$", name)
+    if not m or m.group(1) not in _LIBCALL_INTRINSICS:
+        return []
+    base = _LIBCALL_INTRINSICS[m.group(1)]
+    return [base + ("f" if m.group(2) == "32" else "")]
+
+
+@dataclass
+class JitModule:
+    """A finalised module in an execution engine: keeps the engine alive with the code."""
+
+    engine: llvm.ExecutionEngine
+    module: llvm.ModuleRef
+
+    def address(self, name: str) -> int:
+        addr = self.engine.get_function_address(name)
+        if not addr:
+            raise HloUnsupportedError(f"internal: function {name} not found in the compiled module")
+        return addr
+
+
+def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> JitModule:
+    """Finalise an optimised module into an MCJIT engine (after checking every external
+    symbol resolves, so a missing one is an error here rather than an abort later)."""
+    missing = unresolved_symbols(mod)
+    if missing:
+        raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(missing)}")
+    with _LOCK:
+        engine = llvm.create_mcjit_compiler(mod, tm or host_target_machine())
+        engine.finalize_object()
+        engine.run_static_constructors()
+    return JitModule(engine, mod)
+
+
+def compile_ir(text: str, level: int = 3) -> tuple[JitModule, llvm.ModuleRef]:
+    """Parse, verify, optimise and JIT LLVM IR text for the host."""
+    tm = host_target_machine()
+    mod = parse_ir(text)
+    if level > 0:
+        optimise(mod, tm, level)
+    return jit(mod, tm), mod
+
+
+def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:
+    mod = parse_ir(text)
+    optimise(mod, tm or host_target_machine(), level)
+    return str(mod)
+
+
+def emit_object(text: str, tm: llvm.TargetMachine | None = None, level: int = 3) -> bytes:
+    """A relocatable object file of the optimised module (for AOT)."""
+    tm = tm or host_target_machine()
+    mod = parse_ir(text)
+    mod.triple = tm.triple
+    optimise(mod, tm, level)
+    return tm.emit_object(mod)
+
+
+def emit_assembly(text: str, tm: llvm.TargetMachine | None = None, level: int = 3) -> str:
+    tm = tm or host_target_machine()
+    mod = parse_ir(text)
+    mod.triple = tm.triple
+    optimise(mod, tm, level)
+    return tm.emit_assembly(mod)
+
+
+def host_data_layout() -> str:
+    return str(host_target_machine().target_data)
+
+
+def host_triple() -> str:
+    _initialise()
+    return llvm.get_process_triple()
+
+
+CFUNC_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)

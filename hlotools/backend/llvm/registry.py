@@ -1,0 +1,58 @@
+"""The LLVM backend's dispatch tables, keyed by opcode (design rule 1: no opcode switch in
+the compiler).
+
+* ELEMENTAL[opcode] = fn(gen, inst, index) -> value: XLA's elemental IR emitter idea. The
+  value of `inst` at a multi-index, built from the values of its operands (asked through
+  `gen.value_at`). Elementwise and data-movement ops, reductions (an inner loop), ... A
+  chain of elemental ops composes into one loop nest whose intermediates stay in
+  registers.
+* EMITTERS[opcode] = fn(fe, inst) -> None: ops that write their result buffer(s) themselves
+  (control flow, in-place updates, dot, sort, scatter, ...). `fe` is the FunctionEmitter.
+  An opcode with an elemental generator and no emitter gets the default loop emitter.
+* ALIASES: opcodes whose result is (part of) an operand's buffers: no code, no memory.
+* UNSUPPORTED[opcode] = reason: refused at compile time with HloUnsupportedError.
+* SCRATCH[opcode] = fn(inst) -> [bytes...]: temporary buffers an emitter needs while it runs.
+* NO_INLINE: elemental ops whose value at one index costs a loop (reduce, dot): they are
+  loop roots, never recomputed inside a consumer's loop.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Elemental = Callable[..., Any]
+Emitter = Callable[..., None]
+
+ELEMENTAL: dict[str, Elemental] = {}
+EMITTERS: dict[str, Emitter] = {}
+ALIASES: set[str] = set()
+UNSUPPORTED: dict[str, str] = {}
+SCRATCH: dict[str, Callable[..., list[int]]] = {}
+NO_INLINE: set[str] = set()
+
+
+def elemental(*opcodes: str) -> Callable[[Elemental], Elemental]:
+    def register(fn: Elemental) -> Elemental:
+        for op in opcodes:
+            assert op not in ELEMENTAL, f"two elemental generators for {op}"
+            ELEMENTAL[op] = fn
+        return fn
+    return register
+
+
+def emitter(*opcodes: str) -> Callable[[Emitter], Emitter]:
+    def register(fn: Emitter) -> Emitter:
+        for op in opcodes:
+            assert op not in EMITTERS, f"two emitters for {op}"
+            EMITTERS[op] = fn
+        return fn
+    return register
+
+
+def unsupported(reason: str, *opcodes: str) -> None:
+    for op in opcodes:
+        UNSUPPORTED[op] = reason
+
+
+def supported_opcodes() -> set[str]:
+    return set(ELEMENTAL) | set(EMITTERS) | ALIASES

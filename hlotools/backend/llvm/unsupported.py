@@ -1,0 +1,22 @@
+"""Opcodes the LLVM backend refuses, each with its reason (a compile-time
+HloUnsupportedError naming the instruction). tests/test_llvm_opcodes.py checks that every
+opcode of hlotools/ir/opcodes.py is either implemented or listed here."""
+from __future__ import annotations
+
+from hlotools.backend.llvm.registry import unsupported
+
+unsupported("not implemented in the LLVM backend yet (the interpreter runs it)",
+            "sort", "topk", "convolution", "select-and-scatter", "rng-bit-generator", "fft", "cholesky",
+            "triangular-solve", "custom-call", "map", "scan", "ragged-dot", "scaled-dot", "reduce-precision",
+            "stochastic-convert", "batch-norm-training", "batch-norm-inference", "batch-norm-grad",
+            "dynamic-reshape", "set-dimension-size", "get-dimension-size")
+unsupported("rng draws from a process-global generator whose values XLA does not specify", "rng",
+            "rng-get-and-update-state")
+unsupported("collectives need several devices; the LLVM backend compiles for one CPU",
+            "all-reduce", "all-reduce-start", "all-reduce-done", "reduce-scatter", "all-gather",
+            "all-gather-start", "all-gather-done", "all-to-all", "ragged-all-to-all", "collective-broadcast",
+            "collective-permute", "collective-permute-start", "collective-permute-done")
+unsupported("host transfers (infeed/outfeed/send/recv) have no host runtime in the LLVM backend",
+            "infeed", "outfeed", "send", "send-done", "recv", "recv-done")
+unsupported("asynchronous wrappers are not lowered yet (run async-collective-conversion first)",
+            "async-start", "async-update", "async-done", "copy-start", "copy-done")
