@@ -92,40 +92,44 @@ def conditional_operands(b: Builder, operands: list[Instruction], pos: int) -> N
         raise b.error(pos, "The first operand must be a scalar of PRED or S32")
 
 
+_ONE_DIMENSION = frozenset(["all-gather", "all-gather-start", "reduce-scatter", "sort", "concatenate",
+                            "get-dimension-size", "set-dimension-size"])
+_ENUM_KEYS = frozenset(_ENUM_VALUES) | frozenset(_ENUM_NOCASE) | {"type", "api_version"}
+
+
 def attribute_values(b: Builder, opcode: str, attrs: dict[str, Any], pos: dict[str, int]) -> None:
     """Enumerations and list lengths XLA checks while reading the attribute."""
-    for key, values in _ENUM_VALUES.items():
-        v = attrs.get(key)
-        if isinstance(v, Enum) and v not in values and not (key == "kind" and opcode != "fusion"):
-            raise b.error(pos[key], f"expects {key.replace('_', ' ')} but sees: {v}")
-    for key, values in _ENUM_NOCASE.items():
-        v = attrs.get(key)
-        if isinstance(v, Enum) and v.lower() not in values:
-            raise b.error(pos[key], f"expects {key.replace('_', ' ')} but sees: {v}")
-    t = attrs.get("type")
-    if opcode == "compare" and isinstance(t, Enum) and t not in _COMPARE_TYPES:
-        raise b.error(pos["type"], f"expects comparison type but sees: {t}")
-    api = attrs.get("api_version")
-    if isinstance(api, Enum):
-        if api == "API_VERSION_UNSPECIFIED":
-            raise b.error(pos["api_version"], f"Invalid API version: {api}")
-        if api.upper() not in _API_VERSIONS:
-            raise b.error(pos["api_version"], f"expects custom-call API version but sees: {api}, error: "
-                          f"Unknown API version: {api}")
-    if opcode in ("all-gather", "all-gather-start", "reduce-scatter", "sort", "concatenate",
-                  "get-dimension-size", "set-dimension-size"):
+    for key in attrs.keys() & _ENUM_KEYS if attrs else ():
+        _enum_value(b, opcode, key, attrs[key], pos[key])
+    if opcode in _ONE_DIMENSION or opcode in ("all-to-all", "ragged-all-to-all"):
         dims = attrs.get("dimensions")
         if dims is not None and len(dims) != 1:
-            raise b.error(pos["dimensions"], f"{opcode} expects exactly one dimension in dimensions=, "
-                          f"but sees {len(dims)}")
-    if opcode in ("all-to-all", "ragged-all-to-all"):
-        dims = attrs.get("dimensions")
-        if dims is not None and len(dims) != 1:
+            if opcode in _ONE_DIMENSION:
+                raise b.error(pos["dimensions"], f"{opcode} expects exactly one dimension in dimensions=, "
+                              f"but sees {len(dims)}")
             raise b.error(pos["dimensions"], f"{opcode} expects at most one dimension in dimensions=")
-    if opcode == "compare" and "order" in attrs and "type" in attrs:
+    elif opcode == "compare" and "order" in attrs and "type" in attrs:
         raise b.error(pos["order"], "Cannot specify both 'type' and 'order' attributes on compare")
-    if opcode == "custom-call" and "to_apply" in attrs and "called_computations" in attrs:
+    elif opcode == "custom-call" and "to_apply" in attrs and "called_computations" in attrs:
         raise b.error(pos["to_apply"], "A single instruction can't have both to_apply and calls field")
+
+
+def _enum_value(b: Builder, opcode: str, key: str, v: Any, pos: int) -> None:
+    if not isinstance(v, Enum):
+        return
+    values = _ENUM_VALUES.get(key)
+    if values is not None and v not in values and not (key == "kind" and opcode != "fusion"):
+        raise b.error(pos, f"expects {key.replace('_', ' ')} but sees: {v}")
+    values = _ENUM_NOCASE.get(key)
+    if values is not None and v.lower() not in values:
+        raise b.error(pos, f"expects {key.replace('_', ' ')} but sees: {v}")
+    if key == "type" and opcode == "compare" and v not in _COMPARE_TYPES:
+        raise b.error(pos, f"expects comparison type but sees: {v}")
+    if key == "api_version":
+        if v == "API_VERSION_UNSPECIFIED":
+            raise b.error(pos, f"Invalid API version: {v}")
+        if v.upper() not in _API_VERSIONS:
+            raise b.error(pos, f"expects custom-call API version but sees: {v}, error: Unknown API version: {v}")
 
 
 def instruction(b: Builder, inst: Instruction, pos: int) -> None:
