@@ -19,7 +19,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter.linalg import cholesky, triangular_solve
-from hlotools.interpreter.patterns import simple_comparator
+from hlotools.interpreter.patterns import guard, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.sorting import top_k
 from hlotools.ir.instruction import Instruction
@@ -234,6 +234,7 @@ def _info_slots(inst: Instruction, start: int, info: np.ndarray) -> list[np.ndar
 
 
 @kernel("custom-call")
+@guard
 def custom_call_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     name = str(inst.attrs.get("custom_call_target", ""))
     impl = TARGETS.get(name)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
-from hlotools.interpreter.patterns import binary_combiner, combiner_ufunc
+from hlotools.interpreter.patterns import binary_combiner, combiner_ufunc, guard
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 
@@ -56,6 +56,7 @@ def _starts(idx: np.ndarray, batch_dims: list[int], rank: int, index_map: tuple[
 
 # ------------------------------------------------------------------------------ gather
 @kernel("gather")
+@guard
 def gather_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     operand, indices = args[0], args[1]
     offset_dims = _ints(inst, "offset_dims")
@@ -187,6 +188,7 @@ def _apply_replace(result: np.ndarray, update: np.ndarray, upd_pos: np.ndarray, 
 
 
 @kernel("scatter")
+@guard
 def scatter_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     n = (len(args) - 1) // 2
     if len(args) != 2 * n + 1 or n < 1:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.patterns import guard
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
@@ -92,16 +93,28 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: tuple[int, ...], rh
 
 
 @kernel("dot")
+@guard
 def dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lhs, rhs = args[0], args[1]
-    a = inst.attrs
     result = inst.shape.dtype
     acc = compute_dtype(result, lhs.dtype, rhs.dtype)
-    out = dot_general(lhs, rhs, tuple(a.get("lhs_batch_dims", ())), tuple(a.get("rhs_batch_dims", ())),
-                      tuple(a.get("lhs_contracting_dims", ())), tuple(a.get("rhs_contracting_dims", ())), acc)
+    lb, rb, lc, rc = _dot_dims(inst)
+    _check_dot(inst, lhs, rhs, lb, rb, lc, rc)
+    out = dot_general(lhs, rhs, lb, rb, lc, rc, acc)
     if out.shape != tuple(inst.shape.dims):
         raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
     return to_result(out, result)
+
+
+def _check_dot(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, lb: tuple[int, ...], rb: tuple[int, ...],
+               lc: tuple[int, ...], rc: tuple[int, ...]) -> None:
+    """Dimension numbers must pair equal sizes (a clear error rather than a numpy one)."""
+    for kind, ld, rd in (("batch", lb, rb), ("contracting", lc, rc)):
+        if len(ld) != len(rd) or any(not 0 <= d < lhs.ndim for d in ld) or any(not 0 <= d < rhs.ndim for d in rd):
+            raise _fail(inst, f"invalid {kind} dims lhs {ld} / rhs {rd} for ranks {lhs.ndim} and {rhs.ndim}")
+        for a, b in zip(ld, rd):
+            if lhs.shape[a] != rhs.shape[b]:
+                raise _fail(inst, f"{kind} dim sizes differ: lhs dim {a} is {lhs.shape[a]}, rhs dim {b} is {rhs.shape[b]}")
 
 
 def _dot_dims(inst: Instruction) -> tuple[tuple[int, ...], ...]:
@@ -121,6 +134,7 @@ def _group_masks(sizes: np.ndarray, length: int) -> np.ndarray:
 
 
 @kernel("ragged-dot")
+@guard
 def ragged_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     """XLA/CHLO ragged dot. The lhs ragged dim is split into consecutive groups of
     `group_sizes`; the mode follows from what that dim is:
@@ -189,6 +203,7 @@ def _expand_scale(x: np.ndarray, scale: np.ndarray, acc: np.dtype) -> np.ndarray
 
 
 @kernel("scaled-dot")
+@guard
 def scaled_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     """dot(lhs * expand(lhs_scale), rhs * expand(rhs_scale)) in f32 (MX-style block scales).
 
@@ -300,6 +315,7 @@ def _check_conv(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, labels: Con
 
 
 @kernel("convolution")
+@guard
 def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lhs, rhs = args[0], args[1]
     labels = inst.attrs.get("dim_labels")
@@ -317,6 +333,7 @@ def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarra
 
 # --------------------------------------------------------------------------------- fft
 @kernel("fft")
+@guard
 def fft_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     x = args[0]
     kind = str(inst.attrs.get("fft_type", "FFT")).upper()
@@ -373,6 +390,7 @@ def cholesky(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 @kernel("cholesky")
+@guard
 def cholesky_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     # XLA's CholeskyExpander yields NaNs for matrices that are not positive definite.
     out, _ = cholesky(args[0], bool(inst.attrs.get("lower", False)))
@@ -415,6 +433,7 @@ def triangular_solve(a: np.ndarray, b: np.ndarray, left_side: bool, lower: bool,
 
 
 @kernel("triangular-solve")
+@guard
 def triangular_solve_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     a = inst.attrs
     x = triangular_solve(args[0], args[1], bool(a.get("left_side", False)), bool(a.get("lower", False)),
@@ -436,6 +455,7 @@ def _bn_setup(inst: Instruction, x: np.ndarray) -> tuple[int, tuple[int, ...], l
 
 
 @kernel("batch-norm-training")
+@guard
 def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x, scale, offset = args
     _, axes, bshape, eps, work = _bn_setup(inst, x)
@@ -452,6 +472,7 @@ def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
 
 
 @kernel("batch-norm-inference")
+@guard
 def batch_norm_inference(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     x, scale, offset, mean, var = args
     _, _, bshape, eps, work = _bn_setup(inst, x)
@@ -463,6 +484,7 @@ def batch_norm_inference(inst: Instruction, args: list[Any], ev: Any) -> np.ndar
 
 
 @kernel("batch-norm-grad")
+@guard
 def batch_norm_grad(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x, scale, mean, var, grad = args
     _, axes, bshape, eps, work = _bn_setup(inst, x)

@@ -16,7 +16,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.linalg import dtype_kind
-from hlotools.interpreter.patterns import simple_comparator
+from hlotools.interpreter.patterns import guard, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
 from hlotools.ir.instruction import Instruction
@@ -186,6 +186,7 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
 
 
 @kernel("sort")
+@guard
 def sort_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     dims = tuple(inst.attrs.get("dimensions", ()))
     if len(dims) != 1:
@@ -211,6 +212,7 @@ def top_k(x: np.ndarray, k: int, largest: bool = True) -> tuple[np.ndarray, np.n
 
 
 @kernel("topk")
+@guard
 def topk_kernel(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x = np.asarray(args[0])
     k = int(inst.attrs.get("k", 0))
