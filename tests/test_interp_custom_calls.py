@@ -120,3 +120,18 @@ def test_unknown_target_is_named() -> None:
   x = f32[2] parameter(0)
   ROOT c = f32[2] custom-call(x), custom_call_target="my_kernel"
 """, np.zeros(2, F))
+
+
+def test_gesdd_reduced_and_full() -> None:
+    a = np.array([[3, 0, 0], [0, 4, 0]], F)  # singular values 4, 3
+    _, s, u, vt, info = run("""
+  a = f32[2,3] parameter(0)
+  ROOT r = (f32[2,3], f32[2], f32[2,2], f32[2,3], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", backend_config={mode = 83 : ui8}
+""", a)
+    assert np.allclose(s, [4, 3]) and int(info) == 0
+    assert np.allclose((u * s) @ vt, a, atol=1e-5)
+    _, s, u, vt, _ = run("""
+  a = f32[2,3] parameter(0)
+  ROOT r = (f32[2,3], f32[2], f32[2,2], f32[3,3], s32[]) custom-call(a), custom_call_target="lapack_sgesdd_ffi", backend_config={mode = 65 : ui8}
+""", a)
+    assert vt.shape == (3, 3) and np.allclose(vt @ vt.T, np.eye(3), atol=1e-5)

@@ -208,15 +208,20 @@ def _syevd(inst: Instruction, args: list[Any], ev: Any) -> Any:
 
 @target(*_lapack("gesdd"))
 def _gesdd(inst: Instruction, args: list[Any], ev: Any) -> Any:
+    """(a_out, s, u, vt, info, ...): full or reduced U/V^T as the declared shapes ask;
+    U/V^T outputs of other shapes (job 'N') are zero."""
     a = np.asarray(args[0])
     shapes = inst.shape.tuple_shapes or ()
     m, n = a.shape[-2:]
-    full = len(shapes) > 2 and shapes[2].dims[-1] == m and m != min(m, n)
+    want_u = tuple(shapes[2].dims[-2:]) if len(shapes) > 2 else ()
+    want_vt = tuple(shapes[3].dims[-2:]) if len(shapes) > 3 else ()
+    full = want_u == (m, m) and want_vt == (n, n)
     work = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
-    u, s, vt = np.linalg.svd(work, full_matrices=bool(full) or (m == n))
-    if len(shapes) > 3:
-        u = u[..., :shapes[2].dims[-2], :shapes[2].dims[-1]]
-        vt = vt[..., :shapes[3].dims[-2], :shapes[3].dims[-1]]
+    u, s, vt = np.linalg.svd(work, full_matrices=full)
+    if u.shape[-2:] != want_u:
+        u = np.zeros(a.shape[:-2] + want_u, u.dtype)
+    if vt.shape[-2:] != want_vt:
+        vt = np.zeros(a.shape[:-2] + want_vt, vt.dtype)
     info = np.zeros(a.shape[:-2], np.int32)
     return _outputs(inst, [a, s, u, vt, *_info_slots(inst, 4, info)])
 
