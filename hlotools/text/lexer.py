@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from hlotools.errors import HloParseError
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
@@ -247,7 +247,7 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
             pos = end
 
 
-def _attr(text: str, name: str, pos: int, vpos: int, lines: LineMap) -> Iterator[Token]:
+def _attr(text: str, name: str, pos: int, vpos: int, lines: LineMap) -> Generator[Token, None, int]:
     """An attribute `name=`: computation attributes leave the value to the grammar."""
     if name in _CATTRS:
         yield ("CATTR", name, pos, None)

@@ -59,6 +59,8 @@ def fast_instruction(text: str, pos: int, reserved: frozenset[str], lines, scan_
         return None
     if shape_text and not _types_known(shape_text):
         return None
+    payload: tuple
+    attrs: list[tuple] = []
     name_pos = m.start(2)  # a %name token starts at the %
     lpar = m.end() - 1
     if opcode == "constant" or opcode == "parameter":
@@ -81,7 +83,6 @@ def fast_instruction(text: str, pos: int, reserved: frozenset[str], lines, scan_
                         it.start(4) if gte else -1, gte))
         payload = ("OPS", ops, lpar)
         end = mo.end()
-    attrs = []
     while True:
         ma = _ATTR.match(text, end)
         if ma is None:

@@ -16,7 +16,7 @@ from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
-    from hlotools.text.parse_build import Builder
+    from hlotools.text.parse_resolve import Resolver
 
 # Opcodes that have native start/done forms: `all-reduce-start` is an opcode of its own.
 _NATIVE_ASYNC = frozenset(["all-gather", "all-reduce", "collective-permute", "copy", "recv", "send"])
@@ -37,7 +37,7 @@ def async_sugar(opcode: str) -> tuple[str, str] | None:
     return None
 
 
-def resolve(b: Builder, kind: str, wrapped: str | None, shape: Shape, operands: list[Instruction],
+def resolve(b: Resolver, kind: str, wrapped: str | None, shape: Shape, operands: list[Instruction],
             attrs: dict[str, Any], pos: int) -> dict[str, Any]:
     """Check an async op and return its final attributes (with `calls` filled in)."""
     if kind != "async-done":
@@ -91,7 +91,7 @@ def _thread(producer: Instruction) -> str:
     return start.attrs.get("async_execution_thread", "main")
 
 
-def _wrap(b: Builder, base: str, result: Shape, operand_shapes: list[Shape], attrs: dict[str, Any],
+def _wrap(b: Resolver, base: str, result: Shape, operand_shapes: list[Shape], attrs: dict[str, Any],
           thread: str | None) -> Computation:
     comp = Computation(f"async_wrapped_{base}")
     params = []

@@ -10,68 +10,20 @@ instructions and infers omitted shapes.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from hlotools.errors import HloError, HloParseError
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
-from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
-from hlotools.ir.types import ELEMENT_TYPES
-from hlotools.text import parse_checks as checks
 from hlotools.text.lexer import LineMap, Token
-from hlotools.text.parse_async import ASYNC_OPS, async_sugar, resolve
-from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
-from hlotools.text.parse_literal import LiteralError, parse_literal
-from hlotools.text.parse_shape import ShapeError, shape_or_error
-
-try:  # written by another helper at the same time; parsing works without it
-    from hlotools.ir.shape_inference import infer_shape as _infer_shape
-except ImportError:  # pragma: no cover - depends on the tree state
-    _infer_shape = None
-
+from hlotools.text.parse_resolve import MissingComputation, Pending, Resolver, Scope
+from hlotools.text.parse_shape import shape_or_error
 
 _ARRAY_IN_TUPLE = re.compile(r"[a-z][a-z0-9_]*\[[^\]\[]*\](?:\{[^{}]*\})?")
 
 
-class Pending:
-    """An instruction as written, before name resolution."""
+class Builder(Resolver):
+    """The grammar callbacks (one per alias in grammar/hlo.lark) and the module being built."""
 
-    __slots__ = ("name", "root", "shape", "opcode", "payload", "attrs")
-
-    def __init__(self, shape: Shape | None, opcode: Token, payload: tuple, attrs: list) -> None:
-        self.name: Token | None = None
-        self.root: Token | None = None
-        self.shape = shape
-        self.opcode = opcode
-        self.payload = payload  # ("ops", [operand records]) | ("LITERAL"|"PARAMNUM", token)
-        self.attrs = attrs  # ("raw", tok) | ("comp", tok, Computation) | ("comps", tok, [Computation])
-
-
-class MissingComputation:
-    """A computation name that did not resolve (the error waits for the attribute-name check)."""
-
-    __slots__ = ("tok",)
-
-    def __init__(self, tok: Token) -> None:
-        self.tok = tok
-
-
-class Scope:
-    """Names visible inside one computation (inline computations get their own)."""
-
-    __slots__ = ("comp", "names", "single", "next_param", "defined_at")
-
-    def __init__(self, comp: Computation, single: bool = False) -> None:
-        self.comp = comp
-        self.names: dict[str, Instruction] = {}
-        self.defined_at: dict[str, int] = {}
-        self.single = single
-        self.next_param = 0
-
-
-class Builder:
     def __init__(self, text: str, lines: LineMap) -> None:
         self.text = text
         self.lines = lines
@@ -82,11 +34,6 @@ class Builder:
         self.anon_count = 0
         self.body_pos: dict[int, int] = {}
         self.tuple_shapes: dict[str, Shape] = {}
-
-    # -- errors -----------------------------------------------------------------------
-    def error(self, pos: int, message: str) -> HloParseError:
-        line, col = self.lines.locate(pos)
-        return HloParseError(message, line, col)
 
     # -- generic list / token callbacks ----------------------------------------------------
     def name_token(self, c: list) -> Token:
@@ -208,11 +155,7 @@ class Builder:
             return shape_or_error(text, pos, self.lines)
         shape = self.tuple_shapes.get(text)
         if shape is None:
-            try:
-                shape = Shape.tuple_of([shape_or_error(t, pos, self.lines)
-                                        for t in _ARRAY_IN_TUPLE.findall(text)])
-            except HloError:
-                raise
+            shape = Shape.tuple_of([shape_or_error(t, pos, self.lines) for t in _ARRAY_IN_TUPLE.findall(text)])
             self.tuple_shapes[text] = shape
         return shape
 
@@ -231,7 +174,7 @@ class Builder:
     def attr_comp_list_empty(self, c: list) -> tuple:
         return ("comps", c[0], [])
 
-    def comp_ref_name(self, c: list) -> Computation:
+    def comp_ref_name(self, c: list) -> Computation | MissingComputation:
         tok = c[0]
         comp = self.comps.get(tok[1])
         if comp is None:  # reported after the attribute name is checked, as XLA does
@@ -387,273 +330,5 @@ class Builder:
         m.source_style = self.style or "short"
         return m
 
-    # -- attribute decoding -----------------------------------------------------------------
-    def _decode(self, tok: Token) -> Any:
-        raw, vpos = tok[3]
-        try:
-            return decode_attr(tok[1], raw)
-        except AttrError as e:
-            raise self.error(vpos + e.offset, e.message) from None
 
-    # -- resolution -------------------------------------------------------------------------
-    def build_computation(self, comp: Computation, pendings: list[Pending], scope: Scope) -> None:
-        root: Instruction | None = None
-        root_tok: Token | None = None
-        last: Instruction | None = None
-        for p in pendings:
-            inst = self.build(p, scope)
-            last = inst
-            if p.root is not None:
-                if root_tok is not None:
-                    raise self.error(p.root[2], "one computation should have only one ROOT")
-                root, root_tok = inst, p.root
-        comp.root = root if root is not None else last
-
-    def build(self, p: Pending, scope: Scope, nested: bool = False) -> Instruction:
-        op_tok = p.opcode
-        opcode = op_tok[1]
-        sugar = None
-        if opcode not in OPCODES:
-            sugar = async_sugar(opcode)
-            if sugar is None:
-                raise self.error(op_tok[2], f"expects opcode but sees: {opcode}, error: Unknown opcode: "
-                                 f"{opcode}")
-        if p.shape is None and not (sugar is None and OPCODES[opcode].shape_optional):
-            raise self.error(op_tok[2], f"cannot infer shape for opcode: {sugar[1] if sugar else opcode}")
-        name_tok = p.name
-        if name_tok is not None:
-            name = name_tok[1]
-            pos = name_tok[2]
-        else:
-            name = self._fresh(scope, f"{opcode}.anon" if nested else opcode)
-            pos = op_tok[2]
-        payload = p.payload
-        kind = payload[0]
-        operands: list[Instruction] = []
-        literal = None
-        pnum = None
-        if kind == "ops":
-            for o in payload[1]:
-                operands.append(self.operand(o, scope, op_tok[2]))
-            if sugar is None:
-                checks.operand_count(self, opcode, operands, payload[2], p.shape)
-                if opcode == "conditional":
-                    checks.conditional_operands(self, operands, payload[2])
-        elif kind == "LITERAL":
-            literal = self._literal(payload[1], p.shape, op_tok[2])
-        else:
-            pnum = self._parameter_number(payload[1], scope)
-        attrs, ctrl = self._attributes(p, opcode, sugar, operands, scope)
-        line, col = self.lines.locate(pos)
-        if sugar is not None:
-            opcode = sugar[1]
-        if opcode in ASYNC_OPS:
-            assert p.shape is not None
-            attrs = resolve(self, opcode, sugar[0] if sugar else None, p.shape, operands, attrs, op_tok[2])
-        inst = Instruction(name, opcode, p.shape, None, attrs, literal, pnum, line, col)  # type: ignore[arg-type]
-        link_operands(inst, operands)
-        if p.shape is None:
-            inst.shape = self._infer(inst, op_tok[2])
-        else:
-            checks.instruction(self, inst, op_tok[2])
-        if "parameter_replication" in attrs:
-            self._check_replication(inst, attrs["parameter_replication"], op_tok[2])
-        if name_tok is not None:
-            self._check_name(name, pos, scope)
-        inst.control_predecessors = ctrl
-        scope.comp.add_instruction(inst)
-        scope.names[name] = inst
-        scope.defined_at[name] = pos
-        return inst
-
-    def _literal(self, tok: Token, shape: Shape | None, pos: int) -> Any:
-        assert shape is not None
-        raw, lpos = tok[3]
-        try:
-            return parse_literal(raw, shape)
-        except LiteralError as e:
-            raise self.error(lpos + e.offset, e.message) from None
-
-    def _parameter_number(self, tok: Token, scope: Scope) -> int:
-        raw, lpos = tok[3]
-        s = strip_comments(raw).strip()
-        if not s.lstrip("-").isdigit():
-            raise self.error(lpos, "expects integer")
-        pnum = int(s)
-        if pnum < 0:
-            raise self.error(lpos, "parameter number must be >= 0")
-        params = scope.comp.parameters
-        if pnum < len(params) and params[pnum] is not None:
-            raise self.error(lpos, f"Duplicate parameter number {pnum}")
-        return pnum
-
-    def _attributes(self, p: Pending, opcode: str, sugar: tuple[str, str] | None,
-                    operands: list[Instruction], scope: Scope) -> tuple[dict[str, Any], list[Instruction]]:
-        entries = [(a[1][1], a[1][2]) for a in p.attrs]
-        end_pos = p.attrs[-1][1][2] if p.attrs else p.opcode[2]
-        if sugar is None:
-            checks.attribute_names(self, opcode, entries, operands, end_pos)
-        elif sugar[1] == "async-start":
-            checks.attribute_names(self, sugar[0], entries, operands, end_pos,
-                                   extra=frozenset(["async_execution_thread", "output_to_operand_aliasing"]))
-        else:
-            checks.attribute_names(self, sugar[1], entries, operands, end_pos)
-        attrs: dict[str, Any] = {}
-        where: dict[str, int] = {}
-        ctrl: list[Instruction] = []
-        for a in p.attrs:
-            tok = a[1]
-            key = tok[1]
-            where[key] = tok[2]
-            if a[0] == "raw":
-                if key == "control-predecessors":
-                    ctrl = self._control_predecessors(tok, scope)
-                else:
-                    attrs[key] = self._decode(tok)
-            elif a[0] == "comp":
-                attrs[key] = self._resolved(a[2])
-            else:
-                attrs[key] = tuple(self._resolved(c) for c in a[2])
-        checks.attribute_values(self, sugar[0] if sugar else opcode, attrs, where)
-        return attrs, ctrl
-
-    def _resolved(self, comp: Any) -> Computation:
-        if isinstance(comp, MissingComputation):
-            raise self.error(comp.tok[2], f"computation does not exist: {comp.tok[1]}")
-        return comp
-
-    def _check_replication(self, inst: Instruction, value: Any, pos: int) -> None:
-        leaves = len(inst.shape.leaves()) if inst.shape.tuple_shapes is not None else 1
-        items = [x for x in str(value).strip("{} ").split(",") if x.strip()]
-        if any(x.strip() not in ("true", "false") for x in items):
-            raise self.error(pos, "error parsing attribute parameter_replication")
-        if len(items) != leaves:
-            raise self.error(pos, f"parameter has {leaves} leaf buffers, but parameter_replication has "
-                             f"{len(items)} elements.")
-
-    def _infer(self, inst: Instruction, pos: int) -> Shape:
-        if _infer_shape is None:
-            raise self.error(pos, f"the result shape of {inst.opcode} is omitted and shape inference "
-                             "is not available")
-        try:
-            return _infer_shape(inst)
-        except HloError as e:
-            raise self.error(pos, f"failed to infer shape for opcode: {inst.opcode}, error: {e.message}") from None
-
-    def _check_name(self, name: str, pos: int, scope: Scope) -> None:
-        if name in ELEMENT_TYPES:
-            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to: {name}_")
-        if name.startswith("__") and not name.startswith("__xla_"):
-            raise self.error(pos, f"illegal instruction name: {name}; suggest renaming to: a{name[1:]}")
-        if name in scope.names:
-            line, col = self.lines.locate(scope.defined_at.get(name, pos))
-            raise self.error(pos, f"instruction already exists: {name} (instruction previously defined "
-                             f"here: {line}:{col})")
-
-    def _fresh(self, scope: Scope, base: str) -> str:
-        name = base
-        k = 0
-        while name in scope.names:
-            k += 1
-            name = f"{base}.{k}"
-        return name
-
-    def operand(self, o: tuple, scope: Scope, user_pos: int) -> Instruction:
-        kind = o[0]
-        if kind == "nested":
-            return self.build(o[1], scope, nested=True)
-        if kind == "anon":
-            if not scope.single:
-                raise self.error(user_pos, "expects name (an operand needs a name after its shape)")
-            return self._single_param(scope, f"_{scope.next_param}", o[1], user_pos)
-        _, tok, shape, gte = o
-        name = tok[1]
-        inst = scope.names.get(name)
-        if inst is None:
-            if scope.single:
-                if shape is None:
-                    raise self.error(tok[2], "Operand had no shape in HLO text")
-                inst = self._single_param(scope, name, shape, tok[2])
-            else:
-                raise self.error(tok[2], f"instruction does not exist: {name}")
-        if gte is not None:
-            inst = self._compact_gte(inst, name, gte, scope)
-            if shape is not None and not shape.compatible(inst.shape):
-                raise self.error(tok[2], f"operand shape {shape.to_text(False)} does not match instruction "
-                                 f"shape {inst.shape.to_text(False)}")
-        if shape is not None and not shape.compatible(inst.shape):
-            raise self.error(tok[2], f"The declared operand shape {shape.to_text()} is not compatible "
-                             f"with the shape of the operand instruction {inst.shape.to_text()}.")
-        return inst
-
-    def _single_param(self, scope: Scope, name: str, shape: Shape, pos: int) -> Instruction:
-        line, col = self.lines.locate(pos)
-        n = scope.next_param
-        scope.next_param += 1
-        inst = Instruction(name, "parameter", shape, parameter_number=n, line=line, column=col)
-        scope.comp.add_instruction(inst)
-        scope.names[name] = inst
-        return inst
-
-    def _compact_gte(self, base: Instruction, name: str, gte: Token, scope: Scope) -> Instruction:
-        key = name
-        inst = base
-        line, col = self.lines.locate(gte[2])
-        for part in gte[1].split("#")[1:]:
-            if not part.lstrip("-").isdigit():
-                raise self.error(gte[2], "expects integer")
-            idx = int(part)
-            key = f"{key}#{idx}"
-            cached = scope.names.get(key)
-            if cached is not None:
-                inst = cached
-                continue
-            shape = inst.shape
-            if shape.tuple_shapes is None:
-                raise self.error(gte[2], f"GTE operand must be tuple, but has shape: {shape.to_text(False)}")
-            if not 0 <= idx < len(shape.tuple_shapes):
-                raise self.error(gte[2], f"GTE index {idx} out of bounds for shape: {shape.to_text(False)}")
-            g = Instruction(self._fresh(scope, key.replace("#", "_")), "get-tuple-element",
-                            shape.tuple_shapes[idx], None, {"index": idx}, line=line, column=col)
-            link_operands(g, [inst])
-            scope.comp.add_instruction(g)
-            scope.names[key] = g
-            scope.names[g.name] = g
-            inst = g
-        return inst
-
-    def _control_predecessors(self, tok: Token, scope: Scope) -> list[Instruction]:
-        raw, vpos = tok[3]
-        s = strip_comments(raw).strip()
-        if not (s.startswith("{") and s.endswith("}")):
-            raise self.error(vpos, "control-predecessors expects a list of instruction names such as {%a, %b}")
-        out: list[Instruction] = []
-        for part in s[1:-1].split(","):
-            n = part.strip()
-            if not n:
-                if s[1:-1].strip():
-                    raise self.error(vpos, "empty name in control-predecessors")
-                continue
-            n = n[1:] if n.startswith("%") else n
-            inst = scope.names.get(n)
-            if inst is None:
-                raise self.error(vpos, f"instruction '{n}' is not defined")
-            out.append(inst)
-        return out
-
-
-def link_operands(inst: Instruction, operands: list[Instruction]) -> None:
-    """Set operand and user edges in O(operands): Instruction.append_operand scans the users list,
-    which is quadratic for a parameter with 100k users. A fresh instruction is in no users list yet."""
-    inst.operands = operands
-    if len(operands) == 1:
-        operands[0].users.append(inst)
-        return
-    seen: set[int] = set()
-    for op in operands:
-        if id(op) not in seen:
-            seen.add(id(op))
-            op.users.append(inst)
-
-
-__all__ = ["Builder", "Pending", "Scope", "ShapeError"]
+__all__ = ["Builder", "Pending", "Scope"]

@@ -16,7 +16,7 @@ from hlotools.ir.opcodes import OPCODE_ATTRIBUTES, OPCODES, PARSER_CHECKS_ARITY,
 from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
-    from hlotools.text.parse_build import Builder
+    from hlotools.text.parse_resolve import Resolver
 
 _EMPTY: frozenset[str] = frozenset()
 _API_VERSIONS = {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
@@ -37,7 +37,7 @@ _ENUM_NOCASE: dict[str, tuple[str, ...]] = {
 _COMPARE_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
 
 
-def operand_count(b: Builder, opcode: str, operands: list[Instruction], pos: int, shape: Shape | None) -> None:
+def operand_count(b: Resolver, opcode: str, operands: list[Instruction], pos: int, shape: Shape | None) -> None:
     n = len(operands)
     if opcode in PARSER_CHECKS_ARITY:
         want = OPCODES[opcode].arity
@@ -65,7 +65,7 @@ def allowed(opcode: str, operands: list[Instruction]) -> tuple[frozenset[str], f
     return req, SHARED_ATTRIBUTES | req | opt
 
 
-def attribute_names(b: Builder, opcode: str, entries: list[tuple[str, int]], operands: list[Instruction],
+def attribute_names(b: Resolver, opcode: str, entries: list[tuple[str, int]], operands: list[Instruction],
                     end_pos: int, extra: frozenset[str] = _EMPTY) -> None:
     """entries = [(name, position)] in text order."""
     req, ok = allowed(opcode, operands)
@@ -82,7 +82,7 @@ def attribute_names(b: Builder, opcode: str, entries: list[tuple[str, int]], ope
             raise b.error(end_pos, f"attribute {name} is expected but not seen")
 
 
-def conditional_operands(b: Builder, operands: list[Instruction], pos: int) -> None:
+def conditional_operands(b: Resolver, operands: list[Instruction], pos: int) -> None:
     if not operands:
         raise b.error(pos, "conditional requires at least one operand")
     s = operands[0].shape
@@ -97,7 +97,7 @@ _ONE_DIMENSION = frozenset(["all-gather", "all-gather-start", "reduce-scatter", 
 _ENUM_KEYS = frozenset(_ENUM_VALUES) | frozenset(_ENUM_NOCASE) | {"type", "api_version"}
 
 
-def attribute_values(b: Builder, opcode: str, attrs: dict[str, Any], pos: dict[str, int]) -> None:
+def attribute_values(b: Resolver, opcode: str, attrs: dict[str, Any], pos: dict[str, int]) -> None:
     """Enumerations and list lengths XLA checks while reading the attribute."""
     for key in attrs.keys() & _ENUM_KEYS if attrs else ():
         _enum_value(b, opcode, key, attrs[key], pos[key])
@@ -114,7 +114,7 @@ def attribute_values(b: Builder, opcode: str, attrs: dict[str, Any], pos: dict[s
         raise b.error(pos["to_apply"], "A single instruction can't have both to_apply and calls field")
 
 
-def _enum_value(b: Builder, opcode: str, key: str, v: Any, pos: int) -> None:
+def _enum_value(b: Resolver, opcode: str, key: str, v: Any, pos: int) -> None:
     if not isinstance(v, Enum):
         return
     values = _ENUM_VALUES.get(key)
@@ -132,7 +132,7 @@ def _enum_value(b: Builder, opcode: str, key: str, v: Any, pos: int) -> None:
             raise b.error(pos, f"expects custom-call API version but sees: {v}, error: Unknown API version: {v}")
 
 
-def instruction(b: Builder, inst: Instruction, pos: int) -> None:
+def instruction(b: Resolver, inst: Instruction, pos: int) -> None:
     """Opcode-specific consistency checks of hlo_parser.cc (after attributes are read)."""
     check = _CHECKS.get(inst.opcode)
     if check is not None:
@@ -143,7 +143,7 @@ def _elements(s: Shape) -> int:
     return math.prod(max(d, 0) for d in s.dims)
 
 
-def _reshape(b: Builder, inst: Instruction, pos: int) -> None:
+def _reshape(b: Resolver, inst: Instruction, pos: int) -> None:
     s, o = inst.shape, inst.operands[0].shape
     unbounded = any(d < 0 for d in o.dims)
     if not s.is_array or not o.is_array or (not unbounded and _elements(s) != _elements(o)):
@@ -151,7 +151,7 @@ def _reshape(b: Builder, inst: Instruction, pos: int) -> None:
                       f"operand shape {o.to_text(False)}")
 
 
-def _dynamic_reshape(b: Builder, inst: Instruction, pos: int) -> None:
+def _dynamic_reshape(b: Resolver, inst: Instruction, pos: int) -> None:
     if not inst.operands:
         raise b.error(pos, "DynamicReshape requires at least one operand.")
     s, o = inst.shape, inst.operands[0].shape
@@ -164,14 +164,14 @@ def _dynamic_reshape(b: Builder, inst: Instruction, pos: int) -> None:
 
 
 def _tuple_result(what: str) -> Any:
-    def check(b: Builder, inst: Instruction, pos: int) -> None:
+    def check(b: Resolver, inst: Instruction, pos: int) -> None:
         ts = inst.shape.tuple_shapes
         if ts is None or not ts:
             raise b.error(pos, f"{what} must have a non-empty tuple shape")
     return check
 
 
-def _dynamic_slice(b: Builder, inst: Instruction, pos: int) -> None:
+def _dynamic_slice(b: Resolver, inst: Instruction, pos: int) -> None:
     ops = inst.operands
     if not ops:
         raise b.error(pos, "Expected at least one operand.")
@@ -179,7 +179,7 @@ def _dynamic_slice(b: Builder, inst: Instruction, pos: int) -> None:
         raise b.error(pos, "Wrong number of operands.")
 
 
-def _dynamic_update_slice(b: Builder, inst: Instruction, pos: int) -> None:
+def _dynamic_update_slice(b: Resolver, inst: Instruction, pos: int) -> None:
     ops = inst.operands
     if len(ops) < 2:
         raise b.error(pos, "Expected at least two operands.")
@@ -187,7 +187,7 @@ def _dynamic_update_slice(b: Builder, inst: Instruction, pos: int) -> None:
         raise b.error(pos, "Wrong number of operands.")
 
 
-def _even_operands(b: Builder, inst: Instruction, pos: int) -> None:
+def _even_operands(b: Resolver, inst: Instruction, pos: int) -> None:
     n = len(inst.operands)
     if inst.opcode == "reduce-window" and n == 0:
         raise b.error(pos, "reduce-window expects at least one input and init operand")
@@ -195,18 +195,18 @@ def _even_operands(b: Builder, inst: Instruction, pos: int) -> None:
         raise b.error(pos, f"expects an even number of operands, but has {n} operands")
 
 
-def _scatter(b: Builder, inst: Instruction, pos: int) -> None:
+def _scatter(b: Resolver, inst: Instruction, pos: int) -> None:
     n = len(inst.operands)
     if n % 2 == 0:
         raise b.error(pos, f"expects an odd number of operands, but has {n} operands")
 
 
-def _convolution(b: Builder, inst: Instruction, pos: int) -> None:
+def _convolution(b: Resolver, inst: Instruction, pos: int) -> None:
     if len(inst.operands) < 2:
         raise b.error(pos, "expects at least 2 operands")
 
 
-def _collective_permute(b: Builder, inst: Instruction, pos: int) -> None:
+def _collective_permute(b: Resolver, inst: Instruction, pos: int) -> None:
     pairs = inst.attrs.get("source_target_pairs")
     if isinstance(pairs, Raw):
         from hlotools.text.parse_attrs import parse_int_list_list
@@ -218,7 +218,7 @@ def _collective_permute(b: Builder, inst: Instruction, pos: int) -> None:
                       "for dynamic-slice and in-place update.")
 
 
-def _custom_call(b: Builder, inst: Instruction, pos: int) -> None:
+def _custom_call(b: Resolver, inst: Instruction, pos: int) -> None:
     constraints = inst.attrs.get("operand_layout_constraints")
     if constraints is None:
         return

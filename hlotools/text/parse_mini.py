@@ -69,7 +69,7 @@ class Mini:
             return True
         return False
 
-    def int(self) -> int:
+    def integer(self) -> int:
         k, v, _ = self.peek()
         if k != "num" or not re.fullmatch(r"-?[0-9]+", v):
             raise self.error("expects integer")
@@ -80,9 +80,9 @@ class Mini:
         self.expect(start, f"expects a list starting with {start}")
         out: list[int] = []
         if not self.at(end):
-            out.append(self.int())
+            out.append(self.integer())
             while self.eat(delim):
-                out.append(self.int())
+                out.append(self.integer())
         self.expect(end, f"expects a list to end with {end}")
         return out
 
@@ -94,7 +94,7 @@ class Mini:
 def _shape_index(m: Mini) -> None:
     m.expect("{", "Expects '{' at the start of ShapeIndex")
     while not m.at("}"):
-        m.int()
+        m.integer()
         if not m.eat(","):
             break
     m.expect("}", "Expects '}' at the end of ShapeIndex")
@@ -109,7 +109,7 @@ def aliasing(text: str) -> None:
         _shape_index(m)
         m.expect(":", fmt)
         m.expect("(", fmt)
-        m.int()
+        m.integer()
         m.expect(",", fmt)
         _shape_index(m)
         if m.eat(","):
@@ -129,7 +129,7 @@ def buffer_donor(text: str) -> None:
     fmt = "Expected format: (<input_param>, <input_param_shape_index>)"
     while not m.at("}"):
         m.expect("(", fmt)
-        m.int()
+        m.integer()
         m.expect(",", fmt)
         _shape_index(m)
         m.expect(")", fmt)
@@ -163,7 +163,7 @@ def _debug_attrs(m: Mini) -> None:
                 raise m.error(f"Invalid debug_log_mode value: {mode}")
             m.take()
         elif name in ("callback_id", "op_id"):
-            m.int()
+            m.integer()
         elif name == "partitioned":
             if not (m.at("true") or m.at("false")):
                 raise m.error("expects true or false")
@@ -266,9 +266,9 @@ def _tile_assignment(m: Mini, allow_devices: bool) -> tuple[list[int], list[int]
     if not allow_devices:
         raise m.error("Caller expected iota tile assignment when parsing, which should not have any manual "
                       "device entries.")
-    devices = [m.int()]
+    devices = [m.integer()]
     while m.eat(","):
-        devices.append(m.int())
+        devices.append(m.integer())
     return dims, None, devices
 
 
@@ -305,9 +305,9 @@ def _single_sharding(m: Mini) -> None:
         if v in ("maximal", "replicated", "manual", "unknown", "unreduced", "last_tile_dim_replicate"):
             kinds.add(v)
         elif v in ("shard_as", "shard_like"):
-            m.int()
+            m.integer()
         elif k == "attr" and v == "device":
-            devices = [m.int()]
+            devices = [m.integer()]
         elif k == "attr" and v == "devices":
             dims, reshape, devices = _tile_assignment(m, True)
         elif k == "attr" and v == "metadata":
@@ -395,7 +395,7 @@ def _mesh(m: Mini) -> tuple[list[str], list[int]]:
         k, v, _ = m.take()
         if k != "attr" or v != "device_id":
             raise m.error("expected device_id= attribute in maximal_mesh")
-        m.int()
+        m.integer()
         m.expect("]", "expected ']' to end maximal_mesh")
         return [], []
     m.expect("[", "expected '[' after mesh")
@@ -410,7 +410,7 @@ def _mesh(m: Mini) -> tuple[list[str], list[int]]:
         m.take()
         names.append(v[1:-1])
         m.expect("=", "expects '=' after axis name")
-        sizes.append(m.int())
+        sizes.append(m.integer())
         if not m.eat(","):
             break
     if m.peek()[0] == "attr" and m.peek()[1] == "device_ids":
@@ -423,9 +423,9 @@ def _mesh(m: Mini) -> tuple[list[str], list[int]]:
                 raise m.error(f"mesh device_ids iota size {math.prod(reshape)} does not match the product of "
                               f"the mesh axis sizes {math.prod(sizes)}")
         else:
-            devices = [] if m.at(")") else [m.int()]
+            devices = [] if m.at(")") else [m.integer()]
             while m.eat(","):
-                devices.append(m.int())
+                devices.append(m.integer())
             m.expect(")", "expected ')' to end device_ids")
             if len(devices) != math.prod(sizes):
                 raise m.error(f"Expected {math.prod(sizes)} device_ids based on mesh axes, but got "
@@ -457,9 +457,9 @@ def _axis_refs(m: Mini, names: list[str], sizes: list[int]) -> None:
                           f"{len(names)} axes")
         if m.eat(":"):
             m.expect("(", "expected '(' before pre_size in sub axis")
-            m.int()
+            m.integer()
             m.expect(")", "expected ')' after pre_size in sub axis")
-            m.int()
+            m.integer()
         if not m.eat(","):
             break
     m.expect("}", "expects a list to end with }")
