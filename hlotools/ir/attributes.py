@@ -2,10 +2,12 @@
 
 Value types, by attribute (the parser decodes, the printer calls `format_attr_value`):
   int lists (dimensions, *_dims, slice_sizes, dynamic_slice_sizes, fft_length, ...) -> tuple[int, ...]
+    (collective-permute's `slice_sizes={{..},{..}}` is a tuple of such tuples)
   ints (index, iota_dimension, index_vector_dim, feature_group_count, k, ...)    -> int
+  floats (epsilon)                                                               -> float
   bools (is_stable, indices_are_sorted, unique_indices, largest, ...)             -> bool
   bare words (direction, type, kind, fft_type, distribution, algorithm, ...)     -> Enum
-  quoted strings (custom_call_target, infeed_config, backend_config="...", ...)  -> str
+  quoted strings (custom_call_target, infeed_config, backend_config="...", ...)  -> str (unescaped)
   computations (to_apply, calls, condition, body, select, scatter, ...)         -> Computation
   computation lists (branch_computations, called_computations)                   -> tuple[Computation, ...]
   window                                                                         -> Window
@@ -15,8 +17,14 @@ Value types, by attribute (the parser decodes, the printer calls `format_attr_va
   shapes (outfeed_shape)                                                         -> Shape
   opaque mini-languages kept verbatim (sharding, metadata, frontend_attributes,
   backend_config={...}, replica_groups, source_target_pairs, operand_precision,
-  output_to_operand_aliasing, statistics, origin, result_accuracy, ...)          -> Raw
+  output_to_operand_aliasing, statistics, origin, result_accuracy, literal=, ...)  -> Raw
+    (the parser still validates sharding, replica_groups, result_accuracy and the header's
+    input_output_alias / buffer_donor / debug_attributes the way XLA does)
 Instruction.control_predecessors holds `control-predecessors` (not in attrs).
+Module.attrs (header): is_scheduled, alias_passthrough_params -> bool; replica_count,
+num_partitions -> int; entry_computation_layout and the rest -> Raw.
+Computation.execution_thread holds `, execution_thread="..."` after a computation (str).
+Decoding lives in hlotools/text/parse_attrs.py (memoised on (name, text)).
 """
 from __future__ import annotations
 
