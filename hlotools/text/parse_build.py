@@ -15,6 +15,8 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.text.lexer import LineMap, Token
+from hlotools.text.parse_attrs import AttrError
+from hlotools.text.parse_mini import stack_frames
 from hlotools.text.parse_resolve import MissingComputation, Pending, Resolver, Scope
 from hlotools.text.parse_shape import shape_or_error
 
@@ -326,6 +328,10 @@ class Builder(Resolver):
         if header is None:
             m.name = f"module_{entry.name}"
         if frames is not None:
+            try:
+                stack_frames(frames[1])
+            except AttrError as e:
+                raise self.error(frames[2] + e.offset, e.message) from None
             m.stack_frames_text = frames[1]
         m.source_style = self.style or "short"
         return m

@@ -489,6 +489,55 @@ def replica_groups(text: str) -> None:
     m.done()
 
 
+_FILE_LOCATION = ("file_name_id", "function_name_id", "line", "end_line", "column", "end_column")
+_STACK_FRAME = ("file_location_id", "parent_frame_id")
+
+
+def _sub_attributes(m: Mini, required: tuple[str, ...]) -> None:
+    start = m.peek()[2]
+    m.expect("{", "expects '{' to start sub attributes")
+    seen: set[str] = set()
+    while not m.at("}"):
+        m.eat(",")
+        k, name, _ = m.peek()
+        if k != "attr":
+            raise m.error("expects attribute name")
+        if name in seen:
+            raise m.error(f"attribute {name} already exists")
+        if name not in required:
+            raise m.error(f'unexpected attribute "{name}". Allowed attributes: {", ".join(sorted(required))}')
+        m.take()
+        seen.add(name)
+        m.integer()
+    for name in sorted(required):
+        if name not in seen:
+            raise AttrError(f"sub-attribute {name} is expected but not seen", start)
+    m.expect("}", "expects '}' to end sub attributes")
+
+
+def stack_frames(text: str) -> None:
+    """FileNames / FunctionNames / FileLocations / StackFrames, as ParseStackFrameIndex reads them."""
+    m = Mini(text)
+    m.expect("FileNames", "expects 'FileNames'")
+    for section in ("FunctionNames", None):
+        while m.peek()[0] == "num":
+            m.integer()
+            if m.peek()[0] != "string":
+                raise m.error("expects string")
+            m.take()
+        if section:
+            m.expect(section, f"expects '{section}'")
+    m.expect("FileLocations", "expects 'FileLocations'")
+    while m.peek()[0] == "num":
+        m.integer()
+        _sub_attributes(m, _FILE_LOCATION)
+    m.expect("StackFrames", "expects 'StackFrames'")
+    while m.peek()[0] == "num":
+        m.integer()
+        _sub_attributes(m, _STACK_FRAME)
+    m.done()
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "sharding": sharding,
     "replica_groups": replica_groups,
