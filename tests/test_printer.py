@@ -88,3 +88,22 @@ def test_helpers_and_large_constants() -> None:
     assert comp.startswith("region_0.1 {\n") and comp.endswith("\n}")
     big = Instruction("c", "constant", f32(11), literal=Literal.from_array(f32(11), np.arange(11)))
     assert print_instruction(big) == "c = f32[11]{0} constant({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})"
+
+
+def test_out_of_order_ir_prints_definitions_first() -> None:
+    import hlotools
+
+    m = Module("m")
+    c = Computation("main")
+    c.is_entry = True
+    p = c.add_instruction(Instruction("p", "parameter", f32(4), parameter_number=0))
+    late = Instruction("neg", "negate", f32(4), [p])
+    use = c.add_instruction(Instruction("use", "add", f32(4), [late, p]))
+    c.add_instruction(late)  # appended after its user, as a careless pass might
+    c.root = use
+    m.add_computation(c)
+    m.entry = c
+    text = print_module(m)
+    assert text.index("  neg = ") < text.index("  ROOT use = ")
+    again = hlotools.parse_module(text, verify=False)
+    assert again.entry is not None and [i.name for i in again.entry.instructions] == ["p", "neg", "use"]

@@ -423,7 +423,7 @@ class HloPrinter:
             head += " " + self.signature(comp)
         lines.append(head + " {")
         root = comp.root if comp.root is not None else (comp.instructions[-1] if comp.instructions else None)
-        for inst in comp.instructions:
+        for inst in _definition_order(comp):
             prefix = "  ROOT " if inst is root else "  "
             lines.append(prefix + self.instruction(inst))
         close = "}"
@@ -482,6 +482,22 @@ class HloPrinter:
             out.append(self.computation(comp, entry))
             out.append("\n\n")
         return "".join(out)
+
+
+def _definition_order(comp: Computation) -> list[Instruction]:
+    """The computation's order when every operand comes before its users (always, for parsed
+    text); otherwise a post order, so that the text parses (the parser wants definitions first)."""
+    insts = comp.instructions
+    seen: set[int] = set()
+    add = seen.add
+    for inst in insts:
+        for op in inst.operands:
+            if id(op) not in seen:
+                return comp.post_order()
+        if inst.control_predecessors and any(id(p) not in seen for p in inst.control_predecessors):
+            return comp.post_order()
+        add(id(inst))
+    return insts
 
 
 def _is_computation_value(value: Any) -> bool:
