@@ -124,6 +124,44 @@ class Rewriter:
             comp.root = new
         self.changed = True
 
+    def replace_all_uses_batched(self, comp: Computation, replacements: dict[int, Instruction]) -> None:
+        """`replace_all_uses_with` for many pairs at once (id(old) -> new), in one linear sweep.
+
+        One RAUW costs O(users of new) (the duplicate-user check), so merging thousands of
+        values into one representative (CSE of a constant used in every layer) is quadratic
+        one by one. Chains (a -> b, b -> c) resolve to the end. Afterwards the olds are used
+        only by other olds (whose operands are left alone: they are about to be removed together,
+        and detaching them from a representative with thousands of users would be quadratic)."""
+        if not replacements:
+            return
+
+        def resolve(inst: Instruction) -> Instruction:
+            while id(inst) in replacements:
+                inst = replacements[id(inst)]
+            return inst
+
+        user_ids: dict[int, set[int]] = {}
+        olds: dict[int, Instruction] = {}
+        for inst in comp.instructions:
+            if id(inst) in replacements or not any(id(o) in replacements for o in inst.operands):
+                continue
+            for o in inst.operands:
+                if id(o) in replacements:
+                    olds[id(o)] = o
+            inst.operands = [resolve(o) for o in inst.operands]
+            for o in inst.operands:
+                seen = user_ids.get(id(o))
+                if seen is None:
+                    seen = user_ids[id(o)] = {id(u) for u in o.users}
+                if id(inst) not in seen:
+                    seen.add(id(inst))
+                    o.users.append(inst)
+        for old in olds.values():
+            old.users = [u for u in old.users if any(o is old for o in u.operands)]
+        if comp.root is not None and id(comp.root) in replacements:
+            comp.root = resolve(comp.root)
+        self.changed = True
+
     def replace_operand(self, user: Instruction, index: int, new: Instruction) -> None:
         user.replace_operand(index, new)
         self.changed = True

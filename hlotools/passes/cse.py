@@ -3,8 +3,9 @@
 Per computation, in post-order, every candidate gets a hash key: opcode, shape (layout only
 when `is_layout_sensitive`), its operands' identities (sorted for the commutative opcodes of
 the opcode table), its attributes except metadata, and for constants the literal's value. The
-first instruction with a key is the representative; later ones hand it their users and are
-removed. Post-order means operands are already merged, so whole expression trees collapse in
+first instruction with a key is the representative; later ones hand it their users (in one
+batch at the end, see Rewriter.replace_all_uses_batched: one by one is quadratic when
+thousands of duplicates merge into one constant) and are removed. Post-order means operands are already merged, so whole expression trees collapse in
 one run; a dict lookup per instruction keeps it linear.
 
 Never merged: instructions with side effects (including rng and calls of effectful
@@ -113,8 +114,8 @@ def is_candidate(inst: Instruction, effects: SideEffects) -> bool:
     return not effects.instruction(inst)
 
 
-def _instruction_key(inst: Instruction, keys: _Keys) -> tuple:
-    operands = tuple(id(o) for o in inst.operands)
+def _instruction_key(inst: Instruction, keys: _Keys, merged: dict[int, Instruction]) -> tuple:
+    operands = tuple(id(merged.get(id(o), o)) for o in inst.operands)
     if OPCODES[inst.opcode].commutative and len(operands) == 2:
         operands = tuple(sorted(operands))
     return (inst.opcode, keys.shape_key(inst), operands, keys.attrs_key(inst), keys.literal_key(inst))
@@ -123,11 +124,12 @@ def _instruction_key(inst: Instruction, keys: _Keys) -> tuple:
 def _cse_computation(rw: Rewriter, comp: Computation, keys: _Keys, ctx: PassContext) -> int:
     pinned = {id(p) for i in comp.instructions for p in i.control_predecessors}
     seen: dict[tuple, Instruction] = {}
+    merged: dict[int, Instruction] = {}  # id(duplicate) -> representative; uses move in one batch
     duplicates: list[Instruction] = []
     for inst in comp.post_order():
         if id(inst) in pinned or not is_candidate(inst, keys.effects):
             continue
-        key = _instruction_key(inst, keys)
+        key = _instruction_key(inst, keys, merged)
         first = seen.get(key)
         if first is None:
             seen[key] = inst
@@ -135,8 +137,9 @@ def _cse_computation(rw: Rewriter, comp: Computation, keys: _Keys, ctx: PassCont
         if not ctx.consume_fuel(f"{inst.name} -> {first.name}"):
             continue
         ctx.decision("%s is identical to %s", inst.name, first.name)
-        rw.replace_all_uses_with(inst, first)
+        merged[id(inst)] = first
         duplicates.append(inst)
     if duplicates:
+        rw.replace_all_uses_batched(comp, merged)
         rw.remove_instructions(comp, duplicates)
     return len(duplicates)
