@@ -118,7 +118,7 @@ ENTRY main {
 
 def test_dim_labels_are_printed_from_the_dimension_numbers() -> None:
     from hlotools.ir.attributes import ConvDimLabels
-    from hlotools.text.printer import dim_labels_text
+    from hlotools.text.print_attrs import dim_labels_text
 
     d = ConvDimLabels(0, 3, (1, 2), 2, 3, (0, 1), 0, 3, (1, 2), text="ignored")
     assert dim_labels_text(d) == "b01f_01io->b01f"

@@ -19,7 +19,8 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
-from hlotools.text.printer import HloPrinter, is_default_attr, print_module
+from hlotools.text.print_attrs import is_default_attr
+from hlotools.text.printer import HloPrinter, print_module
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"

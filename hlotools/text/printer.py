@@ -33,146 +33,22 @@ from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.text import print_async
 from hlotools.text.literal_format import format_literal
+from hlotools.text.print_attrs import (
+    CALLED_ORDER,
+    ENUM_CASE,
+    HEADER_ORDER,
+    MAYBE_DEFAULT,
+    OPCODE_ATTR_ORDER,
+    OPCODE_ORDER_OVERRIDES,
+    TAIL_ORDER,
+    UNLISTED,
+    dim_labels_text,
+    escape,
+    is_default_attr,
+    precision_text,
+)
 
 STYLES = ("short", "long")
-
-# Opcode-specific attributes in the order XLA's PrintExtraAttributesImpl overrides
-# (hlo_instructions.cc) write them. One global order fits every opcode except reduce-scatter
-# (use_global_device_ids before dimensions). Attributes not listed keep their IR order after
-# the listed ones.
-_OPCODE_ATTR_ORDER = {name: float(i) for i, name in enumerate((
-    "async_execution_thread", "cross_program_prefetch_index", "epsilon", "feature_index",
-    "fft_type", "fft_length", "direction", "type", "left_side", "lower", "unit_diagonal",
-    "transpose_a", "k", "largest", "channel_id", "replica_groups", "constrain_layout",
-    "dimensions", "use_global_device_ids", "is_host_transfer", "source_target_pairs", "is_stable",
-    "inferred_dimension", "slice", "distribution", "parameter_replication", "index",
-    "exponent_bits", "mantissa_bits", "infeed_config", "outfeed_shape", "outfeed_config",
-    "window", "dim_labels", "feature_group_count", "batch_group_count", "lhs_batch_dims",
-    "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims", "lhs_ragged_dims",
-    "rhs_group_dims", "operand_precision", "algorithm", "sparsity", "padding_type",
-    "custom_call_target", "operand_layout_constraints", "custom_call_has_side_effect", "literal",
-    "kind", "output_to_operand_aliasing", "schedule", "api_version", "padding",
-    "dynamic_slice_sizes", "offset_dims", "collapsed_slice_dims", "start_index_map",
-    "operand_batching_dims", "start_indices_batching_dims", "update_window_dims",
-    "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
-    "scatter_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted",
-    "unique_indices", "iota_dimension", "domain", "delta"))}
-_OPCODE_ORDER_OVERRIDES = {
-    "reduce-scatter": {"use_global_device_ids": _OPCODE_ATTR_ORDER["dimensions"] - 0.5},
-}
-_UNLISTED = float(len(_OPCODE_ATTR_ORDER))
-# Called-computation attributes, in the order HloInstruction::PrintExtraAttributes writes them.
-_CALLED_ORDER = {name: i for i, name in enumerate(
-    ("condition", "body", "select", "scatter", "true_computation", "false_computation",
-     "branch_computations", "to_apply", "is_composite", "called_computations", "calls"))}
-# Attributes every instruction may carry, printed last, in this order.
-_TAIL_ORDER = {name: i for i, name in enumerate(
-    ("sharding", "frontend_attributes", "control-predecessors", "statistics", "result_accuracy",
-     "origin", "metadata", "backend_config"))}
-# HloModule::Print's header order; attributes not listed follow in the order the IR holds them.
-_HEADER_ORDER = {name: i for i, name in enumerate(
-    ("is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params",
-     "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
-     "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
-     "frontend_attributes", "origin_recovery_table", "debug_attributes"))}
-
-
-# Attributes XLA leaves out when they hold their default (the parser fills the default back).
-_DEFAULTS: dict[str, object] = {
-    "feature_group_count": 1, "batch_group_count": 1, "inferred_dimension": -1,
-    "is_stable": False, "indices_are_sorted": False, "unique_indices": False,
-    "constrain_layout": False, "use_global_device_ids": False, "custom_call_has_side_effect": False,
-    "is_host_transfer": False, "is_composite": False, "async_execution_thread": "main",
-    "api_version": "API_VERSION_ORIGINAL", "schedule": "SCHEDULE_NONE", "padding_type": "PADDING_INVALID",
-    "algorithm": "UNSET",
-}
-_MAYBE_DEFAULT = frozenset(_DEFAULTS) | {"window", "type", "operand_precision"}
-_WINDOWED = frozenset(["convolution", "reduce-window", "select-and-scatter", "custom-call"])
-
-
-def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:
-    """True when XLA would not print this attribute (it holds the value XLA assumes)."""
-    if name not in _MAYBE_DEFAULT:
-        return False
-    if name == "window":
-        return isinstance(value, Window) and not value.dims and inst.opcode in _WINDOWED
-    if name == "type":  # compare: the default comparison type of the operands' element type
-        if inst.opcode != "compare" or not inst.operands or not isinstance(value, Enum):
-            return False
-        et = inst.operands[0].shape.element_type
-        if et is None:
-            return False
-        kind = "SIGNED" if et.kind == "signed" else "UNSIGNED" if et.kind in ("unsigned", "pred") else "FLOAT"
-        return value.upper() == kind
-    if name == "is_stable" and inst.opcode != "sort":
-        return False  # topk prints is_stable=false explicitly
-    if name == "operand_precision":
-        text = str(value).strip()
-        return (isinstance(value, Raw) and text.startswith("{") and text.endswith("}")
-                and all(p.strip().lower() == "default" for p in text[1:-1].split(",") if p.strip()))
-    default = _DEFAULTS[name]
-    if isinstance(default, bool):
-        return isinstance(value, bool) and value is default
-    if isinstance(default, int):
-        return isinstance(value, int) and not isinstance(value, bool) and value == default
-    return isinstance(value, str) and value.upper() == str(default).upper()
-
-
-def _precision_text(value: Raw) -> str:
-    """operand_precision={default,high}: XLA writes the names lowercase, comma-joined."""
-    text = value.strip()
-    if not (text.startswith("{") and text.endswith("}")):
-        return str(value)
-    words = [w.strip() for w in text[1:-1].split(",")]
-    if not all(w.replace("_", "").isalnum() for w in words if w):
-        return str(value)
-    return "{" + ",".join(w.lower() for w in words if w) + "}"
-
-
-# Enumerations XLA's parser reads case-insensitively, in the case its printer writes them.
-_ENUM_CASE = {"distribution": str.lower, "algorithm": str.lower, "api_version": str.upper}
-
-
-def dim_labels_text(d: ConvDimLabels) -> str:
-    """ConvolutionDimensionNumbersToString: `b`/`f` (`i`/`o`) and spatial indices by position."""
-    def part(first: int, first_char: str, second: int, second_char: str, spatial: tuple[int, ...]) -> str:
-        chars = ["?"] * (2 + len(spatial))
-        chars[first] = first_char
-        chars[second] = second_char
-        for i, pos in enumerate(spatial):
-            chars[pos] = str(i)
-        return "".join(chars)
-    try:
-        return (part(d.input_batch, "b", d.input_feature, "f", d.input_spatial) + "_"
-                + part(d.kernel_input_feature, "i", d.kernel_output_feature, "o", d.kernel_spatial) + "->"
-                + part(d.output_batch, "b", d.output_feature, "f", d.output_spatial))
-    except IndexError:  # dimension numbers that no label string can spell: keep the source text
-        return d.text
-
-
-def _escape(text: str) -> str:
-    """absl::CEscape: backslash, quotes and non-printable bytes escaped."""
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "'":
-            out.append("\\'")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif o < 0x20 or o == 0x7F:
-            out.append(f"\\{o:03o}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
 
 class HloPrinter:
     """Prints IR in one style; memoises shape strings (shapes are shared, hashable objects)."""
@@ -231,7 +107,7 @@ class HloPrinter:
         if isinstance(value, (Raw, Enum)):
             return str(value)
         if isinstance(value, str):
-            return '"' + _escape(value) + '"'
+            return '"' + escape(value) + '"'
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int):
@@ -274,20 +150,20 @@ class HloPrinter:
         return plan
 
     def _make_plan(self, inst: Instruction) -> list[str]:
-        override = _OPCODE_ORDER_OVERRIDES.get(inst.opcode)
+        override = OPCODE_ORDER_OVERRIDES.get(inst.opcode)
         ranked: list[tuple[int, float, int, str]] = []
         for pos, (name, value) in enumerate(inst.attrs.items()):
-            if name in _TAIL_ORDER:
-                ranked.append((2, _TAIL_ORDER[name], pos, name))
-            elif name in _CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
-                ranked.append((1, _CALLED_ORDER[name], pos, name))
+            if name in TAIL_ORDER:
+                ranked.append((2, TAIL_ORDER[name], pos, name))
+            elif name in CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
+                ranked.append((1, CALLED_ORDER[name], pos, name))
             else:
-                rank = _OPCODE_ATTR_ORDER.get(name, _UNLISTED)
+                rank = OPCODE_ATTR_ORDER.get(name, UNLISTED)
                 if override is not None:
                     rank = override.get(name, rank)
                 ranked.append((0, rank, pos, name))
         if inst.control_predecessors:
-            ranked.append((2, _TAIL_ORDER["control-predecessors"], -1, "control-predecessors"))
+            ranked.append((2, TAIL_ORDER["control-predecessors"], -1, "control-predecessors"))
         ranked.sort()
         return [name for *_, name in ranked]
 
@@ -302,9 +178,9 @@ class HloPrinter:
             elif attrs[name] is None or is_default_attr(inst, name, attrs[name]):
                 continue
             elif name == "operand_precision" and isinstance(attrs[name], Raw):
-                out.append((name, _precision_text(attrs[name])))
-            elif isinstance(attrs[name], Enum) and name in _ENUM_CASE:
-                out.append((name, _ENUM_CASE[name](attrs[name])))
+                out.append((name, precision_text(attrs[name])))
+            elif isinstance(attrs[name], Enum) and name in ENUM_CASE:
+                out.append((name, ENUM_CASE[name](attrs[name])))
             else:
                 out.append((name, self.value(attrs[name])))
         return out
@@ -321,13 +197,13 @@ class HloPrinter:
                 parts.append(", control-predecessors={" + preds + "}")
                 continue
             value = attrs[name]
-            if value is None or (name in _MAYBE_DEFAULT and is_default_attr(inst, name, value)):
+            if value is None or (name in MAYBE_DEFAULT and is_default_attr(inst, name, value)):
                 continue  # None: a pass cleared the attribute
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
-                parts.append(f", {name}={_precision_text(value) if name == 'operand_precision' else value}")
+                parts.append(f", {name}={precision_text(value) if name == 'operand_precision' else value}")
                 continue
-            if isinstance(value, Enum) and name in _ENUM_CASE:
-                parts.append(f", {name}={_ENUM_CASE[name](value)}")
+            if isinstance(value, Enum) and name in ENUM_CASE:
+                parts.append(f", {name}={ENUM_CASE[name](value)}")
                 continue
             key = (type(value), type(value[0]) if type(value) is tuple and value else None, value)
             try:
@@ -428,7 +304,7 @@ class HloPrinter:
             lines.append(prefix + self.instruction(inst))
         close = "}"
         if comp.execution_thread is not None and comp.execution_thread != "main":
-            close += ', execution_thread="' + _escape(comp.execution_thread) + '"'
+            close += ', execution_thread="' + escape(comp.execution_thread) + '"'
         lines.append(close)
         return "\n".join(lines)
 
@@ -449,7 +325,7 @@ class HloPrinter:
             if derived is not None:
                 items.append(("entry_computation_layout", Raw(derived)))
         order = {name: i for i, (name, _) in enumerate(items)}  # unknown names keep IR order
-        items.sort(key=lambda kv: (_HEADER_ORDER.get(kv[0], len(_HEADER_ORDER)), order[kv[0]]))
+        items.sort(key=lambda kv: (HEADER_ORDER.get(kv[0], len(HEADER_ORDER)), order[kv[0]]))
         text = "HloModule " + module.name
         for name, value in items:
             if name == "origin_recovery_table":  # HloModule::Print: ", origin_recovery_table={\n...}\n"

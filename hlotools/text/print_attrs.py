@@ -1,0 +1,151 @@
+"""XLA's canonical attribute conventions, as tables the printer reads.
+
+Which order XLA writes an instruction's attributes in (hlo_instructions.cc
+PrintExtraAttributesImpl overrides, then HloInstruction::PrintExtraAttributes and
+PrintWithCanonicalNameMap for the shared ones), which attributes it leaves out when they hold
+their default, the header order of HloModule::Print, and the spelling of a few values
+(dim_labels, case-insensitive enums, operand_precision, CEscape'd strings).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from hlotools.ir.attributes import ConvDimLabels, Enum, Raw, Window
+from hlotools.ir.instruction import Instruction
+
+# Opcode-specific attributes in the order XLA's PrintExtraAttributesImpl overrides
+# (hlo_instructions.cc) write them. One global order fits every opcode except reduce-scatter
+# (use_global_device_ids before dimensions). Attributes not listed keep their IR order after
+# the listed ones.
+OPCODE_ATTR_ORDER = {name: float(i) for i, name in enumerate((
+    "async_execution_thread", "cross_program_prefetch_index", "epsilon", "feature_index",
+    "fft_type", "fft_length", "direction", "type", "left_side", "lower", "unit_diagonal",
+    "transpose_a", "k", "largest", "channel_id", "replica_groups", "constrain_layout",
+    "dimensions", "use_global_device_ids", "is_host_transfer", "source_target_pairs", "is_stable",
+    "inferred_dimension", "slice", "distribution", "parameter_replication", "index",
+    "exponent_bits", "mantissa_bits", "infeed_config", "outfeed_shape", "outfeed_config",
+    "window", "dim_labels", "feature_group_count", "batch_group_count", "lhs_batch_dims",
+    "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims", "lhs_ragged_dims",
+    "rhs_group_dims", "operand_precision", "algorithm", "sparsity", "padding_type",
+    "custom_call_target", "operand_layout_constraints", "custom_call_has_side_effect", "literal",
+    "kind", "output_to_operand_aliasing", "schedule", "api_version", "padding",
+    "dynamic_slice_sizes", "offset_dims", "collapsed_slice_dims", "start_index_map",
+    "operand_batching_dims", "start_indices_batching_dims", "update_window_dims",
+    "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted",
+    "unique_indices", "iota_dimension", "domain", "delta"))}
+OPCODE_ORDER_OVERRIDES = {
+    "reduce-scatter": {"use_global_device_ids": OPCODE_ATTR_ORDER["dimensions"] - 0.5},
+}
+UNLISTED = float(len(OPCODE_ATTR_ORDER))
+# Called-computation attributes, in the order HloInstruction::PrintExtraAttributes writes them.
+CALLED_ORDER = {name: i for i, name in enumerate(
+    ("condition", "body", "select", "scatter", "true_computation", "false_computation",
+     "branch_computations", "to_apply", "is_composite", "called_computations", "calls"))}
+# Attributes every instruction may carry, printed last, in this order.
+TAIL_ORDER = {name: i for i, name in enumerate(
+    ("sharding", "frontend_attributes", "control-predecessors", "statistics", "result_accuracy",
+     "origin", "metadata", "backend_config"))}
+# HloModule::Print's header order; attributes not listed follow in the order the IR holds them.
+HEADER_ORDER = {name: i for i, name in enumerate(
+    ("is_scheduled", "input_output_alias", "buffer_donor", "alias_passthrough_params",
+     "entry_computation_layout", "allow_spmd_sharding_propagation_to_parameters",
+     "allow_spmd_sharding_propagation_to_output", "replica_count", "num_partitions",
+     "frontend_attributes", "origin_recovery_table", "debug_attributes"))}
+
+
+# Attributes XLA leaves out when they hold their default (the parser fills the default back).
+_DEFAULTS: dict[str, object] = {
+    "feature_group_count": 1, "batch_group_count": 1, "inferred_dimension": -1,
+    "is_stable": False, "indices_are_sorted": False, "unique_indices": False,
+    "constrain_layout": False, "use_global_device_ids": False, "custom_call_has_side_effect": False,
+    "is_host_transfer": False, "is_composite": False, "async_execution_thread": "main",
+    "api_version": "API_VERSION_ORIGINAL", "schedule": "SCHEDULE_NONE", "padding_type": "PADDING_INVALID",
+    "algorithm": "UNSET",
+}
+MAYBE_DEFAULT = frozenset(_DEFAULTS) | {"window", "type", "operand_precision"}
+_WINDOWED = frozenset(["convolution", "reduce-window", "select-and-scatter", "custom-call"])
+
+
+def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:
+    """True when XLA would not print this attribute (it holds the value XLA assumes)."""
+    if name not in MAYBE_DEFAULT:
+        return False
+    if name == "window":
+        return isinstance(value, Window) and not value.dims and inst.opcode in _WINDOWED
+    if name == "type":  # compare: the default comparison type of the operands' element type
+        if inst.opcode != "compare" or not inst.operands or not isinstance(value, Enum):
+            return False
+        et = inst.operands[0].shape.element_type
+        if et is None:
+            return False
+        kind = "SIGNED" if et.kind == "signed" else "UNSIGNED" if et.kind in ("unsigned", "pred") else "FLOAT"
+        return value.upper() == kind
+    if name == "is_stable" and inst.opcode != "sort":
+        return False  # topk prints is_stable=false explicitly
+    if name == "operand_precision":
+        text = str(value).strip()
+        return (isinstance(value, Raw) and text.startswith("{") and text.endswith("}")
+                and all(p.strip().lower() == "default" for p in text[1:-1].split(",") if p.strip()))
+    default = _DEFAULTS[name]
+    if isinstance(default, bool):
+        return isinstance(value, bool) and value is default
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool) and value == default
+    return isinstance(value, str) and value.upper() == str(default).upper()
+
+
+def precision_text(value: Raw) -> str:
+    """operand_precision={default,high}: XLA writes the names lowercase, comma-joined."""
+    text = value.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return str(value)
+    words = [w.strip() for w in text[1:-1].split(",")]
+    if not all(w.replace("_", "").isalnum() for w in words if w):
+        return str(value)
+    return "{" + ",".join(w.lower() for w in words if w) + "}"
+
+
+# Enumerations XLA's parser reads case-insensitively, in the case its printer writes them.
+ENUM_CASE = {"distribution": str.lower, "algorithm": str.lower, "api_version": str.upper}
+
+
+def dim_labels_text(d: ConvDimLabels) -> str:
+    """ConvolutionDimensionNumbersToString: `b`/`f` (`i`/`o`) and spatial indices by position."""
+    def part(first: int, first_char: str, second: int, second_char: str, spatial: tuple[int, ...]) -> str:
+        chars = ["?"] * (2 + len(spatial))
+        chars[first] = first_char
+        chars[second] = second_char
+        for i, pos in enumerate(spatial):
+            chars[pos] = str(i)
+        return "".join(chars)
+    try:
+        return (part(d.input_batch, "b", d.input_feature, "f", d.input_spatial) + "_"
+                + part(d.kernel_input_feature, "i", d.kernel_output_feature, "o", d.kernel_spatial) + "->"
+                + part(d.output_batch, "b", d.output_feature, "f", d.output_spatial))
+    except IndexError:  # dimension numbers that no label string can spell: keep the source text
+        return d.text
+
+
+def escape(text: str) -> str:
+    """absl::CEscape: backslash, quotes and non-printable bytes escaped."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "'":
+            out.append("\\'")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\{o:03o}")
+        else:
+            out.append(ch)
+    return "".join(out)
