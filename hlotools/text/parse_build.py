@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import re
 
+from hlotools.errors import HloParseError
 from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.text.lexer import LineMap, Token
+from hlotools.text.parse_async import ASYNC_OPS
 from hlotools.text.parse_attrs import AttrError
 from hlotools.text.parse_mini import stack_frames
 from hlotools.text.parse_resolve import MissingComputation, Pending, Resolver, Scope
 from hlotools.text.parse_shape import shape_or_error
 
+MODULE_ATTRIBUTES = frozenset("""is_scheduled replica_count num_partitions input_output_alias buffer_donor
+alias_passthrough_params entry_computation_layout frontend_attributes
+allow_spmd_sharding_propagation_to_parameters allow_spmd_sharding_propagation_to_output
+origin_recovery_table debug_attributes""".split())
 _ARRAY_IN_TUPLE = re.compile(r"[a-z][a-z0-9_]*\[[^\]\[]*\](?:\{[^{}]*\})?")
 
 
@@ -321,6 +328,9 @@ class Builder(Resolver):
                 key = tok[1]
                 if key in m.attrs:
                     raise self.error(tok[2], f"attribute {key} already exists")
+                if key not in MODULE_ATTRIBUTES:
+                    raise self.error(tok[2], f'unexpected attribute "{key}". Allowed attributes: '
+                                     f'{", ".join(sorted(MODULE_ATTRIBUTES))}')
                 m.attrs[key] = self._decode(tok)
         entry = self.entry_seen or comps[-1]
         entry.is_entry = True
@@ -334,7 +344,28 @@ class Builder(Resolver):
                 raise self.error(frames[2] + e.offset, e.message) from None
             m.stack_frames_text = frames[1]
         m.source_style = self.style or "short"
+        self._mark_callees()
         return m
+
+    def _mark_callees(self) -> None:
+        """Fusion computations get their flag; an async computation may only be called by async ops
+        (the check XLA's parser runs after building the module)."""
+        async_callers: dict[int, str] = {}
+        other_callers: dict[int, Instruction] = {}
+        for comp in self.mod.computations:
+            for inst in comp.instructions:
+                for callee in inst.called_computations():
+                    if inst.opcode in ASYNC_OPS:
+                        async_callers[id(callee)] = callee.name
+                    else:
+                        other_callers.setdefault(id(callee), inst)
+                        if inst.opcode == "fusion":
+                            callee.is_fusion_computation = True
+        for key, name in async_callers.items():
+            if key in other_callers:
+                caller = other_callers[key]
+                raise HloParseError(f"Async computation {name} is called by non-async instruction "
+                                    f"{caller.name}.", caller.line, caller.column)
 
 
 __all__ = ["Builder", "Pending", "Scope"]

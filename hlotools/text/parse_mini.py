@@ -538,7 +538,45 @@ def stack_frames(text: str) -> None:
     m.done()
 
 
+def computation_layout(text: str) -> None:
+    """`{(shape, ...)->shape}` as ParseComputationLayout reads it."""
+    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+    s = re.sub(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*", lambda c: " " * len(c.group()), text).strip()
+    if not s.startswith("{"):
+        raise AttrError("Expects '{' at the start of aliasing description")
+    pos = 1
+    while pos < len(s) and s[pos] in " \t\r\n":
+        pos += 1
+    if not s.startswith("(", pos):
+        raise AttrError("Expects ( before parameter shape list", pos)
+    pos += 1
+    try:
+        while True:
+            rest = s[pos:].lstrip()
+            pos = len(s) - len(rest)
+            if rest.startswith(")"):
+                pos += 1
+                break
+            _, pos = parse_shape_text(s, pos)
+            rest = s[pos:].lstrip()
+            pos = len(s) - len(rest)
+            if rest.startswith(","):
+                pos += 1
+            elif not rest.startswith(")"):
+                raise AttrError("Expects , between parameter shapes", pos)
+        rest = s[pos:].lstrip()
+        pos = len(s) - len(rest)
+        if not rest.startswith("->"):
+            raise AttrError("Expects -> before result shape", pos)
+        _, pos = parse_shape_text(s, pos + 2)
+    except ShapeError as e:
+        raise AttrError(e.message, e.offset) from None
+    if s[pos:].strip() != "}":
+        raise AttrError("Expects '}' at the end of computation layouts", pos)
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
+    "entry_computation_layout": computation_layout,
     "sharding": sharding,
     "replica_groups": replica_groups,
     "input_output_alias": aliasing,
