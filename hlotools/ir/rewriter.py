@@ -181,12 +181,19 @@ class Rewriter:
                 assert inst is not comp.root, f"cannot remove the root {inst.name}"
                 live_users = [u for u in inst.users if id(u) not in dead_ids]
                 assert not live_users, f"{inst.name} still has users {[u.name for u in live_users]}"
+        # Drop the dead from their operands' users lists: one filter per operand, not a
+        # list.remove per edge (that is quadratic when many dead users share one operand).
+        operands: dict[int, Instruction] = {}
         for inst in comp.instructions:
             if id(inst) in dead_ids:
-                inst.detach()
+                for op in inst.operands:
+                    operands[id(op)] = op
+                inst.operands = []
                 inst.parent = None
                 if self._names is not None:
                     self._names.discard(inst.name)
+        for op in operands.values():
+            op.users = [u for u in op.users if id(u) not in dead_ids]
         before = len(comp.instructions)
         comp.instructions = [i for i in comp.instructions if id(i) not in dead_ids]
         for inst in comp.instructions:

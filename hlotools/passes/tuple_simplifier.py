@@ -9,6 +9,7 @@ Like XLA's `preserve_sharding`, a replacement that would change a sharding is no
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
@@ -37,13 +38,20 @@ class TupleSimplifier(HloPass):
         return rw.changed
 
 
-def whole_tuple_source(tuple_inst: Instruction) -> Instruction | None:
-    """`t` if `tuple_inst` is tuple(gte(t, 0), ..., gte(t, n-1)) rebuilding all of `t`."""
+def _same(inst: Instruction) -> Instruction:
+    return inst
+
+
+def whole_tuple_source(tuple_inst: Instruction, resolve: Callable[[Instruction], Instruction] = _same
+                       ) -> Instruction | None:
+    """`t` if `tuple_inst` is tuple(gte(t, 0), ..., gte(t, n-1)) rebuilding all of `t`
+    (`resolve` maps an instruction to its pending replacement)."""
     top: Instruction | None = None
     for number, operand in enumerate(tuple_inst.operands):
+        operand = resolve(operand)
         if operand.opcode != "get-tuple-element" or operand.attrs.get("index") != number:
             return None
-        source = operand.operands[0]
+        source = resolve(operand.operands[0])
         if top is None:
             top = source
             if not top.shape.compatible(tuple_inst.shape):
@@ -53,15 +61,16 @@ def whole_tuple_source(tuple_inst: Instruction) -> Instruction | None:
     return top
 
 
-def element_source(gte: Instruction) -> Instruction | None:
+def element_source(gte: Instruction, resolve: Callable[[Instruction], Instruction] = _same
+                   ) -> Instruction | None:
     """The tuple operand a get-tuple-element reads, if its operand is a `tuple` instruction."""
-    source = gte.operands[0]
+    source = resolve(gte.operands[0])
     if source.opcode != "tuple":
         return None
     index = gte.attrs.get("index")
     if not isinstance(index, int) or not 0 <= index < len(source.operands):
         return None
-    return source.operands[index]
+    return resolve(source.operands[index])
 
 
 def _sharding_conflict(old: Instruction, new: Instruction) -> bool:
@@ -70,13 +79,20 @@ def _sharding_conflict(old: Instruction, new: Instruction) -> bool:
 
 
 def _simplify_computation(rw: Rewriter, comp: Computation, ctx: PassContext, effects: SideEffects) -> None:
+    merged: dict[int, Instruction] = {}  # uses move in one batch (linear for high fan-out)
+
+    def resolve(inst: Instruction) -> Instruction:
+        while id(inst) in merged:
+            inst = merged[id(inst)]
+        return inst
+
     replaced: list[Instruction] = []
     for inst in comp.post_order():
         if inst.opcode == "tuple":
-            new = whole_tuple_source(inst)
+            new = whole_tuple_source(inst, resolve)
             rule = "whole tuple"
         elif inst.opcode == "get-tuple-element":
-            new = element_source(inst)
+            new = element_source(inst, resolve)
             rule = "gte of tuple"
         else:
             continue
@@ -85,7 +101,8 @@ def _simplify_computation(rw: Rewriter, comp: Computation, ctx: PassContext, eff
         if not ctx.consume_fuel(f"{rule}: {inst.name} -> {new.name}"):
             continue
         ctx.decision("%s: %s -> %s", rule, inst.name, new.name)
-        rw.replace_all_uses_with(inst, new)
+        merged[id(inst)] = new
         replaced.append(inst)
     if replaced:
+        rw.replace_all_uses_batched(comp, merged)
         remove_dead_from(rw, comp, replaced, effects)
