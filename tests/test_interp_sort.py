@@ -204,3 +204,36 @@ def test_std_sort_model_sorts_and_is_unstable_on_long_rows() -> None:
     # Up to 16 elements std::sort is an insertion sort, which keeps ties in input order.
     small = [3, 1, 3, 1, 2]
     assert std_sort(list(range(5)), lambda i, j: small[i] < small[j]) == [1, 3, 4, 0, 2]
+
+
+def test_jax_float_comparator_canonicalises_zero_and_nan() -> None:
+    # JAX's comparator: -0 -> 0 and every NaN -> +NaN, then TOTALORDER LT. So -0 and +0 tie
+    # (input order kept) and NaNs go last.
+    text = """HloModule t
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  qnan = f32[] constant(nan)
+  zero = f32[] constant(0)
+  a_nan = pred[] compare(a, a), direction=NE
+  a_zero = pred[] compare(a, zero), direction=EQ
+  a0 = f32[] select(a_zero, zero, a)
+  a1 = f32[] select(a_nan, qnan, a0)
+  b_nan = pred[] compare(b, b), direction=NE
+  b_zero = pred[] compare(b, zero), direction=EQ
+  b0 = f32[] select(b_zero, zero, b)
+  b1 = f32[] select(b_nan, qnan, b0)
+  ROOT lt = pred[] compare(a1, b1), direction=LT, type=TOTALORDER
+}
+
+ENTRY e {
+  k = f32[6] parameter(0)
+  v = s32[6] parameter(1)
+  ROOT s = (f32[6], s32[6]) sort(k, v), dimensions={0}, is_stable=true, to_apply=cmp
+}
+"""
+    x = np.array([np.nan, 0.0, -0.0, 1, -1, -np.nan], F)
+    _, idx = run(text, x, np.arange(6, dtype=I32))
+    assert idx.tolist() == [4, 1, 2, 3, 0, 5]

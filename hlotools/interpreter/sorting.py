@@ -9,6 +9,7 @@ on whole arrays O(log^2 n) times instead of O(n log n) scalar calls.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.linalg import dtype_kind
-from hlotools.interpreter.patterns import guard, simple_comparator
+from hlotools.interpreter.patterns import KeyComparator, guard, key_comparator, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
 from hlotools.ir.instruction import Instruction
@@ -155,6 +156,34 @@ def _unstable_from_classes(ev: Any, comp: Any, rows: list[np.ndarray], perm: np.
     return _std_sort_rows(perm, tied, cls)
 
 
+_KEYS: weakref.WeakKeyDictionary[Any, KeyComparator | None] = weakref.WeakKeyDictionary()
+
+
+def _key_comparator(comp: Any) -> KeyComparator | None:
+    if comp not in _KEYS:
+        _KEYS[comp] = key_comparator(comp)
+    return _KEYS[comp]
+
+
+def _sort_by_key(col: np.ndarray, total_order: bool, descending: bool, stable: bool) -> np.ndarray | None:
+    """Sort permutation of rows of `col` under compare LT/GT (FLOAT or TOTALORDER), or None
+    when that compare is not a strict weak order on the data and the order must come from
+    running the comparator (IEEE compare with NaNs in a stable sort)."""
+    key = _sort_key(col, total_order)
+    if key is not None:
+        k = _descending(key) if descending else key
+        perm = np.argsort(k, axis=-1, kind="stable")
+        if not stable:
+            perm = _std_sort_rows(perm, _rows_with_ties(np.take_along_axis(k, perm, axis=-1)), k)
+        return perm
+    if not stable and dtype_kind(col.dtype) == "f":
+        # IEEE compare with NaNs (no strict weak order): replay std::sort on the values.
+        wide = col.astype(np.float64)
+        return _std_sort_rows(np.zeros(col.shape, np.int64), list(range(col.shape[0])),
+                              -wide if descending else wide)
+    return None
+
+
 def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable: bool = True) -> list[np.ndarray]:
     """Sort along `dim`: stable like std::stable_sort, or (stable=False) with the order of
     ties that XLA:CPU's std::sort produces."""
@@ -165,18 +194,12 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
     perm = None
     simple = simple_comparator(comp)
     if simple is not None and simple.operand < len(rows):
-        col = rows[simple.operand]
-        key = _sort_key(col, simple.total_order)
-        if key is not None:
-            k = _descending(key) if simple.descending else key
-            perm = np.argsort(k, axis=-1, kind="stable")
-            if not stable:
-                perm = _std_sort_rows(perm, _rows_with_ties(np.take_along_axis(k, perm, axis=-1)), k)
-        elif not stable and dtype_kind(col.dtype) == "f":
-            # IEEE compare with NaNs (no strict weak order): replay std::sort on the values.
-            wide = col.astype(np.float64)
-            perm = _std_sort_rows(np.zeros(col.shape, np.int64), list(range(col.shape[0])),
-                                  -wide if simple.descending else wide)
+        perm = _sort_by_key(rows[simple.operand], simple.total_order, simple.descending, stable)
+    if perm is None and comp is not None:
+        keyed = _key_comparator(comp)
+        if keyed is not None:
+            key = np.asarray(ev.apply(keyed.key, rows)[0])
+            perm = _sort_by_key(key, keyed.total_order, keyed.descending, stable)
     if perm is None:
         perm = merge_sort_permutation(ev, comp, rows)
         if not stable:
