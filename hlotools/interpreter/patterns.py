@@ -130,7 +130,8 @@ def _same_expression(a: Instruction, b: Instruction, memo: dict[tuple[int, int],
     if a.opcode == "parameter" or b.opcode == "parameter":
         ok = (a.opcode == b.opcode == "parameter" and a.parameter_number is not None
               and a.parameter_number % 2 == 0 and b.parameter_number == a.parameter_number + 1)
-    elif a.opcode != b.opcode or a.shape != b.shape or len(a.operands) != len(b.operands) or a.attrs != b.attrs:
+    elif a.opcode != b.opcode or a.shape != b.shape or len(a.operands) != len(b.operands) or \
+            _semantic_attrs(a) != _semantic_attrs(b):
         ok = False
     elif a.opcode == "constant":
         ok = a.literal is not None and b.literal is not None and a.literal.key() == b.literal.key()
@@ -140,6 +141,13 @@ def _same_expression(a: Instruction, b: Instruction, memo: dict[tuple[int, int],
         ok = all(_same_expression(x, y, memo) for x, y in zip(a.operands, b.operands))
     memo[pair] = ok
     return ok
+
+
+_ANNOTATIONS = frozenset({"metadata", "frontend_attributes", "sharding", "statistics", "origin"})
+
+
+def _semantic_attrs(inst: Instruction) -> dict[str, Any]:
+    return {k: v for k, v in inst.attrs.items() if k not in _ANNOTATIONS}
 
 
 def _clone_as_key(root: Instruction, comp: Any) -> Any:
