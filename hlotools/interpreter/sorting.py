@@ -136,10 +136,16 @@ def _less_by(k: list[Any]) -> Callable[[int, int], bool]:
     return lambda i, j: bool(k[i] < k[j])
 
 
-def _rows_with_ties(sorted_keys: np.ndarray) -> list[int]:
-    if sorted_keys.shape[-1] < 2:
+def _visible_tie_rows(tie: np.ndarray, rows: list[np.ndarray], perm: np.ndarray) -> list[int]:
+    """Rows where some tie (`tie[r, p]`: sorted positions p and p+1 are equivalent) joins
+    elements that differ in some operand's bits; elsewhere every order of ties looks the same."""
+    if tie.shape[-1] == 0 or not tie.any():
         return []
-    return np.flatnonzero((sorted_keys[:, 1:] == sorted_keys[:, :-1]).any(axis=1)).tolist()
+    differ = np.zeros_like(tie)
+    for r in _permute(rows, perm):
+        bits = r.view(f"u{r.dtype.itemsize}") if r.dtype.itemsize in (1, 2, 4, 8) else r
+        differ |= bits[:, 1:] != bits[:, :-1]
+    return np.flatnonzero((tie & differ).any(axis=1)).tolist()
 
 
 def _unstable_from_classes(ev: Any, comp: Any, rows: list[np.ndarray], perm: np.ndarray) -> np.ndarray:
@@ -152,8 +158,7 @@ def _unstable_from_classes(ev: Any, comp: Any, rows: list[np.ndarray], perm: np.
     cls_sorted = np.concatenate([np.zeros((perm.shape[0], 1), np.int64), np.cumsum(step, axis=1)], axis=1)
     cls = np.empty_like(cls_sorted)
     np.put_along_axis(cls, perm, cls_sorted, axis=-1)
-    tied = np.flatnonzero(~step.all(axis=1)).tolist()
-    return _std_sort_rows(perm, tied, cls)
+    return _std_sort_rows(perm, _visible_tie_rows(~step, rows, perm), cls)
 
 
 _KEYS: weakref.WeakKeyDictionary[Any, KeyComparator | None] = weakref.WeakKeyDictionary()
@@ -165,7 +170,8 @@ def _key_comparator(comp: Any) -> KeyComparator | None:
     return _KEYS[comp]
 
 
-def _sort_by_key(col: np.ndarray, total_order: bool, descending: bool, stable: bool) -> np.ndarray | None:
+def _sort_by_key(col: np.ndarray, total_order: bool, descending: bool, stable: bool,
+                 rows: list[np.ndarray]) -> np.ndarray | None:
     """Sort permutation of rows of `col` under compare LT/GT (FLOAT or TOTALORDER), or None
     when that compare is not a strict weak order on the data and the order must come from
     running the comparator (IEEE compare with NaNs in a stable sort)."""
@@ -174,7 +180,8 @@ def _sort_by_key(col: np.ndarray, total_order: bool, descending: bool, stable: b
         k = _descending(key) if descending else key
         perm = np.argsort(k, axis=-1, kind="stable")
         if not stable:
-            perm = _std_sort_rows(perm, _rows_with_ties(np.take_along_axis(k, perm, axis=-1)), k)
+            sk = np.take_along_axis(k, perm, axis=-1)
+            perm = _std_sort_rows(perm, _visible_tie_rows(sk[:, 1:] == sk[:, :-1], rows, perm), k)
         return perm
     if not stable and dtype_kind(col.dtype) == "f":
         # IEEE compare with NaNs (no strict weak order): replay std::sort on the values.
@@ -194,12 +201,12 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
     perm = None
     simple = simple_comparator(comp)
     if simple is not None and simple.operand < len(rows):
-        perm = _sort_by_key(rows[simple.operand], simple.total_order, simple.descending, stable)
+        perm = _sort_by_key(rows[simple.operand], simple.total_order, simple.descending, stable, rows)
     if perm is None and comp is not None:
         keyed = _key_comparator(comp)
         if keyed is not None:
             key = np.asarray(ev.apply(keyed.key, rows)[0])
-            perm = _sort_by_key(key, keyed.total_order, keyed.descending, stable)
+            perm = _sort_by_key(key, keyed.total_order, keyed.descending, stable, rows)
     if perm is None:
         perm = merge_sort_permutation(ev, comp, rows)
         if not stable:
