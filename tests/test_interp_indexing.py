@@ -315,3 +315,12 @@ def test_gather_and_scatter_match_the_per_element_definition() -> None:
         got = indexing.scatter_kernel(s, [c["op"], c["idx"], c["upd"]], None)
         want = _naive_scatter(c["op"], c["idx"], c["upd"], c["od"], c["col"], c["sim"], c["ivd"], c["obd"], c["ibd"])
         assert np.array_equal(got, want), c
+
+
+def test_gather_huge_unsigned_index_clamps_high() -> None:
+    out = gather("""
+  x = f32[4] parameter(0)
+  i = u64[1] parameter(1)
+  ROOT g = f32[1,2] gather(x, i), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2}
+""", np.arange(4, dtype=F), np.array([2 ** 64 - 1], np.uint64))
+    assert out.tolist() == [[2, 3]]

@@ -35,7 +35,10 @@ def _index_rows(indices: np.ndarray, index_vector_dim: int) -> tuple[np.ndarray,
     if index_vector_dim == idx.ndim:
         idx = idx[..., None]
     batch_dims = [d for d in range(idx.ndim) if d != index_vector_dim]
-    idx = np.moveaxis(idx, index_vector_dim, -1).astype(np.int64)
+    idx = np.moveaxis(idx, index_vector_dim, -1)
+    if idx.dtype == np.uint64:  # huge unsigned starts must clamp high, not wrap negative
+        idx = np.minimum(idx, np.uint64(1 << 62))
+    idx = idx.astype(np.int64)
     return idx, batch_dims
 
 
