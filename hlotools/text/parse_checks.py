@@ -35,6 +35,13 @@ _ENUM_NOCASE: dict[str, tuple[str, ...]] = {
     "mode": ("cross_replica", "cross_partition", "cross_replica_and_partition", "flattened_id"),
 }
 _COMPARE_TYPES = ("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
+_RANDOM_ALGORITHMS = ("rng_default", "rng_three_fry", "rng_philox")
+# PrecisionConfig.Algorithm names without the ALG_ prefix (matched case-insensitively, like XLA).
+_DOT_ALGORITHMS = frozenset("""unset dot_any_f8_any_f8_f32 dot_any_f8_any_f8_f32_fast_accum dot_f16_f16_f16
+dot_f16_f16_f32 dot_bf16_bf16_bf16 dot_bf16_bf16_f32 dot_bf16_bf16_f32_x3 dot_bf16_bf16_f32_x6
+dot_bf16_bf16_f32_x9 dot_tf32_tf32_f32 dot_tf32_tf32_f32_x3 dot_f32_f32_f32 dot_f64_f64_f64
+dot_any_f8_any_f8_any dot_any_f8_any_f8_any_fast_accum""".split())
+_PRECISIONS = frozenset(["default", "high", "highest", "packed_nibble"])
 
 
 def operand_count(b: Resolver, opcode: str, operands: list[Instruction], pos: int, shape: Shape | None) -> None:
@@ -94,7 +101,8 @@ def conditional_operands(b: Resolver, operands: list[Instruction], pos: int) -> 
 
 _ONE_DIMENSION = frozenset(["all-gather", "all-gather-start", "reduce-scatter", "sort", "concatenate",
                             "get-dimension-size", "set-dimension-size"])
-_ENUM_KEYS = frozenset(_ENUM_VALUES) | frozenset(_ENUM_NOCASE) | {"type", "api_version"}
+_ENUM_KEYS = frozenset(_ENUM_VALUES) | frozenset(_ENUM_NOCASE) | {"type", "api_version", "algorithm",
+                                                                  "operand_precision"}
 
 
 def attribute_values(b: Resolver, opcode: str, attrs: dict[str, Any], pos: dict[str, int]) -> None:
@@ -115,7 +123,20 @@ def attribute_values(b: Resolver, opcode: str, attrs: dict[str, Any], pos: dict[
 
 
 def _enum_value(b: Resolver, opcode: str, key: str, v: Any, pos: int) -> None:
+    if key == "operand_precision" and isinstance(v, Raw):
+        for item in str(v).strip("{} ").split(","):
+            word = item.strip()
+            if word and word.lower() not in _PRECISIONS:
+                raise b.error(pos, f"expects precision but sees: {word}, error: Unknown precision: {word}")
+        return
     if not isinstance(v, Enum):
+        return
+    if key == "algorithm":
+        if opcode == "rng-bit-generator":
+            if v.lower() not in _RANDOM_ALGORITHMS:
+                raise b.error(pos, f"expects random algorithm but sees: {v}, error: Unknown algorithm: {v}")
+        elif v.lower() not in _DOT_ALGORITHMS:
+            raise b.error(pos, f"expects algorithm but sees: {v}, error: Unknown algorithm: {v}")
         return
     values = _ENUM_VALUES.get(key)
     if values is not None and v not in values and not (key == "kind" and opcode != "fusion"):
