@@ -575,7 +575,115 @@ def computation_layout(text: str) -> None:
         raise AttrError("Expects '}' at the end of computation layouts", pos)
 
 
+_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name",
+                     "metadata_payload")
+_METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
+_METADATA_FAST = re.compile(r"\{(?:[\s,]*(?:(?:" + "|".join(_METADATA_STRINGS) + r')="(?:[^"\\]|\\.)*"|(?:'
+                            + "|".join(_METADATA_INTS) + r")=-?[0-9]+|profile_type=\{[0-9,\s]*\}))*[\s,]*\}$")
+
+
+def metadata(text: str) -> None:
+    """ParseMetadata: optional-comma separated sub-attributes with fixed names and types."""
+    s = text.strip()
+    if _METADATA_FAST.match(s):
+        return
+    m = Mini(s)
+    allowed = sorted(_METADATA_STRINGS + _METADATA_INTS + ("profile_type",))
+    m.expect("{", "expects '{' to start sub attributes")
+    seen: set[str] = set()
+    while not m.at("}"):
+        m.eat(",")
+        if m.at("}"):
+            break
+        k, name, _ = m.peek()
+        if k != "attr":
+            raise m.error("expects attribute name")
+        if name in seen:
+            raise m.error(f"attribute {name} already exists")
+        if name not in allowed:
+            raise m.error(f'unexpected attribute "{name}". Allowed attributes: {", ".join(allowed)}')
+        m.take()
+        seen.add(name)
+        if name in _METADATA_STRINGS:
+            if m.peek()[0] != "string":
+                raise m.error("expects string")
+            m.take()
+        elif name == "profile_type":
+            m.ints("{", "}")
+        else:
+            value = m.integer()
+            if not -(1 << 31) <= value < (1 << 31):
+                raise m.error("value out of range for int32_t")
+    m.expect("}", "expects '}' to end sub attributes")
+    m.done()
+
+
+_FRONTEND_FAST = re.compile(r"""\{(?:[\s]*[A-Za-z_][A-Za-z0-9_.\-]*="(?:[^"\\]|\\.)*"[\s]*(?:,|(?=\})))*[\s]*\}$""")
+
+
+_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
+_STR = re.compile(r'\s*"(?:[^"\\]|\\.)*"')
+_SEP = re.compile(r"\s*([,}])")
+
+
+def _raw_dict_end(s: str, pos: int) -> int:
+    """End of the brace-balanced blob at s[pos] == '{', skipping double-quoted strings (XLA's
+    LexJsonDict: the contents need not be HLO tokens or even JSON)."""
+    depth = 0
+    i = pos
+    while i < len(s):
+        c = s[i]
+        if c == '"':
+            m = _STR.match(s, i)
+            if m is None:
+                raise AttrError("expects JSON dict", pos)
+            i = m.end()
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise AttrError("expects JSON dict", pos)
+
+
+def frontend_attributes(text: str) -> None:
+    """ParseFrontendAttributes: `{key="value", key={raw json}, ...}`."""
+    s = text.strip()
+    if _FRONTEND_FAST.match(s):
+        return
+    if not s.startswith("{"):
+        raise AttrError("expected '{' to start frontend attributes")
+    pos = 1
+    if s[pos:].strip() == "}":
+        return
+    while True:
+        m = _KEY.match(s, pos)
+        if m is None:
+            raise AttrError("expects attribute name", pos)
+        pos = m.end()
+        ms = _STR.match(s, pos)
+        if ms is not None:
+            pos = ms.end()
+        elif s[pos:pos + 1] == "{":
+            pos = _raw_dict_end(s, pos)
+        else:
+            raise AttrError("expects a string or a JSON dict as the frontend attribute value", pos)
+        sep = _SEP.match(s, pos)
+        if sep is None:
+            raise AttrError("expects '}' at the end of frontend attributes", pos)
+        pos = sep.end()
+        if sep.group(1) == "}":
+            if s[pos:].strip():
+                raise AttrError("unexpected text after the frontend attributes", pos)
+            return
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
+    "metadata": metadata,
+    "frontend_attributes": frontend_attributes,
     "entry_computation_layout": computation_layout,
     "sharding": sharding,
     "replica_groups": replica_groups,
