@@ -89,7 +89,8 @@ def _decoder(name: str) -> Callable[[str, str], Any]:
     if special is not None:
         return special
     from hlotools.text.parse_mini import CHECKS
-    check = CHECKS.get(name)
+    from hlotools.text.parse_sharding import CHECKS as SHARDING_CHECKS
+    check = CHECKS.get(name) or SHARDING_CHECKS.get(name)
     if check is not None:
         return lambda n, raw: _checked_raw(check, n, raw)
     return _raw
