@@ -349,11 +349,11 @@ class FunctionEmitter:
         assert self.plan is not None
         self.callee_bytes = max(self.callee_bytes, callee.arena_bytes)
         eb = self.in_entry()
-        arr_in = eb.alloca(ir.ArrayType(T.PTR, max(1, len(args))))
-        arr_out = eb.alloca(ir.ArrayType(T.PTR, max(1, len(outs))))
+        arr_in = eb.bitcast(eb.alloca(T.PTR, size=max(1, len(args))), T.PTR)
+        arr_out = eb.bitcast(eb.alloca(T.PTR, size=max(1, len(outs))), T.PTR)
         for arr, ptrs in ((arr_in, args), (arr_out, outs)):
             for k, p in enumerate(ptrs):
-                self.b.store(p, self.b.gep(arr, [c64(0), c64(k)], source_etype=arr.allocated_type))
+                self.b.store(p, self.b.gep(arr, [c64(k)], source_etype=T.PTR))
         sub_arena = self.b.gep(self.arena, [c64(self.plan.arena_bytes)], source_etype=T.I8)
         self.b.call(callee.function, [sub_arena, arr_in, arr_out])
 

@@ -124,7 +124,7 @@ def _to_logical(buf: np.ndarray | None, shape: Shape) -> np.ndarray:
         a = np.transpose(a, inv)
     if a.dtype != shape.dtype:
         a = a.astype(shape.dtype)
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else a.copy()  # (ascontiguousarray turns 0-d into 1-d)
 
 
 def compile_module(module: Module, **kw: Any) -> CompiledModule:

@@ -1,0 +1,41 @@
+"""The HLO passes run before codegen: XLA CPU's -O2 pipeline (simplification, fusion,
+layout assignment, scheduling) from hlotools.passes.pipeline.PRESETS, keeping only the
+passes that are registered (the rest are being written; the compiler handles modules
+without fusions or layouts by fusing implicitly and assuming row-major layouts).
+
+The pipeline runs on a copy (print + parse), so the caller's module is never changed.
+"""
+from __future__ import annotations
+
+import re
+
+from hlotools.ir.module import Module
+
+
+def available_pipeline(preset: str = "O2") -> str:
+    from hlotools.passes.pipeline import PRESETS
+    from hlotools.passes.registry import PASSES
+    spec = PRESETS.get(preset, preset)
+    spec = re.sub(r"[\w.\-]+(\{[^}]*\})?",
+                  lambda m: m.group(0) if m.group(0).split("{")[0] in PASSES or m.group(0) == "fixed-point" else "",
+                  spec)
+    while True:
+        new = re.sub(r",,+", ",", spec).replace("(,", "(").replace(",)", ")").replace("fixed-point()", "")
+        new = new.strip(",")
+        if new == spec:
+            return spec
+        spec = new
+
+
+def optimise_module(module: Module, preset: str = "O2") -> Module:
+    """A copy of `module` after the available passes of `preset` (the module itself when
+    there is nothing to run)."""
+    spec = available_pipeline(preset)
+    if not spec:
+        return module
+    import hlotools
+    from hlotools.passes.manager import run_pipeline
+    from hlotools.passes.pipeline import parse_pipeline
+    copy = hlotools.parse_module(hlotools.print_module(module), module.name, verify=False)
+    run_pipeline(copy, parse_pipeline(spec))
+    return copy
