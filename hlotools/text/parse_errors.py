@@ -70,6 +70,8 @@ def _context(tok: Token, last: Token | None, row: dict[str, Any], vstack: list[A
         return "expects name"
     if set(row) == {"IDENT"}:
         return "expects opcode"
+    if set(row) <= {"ATTR", "CATTR", "CLATTR"}:
+        return "expects attribute name (name=value after ',')"
     if "GTE" in row:
         return "expected ',' or ')' after operand"
     top = vstack[-1] if vstack else None
@@ -102,8 +104,8 @@ def syntax_error(tok: Token, last: Token | None, row: dict[str, Any], vstack: li
         msg = f"unknown primitive type '{tok[1]}'; {msg}"
     elif last is not None and last[0] == "IDENT" and tok[1] == "[" and \
             lines.text.startswith("[", last[2] + len(last[1])):
-        msg = f"unknown primitive type '{last[1]}'"
-        tok = last
+        line, col = lines.locate(last[2])
+        return HloParseError(f"unknown primitive type '{last[1]}'", line, col)
     line, col = lines.locate(tok[2])
     hint = ""
     if msg.startswith("Expected eof after parsing single instruction"):
