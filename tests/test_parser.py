@@ -335,3 +335,29 @@ def test_error_format_points_at_the_place() -> None:
     text = exc.value.format()
     assert text.splitlines()[0].startswith("x.hlo:2:18: error:")
     assert text.splitlines()[2] == " " * 17 + "^"
+
+
+def test_line_endings_and_old_style_header() -> None:
+    text = "HloModule foo:\r\n\r\nENTRY e {\r\n  a = f32[] parameter(0) // c\r\n  ROOT b = f32[] negate(a)\r\n}\r\n"
+    m = parse(text)
+    assert m.name == "foo"
+    assert m.entry is not None and m.entry.root is not None and m.entry.root.line == 5
+    with pytest.raises(HloParseError) as exc:
+        parse("ENTRY e {\r  a = f32[] parameter(0)\r  ROOT b = f32[] negate(c)\r}\r")
+    assert exc.value.line == 3
+
+
+def test_keywords_and_types_are_not_bare_names() -> None:
+    for name in ("token", "true", "f32"):
+        with pytest.raises(HloParseError):
+            parse(f"ENTRY e {{\n  {name} = f32[] parameter(0)\n}}\n")
+
+
+def test_execution_thread_and_entry_layout_with_comments() -> None:
+    text = ("HloModule m, entry_computation_layout={(f32[2]{0}, /*index=1*/f32[]{:S(5)})->f32[2]{0}}\n"
+            "ENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = f32[]{:S(5)} parameter(1)\n"
+            "  ROOT c = f32[2]{0} copy(a)\n}, execution_thread=\"main\"\n")
+    m = parse(text)
+    assert m.entry is not None and m.entry.execution_thread == "main"
+    b = m.entry.parameters[1]
+    assert b.shape.layout is not None and b.shape.layout.memory_space == 5
