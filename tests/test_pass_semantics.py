@@ -166,3 +166,89 @@ def test_the_check_can_fail() -> None:
     assert _same(np.array([1, 2], np.int32), np.array([1, 3], np.int32), None)
     assert _same(np.array([np.nan], np.float32), np.array([np.nan], np.float32), None) is None
     assert _same(np.array([1.0], np.float32), np.array([1.0 + 1e-6], np.float32), (1e-5, 0.0)) is None
+
+
+# ------------------------------------------------------------------ XLA's own pass tests
+XLA_PASS_TESTS = SHARED / "corpus" / "xla" / "pass_tests"
+# The pass-test modules of the simplification passes (inputs written to exercise them).
+XLA_GROUPS = ("hlo_dce_test", "hlo_cse_test", "tuple_simplifier_test", "reshape_mover_test",
+              "while_loop_simplifier_test")
+SIMPLIFIERS = ("dce", "cse", "call-inliner", "tuple-simplifier", "reshape-mover", "while-loop-simplifier",
+               "flatten-call-graph")
+
+
+@cache
+def xla_baseline(path: Path) -> tuple[str, tuple[np.ndarray, ...], tuple[np.ndarray, ...] | None]:
+    """(text, random inputs, outputs or None when the interpreter cannot run the module:
+    infinite test loops, infeed, custom-call targets that only exist in XLA's tests)."""
+    from hlotools.io.random_inputs import random_inputs
+    text = path.read_text()
+    module = hlotools.parse_module(text, str(path))
+    args = tuple(random_inputs(module, 0))
+    try:
+        outputs = tuple(np.asarray(o) for o in evaluate(module, list(args), max_while_iterations=2000))
+    except HloError:
+        return text, args, None
+    return text, args, outputs
+
+
+def _xla_cases() -> list[Path]:
+    if not XLA_PASS_TESTS.is_dir():
+        return []
+    return sorted(p for p in XLA_PASS_TESTS.glob("*.hlo") if p.name.startswith(XLA_GROUPS))
+
+
+@pytest.mark.skipif(not XLA_PASS_TESTS.is_dir(), reason="shared/corpus/xla is absent")
+@pytest.mark.parametrize("pass_name", [p for p in SIMPLIFIERS if p in PASSES])
+def test_simplifier_on_xla_pass_tests(pass_name: str) -> None:
+    """Each simplification pass on XLA's inputs for them: verifies, and computes the same
+    wherever the interpreter can run the module (random inputs, seed 0)."""
+    failures = []
+    evaluated = 0
+    for path in _xla_cases():
+        text, args, want = xla_baseline(path)
+        module = hlotools.parse_module(text, path.name)
+        try:
+            PassManager(ManagerOptions(verify_each=True)).run(module, parse_pipeline(pass_name))
+        except HloError as e:
+            failures.append(f"{path.name}: {e.message}")
+            continue
+        if want is None:
+            continue
+        evaluated += 1
+        got = evaluate(module, list(args), max_while_iterations=2000)
+        diffs = [_same(np.asarray(g), w, None) for g, w in zip(got, want)]
+        if len(got) != len(want) or any(diffs):
+            failures.append(f"{path.name}: {[d for d in diffs if d] or 'result count differs'}")
+    assert not failures, "\n".join(failures)
+    assert evaluated >= 50, f"only {evaluated} XLA pass-test modules could be evaluated"
+
+
+# ---------------------------------------------------------- generated JAX-like modules
+def _generated(size: int) -> str:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen_modules", Path(__file__).resolve().parents[1] / "bench" / "gen_modules.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen.generate(size)
+
+
+def test_presets_on_a_generated_module() -> None:
+    """The benchmark's generated module (calls, shared callees, loops, dead code, duplicates,
+    reshape round trips) through every single pass and -O1: same results, fewer instructions."""
+    text = _generated(600)
+    module = hlotools.parse_module(text, "generated")
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((8, 16)).astype(np.float32), (0.1 * rng.standard_normal((16, 16))).astype(np.float32)]
+    want = evaluate(module, args)
+    specs = sorted(PASSES) + ([PRESETS["O1"]] if all(
+        n in PASSES for n in PRESETS["O1"].replace("fixed-point(", "").replace(")", "").split(",")) else [])
+    for spec in specs:
+        m = hlotools.parse_module(text, "generated")
+        before = m.instruction_count()
+        PassManager(ManagerOptions(verify_each=True)).run(m, parse_pipeline(spec))
+        got = evaluate(m, args)
+        assert _same(np.asarray(got[0]), np.asarray(want[0]), None) is None, spec
+        if spec == PRESETS.get("O1"):
+            assert m.instruction_count() < 0.7 * before, (before, m.instruction_count())
