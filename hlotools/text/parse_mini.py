@@ -264,8 +264,21 @@ def _sub_attributes(m: Mini, required: tuple[str, ...]) -> None:
     m.expect("}", "expects '}' to end sub attributes")
 
 
+def _entries(body: str) -> str:
+    return r"(?:\s+[0-9]+\s*\{\s*" + r"[\s,]*".join(f"{k}=-?[0-9]+" for k in body.split()) + r"[\s,]*\})*"
+
+
+_NAMES = r'(?:\s+[0-9]+\s+"(?:[^"\\]|\\.)*")*'
+# The printer's own layout in one regex (the common case); anything else goes through Mini.
+_FRAMES_FAST = re.compile(r"FileNames" + _NAMES + r"\s+FunctionNames" + _NAMES + r"\s+FileLocations"
+                          + _entries(" ".join(_FILE_LOCATION)) + r"\s+StackFrames"
+                          + _entries(" ".join(_STACK_FRAME)) + r"\s*$")
+
+
 def stack_frames(text: str) -> None:
     """FileNames / FunctionNames / FileLocations / StackFrames, as ParseStackFrameIndex reads them."""
+    if _FRAMES_FAST.match(text):
+        return
     m = Mini(text)
     m.expect("FileNames", "expects 'FileNames'")
     for section in ("FunctionNames", None):
