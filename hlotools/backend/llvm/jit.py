@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -152,26 +153,32 @@ class JitModule:
         return addr
 
 
-def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> JitModule:
+def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None,
+        on_object: Callable[[bytes], None] | None = None) -> JitModule:
     """Finalise an optimised module into an MCJIT engine (after checking every external
-    symbol resolves, so a missing one is an error here rather than an abort later)."""
+    symbol resolves, so a missing one is an error here rather than an abort later).
+    `on_object` receives the object code MCJIT generated (the compile cache stores it and
+    `load_object` brings it back without LLVM's optimiser or code generator)."""
     missing = unresolved_symbols(mod)
     if missing:
         raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(missing)}")
     with _LOCK:
         engine = llvm.create_mcjit_compiler(mod, tm or host_target_machine())
+        if on_object is not None:
+            engine.set_object_cache(lambda _module, data: on_object(bytes(data)), lambda _module: None)
         engine.finalize_object()
         engine.run_static_constructors()
     return JitModule(engine, mod)
 
 
-def compile_ir(text: str, level: int = 3) -> tuple[JitModule, llvm.ModuleRef]:
+def compile_ir(text: str, level: int = 3,
+               on_object: Callable[[bytes], None] | None = None) -> tuple[JitModule, llvm.ModuleRef]:
     """Parse, verify, optimise and JIT LLVM IR text for the host."""
     tm = host_target_machine()
     mod = parse_ir(text)
     if level > 0:
         optimise(mod, tm, level)
-    return jit(mod, tm), mod
+    return jit(mod, tm, on_object), mod
 
 
 def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:
@@ -207,3 +214,26 @@ def host_triple() -> str:
 
 
 CFUNC_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def load_object(data: bytes, tm: llvm.TargetMachine | None = None) -> JitModule:
+    """An engine running a relocatable object made by `jit(on_object=...)` for this host:
+    no IR parsing, no optimisation, no code generation (the warm path of the compile
+    cache). Every undefined symbol of the object must resolve in the process first, since
+    MCJIT aborts the process on a missing one."""
+    from hlotools.backend.llvm.objfile import read_object
+
+    _initialise()
+    info = read_object(data)
+    missing = [s for s in info.undefined if s not in _LINKER_DEFINED and llvm.address_of_symbol(s) is None]
+    if missing:
+        raise HloUnsupportedError(f"cached object needs symbols the process cannot resolve: {', '.join(missing)}")
+    with _LOCK:
+        empty = llvm.parse_assembly("")
+        engine = llvm.create_mcjit_compiler(empty, tm or host_target_machine())
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+    return JitModule(engine, empty)
+
+
+_LINKER_DEFINED = frozenset({"_GLOBAL_OFFSET_TABLE_"})  # provided by the (JIT) linker itself

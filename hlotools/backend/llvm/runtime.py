@@ -49,19 +49,45 @@ def _perm(shape: Shape) -> list[int]:
 class CompiledModule:
     """A module compiled to native code; call it with flattened argument leaves."""
 
-    def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True) -> None:
+    def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
+                 keep_object: bool = False) -> None:
         t0 = time.perf_counter()
-        ir_module, self.stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
+        ir_module, stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
         self.llvm_ir = str(ir_module)
         t1 = time.perf_counter()
-        self._jit, self._llmod = jit.compile_ir(self.llvm_ir, opt_level)
+        objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
+        jit_module, self._llmod = jit.compile_ir(self.llvm_ir, opt_level, objects.append if keep_object else None)
         t2 = time.perf_counter()
-        self.timings = Timings(t1 - t0, t2 - t1)
-        self._entry = _ENTRY_TYPE(self._jit.address(compiler.ENTRY_NAME))
+        self.object_code: bytes | None = objects[0] if objects else None
         entry = module.entry
         assert entry is not None and entry.root is not None
-        self.param_leaves = [leaf for p in entry.parameters for leaf in p.shape.leaves()]
-        self.result_leaves = entry.root.shape.leaves()
+        self._bind(jit_module, stats, [leaf for p in entry.parameters for leaf in p.shape.leaves()],
+                   entry.root.shape.leaves(), Timings(t1 - t0, t2 - t1))
+
+    @classmethod
+    def from_object(cls, object_code: bytes, stats: compiler.CompileStats, param_leaves: list[Shape],
+                    result_leaves: list[Shape]) -> CompiledModule:
+        """A module compiled earlier (cache.py stores the object and these facts): loads the
+        object into the JIT without codegen or LLVM's optimiser."""
+        t0 = time.perf_counter()
+        self = cls.__new__(cls)
+        jit_module = jit.load_object(object_code)
+        self.llvm_ir = ""  # not kept in the cache
+        self._llmod = jit_module.module
+        self.object_code = object_code
+        self._bind(jit_module, stats, param_leaves, result_leaves,
+                   Timings(extra={"load_object": time.perf_counter() - t0}))
+        return self
+
+    def _bind(self, jit_module: jit.JitModule, stats: compiler.CompileStats, param_leaves: list[Shape],
+              result_leaves: list[Shape], timings: Timings) -> None:
+        """Everything a call needs, from a fresh compile or a cached object alike."""
+        self._jit = jit_module
+        self.stats = stats
+        self.timings = timings
+        self._entry = _ENTRY_TYPE(self._jit.address(compiler.ENTRY_NAME))
+        self.param_leaves = param_leaves
+        self.result_leaves = result_leaves
         self.arena_bytes = self.stats.arena_bytes
         self._arena = np.zeros(self.arena_bytes + 128, np.uint8)
         self._arena_ptr = (self._arena.ctypes.data + 63) // 64 * 64
