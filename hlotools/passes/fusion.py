@@ -1,0 +1,254 @@
+"""Instruction fusion (XLA's InstructionFusion with CpuInstructionFusion's rules; pass `fusion`).
+
+Per non-fusion computation (the entry, while bodies, branches — not the embedded bodies of
+reduce/sort/map/...), consumers are visited in reverse post order and each one tries its
+operands latest-producer first (so a shared producer is not cloned twice); after a fusion the
+new fusion node is re-queued and tried again, as XLA's ReversePostOrderFusionQueue does.
+Fusions are `kLoop`, or `kInput` when a reduction is the root (the input-fusion hero).
+
+Rules (fusion_rules.py has the static ones): producers must be loop-fusible (elementwise,
+broadcast, reshape, transpose, slice, pad, concatenate, iota, gather, dynamic-slice, reduce,
+scalar constants — the latter only into an existing fusion); dot, convolution, custom-calls,
+control flow and side effects stay out. A producer with other users is duplicated only when it
+is cheap (never an expensive op: exp, log, divide, reduce, gather, ...; always a broadcast or a
+widening convert) and not globally unfusible (XLA's ComputeGloballyUnfusible); an expensive
+producer is never fused where its elements are re-read (broadcast, dot, reduce-window); no fused
+instruction may be evaluated at more than 15 index vectors (code duplication); at most five
+reductions per fusion. `max-fused-instructions` and `max-operands` bound the fusion size (the
+register-pressure budget: each fused operand is a live input stream in the kernel's loop).
+
+A fusion producer with a single user is merged into its consumer fusion (`merge-fusions`).
+Afterwards, siblings — loop fusions or elementwise ops sharing an operand, with equal output
+dims — are merged into multi-output fusions (`multi-output`, fusion_multi_output.py), and the
+producer-consumer round runs again until nothing changes, so the pass is idempotent.
+Every decision takes one unit of fuel (--bisect-limit) and is logged with -vv.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.module import Module
+from hlotools.ir.rewriter import Rewriter
+from hlotools.passes.base import HloPass, PassContext
+from hlotools.passes.fusion_builder import FusionBuilder, FusionState
+from hlotools.passes.fusion_multi_output import fuse_siblings
+from hlotools.passes.fusion_rules import (ALWAYS_DUPLICABLE, MAX_INDEX_VECTORS, MAX_REDUCTIONS,
+                                          concat_too_wide, effectively_at_most_unary, is_consumer_fusible,
+                                          is_elementwise, is_expensive, is_producer_fusible,
+                                          is_widening_convert)
+from hlotools.passes.fusion_stats import (control_flow_computations, fusion_bodies,
+                                          remove_unused_fusion_computations)
+from hlotools.passes.side_effects import SideEffects
+
+MAX_ROUNDS = 8
+
+
+@dataclass
+class InstructionFusion(HloPass):
+    name = "fusion"
+    description = "loop and input fusion of elementwise/data-movement producers into consumers (XLA CPU rules)"
+
+    max_fused_instructions: int = 0  # 0: unbounded (XLA CPU has no such budget)
+    max_operands: int = 96  # GPU's operand+output budget; CPU kernels take parameters by pointer
+    may_duplicate: bool = True
+    merge_fusions: bool = True
+    multi_output: bool = True
+    max_multi_output_operands: int = 20  # CPU multi-output fusion's budget
+
+    def run(self, module: Module, ctx: PassContext) -> bool:
+        rw = Rewriter(module)
+        effects = SideEffects()
+        comps = control_flow_computations(module)
+        bodies_before = fusion_bodies(module)
+        for _ in range(MAX_ROUNDS):
+            progress = False
+            for comp in comps:
+                progress |= self.fuse_computation(rw, comp, ctx, effects)
+                if self.multi_output:
+                    progress |= fuse_siblings(rw, comp, ctx, self.max_multi_output_operands, effects)
+            if not progress:
+                break
+        remove_unused_fusion_computations(rw, bodies_before)
+        return rw.changed
+
+    # -- the producer/consumer loop --------------------------------------------------------
+    def fuse_computation(self, rw: Rewriter, comp: Computation, ctx: PassContext, effects: SideEffects) -> bool:
+        order = comp.post_order()
+        queue: list[Instruction | None] = list(order)
+        pos = {id(inst): n for n, inst in enumerate(order)}
+        pinned = _control_dependent(comp)
+        no_dup = _globally_unfusible(order, pinned)
+        builder = FusionBuilder(rw, comp)
+        fused_any = False
+        while queue:
+            consumer = queue.pop()
+            if consumer is None:
+                continue
+            pos.pop(id(consumer), None)
+            if id(consumer) in pinned or not is_consumer_fusible(consumer) or effects.instruction(consumer):
+                continue
+            candidates = _unique(o for o in consumer.operands if id(o) in pos)
+            candidates.sort(key=lambda o: pos[id(o)], reverse=True)
+            for producer in candidates:
+                reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects)
+                if reason is not None:
+                    ctx.decision("not fused: %s into %s: %s", producer.name, consumer.name, reason)
+                    continue
+                if not ctx.consume_fuel(f"fuse {producer.name} into {consumer.name}"):
+                    continue
+                st = builder.state(consumer) if consumer.opcode == "fusion" else builder.start(consumer, producer.opcode)
+                builder.fuse(st, producer)
+                ctx.decision("fused %s into %s", producer.name, st.fusion.name)
+                fused_any = True
+                if id(producer) in builder.dead and id(producer) in pos:
+                    queue[pos.pop(id(producer))] = None
+                pos[id(st.fusion)] = len(queue)
+                queue.append(st.fusion)
+                break
+        builder.finish()
+        return fused_any
+
+    def refusal(self, builder: FusionBuilder, producer: Instruction, consumer: Instruction, comp: Computation,
+                pinned: set[int], no_dup: set[int], effects: SideEffects) -> str | None:
+        """None if `producer` may be fused into `consumer`, else why not (XLA CPU's ShouldFuse)."""
+        if id(producer) in pinned:
+            return "control dependencies"
+        if producer is comp.root:
+            return "the producer is the computation's root"
+        if not is_producer_fusible(producer) or effects.instruction(producer):
+            return f"{producer.opcode} is not loop-fusible"
+        if producer.opcode == "fusion" and not self.merge_fusions:
+            return "merging fusions is off"
+        if producer.opcode == "constant" and consumer.opcode != "fusion":
+            return "a constant is only fused into an existing fusion"
+        if concat_too_wide(producer) or (consumer.opcode != "fusion" and concat_too_wide(consumer)):
+            return "concatenate with too many operands or along a long minor dimension"
+        st = builder.state(consumer) if consumer.opcode == "fusion" else builder.single_state(consumer)
+        readers, inner = _readers(st, producer, consumer)
+        if any(r.opcode == "dynamic-update-slice" and r.operands[0] is i for r in readers for i in inner):
+            return "the consumer updates the producer's buffer in place"
+        duplicate = any(u is not consumer for u in producer.users)
+        if duplicate:
+            why = self._duplication_refusal(producer, no_dup)
+            if why is not None:
+                return why
+        indices: set[int] = set()
+        reused = False
+        for i in inner:
+            idx, r = builder.facts_from_users(st, i, readers)
+            indices |= idx
+            reused = reused or r
+        if reused and _contains_expensive(producer):
+            return "an expensive producer whose elements the consumer re-reads"
+        if len(indices) > MAX_INDEX_VECTORS and producer.opcode != "broadcast":
+            return f"code duplication: it would be evaluated at more than {MAX_INDEX_VECTORS} index vectors"
+        return self._budget_refusal(st, producer, consumer)
+
+    def _duplication_refusal(self, producer: Instruction, no_dup: set[int]) -> str | None:
+        if producer.opcode == "fusion":
+            return "it would duplicate a fusion"
+        if not self.may_duplicate:
+            return "it would duplicate the producer (may-duplicate=false)"
+        if producer.opcode in ALWAYS_DUPLICABLE or is_widening_convert(producer):
+            return None
+        if id(producer) in no_dup:
+            return "it would duplicate a producer that cannot be fused into all its users"
+        if is_expensive(producer):
+            return f"it would duplicate an expensive {producer.opcode}"
+        return None
+
+    def _budget_refusal(self, st: FusionState, producer: Instruction, consumer: Instruction) -> str | None:
+        if producer.opcode == "fusion":
+            inner = producer.attrs["calls"]
+            p_size = sum(1 for i in inner.instructions if i.opcode != "parameter")
+            p_reductions = sum(1 for i in inner.instructions if i.opcode == "reduce")
+        else:
+            p_size, p_reductions = 1, int(producer.opcode == "reduce")
+        if st.reductions + p_reductions > MAX_REDUCTIONS:
+            return f"more than {MAX_REDUCTIONS} reductions in one fusion"
+        if self.max_fused_instructions and st.size + p_size > self.max_fused_instructions:
+            return f"more than max-fused-instructions={self.max_fused_instructions}"
+        if self.max_operands:
+            operands = {id(o) for o in consumer.operands if o is not producer}
+            operands.update(id(o) for o in producer.operands)
+            if len(operands) > self.max_operands:
+                return f"more than max-operands={self.max_operands}"
+        return None
+
+
+def _readers(st: FusionState, producer: Instruction, consumer: Instruction) -> tuple[list[Instruction], list[Instruction]]:
+    """The instructions that would read the fused producer, and what they read it as now (the
+    fusion parameters standing for it, or the producer itself for a plain consumer)."""
+    if consumer.opcode != "fusion":
+        return [consumer], [producer]
+    params = [st.body.parameters[k] for k in st.operand_index(producer)]
+    readers: list[Instruction] = []
+    for p in params:
+        readers.extend(u for u in p.users if u not in readers)
+    return readers, params
+
+
+def _contains_expensive(inst: Instruction) -> bool:
+    if inst.opcode != "fusion":
+        return is_expensive(inst)
+    return any(i.opcode != "parameter" and is_expensive(i) for i in inst.attrs["calls"].instructions)
+
+
+def _unique(items) -> list[Instruction]:  # noqa: ANN001
+    seen: set[int] = set()
+    out = []
+    for i in items:
+        if id(i) not in seen:
+            seen.add(id(i))
+            out.append(i)
+    return out
+
+
+def _control_dependent(comp: Computation) -> set[int]:
+    """Instructions with control edges stay as they are (fusing them would lose the edge)."""
+    out: set[int] = set()
+    for inst in comp.instructions:
+        if inst.control_predecessors:
+            out.add(id(inst))
+            out.update(id(p) for p in inst.control_predecessors)
+    return out
+
+
+def _globally_unfusible(order: list[Instruction], pinned: set[int]) -> set[int]:
+    """XLA's ComputeGloballyUnfusible, with 'fusible into every user' judged one level deep:
+    a producer reading more than one large input, and more elements than it writes, is not
+    duplicated unless every user could take it. Plus CPU's coupled max-reduce/exp-shift
+    producers, which are materialised once (recomputing them may differ by an ulp)."""
+    out: set[int] = set()
+    for p in order:
+        if len(p.users) < 2:
+            continue
+        if _coupled_softmax_producer(p):
+            out.add(id(p))
+            continue
+        if effectively_at_most_unary(p):
+            continue
+        in_size = sum(o.shape.size for o in _unique(p.operands) if o.shape.is_array)
+        if not p.shape.is_array or in_size <= p.shape.size:
+            continue
+        if not all(is_consumer_fusible(u) and id(u) not in pinned for u in p.users):
+            out.add(id(p))
+    return out
+
+
+def _coupled_softmax_producer(p: Instruction) -> bool:
+    """CPU's IsCoupledReductionShiftExpProducer: an elementwise p feeding both a max-reduce and
+    the subtract of exp(p - max)."""
+    if not is_elementwise(p):
+        return False
+    has_max = any(u.opcode == "reduce" and _reduces_with(u, "maximum") for u in p.users)
+    has_shift = any(u.opcode == "subtract" and u.operands[0] is p and
+                    any(v.opcode == "exponential" for v in u.users) for u in p.users)
+    return has_max and has_shift
+
+
+def _reduces_with(reduce: Instruction, opcode: str) -> bool:
+    body = reduce.attrs.get("to_apply")
+    return body is not None and getattr(body, "root", None) is not None and body.root.opcode == opcode

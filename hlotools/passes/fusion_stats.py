@@ -1,0 +1,88 @@
+"""Kernel counts and the computations fusion works on.
+
+A *kernel* is what a backend launches as one loop nest: a fusion, or an unfused non-trivial
+instruction (anything but parameter, constant, tuple, get-tuple-element and bitcast, which
+define no new buffer contents). Only control-flow computations are counted — the entry, while
+bodies and conditions, conditional branches, called computations — not the embedded bodies of
+fusions, reductions, sorts or maps, which run inside a kernel. bench/passes.py and
+bench/fusion.py call `kernel_count` on our -O2 output and on XLA's NAME.xla_opt.hlo.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from hlotools.ir.computation import Computation
+from hlotools.ir.module import Module
+from hlotools.ir.rewriter import Rewriter
+
+TRIVIAL = frozenset(["parameter", "constant", "tuple", "get-tuple-element", "bitcast"])
+# Attributes through which control flow (not an embedded computation) is reached.
+CONTROL_FLOW_ATTRS = {"while": ("condition", "body"), "conditional": ("true_computation", "false_computation",
+                                                                      "branch_computations"),
+                      "call": ("to_apply",), "async-start": ("calls",)}
+
+
+@dataclass(frozen=True)
+class KernelCount:
+    fusions: int
+    unfused: int
+    by_opcode: tuple[tuple[str, int], ...]  # unfused kernels per opcode, most frequent first
+
+    @property
+    def total(self) -> int:
+        return self.fusions + self.unfused
+
+
+def control_flow_computations(module: Module) -> list[Computation]:
+    """The entry and the computations control flow reaches from it, in module order."""
+    if module.entry is None:
+        return [c for c in module.computations if not c.is_fusion_computation]
+    seen = {id(module.entry)}
+    stack = [module.entry]
+    while stack:
+        comp = stack.pop()
+        for inst in comp.instructions:
+            for attr in CONTROL_FLOW_ATTRS.get(inst.opcode, ()):
+                value = inst.attrs.get(attr)
+                for callee in value if isinstance(value, tuple) else (value,):
+                    if isinstance(callee, Computation) and id(callee) not in seen:
+                        seen.add(id(callee))
+                        stack.append(callee)
+    return [c for c in module.computations if id(c) in seen]
+
+
+def kernel_counts(module: Module) -> KernelCount:
+    fusions = 0
+    unfused: Counter[str] = Counter()
+    for comp in control_flow_computations(module):
+        for inst in comp.instructions:
+            if inst.opcode == "fusion":
+                fusions += 1
+            elif inst.opcode not in TRIVIAL:
+                unfused[inst.opcode] += 1
+    return KernelCount(fusions, sum(unfused.values()), tuple(unfused.most_common()))
+
+
+def kernel_count(module: Module) -> int:
+    """Fusions + unfused non-trivial instructions in the control-flow computations."""
+    return kernel_counts(module).total
+
+
+def fusion_bodies(module: Module) -> set[int]:
+    """ids of the computations some fusion instruction calls."""
+    out: set[int] = set()
+    for comp in module.computations:
+        for inst in comp.instructions:
+            if inst.opcode == "fusion":
+                body = inst.attrs.get("calls")
+                if isinstance(body, Computation):
+                    out.add(id(body))
+    return out
+
+
+def remove_unused_fusion_computations(rw: Rewriter, before: set[int]) -> int:
+    """Delete fused computations that were called before a pass (`before`) and are not now."""
+    now = fusion_bodies(rw.module)
+    dead = [c for c in rw.module.computations if id(c) in before and id(c) not in now]
+    return rw.remove_computations(dead) if dead else 0
