@@ -18,8 +18,9 @@ _CACHE: dict[str, Shape] = {}
 _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
 _DIM = re.compile(r"\s*(?:(\d+)|(<=)\s*(\d+)|(\?))\s*$")
-_EXTRA_ITEM = re.compile(r"D\([^)]*\)|T(?:\([^)]*\))+|L\(\d+\)|#\([a-z0-9]+\)|\*\([a-z0-9]+\)|E\(\d+\)"
-                         r"|S\(\d+\)|(?:SC\([^)]*\))+|P\(.*\)|M\(\d+\)")
+# Layout extras in the fixed order XLA's ParseLayout reads them (S(1)T(8,128) does not parse).
+_EXTRAS = re.compile(r"(?:D\([^)]*\))?(?:T(?:\([^)]*\))+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
+                     r"(?:E\(\d+\))?(?:S\(\d+\))?(?:(?:SC\([^)]*\))+)?(?:P\(.*\))?(?:M\(\d+\))?")
 
 
 class ShapeError(Exception):
@@ -87,14 +88,12 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
                              text.find("{") + 1) from None
     extras = extras.strip()
     if colon and extras:
-        pos = 0
         compact = re.sub(r"\s+", "", extras)
-        while pos < len(compact):
-            em = _EXTRA_ITEM.match(compact, pos)
-            if em is None:
-                raise ShapeError(f"unexpected '{compact[pos:]}' in the layout of shape '{text}'",
-                                 text.find("{") + 1)
-            pos = em.end()
+        em = _EXTRAS.match(compact)
+        assert em is not None  # every part is optional
+        if em.end() != len(compact):
+            raise ShapeError(f"unexpected '{compact[em.end():]}' in the layout of shape '{text}' (layout "
+                             "extras go in the order D T L # * E S SC P M)", text.find("{") + 1)
         extras = compact
         _check_extras(extras, text)
     if len(m2m) != rank:
