@@ -33,13 +33,14 @@ class CallInliner(HloPass):
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
-        graph = CallGraph.build(module) if self.single_call_site else None
+        graph = CallGraph.build(module)
         inlined = False
         for comp in callees_first(module):
-            if comp.execution_thread not in (None, "main"):
+            if comp.execution_thread not in (None, "main") or _is_async(graph, comp):
                 continue
             pinned = {id(p) for i in comp.instructions for p in i.control_predecessors}
-            calls = [i for i in comp.instructions if id(i) not in pinned and self._inlinable(i, graph)]
+            calls = [i for i in comp.instructions
+                     if id(i) not in pinned and self._inlinable(i, graph if self.single_call_site else None)]
             calls = [c for c in calls if ctx.consume_fuel(f"inline {c.name}")]
             if calls:
                 inline_calls(rw, comp, calls)
@@ -58,6 +59,11 @@ class CallInliner(HloPass):
         if "composite.name" in str(inst.attrs.get("frontend_attributes", "")):
             return False
         return graph is None or len(graph.call_sites(callee)) == 1
+
+
+def _is_async(graph: CallGraph, comp: Computation) -> bool:
+    """Called by an async op (its calls stay: the computation runs as one unit elsewhere)."""
+    return any(site.opcode.startswith("async") for site in graph.call_sites(comp))
 
 
 def inline_calls(rw: Rewriter, comp: Computation, calls: list[Instruction]) -> dict[int, Instruction]:

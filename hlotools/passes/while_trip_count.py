@@ -192,8 +192,10 @@ def small_trip_count(while_op: Instruction) -> int | None:
     if tuple_state and body.root.opcode != "tuple":
         return None
 
+    body_root: Instruction = body.root
+
     def next_value(i: int) -> Instruction:
-        return body.root.operands[i] if tuple_state else body.root  # type: ignore[union-attr]
+        return body_root.operands[i] if tuple_state else body_root
 
     indices = parameter_indices(cond, [cond.root])
     if indices is None:
