@@ -262,8 +262,11 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
         imag = _floats([v[1] for v in values], positions, et)
         _check_component(real, "real", positions, et, part)
         _check_component(imag, "imaginary", positions, et, part)
-        with np.errstate(all="ignore"):
-            return (real + 1j * imag).astype(et.dtype)
+        # Assign the parts: real + 1j*imag would turn (-inf, nan) into (nan, nan).
+        out = np.empty(len(values), dtype=et.dtype)
+        out.real = real
+        out.imag = imag
+        return out
     if kind == "pred":
         out = np.empty(len(values), dtype=np.bool_)
         for k, v in enumerate(values):
