@@ -10,7 +10,7 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
-	$(BIN)/pip install -q --upgrade pip >/dev/null 2>&1 || true
+	$(BIN)/pip install -q --upgrade pip "setuptools>=70.1" >/dev/null 2>&1 || true
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
