@@ -36,7 +36,14 @@ def _initialise() -> None:
     # The C math library (expf, logf, ...) that generated code calls: make its symbols
     # visible to the JIT's resolver (they are in the process, but not necessarily exported
     # through the handle llvmlite searches).
+    # glibc's sonames first: dlopen finds them itself, while ctypes.util.find_library runs
+    # ldconfig (~8 ms, a third of a warm cached start).
     for name in ("m", "c"):
+        try:
+            llvm.load_library_permanently(f"lib{name}.so.6")
+            continue
+        except RuntimeError:
+            pass
         path = ctypes.util.find_library(name)
         if path:
             try:
@@ -57,7 +64,11 @@ class TargetInfo:
 @cache
 def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
     """The host's target machine with its CPU name and features (cached: creating one costs
-    milliseconds and every compile needs it)."""
+    milliseconds and every compile needs it). Never hand it to an execution engine."""
+    return _new_host_target_machine(opt)
+
+
+def _new_host_target_machine(opt: int = 3) -> llvm.TargetMachine:
     _initialise()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
@@ -95,18 +106,35 @@ def parse_ir(text: str) -> llvm.ModuleRef:
 
 def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
     """Run LLVM's default O`level` pipeline (new pass manager) with loop and SLP
-    vectorisation and loop interleaving. Loop unrolling stays off: full unrolling of the
-    many short constant-trip loops of HLO (small arrays, windows, contracting dims)
-    followed by SLP made O3 take minutes on some modules (elementwise_math: 148 s -> 1 s)
-    while the vectoriser's interleaving already gives the unrolled inner loops."""
-    pto = llvm.PipelineTuningOptions(speed_level=level)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_interleaving = True
-    pto.loop_unrolling = False
-    pb = llvm.PassBuilder(tm, pto)
-    mpm = pb.getModulePassManager()
-    mpm.run(mod, pb)
+    vectorisation and loop interleaving (see _pass_builder)."""
+    with _LOCK:
+        pb = _pass_builder(tm, level)
+        pb.getModulePassManager().run(mod, pb)
+
+
+_BUILDERS: dict[tuple[int, int], tuple[llvm.TargetMachine, llvm.PipelineTuningOptions, llvm.PassBuilder]] = {}
+
+
+def _pass_builder(tm: llvm.TargetMachine, level: int) -> llvm.PassBuilder:
+    """One PassBuilder per (target machine, level), kept alive with its tuning options and
+    target machine: creating a second builder after the first was collected crashed in
+    llvmlite 0.50 (the builder disposes what it was given).
+
+    Loop unrolling stays off: full unrolling of the many short constant-trip loops of HLO
+    (small arrays, windows, contracting dims) followed by SLP made O3 take minutes on some
+    modules (elementwise_math: 148 s -> 1 s), while the vectoriser's interleaving already
+    unrolls the inner loops that matter."""
+    key = (id(tm), level)
+    hit = _BUILDERS.get(key)
+    if hit is None:
+        pto = llvm.PipelineTuningOptions(speed_level=level)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pto.loop_interleaving = True
+        pto.loop_unrolling = False
+        hit = (tm, pto, llvm.PassBuilder(tm, pto))
+        _BUILDERS[key] = hit
+    return hit[2]
 
 
 def unresolved_symbols(mod: llvm.ModuleRef) -> list[str]:
@@ -163,7 +191,9 @@ def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None,
     if missing:
         raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(missing)}")
     with _LOCK:
-        engine = llvm.create_mcjit_compiler(mod, tm or host_target_machine())
+        # The engine takes ownership of its target machine and deletes it with itself, so it
+        # gets its own (never the cached one the optimiser uses).
+        engine = llvm.create_mcjit_compiler(mod, tm or _new_host_target_machine())
         if on_object is not None:
             engine.set_object_cache(lambda _module, data: on_object(bytes(data)), lambda _module: None)
         engine.finalize_object()
@@ -174,11 +204,10 @@ def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None,
 def compile_ir(text: str, level: int = 3,
                on_object: Callable[[bytes], None] | None = None) -> tuple[JitModule, llvm.ModuleRef]:
     """Parse, verify, optimise and JIT LLVM IR text for the host."""
-    tm = host_target_machine()
     mod = parse_ir(text)
     if level > 0:
-        optimise(mod, tm, level)
-    return jit(mod, tm, on_object), mod
+        optimise(mod, host_target_machine(), level)
+    return jit(mod, None, on_object), mod  # the engine gets a target machine of its own
 
 
 def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:
@@ -230,7 +259,7 @@ def load_object(data: bytes, tm: llvm.TargetMachine | None = None) -> JitModule:
         raise HloUnsupportedError(f"cached object needs symbols the process cannot resolve: {', '.join(missing)}")
     with _LOCK:
         empty = llvm.parse_assembly("")
-        engine = llvm.create_mcjit_compiler(empty, tm or host_target_machine())
+        engine = llvm.create_mcjit_compiler(empty, tm or _new_host_target_machine())  # engines own their TM
         engine.add_object_file(llvm.ObjectFileRef.from_data(data))
         engine.finalize_object()
     return JitModule(engine, empty)

@@ -1,0 +1,302 @@
+"""The persistent compile cache: machine code of compiled modules, kept between processes,
+so a warm `hlo-run` skips the passes, codegen and LLVM entirely and only loads an object
+file into the JIT.
+
+Two kinds of entries, both keyed by a SHA-256 over the text, the compile options and the
+environment (format version, hlotools version and a fingerprint of the compiler's sources,
+llvmlite and LLVM versions, target triple, CPU name and features):
+
+- an *object* entry under the key of the canonical optimised module text: MCJIT's object
+  code plus what the runtime needs to call it (entry symbol, parameter and result leaf
+  shapes with layouts, buffer-plan statistics with the arena size);
+- an *alias* entry under the key of the raw input text (or the input module's printed text):
+  the optimised module's key, so a warm start skips even the passes and the printing.
+
+Files: DIR/ab/abcdef....entry, each `MAGIC | version u32 | header length u32 | payload
+length u64 | sha256(header + payload) | header JSON | payload`. The header repeats the key
+and the kind. Anything that is not exactly right (truncated, other version, bad checksum,
+another key, shapes that do not match the module) is reported and ignored: the caller
+rebuilds and overwrites it. Writes go to a temp file in the same folder and are renamed over
+the entry (os.replace is atomic), so concurrent writers never expose a partial entry; the
+last one wins and both wrote the same thing.
+
+Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
+(folder `llvm` inside). Nothing is evicted automatically; deleting the folder is safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import struct
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from hlotools.errors import HloError
+from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
+from hlotools.text.parse_shape import ShapeError
+
+MAGIC = b"HLOCACHE"
+FORMAT_VERSION = 1
+_FIXED = struct.Struct("<8sIIQ32s")  # magic, version, header length, payload length, checksum
+_LOGGER = logging.getLogger("hlotools.cache")
+Log = Callable[[str], None]
+
+
+def default_compile_cachedir() -> Path:
+    env = os.environ.get("HLOTOOLS_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "hlotools"
+
+
+class Rejected(Exception):
+    """An entry that is absent or not to be trusted; the message says why."""
+
+
+@dataclass
+class Entry:
+    key: str
+    kind: str  # 'object' | 'alias'
+    meta: dict[str, Any]
+    payload: bytes
+
+
+def encode_entry(entry: Entry) -> bytes:
+    header = json.dumps({"key": entry.key, "kind": entry.kind, "meta": entry.meta}, sort_keys=True).encode()
+    digest = hashlib.sha256(header + entry.payload).digest()
+    return _FIXED.pack(MAGIC, FORMAT_VERSION, len(header), len(entry.payload), digest) + header + entry.payload
+
+
+def decode_entry(data: bytes, key: str, kind: str) -> Entry:
+    """The entry in `data`, or Rejected naming the first thing wrong with it."""
+    if len(data) < _FIXED.size:
+        raise Rejected(f"truncated ({len(data)} bytes)")
+    magic, version, header_len, payload_len, digest = _FIXED.unpack_from(data)
+    if magic != MAGIC:
+        raise Rejected("not a cache entry (bad magic)")
+    if version != FORMAT_VERSION:
+        raise Rejected(f"format version {version}, this hlotools writes {FORMAT_VERSION}")
+    if len(data) != _FIXED.size + header_len + payload_len:
+        raise Rejected(f"truncated or padded ({len(data)} bytes, header says "
+                       f"{_FIXED.size + header_len + payload_len})")
+    body = data[_FIXED.size:]
+    if hashlib.sha256(body).digest() != digest:
+        raise Rejected("checksum mismatch")
+    try:
+        header = json.loads(body[:header_len])
+    except ValueError:
+        raise Rejected("unreadable header") from None
+    if not isinstance(header, dict) or header.get("key") != key or header.get("kind") != kind:
+        raise Rejected("entry belongs to another key")
+    meta = header.get("meta")
+    if not isinstance(meta, dict):
+        raise Rejected("unreadable header")
+    return Entry(key, kind, meta, bytes(body[header_len:]))
+
+
+class CompileCache:
+    """One cache folder. `get` never raises for a bad entry (it logs why and returns None);
+    `put` never raises for an unwritable folder (the compile still succeeded)."""
+
+    def __init__(self, directory: Path | None = None, log: Log | None = None) -> None:
+        self.directory = (directory or default_compile_cachedir()) / "llvm"
+        self._log = log
+
+    def say(self, message: str) -> None:
+        _LOGGER.info(message)
+        if self._log is not None:
+            self._log(message)
+
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.entry"
+
+    def get(self, key: str, kind: str) -> Entry | None:
+        try:
+            return self.read(key, kind)
+        except Rejected as e:
+            self.say(f"compile cache: miss, {kind} entry {key[:12]}: {e}")
+            return None
+
+    def read(self, key: str, kind: str) -> Entry:
+        try:
+            data = self.path(key).read_bytes()
+        except FileNotFoundError:
+            raise Rejected("no entry") from None
+        except OSError as e:
+            raise Rejected(f"unreadable: {e.strerror or e}") from None
+        return decode_entry(data, key, kind)
+
+    def put(self, entry: Entry) -> bool:
+        target = self.path(entry.key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{entry.key[:12]}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(encode_entry(entry))
+                os.replace(tmp, target)
+            except BaseException:
+                _unlink(tmp)
+                raise
+        except OSError as e:
+            self.say(f"compile cache: could not write {target}: {e.strerror or e}")
+            return False
+        return True
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# -- keys ---------------------------------------------------------------------------------
+
+@cache
+def environment() -> dict[str, str]:
+    """Everything besides the module and the options that the machine code depends on."""
+    import hlotools
+    from hlotools.backend.llvm import jit
+    t = jit.target_description()
+    return {"format": str(FORMAT_VERSION), "hlotools": hlotools.__version__, "sources": _source_fingerprint(),
+            "llvmlite": t.llvmlite_version, "llvm": t.llvm_version, "triple": t.triple, "cpu": t.cpu,
+            "features": t.features}
+
+
+def _source_fingerprint() -> str:
+    """Names, sizes and modification times of the files that decide the generated code
+    (the backend, the passes, the IR): a development tree's edits invalidate old entries
+    even though the version number stays the same."""
+    root = Path(__file__).resolve().parents[2]
+    h = hashlib.sha256()
+    for sub in ("backend", "passes", "ir"):
+        for p in sorted((root / sub).rglob("*.py")):
+            st = p.stat()
+            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def make_key(kind: str, text: str, options: dict[str, Any], env: dict[str, str] | None = None) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps({"kind": kind, "options": options, "env": env if env is not None else environment()},
+                        sort_keys=True).encode())
+    h.update(b"\0")
+    h.update(text.encode())
+    return h.hexdigest()
+
+
+# -- compiling through the cache --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What besides the module changes the machine code (all of it goes into the key)."""
+
+    preset: str = "O2"  # the pass pipeline run before codegen ('none': the module as given)
+    opt_level: int = 3
+    implicit_fusion: bool = True
+
+    def key_fields(self) -> dict[str, Any]:
+        # Which passes a preset runs depends on the registered passes, which the source
+        # fingerprint of environment() covers (importing the registry to ask would cost a
+        # warm start more than everything else together).
+        return asdict(self)
+
+
+def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *,
+                   compile_cache: CompileCache | None = None, source_text: str | None = None) -> Any:
+    """A CompiledModule for `module`: from the cache when it has one, else compiled (passes,
+    codegen, LLVM) and stored. `source_text` is the text `module` was parsed from (its key
+    finds the optimised module's key without running the passes); without it the module is
+    printed for that key. With `compile_cache` None nothing is read or written."""
+    from hlotools import print_module
+    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.runtime import CompiledModule
+    if compile_cache is None:
+        optimised = optimise_module(module, options.preset) if options.preset != "none" else module
+        return CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)
+    t0 = time.perf_counter()
+    fields = options.key_fields()
+    source_key = make_key("source", source_text if source_text is not None else print_module(module), fields)
+    alias = compile_cache.get(source_key, "alias")
+    if alias is not None:
+        found = _load(compile_cache, str(alias.meta.get("target", "")), module, t0, f"source key {source_key[:12]}")
+        if found is not None:
+            return found
+    t1 = time.perf_counter()
+    optimised = optimise_module(module, options.preset) if options.preset != "none" else module
+    t2 = time.perf_counter()
+    module_key = make_key("module", print_module(optimised, "long"), fields)
+    found = _load(compile_cache, module_key, module, t0, "optimised module key")
+    if found is not None:
+        compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
+        return found
+    compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion,
+                              keep_object=True)
+    compiled.timings.extra.update({"passes": t2 - t1, "cache_lookup": t1 - t0})
+    if compiled.object_code is not None:
+        stored = compile_cache.put(Entry(module_key, "object", _meta(compiled, module.name), compiled.object_code))
+        if stored:
+            compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
+            compile_cache.say(f"compile cache: compiled and stored {module_key[:12]} in {compile_cache.directory}")
+    return compiled
+
+
+def _meta(compiled: Any, name: str) -> dict[str, Any]:
+    from hlotools.backend.llvm.compiler import ENTRY_NAME
+    return {"module": name, "entry": ENTRY_NAME, "params": [s.to_text(True) for s in compiled.param_leaves],
+            "results": [s.to_text(True) for s in compiled.result_leaves], "stats": asdict(compiled.stats),
+            "compile_seconds": {"codegen": compiled.timings.codegen_s, "llvm": compiled.timings.llvm_s}}
+
+
+def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via: str) -> Any:
+    """The cached module under `key`, or None (saying why) when there is none to trust."""
+    from hlotools.backend.llvm.compiler import ENTRY_NAME, CompileStats
+    from hlotools.backend.llvm.runtime import CompiledModule
+    entry = compile_cache.get(key, "object") if key else None
+    if entry is None:
+        return None
+    try:
+        if entry.meta.get("entry") != ENTRY_NAME:
+            raise Rejected(f"entry symbol {entry.meta.get('entry')!r}")
+        params = [_shape(t) for t in entry.meta["params"]]
+        results = [_shape(t) for t in entry.meta["results"]]
+        _check_leaves(module, params, results)
+        stats = CompileStats(**entry.meta["stats"])
+        compiled = CompiledModule.from_object(entry.payload, stats, params, results)
+    except (Rejected, HloError, ShapeError, KeyError, TypeError, ValueError) as e:
+        compile_cache.say(f"compile cache: miss, object entry {key[:12]} ignored: {e}")
+        return None
+    compiled.timings.extra["cache_total"] = time.perf_counter() - t0
+    compile_cache.say(f"compile cache: hit {key[:12]} (via {via}) in {compile_cache.directory}, "
+               f"{1e3 * (time.perf_counter() - t0):.1f} ms")
+    return compiled
+
+
+def _shape(text: str) -> Shape:
+    from hlotools.text.parse_shape import parse_shape_text
+    shape, end = parse_shape_text(text)
+    if end != len(text):
+        raise Rejected(f"unreadable shape {text!r}")
+    return shape
+
+
+def _check_leaves(module: Module, params: list[Shape], results: list[Shape]) -> None:
+    """The entry's leaves must be the cached code's (type and dims; layouts are the cached
+    code's own, chosen by the passes)."""
+    entry = module.entry
+    assert entry is not None and entry.root is not None
+    want_p = [s.to_text(False) for p in entry.parameters for s in p.shape.leaves()]
+    want_r = [s.to_text(False) for s in entry.root.shape.leaves()]
+    if want_p != [s.to_text(False) for s in params] or want_r != [s.to_text(False) for s in results]:
+        raise Rejected("its parameter or result shapes differ from the module's")
