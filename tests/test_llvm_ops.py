@@ -1,0 +1,275 @@
+"""Small hand-written modules per op and per element type: LLVM backend vs interpreter
+(bit-exact for integers, data movement and correctly rounded ops)."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.backend.llvm import compile_module
+from hlotools.interpreter import evaluate
+
+
+def run_both(text: str, args: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    m = hlotools.parse_module(text)
+    got = compile_module(m)(args)
+    with np.errstate(all="ignore"):
+        want = evaluate(m, args)
+    return got, want
+
+
+def same_bits(got: list[np.ndarray], want: list[np.ndarray]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        if w.dtype.kind == "f" or w.dtype.kind == "V" or w.dtype.name.startswith(("float", "bfloat")):
+            gf, wf = g.astype(np.float64), w.astype(np.float64)
+            ok = (gf == wf) | (np.isnan(gf) & np.isnan(wf))
+            assert ok.all(), f"{g[~ok][:5]} != {w[~ok][:5]}"
+        else:
+            assert np.array_equal(g, w, equal_nan=w.dtype.kind == "c"), f"{g} != {w}"
+
+
+def unary_module(op: str, et: str, n: int, out_et: str | None = None) -> str:
+    return (f"HloModule m\nENTRY e {{\n  x = {et}[{n}] parameter(0)\n"
+            f"  ROOT y = {out_et or et}[{n}] {op}(x)\n}}\n")
+
+
+def binary_module(op: str, et: str, n: int, out_et: str | None = None, extra: str = "") -> str:
+    return (f"HloModule m\nENTRY e {{\n  x = {et}[{n}] parameter(0)\n  y = {et}[{n}] parameter(1)\n"
+            f"  ROOT z = {out_et or et}[{n}] {op}(x, y){extra}\n}}\n")
+
+
+INT_EDGE = {"s8": [-128, -1, 0, 1, 7, 127], "s32": [-2**31, -1, 0, 1, 31, 32, 2**31 - 1],
+            "u8": [0, 1, 7, 8, 255], "u32": [0, 1, 31, 32, 2**32 - 1], "s64": [-2**63, -1, 0, 1, 63, 64],
+            "s4": [-8, -1, 0, 1, 3, 7], "u4": [0, 1, 3, 4, 15]}
+
+
+@pytest.mark.parametrize("et", sorted(INT_EDGE))
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+                                "shift-left", "shift-right-logical", "shift-right-arithmetic", "and", "xor"])
+def test_integer_binary_edges(op: str, et: str) -> None:
+    from hlotools.ir.types import ELEMENT_TYPES
+    dt = ELEMENT_TYPES[et].dtype
+    vals = INT_EDGE[et]
+    x = np.array([a for a in vals for _ in vals]).astype(np.int64)
+    y = np.array([b for _ in vals for b in vals]).astype(np.int64)
+    x, y = x.astype(dt), y.astype(dt)
+    same_bits(*run_both(binary_module(op, et, len(x)), [x, y]))
+
+
+SMALL_FLOATS = ["f16", "bf16", "f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz",
+                "f8e4m3b11fnuz", "f4e2m1fn", "f6e3m2fn", "f6e2m3fn"]
+
+
+@pytest.mark.parametrize("et", SMALL_FLOATS)
+def test_convert_f32_to_narrow_floats_rounds_like_ml_dtypes(et: str) -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(2000) * s for s in (1e-6, 1e-3, 0.1, 1, 10, 1000, 1e5)])
+    x = np.concatenate([x, [0.0, -0.0, np.inf, -np.inf, 448, 464, 57344, 61440, 6.5e4, 65520]]).astype(np.float32)
+    # exact halfway cases of the target, both parities
+    got, want = run_both(unary_module("convert", "f32", len(x), et), [x])
+    same_bits(got, want)
+
+
+@pytest.mark.parametrize("et", SMALL_FLOATS)
+def test_narrow_float_roundtrip_and_arithmetic(et: str) -> None:
+    from hlotools.ir.types import ELEMENT_TYPES
+    dt = ELEMENT_TYPES[et].dtype
+    bits = ELEMENT_TYPES[et].bits
+    codes = np.arange(1 << min(bits, 16), dtype=np.uint16 if bits > 8 else np.uint8)
+    x = codes.view(dt) if bits in (8, 16) else codes.astype(np.uint8).view(dt)
+    if bits < 8:
+        x = np.array([float(ml_dtypes.finfo(dt).max) * s for s in np.linspace(-1, 1, 33)]).astype(dt)
+    same_bits(*run_both(unary_module("convert", et, len(x), "f32"), [x]))
+    y = x[::-1].copy()
+    same_bits(*run_both(binary_module("add", et, len(x)), [x, y]))
+    same_bits(*run_both(binary_module("multiply", et, len(x)), [x, y]))
+
+
+@pytest.mark.parametrize("src,dst", [("f32", "s32"), ("f32", "u8"), ("f32", "s8"), ("f64", "s64"), ("f32", "u32"),
+                                     ("f32", "s4"), ("s32", "f32"), ("s64", "f16"), ("u32", "bf16"), ("s32", "pred"),
+                                     ("f32", "pred"), ("pred", "f32"), ("s32", "s8"), ("s8", "u64"), ("f32", "f64"),
+                                     ("f64", "f32"), ("f16", "bf16"), ("f32", "c64")])
+def test_convert_between_types(src: str, dst: str) -> None:
+    from hlotools.ir.types import ELEMENT_TYPES
+    dt = ELEMENT_TYPES[src].dtype
+    raw = np.array([0, 1, -1, 2.5, -2.5, 127.9, 128, 255.5, 300, -129, 1e10, -1e10, 3e38, np.nan, np.inf, -np.inf])
+    if ELEMENT_TYPES[src].is_integer or src == "pred":
+        raw = np.nan_to_num(raw, nan=0, posinf=0, neginf=0)
+        raw = np.clip(raw, *(lambda i: (i.min, i.max))(np.iinfo(dt)) if src != "pred" else (0, 1))
+    x = raw.astype(dt)
+    same_bits(*run_both(unary_module("convert", src, len(x), dst), [x]))
+
+
+@pytest.mark.parametrize("op", ["abs", "negate", "sign", "floor", "ceil", "round-nearest-afz", "round-nearest-even",
+                                "sqrt", "is-finite"])
+def test_float_unary_exact(op: str) -> None:
+    x = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 1e30, np.inf, -np.inf, np.nan, 4.0], np.float32)
+    out = "pred" if op == "is-finite" else "f32"
+    same_bits(*run_both(unary_module(op, "f32", len(x), out), [x]))
+
+
+@pytest.mark.parametrize("op", ["exponential", "log", "tanh", "logistic", "sine", "cosine", "erf",
+                                "exponential-minus-one", "log-plus-one", "rsqrt", "cbrt"])
+@pytest.mark.parametrize("et", ["f32", "f64", "bf16"])
+def test_transcendentals_match_the_interpreter(op: str, et: str) -> None:
+    from hlotools.ir.types import ELEMENT_TYPES
+    dt = ELEMENT_TYPES[et].dtype
+    x = np.concatenate([np.linspace(-20, 20, 401), [0, -0.0, 1e-5, -1e-5, 88, 89, -104, -110, np.inf, -np.inf,
+                                                    np.nan]]).astype(dt)
+    if op in ("log", "rsqrt", "cbrt"):
+        x = np.abs(x)
+    got, want = run_both(unary_module(op, et, len(x)), [x])
+    g, w = got[0].astype(np.float64), want[0].astype(np.float64)
+    assert (np.isnan(g) == np.isnan(w)).all()
+    eps = float(ml_dtypes.finfo(dt).eps)
+    inf = np.isinf(w)
+    assert (g[inf] == w[inf]).all(), "infinities differ"
+    ok = ~np.isnan(w) & ~inf
+    err = np.abs(g[ok] - w[ok])
+    assert (err <= 8 * eps * np.abs(w[ok]) + 1e-30).all(), f"worst {np.max(err / (np.abs(w[ok]) + 1e-30))}"
+
+
+def test_compare_and_select_and_clamp() -> None:
+    x = np.array([np.nan, -0.0, 0.0, 1, -1, np.inf], np.float32)
+    y = np.array([np.nan, 0.0, -0.0, 2, -1, np.inf], np.float32)
+    for d in ("EQ", "NE", "LT", "LE", "GT", "GE"):
+        for t in ("", ", type=TOTALORDER"):
+            same_bits(*run_both(binary_module("compare", "f32", 6, "pred", f", direction={d}{t}"), [x, y]))
+    text = ("HloModule m\nENTRY e {\n  p = pred[6] parameter(0)\n  a = f32[6] parameter(1)\n  b = f32[6] parameter(2)\n"
+            "  s = f32[6] select(p, a, b)\n  l = f32[] constant(-0.5)\n  h = f32[] constant(1.5)\n"
+            "  lo = f32[6] broadcast(l), dimensions={}\n  hi = f32[6] broadcast(h), dimensions={}\n"
+            "  ROOT c = f32[6] clamp(lo, s, hi)\n}\n")
+    same_bits(*run_both(text, [x > 0, x, y]))
+
+
+def test_data_movement() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = s32[3,4] parameter(0)
+  t = s32[4,3] transpose(x), dimensions={1,0}
+  r = s32[2,6] reshape(t)
+  v = s32[2,6] reverse(r), dimensions={1}
+  sl = s32[2,3] slice(v), slice={[0:2], [1:6:2]}
+  z = s32[] constant(-7)
+  p = s32[5,7] pad(sl, z), padding=1_2x2_0_1
+  c = s32[5,14] concatenate(p, p), dimensions={1}
+  i = s32[5,14] iota(), iota_dimension=1
+  ROOT a = s32[5,14] add(c, i)
+}"""
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    same_bits(*run_both(text, [x]))
+
+
+def test_dynamic_slice_and_update_clamp_like_xla() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  u = f32[2,3] parameter(3)
+  d = f32[2,3] dynamic-slice(x, i, j), dynamic_slice_sizes={2,3}
+  w = f32[5,6] dynamic-update-slice(x, u, i, j)
+  ROOT t = (f32[2,3], f32[5,6]) tuple(d, w)
+}"""
+    x = np.arange(30, dtype=np.float32).reshape(5, 6)
+    u = -np.ones((2, 3), np.float32)
+    for i, j in [(0, 0), (4, 5), (-3, 2), (100, -100), (2**31 - 1, 3)]:
+        same_bits(*run_both(text, [x, np.int32(i), np.int32(j), u]))
+
+
+def test_gather_clamps_and_scatter_skips_out_of_bounds() -> None:
+    text = """HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] add(a, b) }
+ENTRY e {
+  x = f32[6,4] parameter(0)
+  idx = s32[5,1] parameter(1)
+  g = f32[5,2,4] gather(x, idx), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,4}
+  upd = f32[5,4] parameter(2)
+  s = f32[6,4] scatter(x, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[5,2,4], f32[6,4]) tuple(g, s)
+}"""
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    idx = np.array([[0], [5], [-2], [3], [5]], np.int32)
+    upd = np.ones((5, 4), np.float32)
+    same_bits(*run_both(text, [x, idx, upd]))
+
+
+def test_reduce_variadic_and_reduce_window() -> None:
+    text = """HloModule m
+argmax {
+  a = f32[] parameter(0)  i = s32[] parameter(1)  b = f32[] parameter(2)  j = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GE
+  v = f32[] select(gt, a, b)
+  k = s32[] select(gt, i, j)
+  ROOT t = (f32[], s32[]) tuple(v, k)
+}
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] maximum(a, b) }
+ENTRY e {
+  x = f32[4,7] parameter(0)
+  io = s32[4,7] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[4], s32[4]) reduce(x, io, ninf, zero), dimensions={1}, to_apply=argmax
+  w = f32[2,4] reduce-window(x, ninf), window={size=2x3 stride=2x2 pad=0_0x1_1}, to_apply=max
+  r0 = f32[4] get-tuple-element(r), index=0
+  r1 = s32[4] get-tuple-element(r), index=1
+  ROOT t = (f32[4], s32[4], f32[2,4]) tuple(r0, r1, w)
+}"""
+    x = np.random.default_rng(1).standard_normal((4, 7)).astype(np.float32)
+    same_bits(*run_both(text, [x]))
+
+
+def test_dot_batched_and_integer() -> None:
+    text = """HloModule m
+ENTRY e {
+  a = f32[2,3,5] parameter(0)
+  b = f32[2,5,4] parameter(1)
+  d = f32[2,3,4] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  i = s32[3,5] parameter(2)
+  j = s32[5] parameter(3)
+  k = s32[3] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[2,3,4], s32[3]) tuple(d, k)
+}"""
+    rng = np.random.default_rng(2)
+    a = rng.integers(-3, 4, (2, 3, 5)).astype(np.float32)
+    b = rng.integers(-3, 4, (2, 5, 4)).astype(np.float32)
+    i = rng.integers(-100, 100, (3, 5)).astype(np.int32)
+    j = rng.integers(-100, 100, (5,)).astype(np.int32)
+    same_bits(*run_both(text, [a, b, i, j]))
+
+
+def test_while_conditional_call() -> None:
+    text = """HloModule m
+cond { p = (s32[], f32[3]) parameter(0)  i = s32[] get-tuple-element(p), index=0  n = s32[] constant(5)
+       ROOT lt = pred[] compare(i, n), direction=LT }
+body { p = (s32[], f32[3]) parameter(0)  i = s32[] get-tuple-element(p), index=0  x = f32[3] get-tuple-element(p), index=1
+       one = s32[] constant(1)  i1 = s32[] add(i, one)  y = f32[3] add(x, x)  ROOT t = (s32[], f32[3]) tuple(i1, y) }
+neg { a = f32[3] parameter(0)  ROOT n = f32[3] negate(a) }
+same { a = f32[3] parameter(0)  ROOT c = f32[3] copy(a) }
+ENTRY e {
+  x = f32[3] parameter(0)
+  k = s32[] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[3]) tuple(z, x)
+  w = (s32[], f32[3]) while(init), condition=cond, body=body
+  v = f32[3] get-tuple-element(w), index=1
+  c = f32[3] conditional(k, v, v), branch_computations={neg, same}
+  ROOT r = f32[3] call(c), to_apply=neg
+}"""
+    x = np.array([1, -2, 3], np.float32)
+    for k in (0, 1, 7, -1):
+        same_bits(*run_both(text, [x, np.int32(k)]))
+
+
+def test_buffers_are_reused_between_values_not_alive_together() -> None:
+    ops = "\n".join(f"  x{i + 1} = f32[1024] exponential(x{i})" for i in range(20))
+    text = f"HloModule m\nENTRY e {{\n  x0 = f32[1024] parameter(0)\n{ops}\n  ROOT r = f32[1024] negate(x20)\n}}\n"
+    m = hlotools.parse_module(text)
+    from hlotools.backend.llvm.runtime import CompiledModule
+    c = CompiledModule(m, implicit_fusion=False)  # every op materialised
+    assert c.arena_bytes <= 2 * 4096, c.arena_bytes  # two live buffers at a time, not twenty
+    x = np.linspace(-1, 0, 1024).astype(np.float32) * 1e-3
+    np.testing.assert_allclose(c([x])[0], evaluate(m, [x])[0], rtol=1e-5)
