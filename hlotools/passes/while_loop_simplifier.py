@@ -6,11 +6,12 @@ For each while loop, the first rewrite that applies:
   * trip count provably 0 (the condition is false on the init; see while_trip_count.py) and a
     side-effect-free condition -> the loop is replaced by its init;
   * trip count provably 1, no side effects anywhere -> the body is inlined once on the init;
-  * dead loop-state elements -> removed from the state. Element i is dead when no user of the
-    loop reads it (all users are get-tuple-elements), the condition does not read it, and in the
-    body what depends on it flows only back into element i (never into another element, nor
-    into an effectful op). The loop gets new condition and body computations over the smaller
-    tuple (the old ones are left for DCE), and its users are re-pointed at the new indices.
+  * dead loop-state elements -> removed from the state. Element i is dead when the condition
+    does not read it, in the body what depends on it flows only back into element i (never
+    into another element, nor into an effectful op), and either nothing reads it after the loop
+    or the body passes it through unchanged. The loop gets new condition and body computations
+    over the smaller tuple (the old ones are left for DCE); its users get a tuple rebuilt from
+    the new loop and, for dropped pass-through elements, the init (tuple-simplifier folds it).
 """
 from __future__ import annotations
 
@@ -84,18 +85,22 @@ def _simplify(rw: Rewriter, comp: Computation, loop: Instruction, ctx: PassConte
 
 # -- dead loop state ----------------------------------------------------------------------------
 def dead_state_indices(loop: Instruction, effects: SideEffects) -> set[int]:
+    """State elements to drop: not read by the condition, feeding no other element and no
+    side effect, and either unused after the loop or passed through the body unchanged (then
+    the loop's result there is the init's element). XLA's TryRemoveDeadWhileParams, without
+    its union-find grouping of mutually dependent elements."""
     shape = loop.shape
     cond, body = loop.attrs["condition"], loop.attrs["body"]
-    if not shape.is_tuple or loop.is_root or body.root is None or body.root.opcode != "tuple":
+    if not shape.is_tuple or body.root is None or body.root.opcode != "tuple":
         return set()
     if body.root.users or not body.parameters or not cond.parameters:
         return set()
     n = len(shape.tuple_shapes or ())
-    used = _indices_read(loop)
     cond_used = parameter_indices(cond, [i for i in cond.instructions if i.opcode != "parameter"])
-    if used is None or cond_used is None or not all(_is_gte(u) for u in body.parameters[0].users):
+    if cond_used is None or not all(_is_gte(u) for u in body.parameters[0].users):
         return set()
-    dead = set(range(n)) - used - cond_used
+    used_after = _indices_read(loop)
+    dead = {i for i in range(n) if i not in cond_used and (i not in used_after or _passed_through(body, i))}
     flows = {i: _flows_into(body, i, effects) for i in dead}
     changed = True
     while changed:  # an element feeding a live element is live; repeat until stable
@@ -108,13 +113,19 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> set[int]:
     return dead if len(dead) < n else set()
 
 
+def _passed_through(body: Computation, index: int) -> bool:
+    out = body.root.operands[index]  # type: ignore[union-attr]
+    return (_is_gte(out) and out.operands[0] is body.parameters[0] and out.attrs.get("index") == index)
+
+
 def _is_gte(inst: Instruction) -> bool:
     return inst.opcode == "get-tuple-element"
 
 
-def _indices_read(loop: Instruction) -> set[int] | None:
-    if not all(_is_gte(u) for u in loop.users):
-        return None
+def _indices_read(loop: Instruction) -> set[int]:
+    """Result elements read after the loop (all of them for a root or a non-gte user)."""
+    if loop.is_root or not all(_is_gte(u) for u in loop.users):
+        return set(range(len(loop.shape.tuple_shapes or ())))
     return {int(u.attrs["index"]) for u in loop.users}
 
 
@@ -164,13 +175,25 @@ def _remove_state_elements(rw: Rewriter, comp: Computation, loop: Instruction,
     attrs["condition"], attrs["body"] = cond, body
     new_loop = rw.add_instruction_deferred(comp, clone_instruction(loop, [new_init], shape=state_shape, attrs=attrs),
                                            before=loop, name=loop.name)
-    old_users = list(loop.users)
-    for user in old_users:
-        index = int(user.attrs["index"])
-        gte = clone_instruction(user, [new_loop], attrs=dict(user.attrs, index=new_index[index]))
-        rw.add_instruction_deferred(comp, gte, before=user, name=user.name)
-        rw.replace_all_uses_with(user, gte)
-    return [*old_users, loop]
+    # Rebuild the old result (XLA's RemoveDeadTupleIndices): kept elements from the new loop,
+    # dropped ones from the init (right for pass-through elements; the others are unread).
+    # tuple-simplifier then folds the get-tuple-elements of it.
+    parts = []
+    for i, element_shape in enumerate(shapes):
+        if i in new_index:
+            source, index = new_loop, new_index[i]
+        elif init.opcode == "tuple":
+            parts.append(init.operands[i])
+            continue
+        else:
+            source, index = init, i
+        parts.append(rw.add_instruction_deferred(
+            comp, Instruction("get-tuple-element", "get-tuple-element", element_shape, [source], {"index": index}),
+            before=loop, name="get-tuple-element"))
+    result = rw.add_instruction_deferred(comp, Instruction("tuple", "tuple", loop.shape, parts),
+                                         before=loop, name="tuple")
+    rw.replace_all_uses_with(loop, result)
+    return [loop]
 
 
 def _reparameterize(rw: Rewriter, comp: Computation, state_shape: Shape, new_index: dict[int, int],
