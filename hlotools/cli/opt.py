@@ -1,13 +1,16 @@
 """hlo-opt: read HLO text, check it, optionally run passes, and print it in canonical form.
 
 The flow per module is parse -> verify -> passes -> print. `OptOptions` carries what the
-flags ask for, and `process_module` is the one place a module goes through, so more pass
-manager features (-O levels, dumps, timing, bisection: hlotools/passes/manager.py) become
-fields of OptOptions without touching how input, output, splitting or errors work.
+flags ask for, and `process_module` is the one place a module goes through; the pass
+manager (hlotools/passes/manager.py) does verify-each, dumps, printing after passes and
+--bisect-limit, `timing.py` formats --time-passes and `bisect.py` does --bisect-against.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import click
 
@@ -15,27 +18,41 @@ from hlotools import parse_module, print_module
 from hlotools.cli.common import (
     CONTEXT_SETTINGS,
     EXIT_BAD_INPUT,
-    HloCommand,
+    EXIT_MISMATCH,
+    VariadicCommand,
     debug_option,
     err,
     input_argument,
     output_option,
     read_input,
     style_option,
+    usage_error,
     write_output,
 )
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
 from hlotools.errors import HloError
-from hlotools.passes.manager import run_pipeline
-from hlotools.passes.pipeline import Step, parse_pipeline
-from hlotools.passes.registry import PASSES
+from hlotools.log import ENV, cli_logging, env_level
+from hlotools.passes.manager import ManagerOptions, PassManager, PipelineReport
+from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, pipeline_lines, pipeline_text
+from hlotools.passes.registry import PASSES, pass_class
+from hlotools.passes.timing import timing_json, timing_table
 
 EPILOG = """\b
 Examples:
   hlo-opt model.hlo                      check model.hlo and print it canonically
   hlo-opt model.hlo --passes=algsimp,cse,dce          run passes in this order, then print
   hlo-opt m.hlo --passes='fixed-point(algsimp,dce)'   repeat a group until nothing changes
-  hlo-opt --list-passes                  the pass names (XLA's)
+  hlo-opt m.hlo --passes='cse{is-layout-sensitive=true},dce'   set pass options
+  hlo-opt m.hlo -O2                      the default pipeline (-O0: none, -O1: simplification)
+  hlo-opt -O2 --print-pipeline           the pipeline -O2 expands to, as a --passes spec
+  hlo-opt --list-passes                  the pass names (XLA's) and what each does
+  hlo-opt m.hlo -O2 --verify-each        verify after every pass (a failure writes a reproducer)
+  hlo-opt m.hlo -O2 --dump-dir d         d/module_0000.NAME.0000.before_optimizations.hlo, ...
+  hlo-opt m.hlo -O2 --print-changed      a unified diff on stderr for each pass that changed it
+  hlo-opt m.hlo -O2 --time-passes        per-pass times on stderr (--time-passes=json for CI)
+  hlo-opt m.hlo -O2 --bisect-limit=7:3   run 7 pass applications, the 7th with fuel for 3 rewrites
+  hlo-opt m.hlo -O2 --bisect-against=interp --random 0   find the pass that changes the results
+  hlo-opt m.hlo -O2 -vv                  log pass decisions (HLOTOOLS_LOG=debug does the same)
   hlo-opt model.hlo --style=long         print in XLA's dump form (layouts, full names)
   cat model.hlo | hlo-opt -              read standard input
   hlo-opt cases.hlo --split-input-file   several modules separated by '// -----' lines
@@ -43,8 +60,15 @@ Examples:
   hlo-opt bad.hlo --no-verify            print a module that parses but breaks shape rules
 
 \b
-Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
-70 internal error (add --debug for a traceback).
+Pass applications are numbered from 1 in execution order, fixed-point iterations unrolled;
+--bisect-limit, BISECT log lines, dump file numbers and index.txt all use these numbers.
+Dumps are written only for passes that changed the module (all with --dump-all).
+
+\b
+Exit status: 0 ok (--bisect-against: no pass changes the outputs), 1 bad input or a
+verifier failure after a pass (the message names FILE:LINE:COL or the pass), 2 bad usage
+(including an unknown pass name), 3 --bisect-against found the pass that changes the
+outputs, 70 internal error such as a crashing pass (add --debug for a traceback).
 """
 
 
@@ -52,14 +76,18 @@ Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
 class OptOptions:
     style: str | None = None  # None: the module's own style (module.source_style)
     verify: bool = True
-    pipeline: list[Step] = field(default_factory=list)  # from --passes; empty: print only
+    pipeline: list[Step] = field(default_factory=list)  # from --passes / -O; empty: print only
+    manager: ManagerOptions = field(default_factory=ManagerOptions)
+    reports: list[PipelineReport] = field(default_factory=list)  # one per module that ran passes
 
 
-def process_module(text: str, filename: str, options: OptOptions) -> str:
+def process_module(text: str, filename: str, options: OptOptions, module_id: int = 0) -> str:
     """One module's text in, its canonical text out (raises HloError on bad input)."""
     module = parse_module(text, filename, verify=options.verify)
     if options.pipeline:
-        run_pipeline(module, options.pipeline)
+        manager = PassManager(dataclasses.replace(options.manager, module_id=module_id))
+        options.reports.append(manager.report)
+        manager.run(module, options.pipeline)
     style = options.style or module.source_style or "short"
     return print_module(module, style)
 
@@ -74,9 +102,26 @@ def _parse_passes(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 def _list_passes(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo("\n".join(sorted(PASSES)))
-        ctx.exit(0)
+    if not value or ctx.resilient_parsing:
+        return
+    width = max(map(len, PASSES)) + 2
+    lines = [f"{name.ljust(width)}{pass_class(name).description}" for name in sorted(PASSES)]
+    click.echo("\n".join(lines))
+    ctx.exit(0)
+
+
+_BISECT_LIMIT = re.compile(r"^(\d+)(?::(\d+))?$")
+
+
+def _parse_bisect_limit(ctx: click.Context, param: click.Parameter,
+                        value: str | None) -> tuple[int, int | None] | None:
+    if value is None:
+        return None
+    m = _BISECT_LIMIT.match(value.strip())
+    if not m:
+        raise click.BadParameter(f"expected N or N:M (pass applications, then rewrites of the N-th), "
+                                 f"got '{value}'")
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) is not None else None)
 
 
 def _join(outputs: list[str]) -> str:
@@ -84,7 +129,48 @@ def _join(outputs: list[str]) -> str:
     return f"\n\n{SEPARATOR}\n\n".join(o.rstrip("\n") for o in outputs) + "\n"
 
 
-@click.command(cls=HloCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
+# Options whose value is optional: the bare flag means this value (click options take a fixed
+# count, and an optional value would swallow FILE in `hlo-opt --time-passes m.hlo`).
+_BARE_DEFAULTS = {"--time-passes": "--time-passes=table", "--print-changed": "--print-changed=diff",
+                  "-O": "-O2"}
+
+
+class OptCommand(VariadicCommand):
+    variadic_options = ("--inputs",)  # --inputs a.npy b.npy ... (for --bisect-against)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            args = [_BARE_DEFAULTS.get(a, a) for a in args[:cut]] + list(args[cut:])
+        else:
+            args = [_BARE_DEFAULTS.get(a, a) for a in args]
+        return super().parse_args(ctx, args)
+
+
+def _choose_pipeline(pipeline: list[Step], level: str | None, passes_given: bool) -> list[Step]:
+    if level is not None and passes_given:
+        raise usage_error(f"give -O{level} or --passes, not both (a spec may name a level: "
+                          f"--passes=O{level},PASS)")
+    if level is not None:
+        return parse_pipeline(f"O{level}")
+    return pipeline
+
+
+def _print_pipeline(steps: list[Step], verbose: int) -> None:
+    click.echo(pipeline_text(steps))
+    if verbose:
+        err("\n".join(pipeline_lines(steps)) or "(no passes)")
+
+
+def _check_env() -> None:
+    import os
+    try:
+        env_level(os.environ.get(ENV))
+    except ValueError as e:
+        raise usage_error(str(e)) from None
+
+
+@click.command(cls=OptCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @output_option
 @style_option
@@ -95,25 +181,97 @@ def _join(outputs: list[str]) -> str:
 @click.option("--no-verify", is_flag=True, help="Parse only: skip the verifier (shape and operand checks).")
 @click.option("--passes", "pipeline", metavar="PIPELINE", callback=_parse_passes,
               help="Passes to run, in order, by XLA's names: 'algsimp,cse,dce'; "
-                   "'fixed-point(algsimp,dce)' repeats a group; 'pass{option=value}' sets options.")
+                   "'fixed-point(algsimp,dce)' repeats a group; 'pass{option=value}' sets options; "
+                   "O1/O2 name the presets. An unknown name is a usage error listing close matches.")
+@click.option("-O", "level", type=click.Choice(["0", "1", "2"]), default=None, metavar="LEVEL",
+              help=f"-O0: {PRESET_DESCRIPTIONS['O0']}; -O1: {PRESET_DESCRIPTIONS['O1']}; -O2 (also bare "
+                   f"-O): {PRESET_DESCRIPTIONS['O2']}. A preset's passes that are not registered yet are "
+                   "skipped with a warning.")
 @click.option("--list-passes", is_flag=True, expose_value=False, is_eager=True, callback=_list_passes,
-              help="Print the names of all passes and exit.")
+              help="Print every pass name with a one-line description, and exit.")
+@click.option("--print-pipeline", is_flag=True,
+              help="Print the pipeline (presets expanded) as a --passes spec, and exit (-v: as a tree too).")
+@click.option("--verify-each", is_flag=True,
+              help="Run the verifier after every pass; a failure names the pass and those before it and "
+                   "writes the module before that pass to a reproducer file it names.")
+@click.option("--dump-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Dump the module before and after the pipeline and after each pass that changed it, "
+                   "XLA-style names (module_0000.NAME.0003.after_algsimp.hlo), plus index.txt/index.json.")
+@click.option("--dump-all", is_flag=True, help="With --dump-dir: also dump after passes that changed nothing.")
+@click.option("--dump-style", type=click.Choice(["short", "long"]), default="long", show_default=True,
+              help="Print style of dumps, --print-after-all and --print-changed.")
+@click.option("--print-after-all", is_flag=True, help="Print the module on stderr after every pass.")
+@click.option("--print-changed", type=click.Choice(["diff", "full"]), default=None, metavar="[=diff|full]",
+              help="After each pass that changed the module, print a unified diff (bare flag: diff) or "
+                   "the whole module on stderr.")
+@click.option("--time-passes", type=click.Choice(["table", "json"]), default=None, metavar="[=table|json]",
+              help="Print per-pass times on stderr: pass, runs, wall ms, % of total, instructions "
+                   "before -> after, changed; compile time is the sum of pass times.")
+@click.option("--bisect-limit", callback=_parse_bisect_limit, default=None, metavar="N[:M]",
+              help="Run only the first N pass applications (the N-th with fuel for M rewrites, for "
+                   "passes that take fuel); logs 'BISECT: running|NOT running pass (n) NAME'.")
+@click.option("--bisect-against", type=click.Choice(["interp"]), default=None,
+              help="Find the first pass application (and rewrite) after which the interpreter's outputs "
+                   "differ from the original module's; prints it and exits 3 (0 if none).")
+@click.option("--inputs", multiple=True, metavar="FILE...",
+              help="With --bisect-against: the arguments, as for hlo-run (.npy per parameter, one .npz, "
+                   "or HLO literal text).")
+@click.option("--random", "seed", type=click.IntRange(min=0), default=None, metavar="SEED",
+              help="With --bisect-against: random arguments from SEED (as hlo-run --random).")
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="R",
+              help="With --bisect-against: relative tolerance for floats (default: by element type; "
+                   "integers always compare exactly).")
+@click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A",
+              help="With --bisect-against: absolute tolerance for floats.")
+@click.option("-v", "--verbose", count=True,
+              help=f"-v: info (passes run, times), -vv: debug (pass decisions), -vvv: trace (module "
+                   f"after each pass). {ENV}=info|debug|trace does the same.")
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, output: str, style: str | None, split_input_file: bool,
-         no_verify: bool, pipeline: list[Step], debug: bool) -> None:
+         no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
+         dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
+         print_changed: str | None, time_passes: str | None, bisect_limit: tuple[int, int | None] | None,
+         bisect_against: str | None, inputs: tuple[str, ...], seed: int | None, rtol: float | None,
+         atol: float | None, verbose: int, debug: bool) -> None:
     """Parse, verify, optionally transform, and print an HLO module (FILE, or '-' for stdin)."""
-    text, name = read_input(input_file)
-    options = OptOptions(style=style, verify=not no_verify, pipeline=pipeline)
+    _check_env()
+    given = ctx.get_parameter_source("pipeline") == click.core.ParameterSource.COMMANDLINE
+    with cli_logging(verbose, always_show=("BISECT:",) if bisect_limit else ()):
+        steps = _choose_pipeline(pipeline, level, given)
+        if print_pipeline:
+            _print_pipeline(steps, verbose)
+            return
+        if (inputs or seed is not None or rtol is not None or atol is not None) and not bisect_against:
+            raise usage_error("--inputs, --random, --rtol and --atol go with --bisect-against")
+        manager = ManagerOptions(verify_each=verify_each, dump_dir=dump_dir, dump_all=dump_all,
+                                 dump_style=dump_style, print_after_all=print_after_all,
+                                 print_changed=print_changed,
+                                 bisect_limit=bisect_limit[0] if bisect_limit else None,
+                                 bisect_rewrites=bisect_limit[1] if bisect_limit else None)
+        options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
+        text, name = read_input(input_file)
+        if bisect_against:
+            _bisect(ctx, text, name, options, bisect_limit, split_input_file, inputs, seed, rtol, atol)
+            return
+        try:
+            _run(ctx, text, name, options, split_input_file, output, debug)
+        finally:
+            if time_passes and options.reports:
+                err((timing_json if time_passes == "json" else timing_table)(options.reports).rstrip("\n"))
+
+
+def _run(ctx: click.Context, text: str, name: str, options: OptOptions, split_input_file: bool,
+         output: str, debug: bool) -> None:
     if not split_input_file:
         check_no_separator(text, name)
         write_output(output, process_module(text, name, options))
         return
     outputs: list[str] = []
     failed = 0
-    for chunk in split_chunks(text, name):
+    for module_id, chunk in enumerate(split_chunks(text, name)):
         try:
-            outputs.append(process_module(chunk.text, name, options))
+            outputs.append(process_module(chunk.text, name, options, module_id))
         except HloError as e:
             if debug:
                 raise
@@ -122,6 +280,34 @@ def main(ctx: click.Context, input_file: str, output: str, style: str | None, sp
     write_output(output, _join(outputs))
     if failed:
         ctx.exit(EXIT_BAD_INPUT)
+
+
+def _bisect(ctx: click.Context, text: str, name: str, options: OptOptions,
+            bisect_limit: tuple[int, int | None] | None, split_input_file: bool, inputs: tuple[str, ...],
+            seed: int | None, rtol: float | None, atol: float | None) -> None:
+    """--bisect-against=interp: search, print the verdict on stdout, exit 3 if a culprit is found."""
+    from hlotools.passes.bisect import Bisector, load_arguments, report_lines
+    if split_input_file or bisect_limit:
+        raise usage_error("--bisect-against searches one module itself: drop --split-input-file/--bisect-limit")
+    if not options.pipeline:
+        raise usage_error("--bisect-against needs a pipeline: give --passes=... or -O1/-O2")
+    if inputs and seed is not None:
+        raise usage_error("--inputs and --random exclude each other")
+    check_no_separator(text, name)
+    try:
+        module = parse_module(text, name, verify=options.verify)
+        args = load_arguments(module, inputs, seed)
+        spec = pipeline_text(options.pipeline)
+        bisector = Bisector(text, name, spec, args, rtol, atol, verify_each=True,
+                            style=options.style or module.source_style or "short")
+        result = bisector.run()
+    except HloError as e:
+        raise e.with_place(name, text) from None
+    click.echo("\n".join(report_lines(result, name, spec, rtol, atol)))
+    if result.diff:
+        click.echo(result.diff, nl=not result.diff.endswith("\n"))
+    if result.found:
+        ctx.exit(EXIT_MISMATCH)
 
 
 if __name__ == "__main__":

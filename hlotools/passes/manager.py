@@ -10,6 +10,7 @@ import difflib
 import json
 import logging
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -18,6 +19,7 @@ from typing import TextIO
 
 from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir.module import Module
+from hlotools.log import TRACE
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.pipeline import FixedPoint, PassStep, Step
 
@@ -35,6 +37,8 @@ class ManagerOptions:
     bisect_limit: int | None = None  # run only the first N pass applications
     bisect_rewrites: int | None = None  # fuel for the N-th application
     stderr: TextIO | None = None
+    module_id: int = 0  # the NNNN of module_NNNN in dump names (the module's place in the input)
+    reproducer_dir: Path | None = None  # where a verify failure's reproducer goes (default: dump_dir or TMPDIR)
 
 
 @dataclass
@@ -47,12 +51,16 @@ class PassRecord:
     instructions_after: int
     rewrites: int
     ran: bool = True
+    options: str = ""  # the pass's non-default options, '{k=v,...}'
+    rewrite_log: list[str] = field(default_factory=list)  # what each rewrite did, when fuel was limited
 
 
 @dataclass
 class PipelineReport:
     records: list[PassRecord] = field(default_factory=list)
     dumps: list[str] = field(default_factory=list)
+    module: str = ""
+    reproducer: str | None = None  # set when a verify failure wrote one
 
     @property
     def total_seconds(self) -> float:
@@ -62,9 +70,33 @@ class PipelineReport:
     def changed(self) -> bool:
         return any(r.changed for r in self.records)
 
+    @property
+    def applications(self) -> int:
+        """Pass applications reached, run or not (the N of --bisect-limit counts these)."""
+        return len(self.records)
+
     def to_json(self) -> dict:
         return {"total_ms": round(self.total_seconds * 1e3, 3),
                 "passes": [asdict(r) | {"ms": round(r.seconds * 1e3, 3)} for r in self.records]}
+
+
+class PassFailure(RuntimeError):
+    """A pass raised something other than HloError: a bug in the pass, named with its application."""
+
+
+class _FuelContext(PassContext):
+    """PassContext that also remembers what each rewrite did while fuel is limited, so bisection
+    can name the culprit rewrite."""
+
+    def __init__(self, fuel: int | None, pass_name: str) -> None:
+        super().__init__(fuel=fuel, pass_name=pass_name)
+        self.rewrite_log: list[str] = []
+
+    def consume_fuel(self, what: str = "") -> bool:
+        ok = super().consume_fuel(what)
+        if ok and self.fuel is not None:
+            self.rewrite_log.append(what)
+        return ok
 
 
 class PassManager:
@@ -74,17 +106,20 @@ class PassManager:
         self._print = printer or _default_printer
         self.report = PipelineReport()
         self._applications = 0
-        self._dump_step = 0
 
     @property
     def _err(self) -> TextIO:
         return self.options.stderr or sys.stderr
 
     def run(self, module: Module, steps: list[Step]) -> PipelineReport:
-        self._dump(module, "before_optimizations", force=True)
-        self._run_steps(module, steps)
-        self._dump(module, "after_optimizations", force=True)
-        self._write_index(module)
+        self.report.module = module.name
+        log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
+        self._dump(module, "0000.before_optimizations", force=True)
+        try:
+            self._run_steps(module, steps)
+            self._dump(module, "after_optimizations", force=True)
+        finally:  # a failing pass still leaves the index of what ran before it
+            self._write_index(module)
         return self.report
 
     # -- execution ----------------------------------------------------------------------
@@ -115,78 +150,101 @@ class PassManager:
         opts = self.options
         if opts.bisect_limit is not None and n > opts.bisect_limit:
             log.info("BISECT: NOT running pass (%d) %s", n, p.name)
-            self.report.records.append(PassRecord(n, p.name, False, 0.0, 0, 0, 0, ran=False))
+            self.report.records.append(PassRecord(n, p.name, False, 0.0, 0, 0, 0, ran=False,
+                                                  options=p.options_text()))
             return False
         if opts.bisect_limit is not None:
             log.info("BISECT: running pass (%d) %s", n, p.name)
         fuel = opts.bisect_rewrites if opts.bisect_limit is not None and n == opts.bisect_limit else None
-        ctx = PassContext(fuel=fuel, pass_name=p.name)
+        ctx = _FuelContext(fuel, p.name)
         before_text = self._print(module, opts.dump_style) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
-        log.info("HLO pass %s", p.name)
+        log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
         t0 = time.perf_counter()
         try:
             changed = bool(p.run(module, ctx))
         except HloError:
             raise
+        except Exception as e:  # a bug in the pass: say which application, keep the cause chained
+            where = self._write_reproducer(module.name, p.name, before_text)
+            raise PassFailure(f"pass '{p.name}' (application {n}) crashed: {type(e).__name__}: {e}"
+                              f"{where}") from e
         seconds = time.perf_counter() - t0
-        self.report.records.append(PassRecord(n, p.name, changed, seconds, count_before,
-                                              module.instruction_count(), ctx.rewrites))
-        log.info("HLO pass %s: %s in %.3f ms", p.name, "changed" if changed else "no change", seconds * 1e3)
+        record = PassRecord(n, p.name, changed, seconds, count_before, module.instruction_count(),
+                            ctx.rewrites, options=p.options_text(), rewrite_log=ctx.rewrite_log)
+        self.report.records.append(record)
+        log.info("HLO pass (%d) %s: %s in %.3f ms (%d -> %d instructions)", n, p.name,
+                 "changed" if changed else "no change", seconds * 1e3, count_before, record.instructions_after)
         if opts.verify_each:
             self._verify_after(module, p.name, before_text)
-        self._dump(module, f"after_{p.name}", force=opts.dump_all or changed)
+        self._dump(module, f"{n:04d}.after_{p.name}", force=opts.dump_all or changed)
         if opts.print_after_all:
             self._err.write(f"// -----// after {p.name} (application {n})\n{self._print(module, opts.dump_style)}\n")
         if opts.print_changed and changed and before_text is not None:
-            after_text = self._print(module, opts.dump_style)
-            if opts.print_changed == "diff":
-                diff = difflib.unified_diff(before_text.splitlines(True), after_text.splitlines(True),
-                                            f"before {p.name}", f"after {p.name}")
-                self._err.write("".join(diff))
-            else:
-                self._err.write(f"// -----// after {p.name} (changed)\n{after_text}\n")
+            self._print_changed(module, p.name, n, before_text)
+        if log.isEnabledFor(TRACE):
+            log.log(TRACE, "module after %s:\n%s", p.name, self._print(module, opts.dump_style))
         return changed
+
+    def _print_changed(self, module: Module, pass_name: str, n: int, before_text: str) -> None:
+        after_text = self._print(module, self.options.dump_style)
+        if self.options.print_changed == "diff":
+            diff = difflib.unified_diff(before_text.splitlines(True), after_text.splitlines(True),
+                                        f"before {pass_name} ({n})", f"after {pass_name} ({n})")
+            self._err.write("".join(diff))
+        else:
+            self._err.write(f"// -----// after {pass_name} (application {n}, changed)\n{after_text}\n")
 
     def _verify_after(self, module: Module, pass_name: str, before_text: str | None) -> None:
         from hlotools.ir.verifier import verify
         try:
             verify(module)
         except HloError as e:
-            earlier = [r.name for r in self.report.records[:-1] if r.ran]
-            where = ""
-            if before_text is not None:
-                path = Path(self.options.dump_dir or ".") / f"{_safe(module.name)}.before_{pass_name}.reproducer.hlo"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(before_text)
-                where = f"; reproducer (the module before {pass_name}) written to {path}"
-            raise HloVerifyError(f"verifier failed after pass '{pass_name}' (passes before it: "
-                                 f"{', '.join(earlier) or 'none'}): {e.message}{where}") from None
+            earlier = [f"({r.index}) {r.name}" for r in self.report.records[:-1] if r.ran]
+            where = self._write_reproducer(module.name, pass_name, before_text)
+            raise HloVerifyError(f"verifier failed after pass ({self._applications}) '{pass_name}' "
+                                 f"(passes before it: {', '.join(earlier) or 'none'}): {e.message}{where}"
+                                 ) from None
+
+    def _write_reproducer(self, module_name: str, pass_name: str, before_text: str | None) -> str:
+        """Write the module as it was before the failing pass; the message tail naming the file."""
+        if before_text is None:
+            return ""
+        d = self.options.reproducer_dir or self.options.dump_dir or Path(tempfile.gettempdir())
+        path = Path(d) / f"module_{self.options.module_id:04d}.{_safe(module_name)}.before_{pass_name}.reproducer.hlo"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(before_text)
+        except OSError as e:
+            return f"; could not write the reproducer {path}: {e.strerror or e}"
+        self.report.reproducer = str(path)
+        return (f"; reproducer (the module before {pass_name}) written to {path} "
+                f"(rerun: hlo-opt {path} --passes={pass_name} --verify-each)")
 
     # -- dumps ----------------------------------------------------------------------------
     def _dump(self, module: Module, suffix: str, force: bool) -> None:
+        """module_NNNN.NAME.SUFFIX.hlo; per-pass suffixes carry the application number."""
         d = self.options.dump_dir
         if d is None or not force:
             return
         d.mkdir(parents=True, exist_ok=True)
-        if suffix in ("before_optimizations", "after_optimizations"):
-            name = f"module_0000.{_safe(module.name)}.{suffix}.hlo"
-        else:
-            name = f"module_0000.{_safe(module.name)}.{self._dump_step:04d}.{suffix}.hlo"
-        self._dump_step += 1
+        name = f"module_{self.options.module_id:04d}.{_safe(module.name)}.{suffix}.hlo"
         (d / name).write_text(self._print(module, self.options.dump_style))
-        self.report.dumps.append(name)
+        if name not in self.report.dumps:
+            self.report.dumps.append(name)
 
     def _write_index(self, module: Module) -> None:
         d = self.options.dump_dir
         if d is None:
             return
+        d.mkdir(parents=True, exist_ok=True)
         rows = self.report.records
         lines = ["#\tpass\tchanged\tms\tinstructions_before\tinstructions_after\trewrites"]
         lines += [f"{r.index}\t{r.name}\t{str(r.changed).lower() if r.ran else 'not-run'}\t{r.seconds * 1e3:.3f}\t"
                   f"{r.instructions_before}\t{r.instructions_after}\t{r.rewrites}" for r in rows]
-        (d / "index.txt").write_text("\n".join(lines) + "\n")
-        (d / "index.json").write_text(json.dumps({"module": module.name, "dumps": self.report.dumps}
+        prefix = f"module_{self.options.module_id:04d}." if self.options.module_id else ""
+        (d / f"{prefix}index.txt").write_text("\n".join(lines) + "\n")
+        (d / f"{prefix}index.json").write_text(json.dumps({"module": module.name, "dumps": self.report.dumps}
                                                  | self.report.to_json(), indent=1) + "\n")
 
 
