@@ -21,6 +21,8 @@ class SideEffects:
     def instruction(self, inst: Instruction) -> bool:
         if has_side_effect_no_recurse(inst):
             return True
+        if not _may_call(inst.opcode):
+            return False
         return any(self.computation(c) for c in inst.called_computations())
 
     def computation(self, comp: Computation) -> bool:
@@ -32,6 +34,17 @@ class SideEffects:
         result = any(self.instruction(i) for i in comp.instructions)
         self._comp[key] = result
         return result
+
+
+def _may_call(opcode: str) -> bool:
+    """Can this opcode carry called computations? (Asking every elementwise op for its
+    computations is most of a pass's time on big modules.)"""
+    info = OPCODES.get(opcode)
+    return info is None or info.category in _CALLER_CATEGORIES or opcode in _CALLING_DATA_OPS
+
+
+_CALLER_CATEGORIES = frozenset({"control", "reduction", "collective", "async", "misc"})
+_CALLING_DATA_OPS = frozenset({"scatter", "sort", "topk"})
 
 
 def has_side_effect_no_recurse(inst: Instruction) -> bool:
