@@ -8,6 +8,7 @@ from __future__ import annotations
 from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
     emit_arith,
     emit_control,
+    emit_conv,
     emit_data,
     emit_dot,
     emit_elemental,

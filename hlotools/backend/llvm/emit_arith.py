@@ -396,14 +396,67 @@ def _convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     return convert_value(gen.b, gen.operand(inst, 0, index), _et(inst), _out(inst))
 
 
+
+
+@elemental("reduce-precision")
+def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """XLA's EmitReducePrecisionIR: round the mantissa to nearest even, then flush exponents
+    out of the reduced range to signed infinity / zero; NaN stays NaN."""
+    et = _out(inst)
+    b = gen.b
+    x = gen.operand(inst, 0, index)
+    wide = x.type == T.F64
+    ity, mbits_src, ebits_src = (T.I64, 52, 11) if wide else (T.I32, 23, 8)
+    mbits = int(inst.attrs.get("mantissa_bits", mbits_src))
+    ebits = int(inst.attrs.get("exponent_bits", ebits_src))
+
+    def c(v: int) -> ir.Constant:
+        return ir.Constant(ity, v & ((1 << ity.width) - 1))
+    bits = b.bitcast(x, ity)
+    if mbits < mbits_src:
+        last = 1 << (mbits_src - mbits)
+        odd = b.lshr(b.and_(bits, c(last)), c(mbits_src - mbits))
+        bits = b.and_(b.add(bits, b.add(odd, c((last >> 1) - 1))), c(~(last - 1)))
+    if ebits < ebits_src:
+        bias = (1 << (ebits_src - 1)) - 1
+        reduced = (1 << (ebits - 1)) - 1
+        exp_mask = ((1 << ebits_src) - 1) << mbits_src
+        e = b.and_(bits, c(exp_mask))
+        overflow = b.icmp_unsigned(">", e, c((bias + reduced) << mbits_src))
+        underflow = b.icmp_unsigned("<=", e, c((bias - reduced) << mbits_src))
+        zero = b.and_(bits, c(1 << (ity.width - 1)))
+        inf = b.or_(zero, c(exp_mask))
+        bits = b.select(overflow, inf, b.select(underflow, zero, bits))
+    r = b.bitcast(bits, x.type)
+    r = b.select(b.fcmp_unordered("uno", x, x), x, r)
+    return T.round_to(b, r, et)
+
+
 @elemental("bitcast-convert")
 def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """Same width: reinterpret the bits. Wide -> narrow: the result has a new minor dim
+    holding the pieces, least significant first (little-endian memory order); narrow ->
+    wide: the operand's minor dim is combined the same way."""
     src, dst = _et(inst), _out(inst)
     b = gen.b
-    if src.bits != dst.bits:
-        raise HloUnsupportedError(f"bitcast-convert between widths {src.bits} and {dst.bits}")
-    raw = T.to_storage(b, gen.operand(inst, 0, index), src)
+    sbits, dbits = max(8, src.bits) if src.kind != "pred" else 8, max(8, dst.bits) if dst.kind != "pred" else 8
+    if sbits == dbits:
+        raw = T.to_storage(b, gen.operand(inst, 0, index), src)
+        st = T.storage_type(dst)
+        return T.from_storage(b, raw if raw.type == st else b.bitcast(raw, st), dst)
+    sty, dty = ir.IntType(sbits), ir.IntType(dbits)
+    if sbits > dbits:
+        raw = T.to_storage(b, gen.operand(inst, 0, index[:-1]), src)
+        raw = raw if raw.type == sty else b.bitcast(raw, sty)
+        shift = b.mul(b.trunc(index[-1], sty) if sbits < 64 else index[-1], ir.Constant(sty, dbits))
+        piece = b.trunc(b.lshr(raw, shift), dty)
+        st = T.storage_type(dst)
+        return T.from_storage(b, piece if st == dty else b.bitcast(piece, st), dst)
+    n = dbits // sbits
+    acc: ir.Value = ir.Constant(dty, 0)
+    for k in range(n):
+        raw = T.to_storage(b, gen.operand(inst, 0, list(index) + [ir.Constant(T.I64, k)]), src)
+        raw = raw if raw.type == sty else b.bitcast(raw, sty)
+        acc = b.or_(acc, b.shl(b.zext(raw, dty), ir.Constant(dty, k * sbits)))
     st = T.storage_type(dst)
-    if raw.type != st:
-        raw = b.bitcast(raw, st)
-    return T.from_storage(b, raw, dst)
+    return T.from_storage(b, acc if st == dty else b.bitcast(acc, st), dst)

@@ -163,3 +163,15 @@ def _copy_into(fe: FunctionEmitter, src: Instruction, dst: ir.Value, shape: obje
         fe.memcpy(dst, fe.leaf_ptrs(src)[0], leaf_bytes(shape))
     else:
         loop_nest(fe.b, shape, body)
+
+
+@emitter("custom-call")
+def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
+    """Only the targets that are identities on one device (Sharding, ...: the interpreter's
+    IDENTITY_TARGETS); anything else is refused naming the target."""
+    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
+    from hlotools.errors import HloUnsupportedError
+    target = str(inst.attrs.get("custom_call_target", ""))
+    if target not in IDENTITY_TARGETS or len(inst.operands) != 1 or inst.shape.is_tuple:
+        raise HloUnsupportedError(f"custom-call target \"{target}\" is not supported by the LLVM backend")
+    copy_value(fe, inst.operands[0], fe.leaf_ptrs(inst)[0], inst)
