@@ -14,7 +14,14 @@ import click
 import numpy as np
 
 from hlotools import parse_module
-from hlotools.cli.backends import BACKENDS, KNOWN, Backend, best_available, not_available_message
+from hlotools.cli.backends import (
+    BACKENDS,
+    KNOWN,
+    Backend,
+    CompileRequest,
+    best_available,
+    not_available_message,
+)
 from hlotools.cli.common import (
     CONTEXT_SETTINGS,
     EXIT_MISMATCH,
@@ -44,6 +51,7 @@ Examples:
   hlo-run model.hlo --inputs args.txt             HLO literals, one per line: f32[2] {1, 2}
   hlo-run model.hlo --random 0 --repeat 20 --json timings (median, min) as JSON
   hlo-opt model.hlo | hlo-run - --random 0        read the module from standard input
+  hlo-run model.hlo --backend=llvm --random 0 -v  say whether the compile cache hit (--no-cache: skip it)
 
 \b
 Tuple parameters take one array per leaf, depth-first. bf16/f8 arrays stored in .npz files
@@ -105,13 +113,20 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     return _with_tokens(specs, [])
 
 
+def _compile(backend: Backend, module: Module, request: CompileRequest):  # -> Runner
+    if backend.compile_with is not None:
+        return backend.compile_with(module, request)
+    return backend.compile(module)
+
+
 def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
-             repeat: int) -> RunResult:
+             repeat: int, request: CompileRequest | None = None) -> RunResult:
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
     args = _arguments(module, inputs, seed)
     try:
-        runner, compile_s = _timed(lambda: backend.compile(module), repeat if backend.compiles else 1)
+        request = request or CompileRequest(source_text=text)
+        runner, compile_s = _timed(lambda: _compile(backend, module, request), repeat if backend.compiles else 1)
         assert runner is not None
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
             outputs, run_s = _timed(lambda: runner(args), repeat)
@@ -206,11 +221,16 @@ class RunCommand(VariadicCommand):
               help="Parse and run N times and report the times (median, min).")
 @click.option("--print-literals", is_flag=True, help="Print results as HLO literals: f32[2]{0} {1, 2}.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@click.option("--no-cache", is_flag=True,
+              help="Compile from scratch: neither read nor write the persistent compile cache "
+                   "($HLOTOOLS_CACHE_DIR, default ~/.cache/hlotools).")
+@click.option("-v", "--verbose", count=True, help="Say how the module was compiled (compile cache hit or miss, and why).")
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
-         repeat: int | None, print_literals: bool, as_json: bool, debug: bool) -> None:
+         repeat: int | None, print_literals: bool, as_json: bool, no_cache: bool, verbose: int,
+         debug: bool) -> None:
     """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
@@ -218,7 +238,9 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
         raise usage_error("-o needs a file name: the results are written as an .npz archive")
     chosen = _select_backend(backend)
     text, name = read_input(input_file)
-    result = _execute(text, name, chosen, inputs, seed, repeat or 1)
+    request = CompileRequest(source_text=text, use_cache=not no_cache,
+                             log=(lambda message: click.echo(message, err=True)) if verbose else None)
+    result = _execute(text, name, chosen, inputs, seed, repeat or 1, request)
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
     if output:
         save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])

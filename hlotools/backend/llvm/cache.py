@@ -50,7 +50,7 @@ _LOGGER = logging.getLogger("hlotools.cache")
 Log = Callable[[str], None]
 
 
-def default_compile_cachedir() -> Path:
+def default_cache_dir() -> Path:
     env = os.environ.get("HLOTOOLS_CACHE_DIR")
     if env:
         return Path(env)
@@ -109,7 +109,7 @@ class CompileCache:
     `put` never raises for an unwritable folder (the compile still succeeded)."""
 
     def __init__(self, directory: Path | None = None, log: Log | None = None) -> None:
-        self.directory = (directory or default_compile_cachedir()) / "llvm"
+        self.directory = (directory or default_cache_dir()) / "llvm"
         self._log = log
 
     def say(self, message: str) -> None:

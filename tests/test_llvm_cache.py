@@ -1,0 +1,303 @@
+"""The persistent compile cache: hits skip codegen and LLVM, keys change with everything the
+machine code depends on, bad entries are ignored and rebuilt, concurrent writers are safe."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.backend.llvm import cache, jit, runtime
+from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached, make_key
+from hlotools.interpreter import evaluate
+
+TEXT = """HloModule cached
+
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+
+ENTRY main {
+  a = f32[16,8] parameter(0)
+  b = f32[16,8] parameter(1)
+  c = f32[16,8] multiply(a, b)
+  d = f32[16,8] exponential(c)
+  z = f32[] constant(0)
+  s = f32[16] reduce(d, z), dimensions={1}, to_apply=add
+  ROOT r = (f32[16], f32[16,8]) tuple(s, c)
+}
+"""
+# The env the keys use in these tests: fixed, so that other people editing the compiler's
+# sources while the tests run (the real env fingerprints them) cannot change the keys.
+FIXED_ENV = {"format": "1", "hlotools": "test", "sources": "fixed", "llvmlite": "x", "llvm": "y",
+             "triple": "t", "cpu": "c", "features": "+f"}
+REAL_ENVIRONMENT = cache.environment
+RNG = np.random.default_rng(0)
+ARGS = [RNG.standard_normal((16, 8)).astype(np.float32) * 0.5, RNG.standard_normal((16, 8)).astype(np.float32)]
+
+
+def _fix_env() -> None:
+    cache.environment = lambda: dict(FIXED_ENV)  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True)
+def fixed_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "environment", lambda: dict(FIXED_ENV))
+
+
+class Recorder:
+    def __init__(self, directory: Path) -> None:
+        self.lines: list[str] = []
+        self.cache = CompileCache(directory, log=self.lines.append)
+
+    def compile(self, text: str = TEXT, options: CompileOptions | None = None) -> Any:
+        self.lines.clear()
+        return compile_cached(hlotools.parse_module(text), options or CompileOptions(), compile_cache=self.cache,
+                              source_text=text)
+
+    @property
+    def hit(self) -> bool:
+        return any(line.startswith("compile cache: hit") for line in self.lines)
+
+
+def check_results(compiled: Any, text: str = TEXT) -> None:
+    want = evaluate(hlotools.parse_module(text), ARGS)
+    got = compiled(ARGS)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def object_entries(rec: Recorder) -> list[Path]:
+    return [p for p in rec.cache.directory.rglob("*.entry")
+            if p.read_bytes().find(b'"kind": "object"') >= 0]
+
+
+def test_miss_then_hit_skips_codegen_and_llvm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = Recorder(tmp_path)
+    first = rec.compile()
+    assert not rec.hit and any("miss" in line for line in rec.lines)
+    assert first.object_code and first.timings.llvm_s > 0
+    check_results(first)
+
+    def forbidden(*a: object, **k: object) -> None:
+        raise AssertionError("a warm start must not run codegen or LLVM")
+    monkeypatch.setattr(runtime.compiler, "compile_module", forbidden)
+    monkeypatch.setattr(jit, "compile_ir", forbidden)
+    monkeypatch.setattr(jit, "optimise", forbidden)
+    monkeypatch.setattr("hlotools.backend.llvm.pipeline.optimise_module", forbidden)
+    second = rec.compile()
+    assert rec.hit and "via source key" in rec.lines[-1]
+    assert second.timings.codegen_s == 0 and second.timings.llvm_s == 0
+    assert second.stats.arena_bytes == first.stats.arena_bytes
+    assert [s.to_text() for s in second.result_leaves] == [s.to_text() for s in first.result_leaves]
+    check_results(second)
+
+
+def test_same_optimised_module_from_other_text_hits_by_module_key(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    other = TEXT.replace("ENTRY main {", "// the same module, written differently\nENTRY main {")
+    compiled = rec.compile(other)
+    assert rec.hit and "via optimised module key" in rec.lines[-1]
+    check_results(compiled)
+    rec.compile(other)
+    assert rec.hit and "via source key" in rec.lines[-1]  # the alias was recorded
+
+
+@pytest.mark.parametrize("change", ["module", "opt_level", "implicit_fusion", "preset", "cpu_features", "llvm"])
+def test_key_changes_with_what_the_code_depends_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    change: str) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    text, options = TEXT, CompileOptions()
+    if change == "module":
+        text = TEXT.replace("multiply(a, b)", "add(a, b)")
+    elif change == "opt_level":
+        options = CompileOptions(opt_level=2)
+    elif change == "implicit_fusion":
+        options = CompileOptions(implicit_fusion=False)
+    elif change == "preset":
+        options = CompileOptions(preset="none")
+    else:
+        field = "features" if change == "cpu_features" else "llvm"
+        monkeypatch.setattr(cache, "environment", lambda: {**FIXED_ENV, field: FIXED_ENV[field] + "x"})
+    compiled = rec.compile(text, options)
+    assert not rec.hit, rec.lines
+    check_results(compiled, text)
+    rec.compile(text, options)
+    assert rec.hit
+
+
+def test_make_key_covers_text_options_and_env() -> None:
+    base = make_key("module", "m", {"o": 1}, FIXED_ENV)
+    assert base == make_key("module", "m", {"o": 1}, dict(FIXED_ENV))
+    assert len({base, make_key("module", "m2", {"o": 1}, FIXED_ENV), make_key("module", "m", {"o": 2}, FIXED_ENV),
+                make_key("source", "m", {"o": 1}, FIXED_ENV),
+                make_key("module", "m", {"o": 1}, {**FIXED_ENV, "cpu": "other"})}) == 5
+
+
+def test_real_environment_names_the_target() -> None:
+    real = REAL_ENVIRONMENT()
+    t = jit.target_description()
+    assert real["triple"] == t.triple and real["cpu"] == t.cpu and real["features"] == t.features
+    assert real["llvm"] == t.llvm_version and real["llvmlite"] == t.llvmlite_version
+    assert real["hlotools"] == hlotools.__version__ and len(real["sources"]) == 16
+
+
+def _corrupt(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "truncate":
+        path.write_bytes(bytes(data[: len(data) // 2]))
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "flip":
+        data[-10] ^= 0xFF  # inside the machine code
+        path.write_bytes(bytes(data))
+    elif how == "flip_header":
+        data[60] ^= 0x01
+        path.write_bytes(bytes(data))
+    elif how == "version":
+        struct.pack_into("<I", data, 8, cache.FORMAT_VERSION + 1)
+        path.write_bytes(bytes(data))
+    elif how == "magic":
+        data[0:8] = b"NOTCACHE"
+        path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how,reason", [("truncate", "truncated"), ("empty", "truncated"),
+                                        ("flip", "checksum mismatch"), ("flip_header", "checksum mismatch"),
+                                        ("version", "format version"), ("magic", "bad magic")])
+def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path: Path, how: str, reason: str) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    (entry,) = object_entries(rec)
+    _corrupt(entry, how)
+    compiled = rec.compile()
+    assert not rec.hit and any(reason in line for line in rec.lines), rec.lines
+    check_results(compiled)
+    rec.compile()  # rebuilt: valid again
+    assert rec.hit
+    key = entry.stem
+    assert cache.decode_entry(entry.read_bytes(), key, "object").payload == compiled.object_code
+
+
+def test_entry_of_another_key_is_not_trusted(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    (entry,) = object_entries(rec)
+    other_text = TEXT.replace("exponential", "negate")
+    module_key = make_key("module", hlotools.print_module(
+        __import__("hlotools.backend.llvm.pipeline", fromlist=["x"]).optimise_module(
+            hlotools.parse_module(other_text)), "long"), CompileOptions().key_fields())
+    target = rec.cache.path(module_key)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(entry.read_bytes())  # a valid entry, filed under the wrong key
+    compiled = rec.compile(other_text)
+    assert not rec.hit and any("another key" in line for line in rec.lines), rec.lines
+    check_results(compiled, other_text)
+
+
+def test_entry_whose_shapes_differ_from_the_module_is_not_trusted(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    (path,) = object_entries(rec)
+    key = path.stem
+    entry = cache.decode_entry(path.read_bytes(), key, "object")
+    entry.meta["params"][0] = "f32[8,16]{1,0}"
+    path.write_bytes(cache.encode_entry(entry))
+    compiled = rec.compile()
+    assert not rec.hit and any("shapes differ" in line for line in rec.lines), rec.lines
+    check_results(compiled)
+
+
+def test_garbage_alias_falls_back_to_the_module_key(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    source_key = make_key("source", TEXT, CompileOptions().key_fields())
+    rec.cache.put(Entry(source_key, "alias", {"target": "0" * 64}, b""))
+    compiled = rec.compile()
+    assert rec.hit and "via optimised module key" in rec.lines[-1]
+    check_results(compiled)
+
+
+def test_unwritable_cache_still_compiles(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    rec = Recorder(blocker)
+    compiled = rec.compile()
+    assert any("could not write" in line for line in rec.lines)
+    check_results(compiled)
+
+
+def test_no_temp_files_are_left(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    rec.compile(TEXT.replace("multiply", "subtract"))
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    assert len(list(tmp_path.rglob("*.entry"))) == 4  # two objects, two aliases
+
+
+def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HLOTOOLS_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert cache.default_cache_dir() == tmp_path / "a"
+    monkeypatch.delenv("HLOTOOLS_CACHE_DIR")
+    assert cache.default_cache_dir() == tmp_path / "x" / "hlotools"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.default_cache_dir() == tmp_path / "home" / ".cache" / "hlotools"
+
+
+def _concurrent_worker(directory: str, barrier: Any, queue: Any) -> None:
+    _fix_env()
+    rec = Recorder(Path(directory))
+    barrier.wait()
+    try:
+        compiled = rec.compile()
+        got = compiled(ARGS)
+        queue.put(("ok", [g.tolist() for g in got], rec.hit))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        queue.put(("error", repr(e), False))
+
+
+def test_two_processes_writing_the_same_entry(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    barrier, queue = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_concurrent_worker, args=(str(tmp_path), barrier, queue)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(r[0] == "ok" for r in results), results
+    want = evaluate(hlotools.parse_module(TEXT), ARGS)
+    for _, got, _ in results:
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g, np.float32), w, rtol=1e-5, atol=1e-5)
+    rec = Recorder(tmp_path)
+    (entry,) = object_entries(rec)
+    cache.decode_entry(entry.read_bytes(), entry.stem, "object")  # valid
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    check_results(rec.compile())
+    assert rec.hit
+
+
+def test_many_writers_in_one_process_leave_a_valid_entry(tmp_path: Path) -> None:
+    """Interleaved put() calls of different payloads under one key: whatever file is there
+    at any moment decodes (rename is atomic)."""
+    store = CompileCache(tmp_path)
+    key = "ab" * 32
+    seen = set()
+    for k in range(20):
+        store.put(Entry(key, "object", {"n": k}, os.urandom(64)))
+        seen.add(store.read(key, "object").meta["n"])
+    assert seen == set(range(20))
