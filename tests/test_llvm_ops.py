@@ -273,3 +273,17 @@ def test_buffers_are_reused_between_values_not_alive_together() -> None:
     assert c.arena_bytes <= 2 * 4096, c.arena_bytes  # two live buffers at a time, not twenty
     x = np.linspace(-1, 0, 1024).astype(np.float32) * 1e-3
     np.testing.assert_allclose(c([x])[0], evaluate(m, [x])[0], rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 100])
+def test_sort_multi_operand_stable(n: int) -> None:
+    text = f"""HloModule m
+lt {{ a = f32[] parameter(0)  b = f32[] parameter(1)  i = s32[] parameter(2)  j = s32[] parameter(3)
+     ROOT c = pred[] compare(a, b), direction=LT }}
+ENTRY e {{
+  x = f32[3,{n}] parameter(0)
+  io = s32[3,{n}] iota(), iota_dimension=1
+  ROOT s = (f32[3,{n}], s32[3,{n}]) sort(x, io), dimensions={{1}}, is_stable=true, to_apply=lt
+}}"""
+    x = np.random.default_rng(n).integers(0, 5, (3, n)).astype(np.float32)  # many ties
+    same_bits(*run_both(text, [x]))
