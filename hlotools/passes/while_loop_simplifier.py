@@ -12,6 +12,8 @@ For each while loop, the first rewrite that applies:
     or the body passes it through unchanged. The loop gets new condition and body computations
     over the smaller tuple (the old ones are left for DCE); its users get a tuple rebuilt from
     the new loop and, for dropped pass-through elements, the init (tuple-simplifier folds it).
+    A passed-through element whose init is a constant goes too: its reads become the constant
+    (which may then make the trip count provable on the next run).
 """
 from __future__ import annotations
 
@@ -76,32 +78,41 @@ def _simplify(rw: Rewriter, comp: Computation, loop: Instruction, ctx: PassConte
         value = inline_computation(rw, comp, body, [loop.operands[0]], before=loop)
         rw.replace_all_uses_with(loop, value)
         return [loop]
-    dead = dead_state_indices(loop, effects)
+    dead, constants = dead_state_indices(loop, effects)
     if dead and ctx.consume_fuel(f"{loop.name}: remove state elements {sorted(dead)}"):
-        ctx.decision("%s: removed dead state elements %s", loop.name, sorted(dead))
-        return _remove_state_elements(rw, comp, loop, dead)
+        ctx.decision("%s: removed dead state elements %s (constants: %s)", loop.name, sorted(dead),
+                     sorted(constants))
+        return _remove_state_elements(rw, comp, loop, dead, constants)
     return []
 
 
 # -- dead loop state ----------------------------------------------------------------------------
-def dead_state_indices(loop: Instruction, effects: SideEffects) -> set[int]:
-    """State elements to drop: not read by the condition, feeding no other element and no
-    side effect, and either unused after the loop or passed through the body unchanged (then
-    the loop's result there is the init's element). XLA's TryRemoveDeadWhileParams, without
-    its union-find grouping of mutually dependent elements."""
+def dead_state_indices(loop: Instruction, effects: SideEffects) -> tuple[set[int], dict[int, Instruction]]:
+    """State elements to drop, and those of them that are constants (index -> the init's
+    constant instruction, which replaces their reads in the condition and body).
+
+    Droppable: not read by the condition, feeding no other element and no side effect, and
+    either unused after the loop or passed through the body unchanged (the loop's result there
+    is the init's element) — XLA's TryRemoveDeadWhileParams, without its union-find grouping
+    of mutually dependent elements. A passed-through element whose init is a constant is
+    droppable whoever reads it (XLA's TryRemoveConstantParams)."""
     shape = loop.shape
     cond, body = loop.attrs["condition"], loop.attrs["body"]
     if not shape.is_tuple or body.root is None or body.root.opcode != "tuple":
-        return set()
+        return set(), {}
     if body.root.users or not body.parameters or not cond.parameters:
-        return set()
+        return set(), {}
     n = len(shape.tuple_shapes or ())
     cond_used = parameter_indices(cond, [i for i in cond.instructions if i.opcode != "parameter"])
     if cond_used is None or not all(_is_gte(u) for u in body.parameters[0].users):
-        return set()
+        return set(), {}
+    init = loop.operands[0]
+    constants = {i: init.operands[i] for i in range(n) if init.opcode == "tuple"
+                 and _is_plain_constant(init.operands[i]) and _passed_through(body, i)}
     used_after = _indices_read(loop)
-    dead = {i for i in range(n) if i not in cond_used and (i not in used_after or _passed_through(body, i))}
-    flows = {i: _flows_into(body, i, effects) for i in dead}
+    dead = {i for i in range(n) if i in constants
+            or (i not in cond_used and (i not in used_after or _passed_through(body, i)))}
+    flows = {i: set() if i in constants else _flows_into(body, i, effects) for i in dead}
     changed = True
     while changed:  # an element feeding a live element is live; repeat until stable
         changed = False
@@ -110,7 +121,14 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> set[int]:
             if reach is None or not reach <= dead:
                 dead.discard(i)
                 changed = True
-    return dead if len(dead) < n else set()
+    if len(dead) == n:
+        return set(), {}
+    return dead, {i: c for i, c in constants.items() if i in dead}
+
+
+def _is_plain_constant(inst: Instruction) -> bool:
+    return inst.opcode == "constant" and inst.literal is not None and not inst.literal.elided \
+        and not inst.shape.is_tuple
 
 
 def _passed_through(body: Computation, index: int) -> bool:
@@ -154,14 +172,14 @@ def _flows_into(body: Computation, index: int, effects: SideEffects) -> set[int]
     return positions
 
 
-def _remove_state_elements(rw: Rewriter, comp: Computation, loop: Instruction,
-                           dead: set[int]) -> list[Instruction]:
+def _remove_state_elements(rw: Rewriter, comp: Computation, loop: Instruction, dead: set[int],
+                           constants: dict[int, Instruction]) -> list[Instruction]:
     shapes = loop.shape.tuple_shapes or ()
     live = [i for i in range(len(shapes)) if i not in dead]
     new_index = {old: new for new, old in enumerate(live)}
     state_shape = Shape.tuple_of([shapes[i] for i in live])
-    cond = _reparameterize(rw, loop.attrs["condition"], state_shape, new_index, live_root=None)
-    body = _reparameterize(rw, loop.attrs["body"], state_shape, new_index, live_root=live)
+    cond = _reparameterize(rw, loop.attrs["condition"], state_shape, new_index, constants, live_root=None)
+    body = _reparameterize(rw, loop.attrs["body"], state_shape, new_index, constants, live_root=live)
     init = loop.operands[0]
     if init.opcode == "tuple":
         elements = [init.operands[i] for i in live]
@@ -197,7 +215,7 @@ def _remove_state_elements(rw: Rewriter, comp: Computation, loop: Instruction,
 
 
 def _reparameterize(rw: Rewriter, comp: Computation, state_shape: Shape, new_index: dict[int, int],
-                    live_root: list[int] | None) -> Computation:
+                    constants: dict[int, Instruction], live_root: list[int] | None) -> Computation:
     """A copy of a loop computation over the smaller state tuple: reads of kept elements get their
     new index, whatever depends on a removed element is dropped (for the body root: the removed
     positions), and the root tuple keeps only `live_root` positions."""
@@ -214,10 +232,14 @@ def _reparameterize(rw: Rewriter, comp: Computation, state_shape: Shape, new_ind
             continue
         if _is_gte(inst) and inst.operands[0] is old_param:
             index = int(inst.attrs["index"])
-            if index not in new_index:
+            if index in constants:
+                const = constants[index]
+                copy = Instruction(inst.name, "constant", const.shape, [], {}, literal=const.literal)
+            elif index not in new_index:
                 dropped.add(id(inst))
                 continue
-            copy = clone_instruction(inst, [param], attrs=dict(inst.attrs, index=new_index[index]))
+            else:
+                copy = clone_instruction(inst, [param], attrs=dict(inst.attrs, index=new_index[index]))
         elif inst is comp.root and live_root is not None:
             copy = clone_instruction(inst, [mapping[id(inst.operands[i])] for i in live_root], shape=state_shape)
         elif any(id(o) in dropped for o in inst.operands):
