@@ -147,7 +147,7 @@ def test_bisect_against_finds_the_application_and_the_rewrite(adds: Path) -> Non
                         "broken-add{k=3}")
     assert lines[1] == "bisect: first culprit rewrite: (3) of 3 in broken-add: visit %a3"
     assert lines[2].startswith("bisect: out0: MISMATCH: 3 of 3 elements differ (exact)")
-    assert f"--bisect-limit=4:3" in lines[3]
+    assert "--bisect-limit=4:3" in lines[3]
     # The diff shows exactly the culprit rewrite.
     minus = [x for x in lines if x.startswith("-  ")]
     plus = [x for x in lines if x.startswith("+  ")]

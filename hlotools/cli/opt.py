@@ -87,7 +87,10 @@ def process_module(text: str, filename: str, options: OptOptions, module_id: int
     if options.pipeline:
         manager = PassManager(dataclasses.replace(options.manager, module_id=module_id))
         options.reports.append(manager.report)
-        manager.run(module, options.pipeline)
+        try:
+            manager.run(module, options.pipeline)
+        except HloError as e:  # a verifier failure after a pass: name the input file
+            raise e.with_place(filename) from None
     style = options.style or module.source_style or "short"
     return print_module(module, style)
 
@@ -186,7 +189,7 @@ def _check_env() -> None:
 @click.option("-O", "level", type=click.Choice(["0", "1", "2"]), default=None, metavar="LEVEL",
               help=f"-O0: {PRESET_DESCRIPTIONS['O0']}; -O1: {PRESET_DESCRIPTIONS['O1']}; -O2 (also bare "
                    f"-O): {PRESET_DESCRIPTIONS['O2']}. A preset's passes that are not registered yet are "
-                   "skipped with a warning.")
+                   "skipped (-v says which).")
 @click.option("--list-passes", is_flag=True, expose_value=False, is_eager=True, callback=_list_passes,
               help="Print every pass name with a one-line description, and exit.")
 @click.option("--print-pipeline", is_flag=True,

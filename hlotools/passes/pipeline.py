@@ -62,7 +62,7 @@ def preset_spec(name: str) -> str:
         raise HloError(f"unknown optimization level '{name}' (levels: {', '.join(PRESET_LAYOUT)})")
     missing = preset_missing(name)
     if missing:
-        log.warning("-%s: skipping passes that are not registered yet: %s", name, ", ".join(missing))
+        log.info("-%s: skipping passes that are not registered yet: %s", name, ", ".join(missing))
     return _render(PRESET_LAYOUT[name], lambda n: n in PASSES)
 
 
