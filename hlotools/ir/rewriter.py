@@ -206,6 +206,21 @@ class Rewriter:
         comp.root = inst
         self.changed = True
 
+    def set_instruction_order(self, comp: Computation, order: list[Instruction]) -> None:
+        """Reorder `comp` to `order`, a permutation of its instructions with operands first
+        (scheduling; passes that placed new instructions out of order)."""
+        if len(order) != len(comp.instructions) or {id(i) for i in order} != {id(i) for i in comp.instructions}:
+            raise AssertionError(f"new order of {comp.name} is not a permutation of its instructions")
+        if any(a is not b for a, b in zip(order, comp.instructions)):
+            comp.instructions = list(order)
+            self.changed = True
+
+    def set_module_attr(self, name: str, value: object) -> None:
+        """Set a module header attribute (is_scheduled, entry_computation_layout, ...)."""
+        if self.module.attrs.get(name) != value or name not in self.module.attrs:
+            self.module.attrs[name] = value
+            self.changed = True
+
     # -- computations --------------------------------------------------------------------
     def add_computation(self, comp: Computation, before: Computation | None = None) -> Computation:
         comp.name = self.unique_name(comp.name)

@@ -34,12 +34,23 @@ from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.fusion_builder import FusionBuilder, FusionState
 from hlotools.passes.fusion_multi_output import fuse_siblings
-from hlotools.passes.fusion_rules import (ALWAYS_DUPLICABLE, MAX_INDEX_VECTORS, MAX_REDUCTIONS,
-                                          concat_too_wide, effectively_at_most_unary, is_consumer_fusible,
-                                          is_elementwise, is_expensive, is_producer_fusible,
-                                          is_widening_convert)
-from hlotools.passes.fusion_stats import (control_flow_computations, fusion_bodies,
-                                          remove_unused_fusion_computations)
+from hlotools.passes.fusion_rules import (
+    ALWAYS_DUPLICABLE,
+    MAX_INDEX_VECTORS,
+    MAX_REDUCTIONS,
+    concat_too_wide,
+    effectively_at_most_unary,
+    is_consumer_fusible,
+    is_elementwise,
+    is_expensive,
+    is_producer_fusible,
+    is_widening_convert,
+)
+from hlotools.passes.fusion_stats import (
+    control_flow_computations,
+    fusion_bodies,
+    remove_unused_fusion_computations,
+)
 from hlotools.passes.side_effects import SideEffects
 
 MAX_ROUNDS = 8
@@ -62,15 +73,14 @@ class InstructionFusion(HloPass):
         effects = SideEffects()
         comps = control_flow_computations(module)
         bodies_before = fusion_bodies(module)
-        for _ in range(MAX_ROUNDS):
-            progress = False
-            for comp in comps:
-                progress |= self.fuse_computation(rw, comp, ctx, effects)
-                if self.multi_output:
-                    progress |= fuse_siblings(rw, comp, ctx, self.max_multi_output_operands, effects)
-            if not progress:
-                break
-        remove_unused_fusion_computations(rw, bodies_before)
+        for comp in comps:
+            for _ in range(MAX_ROUNDS):  # producer/consumer again after each sibling merge
+                self.fuse_computation(rw, comp, ctx, effects)
+                if not (self.multi_output and fuse_siblings(rw, comp, ctx, self.max_multi_output_operands, effects)):
+                    break
+        if rw.changed:
+            remove_unused_fusion_computations(rw, bodies_before)
+            rw.sort_computations()  # new fused computations (appended) go before their callers
         return rw.changed
 
     # -- the producer/consumer loop --------------------------------------------------------

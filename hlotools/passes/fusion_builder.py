@@ -185,7 +185,7 @@ class FusionBuilder:
         live = [st for st in self.created if id(st.fusion) not in self.dead]
         for st in live:
             st.body.instructions = post_order_from(st.body.root)  # XLA's print order
-            rw.add_computation(st.body, before=self.comp)
+            rw.add_computation(st.body)
         for st in self.states.values():
             if not st.pending and id(st.fusion) not in self.dead:
                 st.body.instructions = post_order_from(st.body.root)

@@ -67,7 +67,7 @@ def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operand
     rw.flush_deferred(comp)
     rw.remove_instructions(comp, dead)
     for body in bodies:
-        rw.add_computation(body, before=comp)
+        rw.add_computation(body)
     rw.set_instruction_order(comp, comp.post_order())
     return True
 

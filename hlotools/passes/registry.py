@@ -18,6 +18,7 @@ PASSES: dict[str, str] = {
     "while-loop-simplifier": "hlotools.passes.while_loop_simplifier:WhileLoopSimplifier",
     "algsimp": "hlotools.passes.algsimp:AlgebraicSimplifier",
     "constant-folding": "hlotools.passes.constant_folding:HloConstantFolding",
+    "fusion": "hlotools.passes.fusion:InstructionFusion",
 }
 
 
