@@ -3,8 +3,9 @@
 An instruction is dead when it is not the root, has no users, is not a parameter, is not a
 control predecessor of anything, and has no side effects (the opcode table, custom-calls marked
 `custom_call_has_side_effect=true`, or a called computation — a while body, say — containing
-such an op). Removal is transitive: walking the textual (topological) order backwards decides
-every user before its operands, so one sweep finds everything that is dead, however deep.
+such an op), and is not a while loop marked xla_disable_while_loop_dce. Removal is
+transitive: walking the textual (topological) order backwards decides every user before its
+operands, so one sweep finds everything that is dead, however deep.
 Afterwards the computations the entry no longer reaches are deleted.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter, reachable_computations
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.side_effects import SideEffects
+from hlotools.passes.side_effects import SideEffects, disables_while_dce
 
 
 @dataclass
@@ -47,7 +48,7 @@ def _control_successor_ids(comp: Computation) -> set[int]:
 
 def _removable(inst: Instruction, comp: Computation, pinned: set[int], effects: SideEffects) -> bool:
     return (inst is not comp.root and inst.opcode != "parameter" and id(inst) not in pinned
-            and not effects.instruction(inst))
+            and not effects.instruction(inst) and not disables_while_dce(inst))
 
 
 def remove_dead_instructions(rw: Rewriter, comp: Computation, ctx: PassContext | None = None,

@@ -52,3 +52,10 @@ def has_side_effect_no_recurse(inst: Instruction) -> bool:
     if info is None or info.side_effect:
         return True  # an opcode we do not know is treated as effectful: never removed or merged
     return inst.opcode == "custom-call" and inst.attrs.get("custom_call_has_side_effect") is True
+
+
+def disables_while_dce(loop: Instruction) -> bool:
+    """XLA's frontend attribute xla_disable_while_loop_dce="true": DCE keeps the loop even if
+    unused, and the while-loop simplifier keeps its state as is."""
+    return loop.opcode == "while" and \
+        'xla_disable_while_loop_dce="true"' in str(loop.attrs.get("frontend_attributes", ""))

@@ -28,7 +28,7 @@ from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.call_inliner import inline_computation
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.dce import remove_dead_from
-from hlotools.passes.side_effects import SideEffects
+from hlotools.passes.side_effects import SideEffects, disables_while_dce
 from hlotools.passes.while_trip_count import parameter_indices, small_trip_count
 
 
@@ -64,7 +64,7 @@ def _simplify(rw: Rewriter, comp: Computation, loop: Instruction, ctx: PassConte
         return []
     cond_effects, body_effects = effects.computation(cond), effects.computation(body)
     if not loop.users and not loop.is_root:
-        if cond_effects or body_effects or not ctx.consume_fuel(f"remove dead loop {loop.name}"):
+        if cond_effects or body_effects or disables_while_dce(loop) or not ctx.consume_fuel(f"remove dead loop {loop.name}"):
             return []
         ctx.decision("removed dead loop %s", loop.name)
         return [loop]
@@ -94,11 +94,12 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> tuple[set[int
     Droppable: not read by the condition, feeding no other element and no side effect, and
     either unused after the loop or passed through the body unchanged (the loop's result there
     is the init's element) — XLA's TryRemoveDeadWhileParams, without its union-find grouping
-    of mutually dependent elements. A passed-through element whose init is a constant is
-    droppable whoever reads it (XLA's TryRemoveConstantParams)."""
+    of mutually dependent elements. An element whose init is a constant that the body passes
+    through (or sets to the same constant) is droppable whoever reads it (XLA's
+    TryRemoveConstantParams). Nothing is dropped under xla_disable_while_loop_dce."""
     shape = loop.shape
     cond, body = loop.attrs["condition"], loop.attrs["body"]
-    if not shape.is_tuple or body.root is None or body.root.opcode != "tuple":
+    if not shape.is_tuple or body.root is None or body.root.opcode != "tuple" or disables_while_dce(loop):
         return set(), {}
     if body.root.users or not body.parameters or not cond.parameters:
         return set(), {}
@@ -108,7 +109,7 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> tuple[set[int
         return set(), {}
     init = loop.operands[0]
     constants = {i: init.operands[i] for i in range(n) if init.opcode == "tuple"
-                 and _is_plain_constant(init.operands[i]) and _passed_through(body, i)}
+                 and _is_plain_constant(init.operands[i]) and _keeps_constant(body, i, init.operands[i])}
     used_after = _indices_read(loop)
     dead = {i for i in range(n) if i in constants
             or (i not in cond_used and (i not in used_after or _passed_through(body, i)))}
@@ -124,6 +125,14 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> tuple[set[int
     if len(dead) == n:
         return set(), {}
     return dead, {i: c for i, c in constants.items() if i in dead}
+
+
+def _keeps_constant(body: Computation, index: int, const: Instruction) -> bool:
+    """Does the body pass element `index` through, or set it to the same constant again?"""
+    out = body.root.operands[index]  # type: ignore[union-attr]
+    if _passed_through(body, index):
+        return True
+    return _is_plain_constant(out) and out.literal.key() == const.literal.key()  # type: ignore[union-attr]
 
 
 def _is_plain_constant(inst: Instruction) -> bool:
