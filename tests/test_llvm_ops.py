@@ -287,3 +287,14 @@ ENTRY e {{
 }}"""
     x = np.random.default_rng(n).integers(0, 5, (3, n)).astype(np.float32)  # many ties
     same_bits(*run_both(text, [x]))
+
+
+@pytest.mark.parametrize("algorithm", ["rng_three_fry", "rng_philox", "rng_default"])
+@pytest.mark.parametrize("out", ["u32[4,7]", "u64[5]", "u32[3]", "s8[2,3]", "u32[]", "f32[6]", "u4[5]"])
+def test_rng_bit_generator_is_bit_exact(algorithm: str, out: str) -> None:
+    for state in ("u64[2]", "u64[3]"):
+        text = (f"HloModule m\nENTRY e {{\n  s = {state} parameter(0)\n"
+                f"  ROOT r = ({state}, {out}) rng-bit-generator(s), algorithm={algorithm}\n}}\n")
+        n = int(state[4])
+        seed = np.array([0x123456789ABCDEF, 2**64 - 3, 42][:n], np.uint64)
+        same_bits(*run_both(text, [seed]))

@@ -13,6 +13,7 @@ from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
     emit_dot,
     emit_elemental,
     emit_reduce,
+    emit_rng,
     emit_sort,
     unsupported,
 )

@@ -373,10 +373,13 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
         with fe.gen.region():
             v = fe.gen.generate(inst, index)
             vals = v if isinstance(v, list) else [v]
-            for val, p, s in zip(vals, ptrs, shapes):
+            # (pointers asked again here: a parallel nest emits the body in a worker function)
+            for val, p, s in zip(vals, fe.leaf_ptrs(inst) if ptrs else ptrs, shapes):
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
-    loop_nest(fe.b, loop_shape, body)
+    from hlotools.backend.llvm.parallel import parallel_loop_nest, work_per_element
+    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst)):
+        loop_nest(fe.b, loop_shape, body)
 
 
 def _alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> list[bufs.Leaf]:

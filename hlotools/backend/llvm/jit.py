@@ -89,6 +89,35 @@ def target_machine_for(triple: str | None = None, cpu: str | None = None, featur
                                         codemodel="default")
 
 
+def target_machine_checked(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.TargetMachine:
+    """target_machine_for, refusing what LLVM would only warn about on stderr: an unknown
+    triple, CPU or feature (an unknown CPU later aborts code generation for some targets,
+    e.g. "64-bit code requested on a subtarget that doesn't support it"). The warnings are
+    caught on file descriptor 2 while the target machine is made. Raises ValueError."""
+    import os
+    import sys
+    import tempfile
+    try:
+        target_machine_for(triple, None, "", opt)  # initialises the targets; unknown triple -> RuntimeError
+    except RuntimeError as e:
+        raise ValueError(str(e).strip()) from None
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            tm = target_machine_for(triple, cpu, features, opt)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        log.seek(0)
+        complaints = sorted({line.strip() for line in log.read().decode("utf-8", "replace").splitlines()
+                             if "not a recognized" in line})
+    if complaints:
+        raise ValueError("; ".join(complaints))
+    return tm
+
+
 def target_description() -> TargetInfo:
     """What the compiled code depends on (for cache keys and reports)."""
     _initialise()

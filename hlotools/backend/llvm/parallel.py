@@ -94,7 +94,9 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     tramp.linkage = "internal"
     b = ir.IRBuilder(tramp.append_basic_block("entry"))
     t = tramp.args[0]
-    fields = [b.load(_field(b, t, k), typ=ty) for k, ty in enumerate((T.PTR, T.PTR, T.I64, T.I64))]
+    t = b.bitcast(t, T.I64.as_pointer())
+    fields = [b.load(b.gep(t, [c64(k)], source_etype=T.I64), typ=T.I64) for k in range(4)]
+    fields[0], fields[1] = b.inttoptr(fields[0], T.PTR), b.inttoptr(fields[1], T.PTR)
     b.call(_as_worker(b, fields[0]), fields[1:])
     b.ret(ir.Constant(T.PTR, None))
 
@@ -104,9 +106,10 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     entry = pf.append_basic_block("entry")
     b = ir.IRBuilder(entry)
     # allocas give typed pointers in llvmlite: cast to opaque ones for mixed-type slots
-    tasks = b.bitcast(b.alloca(T.I64, size=c64(4 * MAX_THREADS), name="tasks"), T.PTR)  # {fn, ctx, begin, end}
-    tids = b.bitcast(b.alloca(pthread_t, size=c64(MAX_THREADS), name="tids"), T.PTR)
-    oks = b.bitcast(b.alloca(T.I8, size=c64(MAX_THREADS), name="oks"), T.PTR)
+    # task records {fn, ctx, begin, end} as four i64 each (pointers through ptrtoint)
+    tasks = b.alloca(T.I64, size=c64(4 * MAX_THREADS), name="tasks")
+    tids = b.alloca(pthread_t, size=c64(MAX_THREADS), name="tids")
+    oks = b.alloca(T.I8, size=c64(MAX_THREADS), name="oks")
     # threads(): the global, else sysconf once (an atomic store: racing first calls agree)
     cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
     ask = pf.append_basic_block("ask")
@@ -147,8 +150,8 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     i = b.phi(T.I64)
     i.add_incoming(c64(1), par)
     task = b.gep(tasks, [b.mul(i, c64(4))], source_etype=T.I64)
-    for k, v in enumerate((fn, ctx, bound(i), bound(b.add(i, c64(1))))):
-        b.store(v, _field(b, task, k))
+    for k, v in enumerate((b.ptrtoint(fn, T.I64), b.ptrtoint(ctx, T.I64), bound(i), bound(b.add(i, c64(1))))):
+        b.store(v, b.gep(task, [c64(k)], source_etype=T.I64))
     rc = b.call(create, [b.gep(tids, [i], source_etype=pthread_t), ir.Constant(T.PTR, None), tramp, task])
     ok = b.icmp_signed("==", rc, ir.Constant(T.I32, 0))
     b.store(b.zext(ok, T.I8), b.gep(oks, [i], source_etype=T.I8))
@@ -174,11 +177,6 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     b.position_at_end(done)
     b.ret_void()
     return pf
-
-
-def _field(b: ir.IRBuilder, task: ir.Value, k: int) -> ir.Value:
-    """Field k of a task record {fn, ctx, begin, end} (four 8-byte slots)."""
-    return b.gep(task, [c64(k)], source_etype=T.PTR if k < 2 else T.I64)  # both 8 bytes
 
 
 def _as_worker(b: ir.IRBuilder, fnptr: ir.Value) -> ir.Value:
@@ -233,7 +231,7 @@ def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Valu
     try:
         yield begin, end
         fe.b.ret_void()
-        wb.branch(body)
+        ir.IRBuilder(eb).branch(body)  # after the hoisted setup code in_entry() appended
     finally:
         for k, v in saved.items():
             setattr(fe, k, v)
@@ -281,3 +279,38 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
         level(0)
     run_parallel(fe, name, dims[outer], chunk)
     return True
+
+
+def work_per_element(inst: object) -> int:
+    """Rough work per result element of an elemental loop: the reduction size of the
+    largest reduce / reduce-window inside (1 for elementwise chains)."""
+    from hlotools.ir.instruction import Instruction
+    assert isinstance(inst, Instruction)
+    best = 1
+    todo = [inst]
+    seen: set[int] = set()
+    while todo:
+        i = todo.pop()
+        if id(i) in seen:
+            continue
+        seen.add(id(i))
+        if i.opcode == "reduce" and i.operands:
+            out = max(1, _elements(i.shape.leaves()[0].dims))
+            best = max(best, _elements(i.operands[0].shape.dims) // out)
+        elif i.opcode == "reduce-window":
+            w = i.attrs.get("window")
+            size = 1
+            for d in getattr(w, "dims", ()) or ():
+                size *= max(1, int(getattr(d, "size", 1)))
+            best = max(best, size)
+        comp = i.attrs.get("calls") if i.opcode == "fusion" else None
+        if comp is not None:
+            todo.extend(comp.instructions)
+    return best
+
+
+def _elements(dims: tuple[int, ...]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n

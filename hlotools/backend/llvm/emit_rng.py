@@ -1,0 +1,168 @@
+"""rng-bit-generator, bit-exact with XLA (and the interpreter's random.py, which documents
+the algorithms): state[0] is the key; ThreeFry-2x32 (20 rounds) counts from state[1], each
+block filling two neighbours along the first even dimension; Philox-4x32 (10 rounds, also
+rng_default) counts from the 128-bit counter (state[1], state[2]) — for a 2-element state
+(low=state[1], high=state[0]) — in round robin. Every output element computes its own block
+(branch-free, so the loop vectorises); the state output advances the counter.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.compiler import FunctionEmitter
+from hlotools.backend.llvm.emit_loops import c64, loop_nest
+from hlotools.backend.llvm.registry import emitter
+from hlotools.errors import HloUnsupportedError
+from hlotools.ir.instruction import Instruction
+
+B = ir.IRBuilder
+
+
+def _c32(v: int) -> ir.Constant:
+    return ir.Constant(T.I32, v & 0xFFFFFFFF)
+
+
+def _split(b: B, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+    return b.trunc(x, T.I32), b.trunc(b.lshr(x, c64(32)), T.I32)
+
+
+def _join(b: B, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    return b.or_(b.zext(lo, T.I64), b.shl(b.zext(hi, T.I64), c64(32)))
+
+
+def _rotl(b: B, v: ir.Value, d: int) -> ir.Value:
+    return b.or_(b.shl(v, _c32(d)), b.lshr(v, _c32(32 - d)))
+
+
+def threefry2x32(b: B, x0: ir.Value, x1: ir.Value, k0: ir.Value, k1: ir.Value) -> tuple[ir.Value, ir.Value]:
+    rotations = (13, 15, 26, 6, 17, 29, 16, 24)
+    ks = (k0, k1, b.xor(b.xor(_c32(0x1BD11BDA), k0), k1))
+    x0, x1 = b.add(x0, k0), b.add(x1, k1)
+    for block in range(5):
+        for r in rotations[:4] if block % 2 == 0 else rotations[4:]:
+            x0 = b.add(x0, x1)
+            x1 = b.xor(_rotl(b, x1, r), x0)
+        x0 = b.add(x0, ks[(block + 1) % 3])
+        x1 = b.add(b.add(x1, ks[(block + 2) % 3]), _c32(block + 1))
+    return x0, x1
+
+
+def philox4x32(b: B, x: list[ir.Value], k0: ir.Value, k1: ir.Value) -> list[ir.Value]:
+    x0, x1, x2, x3 = x
+    for _ in range(10):
+        p0 = b.mul(b.zext(x0, T.I64), c64(0xD2511F53))
+        p1 = b.mul(b.zext(x2, T.I64), c64(0xCD9E8D57))
+        lo0, hi0 = _split(b, p0)
+        lo1, hi1 = _split(b, p1)
+        x0, x1, x2, x3 = b.xor(b.xor(hi1, x1), k0), lo1, b.xor(b.xor(hi0, x3), k1), lo0
+        k0 = b.add(k0, _c32(0x9E3779B9))
+        k1 = b.add(k1, _c32(0xBB67AE85))
+    return [x0, x1, x2, x3]
+
+
+def _split_dim(dims: tuple[int, ...]) -> int:
+    for i, d in enumerate(dims):
+        if d % 2 == 0:
+            return i
+    return max(range(len(dims)), key=lambda i: (dims[i], -i))
+
+
+def _pick(b: B, vals: list[ir.Value], lane: ir.Value) -> ir.Value:
+    out = vals[-1]
+    for k in range(len(vals) - 2, -1, -1):
+        out = b.select(b.icmp_unsigned("==", lane, c64(k)), vals[k], out)
+    return out
+
+
+@emitter("rng-bit-generator")
+def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
+    b = fe.b
+    state_in = fe.leaf_ptrs(inst.operands[0])[0]
+    state_shape = inst.operands[0].shape
+    state_out, bits_out = fe.leaf_ptrs(inst)
+    s_out_shape, bits_shape = inst.shape.leaves()
+    size = state_shape.dims[0] if state_shape.dims else 1
+    et = bits_shape.element_type
+    assert et is not None
+    width = et.bits
+    if size < 2 or width > 64 or et.kind in ("pred", "complex"):
+        raise HloUnsupportedError(f"rng-bit-generator cannot produce {et} values from a u64[{size}] state")
+    algorithm = str(inst.attrs.get("algorithm", "rng_default")).lower()
+    state = [b.load(b.gep(state_in, [c64(i)], source_etype=T.I64), typ=T.I64) for i in range(size)]
+    k0, k1 = _split(b, state[0])
+    dims = bits_shape.dims
+    n = 1
+    for d in dims:
+        n *= d
+    new_state = list(state)
+    if algorithm == "rng_three_fry":
+        s = _split_dim(dims) if dims else -1
+        half = tuple((d + 1) // 2 if i == s else d for i, d in enumerate(dims))
+        blocks = n if width == 64 else max(1, _prod(half))
+        new_state[1] = b.add(state[1], c64(blocks))
+    elif algorithm in ("rng_philox", "rng_default"):
+        lo, hi = (state[1], state[2]) if size >= 3 else (state[1], state[0])
+        blocks = (2 * n + 3) // 4 if width == 64 else (n + 3) // 4
+        nlo = b.add(lo, c64(blocks))
+        new_state[1] = nlo
+        if size >= 3:
+            new_state[2] = b.add(hi, b.zext(b.icmp_unsigned("<", nlo, lo), T.I64))
+    else:
+        raise HloUnsupportedError(f"unknown rng algorithm {algorithm}")
+
+    def element(index: list[ir.Value]) -> None:
+        e: ir.Value = c64(0)
+        for d, i in enumerate(index):
+            e = b.add(b.mul(e, c64(dims[d])), i)
+        if algorithm == "rng_three_fry":
+            if width == 64:
+                x0, x1 = threefry2x32(b, *_split(b, b.add(state[1], e)), k0, k1)
+                bits = _join(b, x0, x1)
+            elif not dims:
+                bits, _ = threefry2x32(b, *_split(b, state[1]), k0, k1)
+            else:
+                h: ir.Value = c64(0)
+                for d, i in enumerate(index):
+                    hi_ = b.udiv(i, c64(2)) if d == s else i
+                    h = b.add(b.mul(h, c64(half[d])), hi_)
+                x0, x1 = threefry2x32(b, *_split(b, b.add(state[1], h)), k0, k1)
+                bits = b.select(b.icmp_unsigned("==", b.urem(index[s], c64(2)), c64(0)), x0, x1)
+        else:
+            lo, hi = (state[1], state[2]) if size >= 3 else (state[1], state[0])
+            block = b.udiv(e, c64(2)) if width == 64 else b.udiv(e, c64(4))
+            low = b.add(lo, block)
+            high = b.add(hi, b.zext(b.icmp_unsigned("<", low, lo), T.I64))
+            out = philox4x32(b, [*_split(b, low), *_split(b, high)], k0, k1)
+            if width == 64:
+                first = b.icmp_unsigned("==", b.urem(e, c64(2)), c64(0))
+                bits = b.select(first, _join(b, out[0], out[1]), _join(b, out[2], out[3]))
+            else:
+                bits = _pick(b, out, b.urem(e, c64(4)))
+        fe.store_element(_as_value(b, bits, et), bits_out, bits_shape, index)
+    if n:
+        loop_nest(b, bits_shape, element)
+    for i, v in enumerate(new_state):
+        b.store(v, b.gep(state_out, [c64(i)], source_etype=T.I64))
+    _ = s_out_shape
+
+
+def _as_value(b: B, bits: ir.Value, et: object) -> ir.Value:
+    """Low `width` bits reinterpreted as the element type (as the interpreter's _as_result)."""
+    from hlotools.ir.types import ElementType
+    assert isinstance(et, ElementType)
+    st = T.storage_type(et)
+    width = et.bits
+    raw = b.trunc(bits, ir.IntType(width)) if bits.type.width > width else bits
+    if width < 8:
+        raw = b.sext(raw, T.I8) if et.kind == "signed" else b.zext(raw, T.I8)
+    elif raw.type != st:
+        raw = b.bitcast(raw, st)
+    return T.from_storage(b, raw, et)
+
+
+def _prod(dims: tuple[int, ...]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
