@@ -66,7 +66,8 @@ class Renamer(HloPass):
 
 
 @pytest.fixture(autouse=True)
-def _test_passes() -> Iterator[None]:
+def _test_passes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("HLOTOOLS_VERIFY_EACH", "1")
     register("broken-add", f"{__name__}:BrokenAdd")
     register("test-renamer", f"{__name__}:Renamer")
     yield

@@ -56,8 +56,9 @@ def _breaker() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _no_env_log(monkeypatch: pytest.MonkeyPatch) -> None:
+def _env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HLOTOOLS_LOG", raising=False)
+    monkeypatch.setenv("HLOTOOLS_VERIFY_EACH", "1")  # every pass these tests run is verified
 
 
 def invoke(args: list[str], input: str | None = DEAD, env: dict[str, str] | None = None) -> Result:
@@ -172,7 +173,9 @@ def test_verify_each_names_the_pass_and_writes_a_reproducer(tmp_path: Path) -> N
     again = invoke([str(repro), "--passes=test-root-breaker", "--verify-each", "--dump-dir", str(dump)],
                    input=None)
     assert again.exit_code == 1 and "verifier failed after pass (1) 'test-root-breaker'" in again.stderr
-    assert invoke(["-", "--passes=algsimp,dce,test-root-breaker,cse"]).exit_code == 0  # default: off
+    assert invoke(["-", "--passes=algsimp,dce,test-root-breaker,cse", "--no-verify-each"]).exit_code == 0
+    assert invoke(["-", "--passes=algsimp,dce,test-root-breaker,cse"], env={"HLOTOOLS_VERIFY_EACH": "0"}
+                  ).exit_code == 0  # the CLI's default is off
 
 
 def test_a_crashing_pass_is_an_internal_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -194,9 +194,10 @@ def _check_env() -> None:
               help="Print every pass name with a one-line description, and exit.")
 @click.option("--print-pipeline", is_flag=True,
               help="Print the pipeline (presets expanded) as a --passes spec, and exit (-v: as a tree too).")
-@click.option("--verify-each", is_flag=True,
-              help="Run the verifier after every pass; a failure names the pass and those before it and "
-                   "writes the module before that pass to a reproducer file it names.")
+@click.option("--verify-each/--no-verify-each", default=False, envvar="HLOTOOLS_VERIFY_EACH",
+              help="Run the verifier after every pass that changed the module (as XLA's pipelines do); "
+                   "a failure names the pass and those before it and writes the module before that pass "
+                   "to a reproducer file it names. Default off, or HLOTOOLS_VERIFY_EACH=1 (the tests).")
 @click.option("--dump-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Dump the module before and after the pipeline and after each pass that changed it, "
                    "XLA-style names (module_0000.NAME.0003.after_algsimp.hlo), plus index.txt/index.json.")

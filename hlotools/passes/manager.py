@@ -106,6 +106,7 @@ class PassManager:
         self._print = printer or _default_printer
         self.report = PipelineReport()
         self._applications = 0
+        self._text: str | None = None  # cache of the current module text (see _text_of)
 
     @property
     def _err(self) -> TextIO:
@@ -113,6 +114,7 @@ class PassManager:
 
     def run(self, module: Module, steps: list[Step]) -> PipelineReport:
         self.report.module = module.name
+        self._text = None
         log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
         self._dump(module, "0000.before_optimizations", force=True)
         try:
@@ -157,7 +159,7 @@ class PassManager:
             log.info("BISECT: running pass (%d) %s", n, p.name)
         fuel = opts.bisect_rewrites if opts.bisect_limit is not None and n == opts.bisect_limit else None
         ctx = _FuelContext(fuel, p.name)
-        before_text = self._print(module, opts.dump_style) if (opts.verify_each or opts.print_changed) else None
+        before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
         log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
         t0 = time.perf_counter()
@@ -175,19 +177,28 @@ class PassManager:
         self.report.records.append(record)
         log.info("HLO pass (%d) %s: %s in %.3f ms (%d -> %d instructions)", n, p.name,
                  "changed" if changed else "no change", seconds * 1e3, count_before, record.instructions_after)
-        if opts.verify_each:
+        if changed:
+            self._text = None
+        if opts.verify_each and changed:  # like XLA's pipeline: re-verify after passes that changed it
             self._verify_after(module, p.name, before_text)
         self._dump(module, f"{n:04d}.after_{p.name}", force=opts.dump_all or changed)
         if opts.print_after_all:
-            self._err.write(f"// -----// after {p.name} (application {n})\n{self._print(module, opts.dump_style)}\n")
+            self._err.write(f"// -----// after {p.name} (application {n})\n{self._text_of(module)}\n")
         if opts.print_changed and changed and before_text is not None:
             self._print_changed(module, p.name, n, before_text)
         if log.isEnabledFor(TRACE):
-            log.log(TRACE, "module after %s:\n%s", p.name, self._print(module, opts.dump_style))
+            log.log(TRACE, "module after %s:\n%s", p.name, self._text_of(module))
         return changed
 
+    def _text_of(self, module: Module) -> str:
+        """The module's text in the dump style, printed again only after a pass changed it
+        (a pass reporting no change left the text as it was)."""
+        if self._text is None:
+            self._text = self._print(module, self.options.dump_style)
+        return self._text
+
     def _print_changed(self, module: Module, pass_name: str, n: int, before_text: str) -> None:
-        after_text = self._print(module, self.options.dump_style)
+        after_text = self._text_of(module)
         if self.options.print_changed == "diff":
             diff = difflib.unified_diff(before_text.splitlines(True), after_text.splitlines(True),
                                         f"before {pass_name} ({n})", f"after {pass_name} ({n})")
@@ -229,7 +240,7 @@ class PassManager:
             return
         d.mkdir(parents=True, exist_ok=True)
         name = f"module_{self.options.module_id:04d}.{_safe(module.name)}.{suffix}.hlo"
-        (d / name).write_text(self._print(module, self.options.dump_style))
+        (d / name).write_text(self._text_of(module))
         if name not in self.report.dumps:
             self.report.dumps.append(name)
 
