@@ -1,7 +1,9 @@
 """Tuple simplification (XLA's TupleSimplifier, pass name `tuple-simplifier`).
 
 Two rewrites, in post-order so chains collapse in one run:
-  * get-tuple-element(tuple(x0, ..., xn), i)  ->  xi  (nested: gte(gte(tuple(a, tuple(b, c)), 1), 0) -> b);
+  * get-tuple-element(tuple(x0, ..., xn), i)  ->  xi, also down a chain of get-tuple-elements
+    over nested tuples (gte(gte(tuple(a, tuple(b, c)), 1), 0) -> b) when a link in between
+    must stay (its sharding differs);
   * tuple(gte(t, 0), gte(t, 1), ..., gte(t, n-1))  ->  t  when t has exactly those n elements
     (shapes compatible), i.e. the tuple rebuilds t unchanged.
 The replaced instruction goes, and so do operands it alone kept alive (XLA's ReplaceInstruction).
@@ -63,14 +65,21 @@ def whole_tuple_source(tuple_inst: Instruction, resolve: Callable[[Instruction],
 
 def element_source(gte: Instruction, resolve: Callable[[Instruction], Instruction] = _same
                    ) -> Instruction | None:
-    """The tuple operand a get-tuple-element reads, if its operand is a `tuple` instruction."""
-    source = resolve(gte.operands[0])
-    if source.opcode != "tuple":
-        return None
-    index = gte.attrs.get("index")
-    if not isinstance(index, int) or not 0 <= index < len(source.operands):
-        return None
-    return resolve(source.operands[index])
+    """What a get-tuple-element (or a chain of them) reads, when the chain starts at a `tuple`
+    instruction and goes down through tuples only (XLA's LatestNonGteAncestorAndIndex walk)."""
+    path: list[int] = []
+    source = gte
+    while source.opcode == "get-tuple-element":
+        index = source.attrs.get("index")
+        if not isinstance(index, int):
+            return None
+        path.append(index)
+        source = resolve(source.operands[0])
+    for index in reversed(path):
+        if source.opcode != "tuple" or not 0 <= index < len(source.operands):
+            return None
+        source = resolve(source.operands[index])
+    return source
 
 
 def _sharding_conflict(old: Instruction, new: Instruction) -> bool:
