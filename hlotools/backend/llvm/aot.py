@@ -129,7 +129,7 @@ def target_machine(triple: str, cpu: str, features: str, opt_level: int) -> obje
         return jit.target_machine_checked(triple, cpu, features, opt_level)
     except ValueError as e:
         what = f"triple {triple}" + (f", cpu {cpu}" if cpu else "") + (f", features {features}" if features else "")
-        raise TargetError(f"target ({what}): {e}") from None
+        raise TargetError(f"target ({what}): {re.sub(r' [(]ignoring [^)]*[)]', '', str(e))}") from None
 
 
 def _add_c_entry(mod: ir.Module, name: str, entry_name: str, temp_bytes: int) -> None:
@@ -185,7 +185,9 @@ def check_object(data: bytes, triple: str, name: str) -> None:
         raise HloUnsupportedError(f"internal: object does not export {name}")
     foreign = [s for s in info.undefined if s not in _LINKER_DEFINED and not _in_libc_or_libm(s)]
     if foreign:
-        raise HloUnsupportedError(f"the object needs symbols beyond libc/libm: {', '.join(sorted(foreign))}")
+        hint = (" (compiler-rt helpers: the target has no FPU or lacks an instruction; give its features, "
+                "e.g. --features=+f,+d for riscv64)" if any(s.startswith("__") for s in foreign) else "")
+        raise HloUnsupportedError(f"the object needs symbols beyond libc/libm: {', '.join(sorted(foreign))}{hint}")
 
 
 @cache
@@ -264,6 +266,10 @@ def _leaf_lines(prefix: str, leaf: Leaf, upper: str) -> list[str]:
     return lines
 
 
+def _c_list(values: list[int]) -> str:
+    return "{" + ", ".join(map(str, values or [0])) + "}"
+
+
 def header(aot: AotModule) -> str:
     import hlotools
     n = aot.name
@@ -287,7 +293,10 @@ def header(aot: AotModule) -> str:
            f"#define {n.upper()}_NUM_PARAMS {len(aot.params)}",
            f"#define {n.upper()}_NUM_RESULTS {len(aot.results)}",
            f"#define {n.upper()}_TEMP_BYTES {aot.temp_bytes}",
-           f"#define {n.upper()}_TEMP_ALIGN {TEMP_ALIGN}", ""]
+           f"#define {n.upper()}_TEMP_ALIGN {TEMP_ALIGN}",
+           "/* Buffer sizes in bytes, for loops: size_t sizes[] = NAME_PARAM_BYTES_LIST; */",
+           f"#define {n.upper()}_PARAM_BYTES_LIST {_c_list([x.nbytes for x in aot.params])}",
+           f"#define {n.upper()}_RESULT_BYTES_LIST {_c_list([x.nbytes for x in aot.results])}", ""]
     for what, leaves in (("PARAM", aot.params), ("RESULT", aot.results)):
         for leaf in leaves:
             out += _leaf_lines(f"{n.upper()}_{what}{leaf.index}", leaf, what.lower()) + [""]

@@ -50,6 +50,44 @@ def _initialise() -> None:
                 llvm.load_library_permanently(path)
             except RuntimeError:
                 pass
+    _register_blas()
+
+
+# Stable names generated code calls for GEMM (emit_gemm.py), bound to numpy's OpenBLAS
+# (ILP64 CBLAS: 64-bit integer arguments) when the process has it.
+_BLAS_CANDIDATES = {"hlotools_blas_sgemm": ("scipy_cblas_sgemm64_", "cblas_sgemm64_"),
+                    "hlotools_blas_dgemm": ("scipy_cblas_dgemm64_", "cblas_dgemm64_")}
+_BLAS_FOUND: dict[str, int] = {}
+
+
+def _register_blas() -> None:
+    """Find numpy's bundled OpenBLAS (numpy.libs / numpy/.libs) and add its ILP64
+    cblas_?gemm under the names of _BLAS_CANDIDATES. Nothing found: blas_symbols() is
+    empty and dots use the generated kernel."""
+    import glob
+    import os
+
+    import numpy
+    root = os.path.dirname(numpy.__file__)
+    paths = sorted(glob.glob(os.path.join(root, ".libs", "*openblas*.so*"))
+                   + glob.glob(os.path.join(os.path.dirname(root), "numpy.libs", "*openblas*.so*")))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for stable, names in _BLAS_CANDIDATES.items():
+            for n in names:
+                fn = getattr(lib, n, None)
+                if fn is not None and stable not in _BLAS_FOUND:
+                    _BLAS_FOUND[stable] = ctypes.cast(fn, ctypes.c_void_p).value or 0
+                    llvm.add_symbol(stable, _BLAS_FOUND[stable])
+
+
+def blas_symbols() -> frozenset[str]:
+    """The GEMM entry points the JIT resolves (for emit_gemm's choice)."""
+    _initialise()
+    return frozenset(k for k, v in _BLAS_FOUND.items() if v)
 
 
 @dataclass(frozen=True)
