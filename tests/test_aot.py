@@ -229,8 +229,8 @@ def test_object_exports_only_the_c_function() -> None:
 
 
 def test_check_object_refuses_symbols_beyond_libc_and_libm() -> None:
-    ir_text = """
-    target triple = "{triple}"
+    ir_text = f"""
+    target triple = "{jit.host_triple()}"
     declare float @expf(float)
     declare float @hlotools_not_in_any_libc(float)
     define i32 @f(ptr %p) {{
@@ -240,7 +240,7 @@ def test_check_object_refuses_symbols_beyond_libc_and_libm() -> None:
       store float %z, ptr %p
       ret i32 0
     }}
-    """.format(triple=jit.host_triple())
+    """
     data = jit.emit_object(ir_text)
     assert "expf" in read_object(data).undefined
     with pytest.raises(HloUnsupportedError, match="beyond libc/libm: hlotools_not_in_any_libc"):

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import ctypes
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import llvmlite.ir as ir
 
@@ -90,7 +90,7 @@ def c_identifier(name: str) -> str:
 
 def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     """Run the passes and codegen, and wrap the entry function in the C interface."""
-    from hlotools.backend.llvm import compiler, jit
+    from hlotools.backend.llvm import compiler
     from hlotools.backend.llvm.pipeline import optimise_module
     optimised = optimise_module(module, options.preset) if options.preset != "none" else module
     ir_module, stats = compiler.compile_module(optimised)
@@ -123,7 +123,7 @@ def _target(options: AotOptions) -> tuple[str, str, str]:
     return triple, cpu, features
 
 
-def target_machine(triple: str, cpu: str, features: str, opt_level: int) -> object:
+def target_machine(triple: str, cpu: str, features: str, opt_level: int) -> Any:
     from hlotools.backend.llvm import jit
     try:
         return jit.target_machine_checked(triple, cpu, features, opt_level)
@@ -309,5 +309,3 @@ def compile_aot(module: Module, form: str, options: AotOptions = AotOptions()) -
     """hlo-translate's LLVM forms in one call."""
     return emit(build(module, options), form, options.opt_level)
 
-
-Emitter = Callable[[Module, AotOptions], "str | bytes"]
