@@ -298,3 +298,19 @@ def test_rng_bit_generator_is_bit_exact(algorithm: str, out: str) -> None:
         n = int(state[4])
         seed = np.array([0x123456789ABCDEF, 2**64 - 3, 42][:n], np.uint64)
         same_bits(*run_both(text, [seed]))
+
+
+def test_select_and_scatter_max_pool_gradient() -> None:
+    text = """HloModule m
+ge { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] add(a, b) }
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  s = f32[3,3] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[5,6] select-and-scatter(x, s, z), window={size=2x3 stride=2x2 pad=0_1x1_1}, select=ge, scatter=add
+}"""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, (5, 6)).astype(np.float32)  # ties: the first maximum wins
+    s = rng.standard_normal((3, 3)).astype(np.float32)
+    same_bits(*run_both(text, [x, s]))

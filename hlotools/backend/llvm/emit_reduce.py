@@ -124,3 +124,84 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 
 NO_INLINE.update({"reduce", "reduce-window"})
+
+
+def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
+    """Per source position: pick the window element `select` prefers (the first valid one,
+    replaced by a later e whenever select(current, e) is false), then combine the source
+    value into the output there with `scatter`; padding positions are never selected and
+    other positions keep init (XLA's semantics)."""
+    from hlotools.backend.llvm import emit_types as T
+    from hlotools.backend.llvm.compiler import FunctionEmitter
+    from hlotools.backend.llvm.emit_loops import loop_nest
+    assert isinstance(fe, FunctionEmitter)
+    operand, source, init = inst.operands
+    select, scatter = inst.attrs["select"], inst.attrs["scatter"]
+    window = inst.attrs["window"].dims
+    out = fe.leaf_ptrs(inst)[0]
+    b = fe.b
+    gen = fe.gen
+    dims = operand.shape.dims
+    rank = len(dims)
+
+    def fill(index: list[ir.Value]) -> None:
+        with gen.region():
+            fe.store_element(gen.value_at(init, []), out, inst.shape, index)
+    loop_nest(b, inst.shape, fill)
+    et = operand.shape.element_type
+    assert et is not None
+    eb = fe.in_entry()
+    best_val = eb.alloca(T.value_type(et))
+    best_idx = [eb.alloca(T.I64) for _ in range(rank)]
+    have = eb.alloca(T.I1)
+    if any(d == 0 for d in dims):
+        return
+
+    def per_source(sidx: list[ir.Value]) -> None:
+        b.store(ir.Constant(T.I1, 0), have)
+        wpos: list[ir.Value] = [c64(0)] * rank
+
+        def body() -> None:
+            with gen.region():
+                inside: ir.Value = ir.Constant(T.I1, 1)
+                pos = []
+                for d in range(rank):
+                    w = window[d]
+                    p = b.sub(b.add(b.mul(sidx[d], c64(w.stride)), wpos[d]), c64(w.padding_low))
+                    inside = b.and_(inside, b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, c64(dims[d]))))
+                    pos.append(clamp_index(b, p, 0, dims[d] - 1))
+                v = gen.value_at(operand, pos)
+                had = b.load(have, typ=T.I1)
+                cur = b.load(best_val, typ=best_val.allocated_type)
+                keep = gen.apply(select, [cur, v])
+                keep = keep[0] if isinstance(keep, list) else keep
+                take = b.and_(inside, b.or_(b.not_(had), b.not_(keep)))
+                b.store(b.select(take, v, cur), best_val)
+                for d in range(rank):
+                    old = b.load(best_idx[d], typ=T.I64)
+                    b.store(b.select(take, pos[d], old), best_idx[d])
+                b.store(b.or_(had, inside), have)
+
+        def level(d: int) -> None:
+            if d == rank:
+                body()
+                return
+            with for_range(b, 0, window[d].size, name=f"sw{d}") as iv:
+                wpos[d] = iv
+                level(d + 1)
+        level(0)
+        with b.if_then(b.load(have, typ=T.I1)):
+            with gen.region():
+                idx = [b.load(p, typ=T.I64) for p in best_idx]
+                old = fe.load_element(out, inst.shape, idx)
+                r = gen.apply(scatter, [old, gen.value_at(source, sidx)])
+                fe.store_element(r[0] if isinstance(r, list) else r, out, inst.shape, idx)
+    loop_nest(b, source.shape, per_source)
+
+
+def _register() -> None:
+    from hlotools.backend.llvm.registry import EMITTERS
+    EMITTERS["select-and-scatter"] = _emit_select_and_scatter  # type: ignore[assignment]
+
+
+_register()
