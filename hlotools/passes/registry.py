@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "algsimp": "hlotools.passes.algsimp:AlgebraicSimplifier",
     "constant-folding": "hlotools.passes.constant_folding:HloConstantFolding",
     "fusion": "hlotools.passes.fusion:InstructionFusion",
+    "scheduling": "hlotools.passes.scheduling:Scheduling",
 }
 
 
