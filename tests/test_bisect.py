@@ -15,7 +15,7 @@ import hlotools
 from hlotools.cli.opt import main
 from hlotools.ir.module import Module
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.bisect import Bisector
+from hlotools.passes.bisect import Bisector, load_arguments
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import register, unregister
@@ -247,3 +247,18 @@ def test_bisect_against_usage_errors(adds: Path) -> None:
     assert r.exit_code == 1 and "give --inputs FILE... or --random SEED" in r.stderr
     r = invoke([str(adds), "--passes=dce", "--random", "0"])
     assert r.exit_code == 2 and "go with --bisect-against" in r.stderr
+
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+JAX = SHARED / "corpus" / "jax"
+
+
+@pytest.mark.skipif(not JAX.is_dir(), reason="the shared JAX corpus is absent")
+@pytest.mark.parametrize("name", ["mlp2_relu", "softmax", "while_newton"])
+def test_o2_changes_no_outputs_on_corpus_modules_bit_exactly(name: str) -> None:
+    """The registered part of -O2 keeps JAX modules' results exact; one probe settles it."""
+    text = (JAX / f"{name}.hlo").read_text()
+    args = load_arguments(hlotools.parse_module(text), [str(JAX / f"{name}.inputs.npz")], None)
+    result = Bisector(text, name, "O2", args, rtol=0.0, atol=0.0).run()
+    assert not result.found, result.reason
+    assert result.probes == 1 and result.applications >= 9

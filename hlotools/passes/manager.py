@@ -3,6 +3,13 @@
 Pass applications are numbered from 1 in execution order (fixed-point iterations included);
 `bisect_limit=N` runs only the first N of them and `bisect_rewrites=M` gives the N-th
 application fuel for M rewrites — together a binary search pins a miscompile to one rewrite.
+
+Dumps follow XLA's names with the application number as the step:
+`module_0000.NAME.0000.before_optimizations.hlo`, `module_0000.NAME.0003.after_algsimp.hlo`
+(only passes that changed the module unless dump_all), `module_0000.NAME.after_optimizations.hlo`,
+and index.txt/index.json (module_NNNN.index.* for modules after the first of a split input).
+As in XLA's HloPassPipeline, verify-each re-runs the verifier after each pass that reports a
+change; the module text (for reproducers, diffs and dumps) is printed again only then too.
 """
 from __future__ import annotations
 
