@@ -1,11 +1,13 @@
-"""hlo-translate: a module in another form (canonical HLO text, Graphviz).
-
-The machine-code forms (`llvm`, `llvm-opt`, `asm`, `obj`) belong to the LLVM backend; until
-it exists they are refused as a usage error that says so, rather than silently missing.
+"""hlo-translate: a module in another form: canonical HLO text, Graphviz, or through the
+LLVM backend LLVM IR (before / after LLVM's optimiser), assembly, a relocatable object file
+exporting one C function, and the C header that documents that function (AOT, also for
+other targets: --target-triple, --cpu). hlotools/backend/llvm/aot.py defines the C interface.
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
@@ -18,8 +20,10 @@ from hlotools.cli.common import (
     output_option,
     read_input,
     style_option,
+    usage_error,
     write_output,
 )
+from hlotools.errors import HloError
 from hlotools.graph.dot import module_to_dot
 from hlotools.ir.module import Module
 
@@ -27,16 +31,24 @@ EMITTERS: dict[str, Callable[[Module, str | None], str]] = {
     "hlo": lambda m, style: print_module(m, style or m.source_style or "short"),
     "dot": lambda m, style: module_to_dot(m),
 }
-NEEDS_LLVM_BACKEND = ("llvm", "llvm-opt", "asm", "obj")
+LLVM_FORMS = ("llvm", "llvm-opt", "asm", "obj", "header")
+TARGET_OPTIONS = ("target_triple", "cpu", "features", "function_name")
 
 EPILOG = """\b
 Examples:
   hlo-translate model.hlo --emit=hlo --style=long    canonical text in XLA's dump form
   hlo-translate model.hlo --emit=dot -o model.dot    Graphviz; then: dot -Tsvg model.dot
   hlo-opt model.hlo | hlo-translate - --emit=dot     read standard input
+  hlo-translate model.hlo --emit=llvm-opt            LLVM IR after LLVM's -O3
+  hlo-translate model.hlo --emit=obj -o model.o      AOT: an object exporting
+  hlo-translate model.hlo --emit=header -o model.h     int model(params, results, temp)
+  hlo-translate model.hlo --emit=obj --target-triple aarch64-unknown-linux-gnu -o model.o
 
 \b
---emit=llvm, llvm-opt, asm and obj need the LLVM backend, which is not available yet.
+The LLVM forms run the -O2 HLO passes first (HLOTOOLS_LLVM_PASSES=none: the module as
+given). Objects default to the host CPU and its features; give --cpu (e.g. x86-64-v2,
+generic) for machines other than this one. The header documents the function, the
+buffers (bytes, dims, layout, element storage) and the temp size.
 
 \b
 Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
@@ -45,28 +57,73 @@ Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
 
 
 def _check_emit(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if value in EMITTERS:
+    if value in EMITTERS or value in LLVM_FORMS:
         return value
-    if value in NEEDS_LLVM_BACKEND:
-        raise click.BadParameter(f"'{value}' needs the LLVM backend, which is not available yet "
-                                 f"(available now: {', '.join(EMITTERS)})")
-    raise click.BadParameter(f"'{value}' is not a known form; choose from "
-                             f"{', '.join(list(EMITTERS) + list(NEEDS_LLVM_BACKEND))}")
+    raise click.BadParameter(f"'{value}' is not a known form; choose from {', '.join(list(EMITTERS) + list(LLVM_FORMS))}")
 
 
 @click.command(cls=HloCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @click.option("--emit", default="hlo", show_default=True, callback=_check_emit, metavar="FORM",
-              help=f"What to write: {', '.join(EMITTERS)} (later: {', '.join(NEEDS_LLVM_BACKEND)}).")
+              help=f"What to write: {', '.join(list(EMITTERS) + list(LLVM_FORMS))}.")
 @output_option
 @style_option
+@click.option("--target-triple", default=None, metavar="TRIPLE",
+              help="LLVM forms: the target, e.g. aarch64-unknown-linux-gnu (default: the host).")
+@click.option("--cpu", default=None, metavar="CPU",
+              help="LLVM forms: the target CPU, e.g. x86-64-v3, neoverse-n1 (default: the host's for the "
+                   "host triple, else generic).")
+@click.option("--features", default=None, metavar="ATTRS",
+              help="LLVM forms: target features, e.g. +avx2,+fma (default: the host CPU's with it, else none).")
+@click.option("--function-name", default=None, metavar="NAME",
+              help="obj/header: the C function's name (default: the module name as a C identifier).")
 @click.option("--no-verify", is_flag=True, help="Parse only: skip the verifier.")
 @debug_option
-def main(input_file: str, emit: str, output: str, style: str | None, no_verify: bool, debug: bool) -> None:
+def main(input_file: str, emit: str, output: str, style: str | None, target_triple: str | None, cpu: str | None,
+         features: str | None, function_name: str | None, no_verify: bool, debug: bool) -> None:
     """Translate an HLO module (FILE, or '-' for standard input) to another form."""
+    if emit not in LLVM_FORMS and (target_triple or cpu or features or function_name):
+        raise usage_error(f"--target-triple, --cpu, --features and --function-name apply to "
+                          f"{', '.join(LLVM_FORMS)}, not --emit={emit}")
+    if emit == "obj" and output == "-" and sys.stdout.isatty():
+        raise usage_error("an object file is binary: give -o FILE (or redirect standard output)")
     text, name = read_input(input_file)
     module = parse_module(text, name, verify=not no_verify)
-    write_output(output, EMITTERS[emit](module, style))
+    if emit in EMITTERS:
+        write_output(output, EMITTERS[emit](module, style))
+        return
+    result = _llvm_form(module, emit, target_triple, cpu, features, function_name)
+    if isinstance(result, bytes):
+        _write_bytes(output, result)
+    else:
+        write_output(output, result)
+
+
+def _llvm_form(module: Module, emit: str, triple: str | None, cpu: str | None, features: str | None,
+               function_name: str | None) -> str | bytes:
+    import os
+
+    from hlotools.backend.llvm.aot import AotOptions, TargetError, c_identifier, compile_aot
+    if function_name is not None and c_identifier(function_name) != function_name:
+        raise usage_error(f"--function-name {function_name!r} is not a C identifier")
+    options = AotOptions(function_name=function_name, triple=triple, cpu=cpu, features=features,
+                         preset=os.environ.get("HLOTOOLS_LLVM_PASSES", "O2"))
+    try:
+        return compile_aot(module, emit, options)
+    except TargetError as e:
+        raise usage_error(e.message) from None
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    if path == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        Path(path).write_bytes(data)
+    except OSError as e:
+        raise HloError(f"cannot write: {e.strerror or e}", filename=path) from None
 
 
 if __name__ == "__main__":

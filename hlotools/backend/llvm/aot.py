@@ -140,6 +140,7 @@ def _add_c_entry(mod: ir.Module, name: str, entry_name: str, temp_bytes: int) ->
     inner.linkage = "internal"
     fn = ir.Function(mod, ir.FunctionType(i32, [ptr, ptr, ptr]), name)
     params, results, temp = fn.args
+    params.name, results.name, temp.name = "params", "results", "temp"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     if temp_bytes > 0:
         missing = b.icmp_unsigned("==", temp, ir.Constant(ptr, None))
