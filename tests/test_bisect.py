@@ -262,3 +262,32 @@ def test_o2_changes_no_outputs_on_corpus_modules_bit_exactly(name: str) -> None:
     result = Bisector(text, name, "O2", args, rtol=0.0, atol=0.0).run()
     assert not result.found, result.reason
     assert result.probes == 1 and result.applications >= 9
+
+
+@dataclass
+class CrashOnSecondRun(HloPass):
+    """Crashes (a bug, not an HloError) the second time it runs in a pipeline."""
+
+    name: ClassVar[str] = "test-crash-second"
+    description: ClassVar[str] = "test only"
+    runs: ClassVar[dict[int, int]] = {}
+
+    def run(self, module: Module, ctx: PassContext) -> bool:
+        count = self.runs.get(id(module), 0) + 1
+        self.runs[id(module)] = count
+        if count == 2:
+            raise ZeroDivisionError("division by zero")
+        return False
+
+
+def test_a_crashing_application_is_found_as_the_culprit(adds: Path) -> None:
+    register("test-crash-second", f"{__name__}:CrashOnSecondRun")
+    try:
+        r = invoke([str(adds), "--passes=dce,test-crash-second,test-renamer,test-crash-second,dce",
+                    "--bisect-against=interp", "--random", "0"])
+    finally:
+        unregister("test-crash-second")
+    assert r.exit_code == 3, r.output
+    assert "the outputs change after application (4) test-crash-second" in r.stdout
+    assert ("bisect: the probe failed: pass 'test-crash-second' (application 4) crashed: "
+            "ZeroDivisionError: division by zero") in r.stdout

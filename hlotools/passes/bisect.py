@@ -164,6 +164,9 @@ class Bisector:
                 lo = mid
         if hi_probe.limit is None:  # re-probe with the limit so the culprit's fuel is accounted for
             hi_probe = self.probe(hi)
+            if not hi_probe.differs:
+                raise HloError(f"bisect: the outputs differ after the whole pipeline but not after its "
+                               f"first {hi} of {total} pass applications; is a pass nondeterministic?")
         culprit = hi_probe.record(hi)
         result = BisectResult(total, self.probes, culprit, reason=hi_probe.reason,
                               rewrites=culprit.rewrites if culprit else 0)

@@ -175,6 +175,9 @@ class PassManager:
         except HloError:
             raise
         except Exception as e:  # a bug in the pass: say which application, keep the cause chained
+            self.report.records.append(PassRecord(n, p.name, True, time.perf_counter() - t0, count_before,
+                                                  module.instruction_count(), ctx.rewrites,
+                                                  options=p.options_text(), rewrite_log=ctx.rewrite_log))
             where = self._write_reproducer(module.name, p.name, before_text)
             raise PassFailure(f"pass '{p.name}' (application {n}) crashed: {type(e).__name__}: {e}"
                               f"{where}") from e
