@@ -1,0 +1,203 @@
+"""Correctness of the LLVM backend's fast kernels (emit_gemm.py's BLAS call and generated
+register-blocked GEMM, the im2col convolution, parallel loops) against numpy and the
+interpreter: odd sizes, batch dims, transposed operands and results (layouts), every float
+type and integers. Never timing assertions."""
+from __future__ import annotations
+
+import contextlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.backend.llvm import compile_module, emit_gemm, jit
+from hlotools.interpreter import evaluate
+
+DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
+          "s32": np.int32, "s8": np.int8, "u8": np.uint8, "s64": np.int64}
+
+
+def _layout(rank: int, order: str) -> str:
+    if rank == 0:
+        return ""
+    if order == "row":
+        mtm = list(range(rank - 1, -1, -1))
+    else:  # the two minor-most logical dims swapped (a transposed buffer)
+        mtm = list(range(rank - 1, -1, -1))
+        if rank >= 2:
+            mtm[0], mtm[1] = mtm[1], mtm[0]
+    return "{" + ",".join(map(str, mtm)) + "}"
+
+
+def _shape(t: str, dims: tuple[int, ...], order: str = "row") -> str:
+    return f"{t}[{','.join(map(str, dims))}]{_layout(len(dims), order)}"
+
+
+def dot_module(t: str, lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...], attrs: str,
+               orders: tuple[str, str, str] = ("row", "row", "row"), out_t: str | None = None) -> str:
+    ot = out_t or t
+    return (f"HloModule dot\n\nENTRY main {{\n"
+            f"  a = {_shape(t, lhs, orders[0])} parameter(0)\n"
+            f"  b = {_shape(t, rhs, orders[1])} parameter(1)\n"
+            f"  ROOT d = {_shape(ot, out, orders[2])} dot(a, b), {attrs}\n}}\n")
+
+
+def _rand(t: str, dims: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    dt = DTYPES[t]
+    if np.dtype(dt).kind in "iu":
+        return rng.integers(-5 if np.dtype(dt).kind == "i" else 0, 6, size=dims).astype(dt)
+    return rng.standard_normal(dims).astype(dt)
+
+
+def _tol(t: str, k: int) -> float:
+    return {"f32": 1e-4, "f64": 1e-10, "bf16": 2e-2, "f16": 4e-3}.get(t, 0.0) * max(1.0, np.sqrt(k))
+
+
+@contextlib.contextmanager
+def _kernel(kind: str):  # type: ignore[no-untyped-def]
+    if kind == "generated":
+        with emit_gemm.generated_only():
+            yield
+    else:
+        yield
+
+
+def _check_dot(text: str, t: str, eins: str, lhs: tuple[int, ...], rhs: tuple[int, ...], kind: str,
+               out_t: str | None = None, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    module = hlotools.parse_module(text)
+    a, b = _rand(t, lhs, rng), _rand(t, rhs, rng)
+    with _kernel(kind):
+        got = compile_module(module)([a, b])[0]
+    ot = out_t or t
+    want = np.einsum(eins, a.astype(np.float64), b.astype(np.float64))
+    assert got.dtype == np.dtype(DTYPES[ot])
+    k = max(lhs) if lhs else 1  # a bound on the contraction length, for the tolerance
+    if np.dtype(DTYPES[ot]).kind in "iu":
+        np.testing.assert_array_equal(got, want.astype(DTYPES[ot]))
+    else:
+        scale = np.abs(want).max() + 1.0
+        err = np.abs(got.astype(np.float64) - want).max() / scale
+        assert err <= _tol(ot, k) + (1e-2 if t in ("bf16", "f16") else 0.0), (err, text)
+
+
+KINDS = ["generated", "auto"]  # auto = BLAS where the JIT has it and the dot is big enough
+
+MATMUL_SIZES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 1), (4, 32, 8), (5, 33, 17), (17, 31, 65), (64, 64, 64),
+                (33, 100, 47), (128, 96, 130)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("m,n,k", MATMUL_SIZES)
+def test_matmul_sizes(m: int, n: int, k: int, kind: str) -> None:
+    text = dot_module("f32", (m, k), (k, n), (m, n), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    _check_dot(text, "f32", "mk,kn->mn", (m, k), (k, n), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("orders", [("col", "row", "row"), ("row", "col", "row"), ("row", "row", "col"),
+                                    ("col", "col", "col")])
+@pytest.mark.parametrize("m,n,k", [(9, 40, 33), (70, 65, 80)])
+def test_matmul_layouts(m: int, n: int, k: int, orders: tuple[str, str, str], kind: str) -> None:
+    text = dot_module("f32", (m, k), (k, n), (m, n), "lhs_contracting_dims={1}, rhs_contracting_dims={0}", orders)
+    _check_dot(text, "f32", "mk,kn->mn", (m, k), (k, n), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_transposed_contractions(kind: str) -> None:
+    # lhs contracts its major dim, rhs its minor one: A^T B^T in BLAS terms
+    text = dot_module("f32", (37, 21), (45, 37), (21, 45), "lhs_contracting_dims={0}, rhs_contracting_dims={1}")
+    _check_dot(text, "f32", "km,nk->mn", (37, 21), (45, 37), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_batched_attention_shapes(t: str, kind: str) -> None:
+    # bqhd,bkhd->bhqk and bhqk,bkhd->bqhd as JAX writes them (batch dims not leading)
+    text = dot_module(t, (2, 33, 3, 16), (2, 40, 3, 16), (2, 3, 33, 40),
+                      "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}")
+    _check_dot(text, t, "bqhd,bkhd->bhqk", (2, 33, 3, 16), (2, 40, 3, 16), kind)
+    text = dot_module(t, (2, 40, 3, 16), (2, 3, 33, 40), (2, 3, 16, 33),
+                      "lhs_batch_dims={0,2}, lhs_contracting_dims={1}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}")
+    _check_dot(text, t, "bkhd,bhqk->bhdq", (2, 40, 3, 16), (2, 3, 33, 40), kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_multiple_free_and_contracting_dims(kind: str) -> None:
+    text = dot_module("f32", (3, 5, 4, 6), (4, 6, 7, 2), (3, 5, 7, 2),
+                      "lhs_contracting_dims={2,3}, rhs_contracting_dims={0,1}")
+    _check_dot(text, "f32", "abcd,cdef->abef", (3, 5, 4, 6), (4, 6, 7, 2), kind)
+    # contracting dims in a different order on each side
+    text = dot_module("f32", (3, 4, 6), (6, 4, 5), (3, 5), "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}")
+    _check_dot(text, "f32", "acd,dce->ae", (3, 4, 6), (6, 4, 5), kind)
+
+
+@pytest.mark.parametrize("t", ["bf16", "f16", "f64", "s32", "s8", "u8", "s64"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_element_types(t: str, kind: str) -> None:
+    text = dot_module(t, (2, 13, 35), (2, 35, 19), (2, 13, 19),
+                      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}")
+    _check_dot(text, t, "bmk,bkn->bmn", (2, 13, 35), (2, 35, 19), kind)
+
+
+def test_mixed_precision_output() -> None:
+    # bf16 operands, f32 result (preferred_element_type): operands packed with conversion
+    text = dot_module("bf16", (9, 40), (40, 50), (9, 50), "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+                      out_t="f32")
+    for kind in KINDS:
+        _check_dot(text, "bf16", "mk,kn->mn", (9, 40), (40, 50), kind, out_t="f32")
+    text = dot_module("s8", (9, 40), (40, 50), (9, 50), "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+                      out_t="s32")
+    _check_dot(text, "s8", "mk,kn->mn", (9, 40), (40, 50), "generated", out_t="s32")
+
+
+def test_vector_dot_and_outer_product() -> None:
+    text = dot_module("f32", (77,), (77,), (), "lhs_contracting_dims={0}, rhs_contracting_dims={0}")
+    _check_dot(text, "f32", "k,k->", (77,), (77,), "generated")
+    text = ("HloModule outer\n\nENTRY main {\n  a = f32[13]{0} parameter(0)\n  b = f32[29]{0} parameter(1)\n"
+            "  ROOT d = f32[13,29]{1,0} dot(a, b)\n}\n")
+    _check_dot(text, "f32", "m,n->mn", (13,), (29,), "generated")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_large_parallel_gemm(kind: str) -> None:
+    # big enough for the generated kernel to split row blocks across threads
+    text = dot_module("f32", (3, 130, 200), (3, 200, 150), (3, 130, 150),
+                      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}")
+    _check_dot(text, "f32", "bmk,bkn->bmn", (3, 130, 200), (3, 200, 150), kind)
+
+
+def test_fused_operand_and_interpreter_agree() -> None:
+    # a dot of an elementwise chain and a transpose, against the interpreter
+    text = ("HloModule m\n\nENTRY main {\n  a = f32[31,45]{1,0} parameter(0)\n  b = f32[20,45]{1,0} parameter(1)\n"
+            "  e = f32[31,45]{1,0} exponential(a)\n  t = f32[45,20]{1,0} transpose(b), dimensions={1,0}\n"
+            "  ROOT d = f32[31,20]{1,0} dot(e, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n")
+    module = hlotools.parse_module(text)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal((31, 45)).astype(np.float32), rng.standard_normal((20, 45)).astype(np.float32)]
+    want = evaluate(module, args)[0]
+    for kind in KINDS:
+        with _kernel(kind):
+            got = compile_module(module)(args)[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_plan_choices() -> None:
+    """The kernel choice follows the shapes: small or integer dots never call BLAS, AOT
+    (no blas_enabled context) never does."""
+    def plan_of(text: str) -> emit_gemm.Plan | None:
+        m = hlotools.parse_module(text)
+        return emit_gemm.plan(m.entry.root)
+    big = dot_module("f32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    p = plan_of(big)
+    assert p is not None and not p.blas  # outside blas_enabled: the generated kernel
+    with emit_gemm.blas_enabled(True):
+        p = plan_of(big)
+        assert p is not None and p.blas == ("hlotools_blas_sgemm" in jit.blas_symbols())
+        small = dot_module("f32", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+        assert not plan_of(small).blas  # type: ignore[union-attr]
+        ints = dot_module("s32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+        assert not plan_of(ints).blas  # type: ignore[union-attr]
+    cplx = dot_module("c64", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    assert plan_of(cplx) is None  # complex: emit_dot's loop nest
