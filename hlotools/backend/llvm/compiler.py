@@ -176,20 +176,31 @@ class FunctionEmitter:
             return "param"
         if op == "constant":
             return "const"
-        if op in ALIASES or (op in ("reshape", "bitcast") and _is_free_reshape(inst)):
+        if op in ALIASES:
             return "alias"
+        if self._can_inline(inst, root, rep):
+            return "inline"
+        if op in ("reshape", "bitcast") and _is_free_reshape(inst):
+            return "alias"  # materialised anyway: share the operand's buffer
+        return "define"
+
+    def _can_inline(self, inst: Instruction, root: Instruction | None, rep: dict[int, float]) -> bool:
+        """Generate `inst` inside its consumers' loops? Only when every consumer reads it
+        elementally and no element would be computed more than once (index-only ops, which
+        just forward reads to their operand, may be read several times)."""
+        op = inst.opcode
         if not self.mc.implicit_fusion or inst is root or not self._elemental(inst) or op in NO_INLINE:
-            return "define"
+            return False
         if inst.shape.is_tuple or not inst.users:
-            return "define"
+            return False
         total = 0.0
         for u in inst.users:
             uk = self.kinds.get(id(u))
             if u.parent is not self.comp or uk not in ("inline", "define") or not self._reads_elementally(u):
-                return "define"
+                return False
             total += (rep.get(id(u), 1.0) if uk == "inline" else 1.0) * reads_per_element(u, inst)
         rep[id(inst)] = total
-        return "inline" if total <= 1.0 + 1e-9 or op in INDEX_ONLY else "define"
+        return total <= 1.0 + 1e-9 or op in INDEX_ONLY
 
     def _elemental(self, inst: Instruction) -> bool:
         if inst.opcode == "fusion":

@@ -287,8 +287,24 @@ def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
         return C.make(b, x, y, out)
     if et.kind == "complex":
         return C.binary(b, inst.opcode, x, y, et)
+    if gen.reassociate and et.kind == "float":
+        r = _reassociated(b, inst.opcode, x, y)
+        if r is not None:
+            return T.round_to(b, r, out)
     r = BINARY[inst.opcode](b, x, y, et)
     return T.round_to(b, r, out) if out.kind == "float" else r
+
+
+def _reassociated(b: B, opcode: str, x: ir.Value, y: ir.Value) -> ir.Value | None:
+    """Reduction-friendly forms inside reducers: `fadd/fmul reassoc` and llvm.maximum /
+    llvm.minimum (NaN-propagating like HLO; they order -0 < +0)."""
+    if opcode in ("add", "multiply"):
+        r = b.fadd(x, y) if opcode == "add" else b.fmul(x, y)
+        r.flags.append("reassoc")
+        return r
+    if opcode in ("maximum", "minimum"):
+        return intr(b, f"llvm.{opcode}", [x, y])
+    return None
 
 
 # ------------------------------------------------------------- compare / select / clamp

@@ -44,6 +44,10 @@ class ElementalGen:
         self.fe = fe
         self.bindings = bindings or {}
         self.serial = next(_SERIAL)
+        # Inside a reducer: float add/multiply may be reassociated and max/min use LLVM's
+        # NaN-propagating intrinsics, so reduction loops vectorise (XLA CPU reassociates
+        # reductions too; HLO leaves the order unspecified).
+        self.reassociate = False
         if not hasattr(fe, "cache_layers"):
             fe.cache_layers = [{}]  # type: ignore[attr-defined]
 
@@ -95,12 +99,14 @@ class ElementalGen:
     def operand(self, inst: Instruction, k: int, index: Index) -> Value:
         return self.value_at(inst.operands[k], index)
 
-    def apply(self, comp: Computation, args: list[ir.Value]) -> Value:
-        """Inline a scalar computation (reducer, comparator, map function) on values."""
+    def apply(self, comp: Computation, args: list[ir.Value], reassociate: bool = False) -> Value:
+        """Inline a scalar computation (reducer, comparator, map function) on values;
+        `reassociate` for reducers whose combination order HLO leaves open."""
         bindings: dict[int, Callable[[Index], Value]] = {}
         for p, v in zip(comp.parameters, args):
             bindings[id(p)] = (lambda val: (lambda idx: val))(v)
         sub = ElementalGen(self.fe, bindings)
+        sub.reassociate = reassociate
         assert comp.root is not None
         for inst in comp.instructions:
             if inst.shape.is_array and inst.shape.dims and inst.opcode not in ("parameter",):

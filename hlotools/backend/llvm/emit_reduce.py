@@ -53,7 +53,7 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             with gen.region():
                 vals = [gen.value_at(x, list(src)) for x in inputs]
                 accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
-                out = _as_list(gen.apply(comp, accs + vals))
+                out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
                 for s, v in zip(slots, out):
                     b.store(v, s)
             return
@@ -102,7 +102,7 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with gen.region():
             vals = [gen.value_at(x, src) for x in inputs]
             accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
-            out = _as_list(gen.apply(comp, accs + vals))
+            out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
             for s, old, new in zip(slots, accs, out):
                 b.store(b.select(inside, new, old), s)
 
