@@ -52,7 +52,9 @@ class CompiledModule:
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
                  keep_object: bool = False) -> None:
         t0 = time.perf_counter()
-        ir_module, stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
+        from hlotools.backend.llvm.emit_gemm import blas_enabled
+        with blas_enabled(bool(jit.blas_symbols())):  # JIT only: AOT objects never call BLAS
+            ir_module, stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
         self.llvm_ir = str(ir_module)
         t1 = time.perf_counter()
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
