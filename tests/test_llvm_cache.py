@@ -301,3 +301,64 @@ def test_many_writers_in_one_process_leave_a_valid_entry(tmp_path: Path) -> None
         store.put(Entry(key, "object", {"n": k}, os.urandom(64)))
         seen.add(store.read(key, "object").meta["n"])
     assert seen == set(range(20))
+
+
+def _hlo_run(args: list[object], cache_dir: Path) -> Any:
+    from click.testing import CliRunner
+
+    from hlotools.cli.run import main
+    return CliRunner().invoke(main, [str(a) for a in args],
+                              env={"HLOTOOLS_CACHE_DIR": str(cache_dir), "NO_COLOR": "1", "TERM": "dumb"})
+
+
+def test_hlo_run_verbose_says_miss_then_hit(tmp_path: Path) -> None:
+    model = tmp_path / "m.hlo"
+    model.write_text(TEXT)
+    first = _hlo_run([model, "--backend=llvm", "--random", "0", "-v"], tmp_path / "c")
+    assert first.exit_code == 0, first.stderr
+    assert "compile cache: miss, alias entry" in first.stderr and "no entry" in first.stderr
+    assert "compile cache: compiled (passes" in first.stderr and "and stored" in first.stderr
+    second = _hlo_run([model, "--backend=llvm", "--random", "0", "-v"], tmp_path / "c")
+    assert second.exit_code == 0
+    assert second.stderr.startswith("compile cache: hit") and "via source key" in second.stderr
+    assert second.stdout == first.stdout  # same results
+    interp = _hlo_run([model, "--backend=interp", "--random", "0"], tmp_path / "c")
+    assert interp.stdout.splitlines()[0].split()[:2] == first.stdout.splitlines()[0].split()[:2]
+    quiet = _hlo_run([model, "--backend=llvm", "--random", "0"], tmp_path / "c")
+    assert quiet.exit_code == 0 and "compile cache" not in quiet.stderr
+
+
+def test_hlo_run_no_cache_neither_reads_nor_writes(tmp_path: Path) -> None:
+    model = tmp_path / "m.hlo"
+    model.write_text(TEXT)
+    r = _hlo_run([model, "--backend=llvm", "--random", "0", "-v", "--no-cache"], tmp_path / "c")
+    assert r.exit_code == 0 and "compile cache" not in r.stderr
+    assert not (tmp_path / "c").exists()
+    _hlo_run([model, "--backend=llvm", "--random", "0"], tmp_path / "c")
+    assert (tmp_path / "c" / "llvm").is_dir()
+    r = _hlo_run([model, "--backend=llvm", "--random", "0", "-v", "--no-cache"], tmp_path / "c")
+    assert "hit" not in r.stderr
+
+
+def test_codegen_environment_variables_are_in_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = Recorder(tmp_path)
+    rec.compile()
+    monkeypatch.setenv("HLOTOOLS_NUM_THREADS", "1")
+    rec.compile()
+    assert not rec.hit
+    monkeypatch.setenv("HLOTOOLS_CACHE_DIR", str(tmp_path / "elsewhere"))  # where, not what: same key
+    rec.compile()
+    assert rec.hit
+
+
+def test_uncacheable_modules_are_not_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    original = runtime.CompiledModule.__init__
+
+    def marked(self: Any, *a: Any, **k: Any) -> None:
+        original(self, *a, **k)
+        self.cacheable = False
+    monkeypatch.setattr(runtime.CompiledModule, "__init__", marked)
+    rec = Recorder(tmp_path)
+    check_results(rec.compile())
+    assert any("not cacheable" in line for line in rec.lines)
+    assert not list(tmp_path.rglob("*.entry"))

@@ -178,13 +178,17 @@ def _source_fingerprint() -> str:
     """Names, sizes and modification times of the files that decide the generated code
     (the backend, the passes, the IR): a development tree's edits invalidate old entries
     even though the version number stays the same."""
-    root = Path(__file__).resolve().parents[2]
-    h = hashlib.sha256()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    lines = []
     for sub in ("backend", "passes", "ir"):
-        for p in sorted((root / sub).rglob("*.py")):
-            st = p.stat()
-            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:16]
+        for folder, dirs, files in os.walk(os.path.join(root, sub)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    st = os.stat(path)
+                    lines.append(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:16]
 
 
 def make_key(kind: str, text: str, options: dict[str, Any], env: dict[str, str] | None = None) -> str:
@@ -209,8 +213,15 @@ class CompileOptions:
     def key_fields(self) -> dict[str, Any]:
         # Which passes a preset runs depends on the registered passes, which the source
         # fingerprint of environment() covers (importing the registry to ask would cost a
-        # warm start more than everything else together).
-        return asdict(self)
+        # warm start more than everything else together). HLOTOOLS_* variables may steer
+        # codegen (HLOTOOLS_NUM_THREADS=1 turns generated threading off), so they count too.
+        fields = asdict(self)
+        fields["env"] = {k: v for k, v in sorted(os.environ.items())
+                         if k.startswith("HLOTOOLS_") and k not in _NOT_CODEGEN_ENV}
+        return fields
+
+
+_NOT_CODEGEN_ENV = frozenset({"HLOTOOLS_CACHE_DIR", "HLOTOOLS_LOG"})
 
 
 def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *,
@@ -244,11 +255,17 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion,
                               keep_object=True)
     compiled.timings.extra.update({"passes": t2 - t1, "cache_lookup": t1 - t0})
-    if compiled.object_code is not None:
-        stored = compile_cache.put(Entry(module_key, "object", _meta(compiled, module.name), compiled.object_code))
-        if stored:
-            compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
-            compile_cache.say(f"compile cache: compiled and stored {module_key[:12]} in {compile_cache.directory}")
+    spent = (f"passes {1e3 * (t2 - t1):.0f} ms, codegen {1e3 * compiled.timings.codegen_s:.0f} ms, "
+             f"LLVM {1e3 * compiled.timings.llvm_s:.0f} ms")
+    # Code that embeds addresses of this process (a callback, a Python object) must never be
+    # reused by another one: the runtime marks such a module `cacheable = False`.
+    if compiled.object_code is None or not getattr(compiled, "cacheable", True):
+        compile_cache.say(f"compile cache: compiled ({spent}); not cacheable, nothing stored")
+        return compiled
+    if compile_cache.put(Entry(module_key, "object", _meta(compiled, module.name), compiled.object_code)):
+        compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
+        compile_cache.say(f"compile cache: compiled ({spent}) and stored {module_key[:12]} "
+                          f"in {compile_cache.directory}")
     return compiled
 
 
