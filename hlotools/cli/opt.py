@@ -8,6 +8,7 @@ manager (hlotools/passes/manager.py) does verify-each, dumps, printing after pas
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +167,6 @@ def _print_pipeline(steps: list[Step], verbose: int) -> None:
 
 
 def _check_env() -> None:
-    import os
     try:
         env_level(os.environ.get(ENV))
     except ValueError as e:
