@@ -85,6 +85,40 @@ def add_sub_cancel_int(inst: Instruction, b: Builder) -> Instruction | None:
     return None
 
 
+@rule("add")
+def add_sub_constant_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """(C1 - A) + C2 => (C1 + C2) - A, integers only."""
+    x, c2 = inst.operands
+    if not is_int(inst) or x.opcode != "subtract" or not _constant_or_broadcast_scalar(c2):
+        return None
+    c1, a = x.operands
+    if is_constant(a) or not _constant_or_broadcast_scalar(c1) or (c1.opcode == "broadcast") != (c2.opcode == "broadcast"):
+        return None
+    return b.binary("subtract", _combine_constants(b, "add", c1, c2), a)
+
+
+def _is_fp_power_of_two(inst: Instruction) -> bool:
+    """XLA's IsAllFpConstantPowerOf2: a float scalar constant (or broadcast of one) = +-2^k."""
+    value = scalar_value(inst) if is_float(inst) else None
+    if value is None or value == 0 or not np.isfinite(value):
+        return False
+    return abs(float(np.frexp(value)[0])) == 0.5
+
+
+@rule("add")
+def add_factor_common_multiplicand(inst: Instruction, b: Builder) -> Instruction | None:
+    """A*C + B*C => (A + B)*C when both products are used once: integers always; floats only
+    when C is +-2^k (XLA's condition: exact unless a product overflows or underflows)."""
+    x, y = inst.operands
+    if x.opcode != "multiply" or y.opcode != "multiply" or len(x.users) != 1 or len(y.users) != 1 or x is y:
+        return None
+    for a, c in ((x.operands[0], x.operands[1]), (x.operands[1], x.operands[0])):
+        if c in y.operands and (is_int(inst) or _is_fp_power_of_two(c)):
+            other = y.operands[1] if y.operands[0] is c else y.operands[0]
+            return b.binary("multiply", b.binary("add", a, other), c)
+    return None
+
+
 # -- subtract ------------------------------------------------------------------------------------
 @rule("subtract")
 def sub_zero(inst: Instruction, b: Builder) -> Instruction | None:
@@ -351,6 +385,17 @@ def min_highest(inst: Instruction, b: Builder) -> Instruction | None:
     if _is_extreme(y, low=False):
         return x
     if _is_extreme(x, low=False):
+        return y
+    return None
+
+
+@rule("maximum", "minimum")
+def minmax_absorb(inst: Instruction, b: Builder) -> Instruction | None:
+    """max(max(A, B), B) => max(A, B) (and mirrored forms, and min): exact, NaN included."""
+    x, y = inst.operands
+    if x.opcode == inst.opcode and y in x.operands:
+        return x
+    if y.opcode == inst.opcode and x in y.operands:
         return y
     return None
 

@@ -12,6 +12,7 @@ from hlotools.passes.algsimp_core import (
     is_all,
     is_all_false,
     is_all_true,
+    is_int,
     is_int_or_pred,
     is_pred,
     is_unsigned,
@@ -141,6 +142,19 @@ def compare_pred_identity(inst: Instruction, b: Builder) -> Instruction | None:
     return None
 
 
+@rule("compare")
+def compare_mask_idiom(inst: Instruction, b: Builder) -> Instruction | None:
+    """compare(select(P, 1, 0), 0, NE) => P and compare(select(P, 1, 0), 1, EQ) => P."""
+    x, y = inst.operands
+    d = direction(inst)
+    if x.opcode != "select" or d not in ("NE", "EQ") or not is_all(y, 0 if d == "NE" else 1):
+        return None
+    p, one, zero = x.operands
+    if is_all(one, 1) and is_all(zero, 0) and p.shape.dims == inst.shape.dims:
+        return p
+    return None
+
+
 # -- select -------------------------------------------------------------------------------------------
 @rule("select")
 def select_same_branches(inst: Instruction, b: Builder) -> Instruction | None:
@@ -179,4 +193,24 @@ def select_pred_true_false(inst: Instruction, b: Builder) -> Instruction | None:
         return p
     if is_all_false(x) and is_all_true(y):
         return b.unary("not", p, inst.shape)
+    return None
+
+
+_TO_MINMAX = {"GT": "maximum", "GE": "maximum", "LT": "minimum", "LE": "minimum"}
+_SWAPPED = {"maximum": "minimum", "minimum": "maximum"}
+
+
+@rule("select")
+def select_compare_to_minmax_int(inst: Instruction, b: Builder) -> Instruction | None:
+    """select(A > B, A, B) => max(A, B), select(A < B, A, B) => min(A, B) (GE/LE too, and the
+    swapped branches give the other one), integers only (for floats NaN handling differs)."""
+    p, x, y = inst.operands
+    if not is_int(inst) or p.opcode != "compare" or direction(p) not in _TO_MINMAX:
+        return None
+    a, c = p.operands
+    op = _TO_MINMAX[direction(p)]
+    if x is a and y is c:
+        return b.binary(op, a, c)
+    if x is c and y is a:
+        return b.binary(_SWAPPED[op], a, c)
     return None

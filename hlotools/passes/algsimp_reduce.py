@@ -87,6 +87,59 @@ def reduce_trivial(inst: Instruction, b: Builder) -> Instruction | None:
     return b.reshape(x, inst.shape)
 
 
+# Reductions whose combining op is exactly associative and commutative for the type, so
+# merging two reduces (which reorders the combination) gives bit-identical results.
+_EXACT_FOR_FLOATS = frozenset({"maximum", "minimum"})
+_EXACT_FOR_INTS = frozenset({"add", "multiply", "maximum", "minimum", "and", "or", "xor"})
+
+
+@rule("reduce")
+def reduce_of_reduce(inst: Instruction, b: Builder) -> Instruction | None:
+    """reduce(reduce(A, v, d1), v, d2) => reduce(A, v, d1 + d2) with the same computation and
+    init, when the inner one has no other user. Float sums are not merged (the order of the
+    additions would change); max/min and integer ops are exact in any order."""
+    if len(inst.operands) != 2:
+        return None
+    x, init = inst.operands
+    if x.opcode != "reduce" or len(x.operands) != 2 or len(x.users) != 1:
+        return None
+    opcode = _reduction_opcode(inst)
+    if opcode is None or _reduction_opcode(x) != opcode or not _same_scalar(init, x.operands[1]):
+        return None
+    t = inst.shape.element_type
+    if t is None or opcode not in (_EXACT_FOR_FLOATS if t.is_float or t.is_complex else _EXACT_FOR_INTS):
+        return None
+    a = x.operands[0]
+    inner = set(dims_attr(x))
+    kept = [d for d in range(a.shape.rank) if d not in inner]
+    merged = tuple(sorted(inner | {kept[d] for d in dims_attr(inst)}))
+    return b.new("reduce", inst.shape, [a, init], {"dimensions": merged, "to_apply": inst.attrs["to_apply"]})
+
+
+def _same_scalar(a: Instruction, c: Instruction) -> bool:
+    if a is c:
+        return True
+    return is_scalar_constant(a) and is_scalar_constant(c) and a.shape.element_type == c.shape.element_type \
+        and a.literal.array.tobytes() == c.literal.array.tobytes()  # type: ignore[union-attr]
+
+
+@rule("reduce-window")
+def reduce_window_trivial(inst: Instruction, b: Builder) -> Instruction | None:
+    """reduce-window with a 1-element window, stride 1, no padding or dilation, and the
+    identity as init => the operand (each output element combines one input with the identity)."""
+    if len(inst.operands) != 2 or inst.shape.is_tuple:
+        return None
+    x, init = inst.operands
+    window = inst.attrs.get("window")
+    if window is None or x.shape.dims != inst.shape.dims:
+        return None
+    if any((d.size, d.stride, d.padding_low, d.padding_high, d.window_dilation, d.base_dilation) != (1, 1, 0, 0, 1, 1)
+           for d in window.dims):
+        return None
+    opcode = _reduction_opcode(inst)
+    return x if opcode is not None and _is_identity(opcode, init) else None
+
+
 # -- dot -------------------------------------------------------------------------------------------
 @rule("dot")
 def dot_zero_elements(inst: Instruction, b: Builder) -> Instruction | None:

@@ -5,7 +5,7 @@ These move or relabel elements without arithmetic, so every rewrite here is exac
 """
 from __future__ import annotations
 
-from hlotools.ir.attributes import SliceRange
+from hlotools.ir.attributes import PaddingConfig, SliceRange
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 from hlotools.passes.algsimp_core import Builder, dims_attr, rule
@@ -57,6 +57,16 @@ def transpose_transpose(inst: Instruction, b: Builder) -> Instruction | None:
     p1, p2 = dims_attr(x), dims_attr(inst)
     composed = tuple(p1[d] for d in p2)
     return b.new("transpose", inst.shape, [x.operands[0]], {"dimensions": composed})
+
+
+@rule("transpose")
+def transpose_degenerate_to_reshape(inst: Instruction, b: Builder) -> Instruction | None:
+    """A transpose that only moves size-1 dims (the others keep their order) => reshape."""
+    x = inst.operands[0]
+    moved = [p for p in dims_attr(inst) if x.shape.dims[p] != 1]
+    if moved != sorted(moved) or dims_attr(inst) == tuple(range(inst.shape.rank)):
+        return None
+    return b.new("reshape", inst.shape, [x])
 
 
 @rule("broadcast")
@@ -137,6 +147,97 @@ def concat_flatten(inst: Instruction, b: Builder) -> Instruction | None:
             ops = inst.operands[:i] + o.operands + inst.operands[i + 1:]
             return b.new("concatenate", inst.shape, ops, {"dimensions": dim})
     return None
+
+
+def _unstrided(inst: Instruction) -> bool:
+    return inst.opcode == "slice" and all(r.stride == 1 for r in _ranges(inst))
+
+
+@rule("concatenate")
+def concat_adjacent_slices(inst: Instruction, b: Builder) -> Instruction | None:
+    """concat(slice(A, [a:b]), slice(A, [b:c])) => slice(A, [a:c]) along the concat dim, for
+    unstrided slices of the same A that agree on every other dim."""
+    (dim,) = dims_attr(inst) or (0,)
+    ops = inst.operands
+    for i, first in enumerate(ops):
+        if not _unstrided(first):
+            continue
+        j, ranges = i + 1, list(_ranges(first))
+        while j < len(ops) and _unstrided(ops[j]) and ops[j].operands[0] is first.operands[0]:
+            nxt = _ranges(ops[j])
+            if nxt[dim].start != ranges[dim].limit or any(
+                    k != dim and (r.start, r.limit) != (q.start, q.limit) for k, (r, q) in enumerate(zip(ranges, nxt))):
+                break
+            ranges[dim] = SliceRange(ranges[dim].start, nxt[dim].limit, 1)
+            j += 1
+        if j - i < 2:
+            continue
+        dims = list(first.shape.dims)
+        dims[dim] = ranges[dim].limit - ranges[dim].start
+        assert first.shape.element_type is not None
+        merged = b.new("slice", b.shape(first.shape.element_type, dims), [first.operands[0]],
+                       {"slice": tuple(ranges)})
+        rest = ops[:i] + [merged] + ops[j:]
+        return merged if len(rest) == 1 else b.new("concatenate", inst.shape, rest, {"dimensions": (dim,)})
+    return None
+
+
+@rule("concatenate")
+def concat_broadcast_scalar_to_pad(inst: Instruction, b: Builder) -> Instruction | None:
+    """concat(broadcast(s), A) => pad(A, s) with low padding (or high, for concat(A,
+    broadcast(s))): XLA's form, which folds into other pads and windows."""
+    if len(inst.operands) != 2:
+        return None
+    (dim,) = dims_attr(inst) or (0,)
+    first, second = inst.operands
+    low = first.opcode == "broadcast" and first.operands[0].shape.rank == 0
+    high = second.opcode == "broadcast" and second.operands[0].shape.rank == 0
+    if not (low or high):
+        return None
+    padded, fill = (second, first) if low else (first, second)
+    config = [(0, 0, 0)] * inst.shape.rank
+    config[dim] = (first.shape.dims[dim], 0, 0) if low else (0, second.shape.dims[dim], 0)
+    return b.new("pad", inst.shape, [padded, fill.operands[0]], {"padding": PaddingConfig(tuple(config))})
+
+
+@rule("slice")
+def slice_of_concat(inst: Instruction, b: Builder) -> Instruction | None:
+    """slice(concat(A, B, ...)) reading inside one operand => slice of that operand."""
+    x = inst.operands[0]
+    if x.opcode != "concatenate" or inst.shape.size == 0:
+        return None
+    (dim,) = dims_attr(x) or (0,)
+    ranges = _ranges(inst)
+    r = ranges[dim]
+    last = r.start + (inst.shape.dims[dim] - 1) * r.stride
+    offset = 0
+    for o in x.operands:
+        size = o.shape.dims[dim]
+        if offset <= r.start and last < offset + size:
+            moved = SliceRange(r.start - offset, last - offset + 1, r.stride)
+            new = ranges[:dim] + (moved,) + ranges[dim + 1:]
+            return b.new("slice", inst.shape, [o], {"slice": new})
+        offset += size
+    return None
+
+
+@rule("slice")
+def slice_of_pad(inst: Instruction, b: Builder) -> Instruction | None:
+    """slice(pad(A, v)) that reads no padding => slice of A (pads without interior padding)."""
+    x = inst.operands[0]
+    if x.opcode != "pad" or inst.shape.size == 0:
+        return None
+    padding = x.attrs.get("padding")
+    if padding is None or any(it for _, _, it in padding.dims):
+        return None
+    a = x.operands[0]
+    moved = []
+    for r, n, (lo, _, _), size in zip(_ranges(inst), inst.shape.dims, padding.dims, a.shape.dims):
+        start, last = r.start - lo, r.start + (n - 1) * r.stride - lo
+        if start < 0 or last >= size:
+            return None
+        moved.append(SliceRange(start, last + 1, r.stride))
+    return b.new("slice", inst.shape, [a], {"slice": tuple(moved)})
 
 
 @rule("pad")
