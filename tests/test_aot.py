@@ -190,6 +190,30 @@ def test_c_program_with_while_loop_and_libm(tmp_path: Path) -> None:
     check_against_interpreter(WHILE_MATH, [x], got)
 
 
+BIG = """HloModule big
+
+ENTRY main {
+  x = f32[512,512] parameter(0)
+  y = f32[512,512] parameter(1)
+  m = f32[512,512] multiply(x, y)
+  ROOT a = f32[512,512] tanh(m)
+}
+"""
+
+
+@needs_cc
+def test_c_program_with_generated_threads(tmp_path: Path) -> None:
+    """Large enough for the generated parallel loops (pthreads from libc): the object still
+    needs nothing else, and exports only the function (the thread-count knob is internal)."""
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal((512, 512)).astype(np.float32), rng.standard_normal((512, 512)).astype(np.float32)]
+    got = build_and_run(tmp_path, BIG, args, "big")
+    check_against_interpreter(BIG, args, got)
+    info = read_object((tmp_path / "model.o").read_bytes())
+    assert info.defined == ("big",)
+    assert ("pthread_create" in info.undefined) == ("pthread_join" in info.undefined)
+
+
 def test_header_documents_the_interface() -> None:
     built = aot.build(hlotools.parse_module(TUPLE_BF16), aot.AotOptions(function_name="tup"))
     h = aot.header(built)

@@ -148,6 +148,20 @@ def _add_c_entry(mod: ir.Module, name: str, entry_name: str, temp_bytes: int) ->
             b.ret(ir.Constant(i32, 1))
     b.call(inner, [temp, params, results])
     b.ret(ir.Constant(i32, 0))
+    _export_only(mod, name)
+
+
+def _export_only(mod: ir.Module, name: str) -> None:
+    """Every definition but the C function becomes internal, so objects of several modules
+    link into one program (the JIT's exported globals, e.g. the thread-count knob, keep
+    their default: in AOT code the thread count is the number of online CPUs)."""
+    for g in mod.global_values:
+        if g.name == name or g.linkage in ("internal", "private"):
+            continue
+        if isinstance(g, ir.Function) and not g.is_declaration:
+            g.linkage = "internal"
+        elif isinstance(g, ir.GlobalVariable) and g.initializer is not None:
+            g.linkage = "internal"
 
 
 def emit(aot: AotModule, form: str, opt_level: int = 3) -> str | bytes:

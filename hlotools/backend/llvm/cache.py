@@ -171,7 +171,7 @@ def environment() -> dict[str, str]:
     t = jit.target_description()
     return {"format": str(FORMAT_VERSION), "hlotools": hlotools.__version__, "sources": _source_fingerprint(),
             "llvmlite": t.llvmlite_version, "llvm": t.llvm_version, "triple": t.triple, "cpu": t.cpu,
-            "features": t.features}
+            "features": t.features, "blas": ",".join(sorted(jit.blas_symbols()))}  # dots call BLAS or not
 
 
 def _source_fingerprint() -> str:
