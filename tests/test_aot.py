@@ -214,6 +214,22 @@ def test_c_program_with_generated_threads(tmp_path: Path) -> None:
     assert ("pthread_create" in info.undefined) == ("pthread_join" in info.undefined)
 
 
+@needs_cc
+def test_two_objects_link_into_one_program(tmp_path: Path) -> None:
+    for text, name in ((TUPLE_BF16, "tup"), (WHILE_MATH, "loop"), (BIG, "big")):
+        built = aot.build(hlotools.parse_module(text), aot.AotOptions(function_name=name))
+        (tmp_path / f"{name}.o").write_bytes(aot.emit(built, "obj"))  # type: ignore[arg-type]
+        (tmp_path / f"{name}.h").write_text(aot.header(built))
+    (tmp_path / "main.c").write_text('#include "tup.h"\n#include "loop.h"\n#include "big.h"\n'
+                                     "typedef int (*fn_t)(const void *const *, void *const *, void *);\n"
+                                     "int main(void) { volatile fn_t f[3] = {tup, loop, big};\n"
+                                     "  return f[0] && f[1] && f[2] ? 0 : 1; }\n")
+    r = subprocess.run([CC, "-std=c11", "-Wall", "-Werror", "-o", "prog", "main.c", "tup.o", "loop.o", "big.o", "-lm"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert subprocess.run(["./prog"], cwd=tmp_path, timeout=60).returncode == 0
+
+
 def test_header_documents_the_interface() -> None:
     built = aot.build(hlotools.parse_module(TUPLE_BF16), aot.AotOptions(function_name="tup"))
     h = aot.header(built)
