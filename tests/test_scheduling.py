@@ -6,8 +6,7 @@ import numpy as np
 import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.passes.base import PassContext
-from hlotools.passes.scheduling import (Scheduling, groups_for, list_schedule, parallel_groups,
-                                        peak_bytes)
+from hlotools.passes.scheduling import Scheduling, groups_for, list_schedule, parallel_groups, peak_bytes
 
 BREADTH_FIRST = """HloModule m
 ENTRY main {

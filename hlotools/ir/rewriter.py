@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
 
 _SUFFIX = re.compile(r"^(.*?)(?:\.(\d+))?$")
 
@@ -213,6 +214,12 @@ class Rewriter:
             raise AssertionError(f"new order of {comp.name} is not a permutation of its instructions")
         if any(a is not b for a, b in zip(order, comp.instructions)):
             comp.instructions = list(order)
+            self.changed = True
+
+    def set_shape(self, inst: Instruction, shape: Shape) -> None:
+        """Give `inst` a new shape of the same dims and type (layout assignment)."""
+        if inst.shape != shape:
+            inst.shape = shape
             self.changed = True
 
     def set_module_attr(self, name: str, value: object) -> None:

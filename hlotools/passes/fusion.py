@@ -32,6 +32,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
+from hlotools.passes.cse import HloCSE
 from hlotools.passes.fusion_builder import FusionBuilder, FusionState
 from hlotools.passes.fusion_multi_output import fuse_siblings
 from hlotools.passes.fusion_rules import (
@@ -48,8 +49,8 @@ from hlotools.passes.fusion_rules import (
 )
 from hlotools.passes.fusion_stats import (
     control_flow_computations,
-    fusion_bodies,
     remove_unused_fusion_computations,
+    unused_fusion_computations,
 )
 from hlotools.passes.side_effects import SideEffects
 
@@ -72,15 +73,19 @@ class InstructionFusion(HloPass):
         rw = Rewriter(module)
         effects = SideEffects()
         comps = control_flow_computations(module)
-        bodies_before = fusion_bodies(module)
+        unused_before = unused_fusion_computations(module)
         for comp in comps:
             for _ in range(MAX_ROUNDS):  # producer/consumer again after each sibling merge
                 self.fuse_computation(rw, comp, ctx, effects)
                 if not (self.multi_output and fuse_siblings(rw, comp, ctx, self.max_multi_output_operands, effects)):
                     break
         if rw.changed:
-            remove_unused_fusion_computations(rw, bodies_before)
+            remove_unused_fusion_computations(rw, unused_before)
             rw.sort_computations()  # new fused computations (appended) go before their callers
+            # Bodies merged from duplicated producers hold identical clones (two copies of one
+            # scalar constant, say): XLA runs CSE on fusion computations after fusion; so do we,
+            # which keeps the pass (and -O2) idempotent.
+            HloCSE(only_fusion_computations=True).run(module, ctx)
         return rw.changed
 
     # -- the producer/consumer loop --------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A *kernel* is what a backend launches as one loop nest: a fusion, or an unfused non-trivial
 instruction (anything but parameter, constant, tuple, get-tuple-element and bitcast, which
-define no new buffer contents). Only control-flow computations are counted — the entry, while
+define no new buffer contents; nor a transpose whose layout makes it the same bytes). Only control-flow computations are counted — the entry, while
 bodies and conditions, conditional branches, called computations — not the embedded bodies of
 fusions, reductions, sorts or maps, which run inside a kernel. bench/passes.py and
 bench/fusion.py call `kernel_count` on our -O2 output and on XLA's NAME.xla_opt.hlo.
@@ -17,6 +17,15 @@ from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 
 TRIVIAL = frozenset(["parameter", "constant", "tuple", "get-tuple-element", "bitcast"])
+
+
+def is_free_transpose(inst) -> bool:  # noqa: ANN001
+    """A transpose whose layout is its operand's permuted moves no data (a bitcast, really)."""
+    if inst.opcode != "transpose":
+        return False
+    from hlotools.passes.layout_assignment import is_free_transpose as free
+
+    return free(inst)
 # Attributes through which control flow (not an embedded computation) is reached.
 CONTROL_FLOW_ATTRS = {"while": ("condition", "body"), "conditional": ("true_computation", "false_computation",
                                                                       "branch_computations"),
@@ -59,7 +68,7 @@ def kernel_counts(module: Module) -> KernelCount:
         for inst in comp.instructions:
             if inst.opcode == "fusion":
                 fusions += 1
-            elif inst.opcode not in TRIVIAL:
+            elif inst.opcode not in TRIVIAL and not is_free_transpose(inst):
                 unfused[inst.opcode] += 1
     return KernelCount(fusions, sum(unfused.values()), tuple(unfused.most_common()))
 
@@ -81,8 +90,16 @@ def fusion_bodies(module: Module) -> set[int]:
     return out
 
 
-def remove_unused_fusion_computations(rw: Rewriter, before: set[int]) -> int:
-    """Delete fused computations that were called before a pass (`before`) and are not now."""
-    now = fusion_bodies(rw.module)
-    dead = [c for c in rw.module.computations if id(c) in before and id(c) not in now]
+def unused_fusion_computations(module: Module) -> set[int]:
+    """ids of fused computations no fusion calls (dead before a pass: not the pass's to remove)."""
+    called = fusion_bodies(module)
+    return {id(c) for c in module.computations if c.is_fusion_computation and id(c) not in called}
+
+
+def remove_unused_fusion_computations(rw: Rewriter, unused_before: set[int]) -> int:
+    """Delete the fused computations a pass left uncalled (those in `unused_before` were so
+    already and stay)."""
+    called = fusion_bodies(rw.module)
+    dead = [c for c in rw.module.computations
+            if c.is_fusion_computation and id(c) not in called and id(c) not in unused_before]
     return rw.remove_computations(dead) if dead else 0

@@ -20,6 +20,7 @@ PASSES: dict[str, str] = {
     "constant-folding": "hlotools.passes.constant_folding:HloConstantFolding",
     "fusion": "hlotools.passes.fusion:InstructionFusion",
     "scheduling": "hlotools.passes.scheduling:Scheduling",
+    "layout-assignment": "hlotools.passes.layout_assignment:LayoutAssignment",
 }
 
 
