@@ -362,3 +362,24 @@ def test_uncacheable_modules_are_not_stored(tmp_path: Path, monkeypatch: pytest.
     check_results(rec.compile())
     assert any("not cacheable" in line for line in rec.lines)
     assert not list(tmp_path.rglob("*.entry"))
+
+
+def test_trim_deletes_the_oldest_entries_over_the_limit(tmp_path: Path) -> None:
+    store = CompileCache(tmp_path, max_bytes=10 * 1024)
+    keys = [f"{k:02x}" * 32 for k in range(6)]
+    for k, key in enumerate(keys):
+        store.max_bytes = 1 << 30  # no trimming while filling
+        store.put(Entry(key, "object", {}, bytes(3000)))
+        os.utime(store.path(key), (1000 + k, 1000 + k))
+    store.max_bytes = 10 * 1024
+    assert store.trim() == 3  # 6 x ~3.1 KB -> the 3 newest fit under 10 KiB
+    left = sorted(p.stem for p in tmp_path.rglob("*.entry"))
+    assert left == sorted(keys[3:])
+    assert store.get(keys[0], "object") is None and store.get(keys[5], "object") is not None
+
+
+def test_cache_limit_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HLOTOOLS_CACHE_MAX_MB", "3")
+    assert CompileCache(tmp_path).max_bytes == 3 << 20
+    monkeypatch.setenv("HLOTOOLS_CACHE_MAX_MB", "lots")
+    assert CompileCache(tmp_path).max_bytes == 1024 << 20

@@ -21,7 +21,9 @@ the entry (os.replace is atomic), so concurrent writers never expose a partial e
 last one wins and both wrote the same thing.
 
 Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
-(folder `llvm` inside). Nothing is evicted automatically; deleting the folder is safe.
+(folder `llvm` inside). After each new object the least recently written entries are
+deleted while the folder holds more than $HLOTOOLS_CACHE_MAX_MB (default 1024) MiB;
+deleting the folder by hand is always safe.
 """
 from __future__ import annotations
 
@@ -108,9 +110,11 @@ class CompileCache:
     """One cache folder. `get` never raises for a bad entry (it logs why and returns None);
     `put` never raises for an unwritable folder (the compile still succeeded)."""
 
-    def __init__(self, directory: Path | None = None, log: Log | None = None) -> None:
+    def __init__(self, directory: Path | None = None, log: Log | None = None,
+                 max_bytes: int | None = None) -> None:
         self.directory = (directory or default_cache_dir()) / "llvm"
         self._log = log
+        self.max_bytes = max_bytes if max_bytes is not None else _max_bytes_from_env()
 
     def say(self, message: str) -> None:
         _LOGGER.info(message)
@@ -151,7 +155,45 @@ class CompileCache:
         except OSError as e:
             self.say(f"compile cache: could not write {target}: {e.strerror or e}")
             return False
+        if entry.kind == "object":
+            self.trim()
         return True
+
+    def trim(self) -> int:
+        """Delete the least recently written entries while the folder holds more than
+        max_bytes (run after each new object; readers of a deleted entry just miss).
+        Returns how many entries were deleted."""
+        files: list[tuple[float, int, str]] = []
+        try:
+            with os.scandir(self.directory) as shards:
+                for shard in shards:
+                    if shard.is_dir():
+                        with os.scandir(shard.path) as entries:
+                            for e in entries:
+                                if e.name.endswith(".entry"):
+                                    st = e.stat()
+                                    files.append((st.st_mtime, st.st_size, e.path))
+        except OSError:
+            return 0
+        total = sum(f[1] for f in files)
+        removed = 0
+        for _, size, path in sorted(files):
+            if total <= self.max_bytes:
+                break
+            _unlink(path)
+            total -= size
+            removed += 1
+        if removed:
+            self.say(f"compile cache: deleted {removed} old entries (over {self.max_bytes >> 20} MiB)")
+        return removed
+
+
+def _max_bytes_from_env() -> int:
+    """HLOTOOLS_CACHE_MAX_MB (default 1024 MiB)."""
+    try:
+        return max(0, int(os.environ.get("HLOTOOLS_CACHE_MAX_MB", "1024"))) << 20
+    except ValueError:
+        return 1024 << 20
 
 
 def _unlink(path: str) -> None:
@@ -221,7 +263,7 @@ class CompileOptions:
         return fields
 
 
-_NOT_CODEGEN_ENV = frozenset({"HLOTOOLS_CACHE_DIR", "HLOTOOLS_LOG"})
+_NOT_CODEGEN_ENV = frozenset({"HLOTOOLS_CACHE_DIR", "HLOTOOLS_CACHE_MAX_MB", "HLOTOOLS_LOG"})
 
 
 def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *,
@@ -296,7 +338,7 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
         return None
     compiled.timings.extra["cache_total"] = time.perf_counter() - t0
     compile_cache.say(f"compile cache: hit {key[:12]} (via {via}) in {compile_cache.directory}, "
-               f"{1e3 * (time.perf_counter() - t0):.1f} ms")
+                      f"{1e3 * (time.perf_counter() - t0):.1f} ms")
     return compiled
 
 
