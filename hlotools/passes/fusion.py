@@ -113,9 +113,10 @@ class InstructionFusion(HloPass):
                     continue
                 if not ctx.consume_fuel(f"fuse {producer.name} into {consumer.name}"):
                     continue
+                producer_name = producer.name
                 st = builder.state(consumer) if consumer.opcode == "fusion" else builder.start(consumer, producer.opcode)
                 builder.fuse(st, producer)
-                ctx.decision("fused %s into %s", producer.name, st.fusion.name)
+                ctx.decision("fused %s into %s", producer_name, st.fusion.name)
                 fused_any = True
                 if id(producer) in builder.dead and id(producer) in pos:
                     queue[pos.pop(id(producer))] = None
