@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_algsimp import _chain
 from test_algsimp_corpus import JAX, NAMES, check_pass_on_corpus, load_inputs
 
 import hlotools
@@ -170,3 +173,29 @@ ENTRY main {
     got = evaluate(hlotools.parse_module(out), [])
     for w, g in zip(want, got):
         assert np.array_equal(w, g)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_chain(), st.integers(0, 2**32 - 1))
+def test_random_constant_chains_fold_to_the_interpreters_values(case: tuple[str, str], seed: int) -> None:
+    """The algsimp property generator's chains with constant inputs: everything but the
+    broadcasts folds, and the folded constants hold exactly what the interpreter computed."""
+    t, text = case
+    rng = np.random.default_rng(seed)
+    for i in range(2):
+        values = rng.integers(-5, 6, 6) if t == "s32" else rng.choice([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -2.5], 6)
+        literal = "{" + ", ".join(str(int(v)) if t == "s32" else repr(float(v)) for v in values) + "}"
+        text = text.replace(f"p{i} = {t}[6] parameter({i})", f"p{i} = {t}[6] constant({literal})")
+    module = hlotools.parse_module(text)
+    want = evaluate(module, [])
+    changed, out = _fold(text)
+    folded = hlotools.parse_module(out)
+    live, stack = set(), [folded.entry.root]  # type: ignore[union-attr]
+    while stack:  # dead code is DCE's business: the folder skips it
+        inst = stack.pop()
+        if id(inst) not in live:
+            live.add(id(inst))
+            stack.extend(inst.operands)
+            assert inst.opcode in ("constant", "broadcast", "tuple"), out
+    for w, g in zip(want, evaluate(folded, [])):
+        assert np.array_equal(w, g, equal_nan=(t == "f32")), f"{text}\n{out}"
