@@ -40,10 +40,12 @@ _TOKEN = re.compile(r"""
 | (?P<arrow>->)
 """, re.X)
 # The rest of an array shape after its element type: dims, then a layout when the `{` is
-# followed by a digit or ':' (XLA's rule; otherwise the brace opens something else).
-_SHAPE_REST = re.compile(r"""\[[^\]\[]*\]
-  (?:[ \t\n\r]*\{(?=[ \t\n\r]*[0-9:])(?:[^{}]|\{[^{}]*\})*\})?""", re.X)
-_SKIP = re.compile(r"(?:[ \t\n\r]+|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+# followed by a digit or ':' (XLA's rule; otherwise the brace opens something else). XLA's
+# lexer skips comments between any two tokens, so `f32[2] /*c*/ {0}` has a layout too.
+# Possessive, as XLA's lexer never backtracks into a comment (`{ // CHECK: ...` is no layout).
+_GAP = r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+"
+_SHAPE_REST = re.compile(r"\[[^\]\[]*\]" + r"(?:" + _GAP + r"\{(?=" + _GAP + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?")
+_SKIP = re.compile(_GAP)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _VALUE_SPECIAL = re.compile(r'[\s,{}()\[\]"/]')
 _PARENS = re.compile(r"[()]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*|\"(?:[^\"\\]|\\.)*\"")
@@ -281,6 +283,20 @@ def scan_literal_value(text: str, pos: int, lines: LineMap) -> int:
     if text.startswith("(", j):
         return scan_parens(text, j, lines) + 1
     return scan_value(text, j, lines)
+
+
+# Where XLA's lexer reads NUL: everywhere except inside a quoted string (LexString matches the
+# whole string with RE2, which takes any byte; comments and tokens read char by char and stop).
+_NUL_SCAN = re.compile(r"""//[^\n\r\0]*|/\*(?:[^*\0]|\*(?!/))*(?:\*/)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\0""")
+
+
+def check_nul(text: str, lines: LineMap) -> None:
+    """Raise at the first NUL byte outside a string (the token regexes would skip it in comments)."""
+    if "\0" not in text:
+        return
+    for m in _NUL_SCAN.finditer(text):
+        if m.group() == "\0":
+            raise error_at(lines, m.start(), "NUL character in the input")
 
 
 def _bad_char(text: str, pos: int, lines: LineMap) -> Token:

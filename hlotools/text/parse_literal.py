@@ -18,7 +18,8 @@ from hlotools.ir.types import ElementType
 
 _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _LEX = re.compile(r"\s*(?:(-?nan\(0x[0-9a-fA-F]+\))|([{}(),])|(\.\.\.)|([^\s{}(),]+))")
-_INT = re.compile(r"-?(?:0x[0-9a-fA-F]+|[0-9]+)$")
+# Decimal only, leading zeros allowed: XLA lexes `0x1F` as the window pattern `0x1` then `F`.
+_INT = re.compile(r"-?[0-9]+$")
 _FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+"
                     r"|[0-9]+)$")
 _NAN = re.compile(r"(-?)nan(?:\(0x([0-9a-fA-F]+)\))?$")
@@ -273,7 +274,7 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
             if v in ("true", "false"):
                 out[k] = v == "true"
             elif _INT.match(v):
-                out[k] = int(v, 0) != 0
+                out[k] = int(v) != 0
             else:
                 raise LiteralError("expects integer for primitive type: PRED", positions[k])
         return out
@@ -309,7 +310,7 @@ def _ints(values: list, positions: list[int], et: ElementType) -> np.ndarray:
                 ints.append(int(v == "true"))
                 continue
             raise LiteralError(f"expects integer for primitive type: {et.name.upper()}", positions[k])
-        x = int(v, 0)
+        x = int(v)
         if x < 0 and et.kind == "unsigned" and x >= -(1 << 63):
             x &= (1 << 64) - 1  # XLA reads INT tokens as int64 and compares them as uint64
         if not lo <= x <= hi:

@@ -20,7 +20,7 @@ from typing import Any
 
 from hlotools.errors import HloError, HloParseError
 from hlotools.ir.module import Module
-from hlotools.text.lexer import LineMap, Token, tokenize
+from hlotools.text.lexer import LineMap, Token, check_nul, tokenize
 from hlotools.text.parse_build import Builder
 from hlotools.text.parse_errors import syntax_error
 
@@ -117,6 +117,7 @@ def parse(text: str, filename: str | None = None) -> Module:
 
 
 def _parse(text: str, lines: LineMap) -> Module:
+    check_nul(text, lines)
     states, rules, start, end = tables()
     builder = Builder(text, lines)
     callbacks = [getattr(builder, r[0]) for r in rules]
