@@ -1,9 +1,12 @@
-"""Property tests: printed constants read back to the same bits (XLA's round-trip promise)."""
+"""Property tests: printed constants read back to the same bits (XLA's round-trip promise), and
+generated modules (tests/hlo_strategies.py) survive parse -> print -> parse in both styles."""
 from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from hypothesis import given, settings
+from _module_compare import module_difference
+from hlo_strategies import hlo_modules
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
@@ -42,3 +45,16 @@ def test_constants_survive_print_parse_print(values: list[float], style: str) ->
     a2 = m2.entry.root.literal.array  # type: ignore[union-attr]
     assert a1.tobytes() == a2.tobytes() == np.asarray(values, dtype=np.float32).tobytes()
     assert print_module(m2, style) == printed
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hlo_modules(), st.sampled_from(["short", "long"]))
+def test_generated_modules_round_trip(text: str, style: str) -> None:
+    """parse (with verification) -> print -> parse gives the same module, and printing is a fixed point."""
+    m1 = hlotools.parse_module(text, "generated.hlo")
+    printed = print_module(m1, style)
+    m2 = hlotools.parse_module(printed, f"<{style} reprint>")
+    assert module_difference(m1, m2) is None, (module_difference(m1, m2), text, printed)
+    assert print_module(m2, style) == printed
+    other = "long" if style == "short" else "short"
+    assert print_module(hlotools.parse_module(print_module(m2, other)), style) == printed
