@@ -89,6 +89,17 @@ def broadcast_broadcast(inst: Instruction, b: Builder) -> Instruction | None:
     return b.new("broadcast", inst.shape, [x.operands[0]], {"dimensions": tuple(d2[j] for j in d1)})
 
 
+@rule("broadcast")
+def broadcast_of_iota(inst: Instruction, b: Builder) -> Instruction | None:
+    """broadcast(iota(d), dims) => iota(dims[d]) of the broadcast's shape (element idx of the
+    result reads the iota at idx[dims[d]])."""
+    x = inst.operands[0]
+    d = x.attrs.get("iota_dimension")
+    if x.opcode != "iota" or not isinstance(d, int):
+        return None
+    return b.new("iota", inst.shape, [], {"iota_dimension": dims_attr(inst)[d]})
+
+
 # -- slice / concatenate / pad / reverse --------------------------------------------------------
 def _ranges(inst: Instruction) -> tuple[SliceRange, ...]:
     return tuple(inst.attrs.get("slice", ()))
