@@ -219,8 +219,11 @@ def environment() -> dict[str, str]:
 def _source_fingerprint() -> str:
     """Names, sizes and modification times of the files that decide the generated code
     (the backend, the passes, the IR): a development tree's edits invalidate old entries
-    even though the version number stays the same."""
+    even though the version number stays the same. An installed release (site-packages)
+    is identified by its version alone."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.basename(os.path.dirname(root)) in ("site-packages", "dist-packages"):
+        return "release"
     lines = []
     for sub in ("backend", "passes", "ir"):
         for folder, dirs, files in os.walk(os.path.join(root, sub)):
@@ -229,7 +232,7 @@ def _source_fingerprint() -> str:
                 if name.endswith(".py"):
                     path = os.path.join(folder, name)
                     st = os.stat(path)
-                    lines.append(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}")
+                    lines.append(f"{path[len(root):]}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:16]
 
 
