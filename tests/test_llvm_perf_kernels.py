@@ -5,6 +5,7 @@ type and integers. Never timing assertions."""
 from __future__ import annotations
 
 import contextlib
+import os
 
 import ml_dtypes
 import numpy as np
@@ -56,11 +57,22 @@ def _tol(t: str, k: int) -> float:
 
 @contextlib.contextmanager
 def _kernel(kind: str):  # type: ignore[no-untyped-def]
+    """generated: never BLAS; blas: the JIT-linked BLAS where the dot is big enough."""
     if kind == "generated":
         with emit_gemm.generated_only():
             yield
-    else:
+        return
+    if not jit.blas_symbols():
+        pytest.skip("no BLAS in this process")
+    old = os.environ.get("HLOTOOLS_BLAS")
+    os.environ["HLOTOOLS_BLAS"] = "1"
+    try:
         yield
+    finally:
+        if old is None:
+            del os.environ["HLOTOOLS_BLAS"]
+        else:
+            os.environ["HLOTOOLS_BLAS"] = old
 
 
 def _check_dot(text: str, t: str, eins: str, lhs: tuple[int, ...], rhs: tuple[int, ...], kind: str,
@@ -82,7 +94,7 @@ def _check_dot(text: str, t: str, eins: str, lhs: tuple[int, ...], rhs: tuple[in
         assert err <= _tol(ot, k) + (1e-2 if t in ("bf16", "f16") else 0.0), (err, text)
 
 
-KINDS = ["generated", "auto"]  # auto = BLAS where the JIT has it and the dot is big enough
+KINDS = ["generated", "blas"]
 
 MATMUL_SIZES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 1), (4, 32, 8), (5, 33, 17), (17, 31, 65), (64, 64, 64),
                 (33, 100, 47), (128, 96, 130)]
@@ -183,21 +195,40 @@ def test_fused_operand_and_interpreter_agree() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_plan_choices() -> None:
-    """The kernel choice follows the shapes: small or integer dots never call BLAS, AOT
-    (no blas_enabled context) never does."""
+def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel choice follows the shapes: BLAS only when enabled (HLOTOOLS_BLAS=1, JIT
+    only) for big f32/f64 dots; small or integer dots and AOT (no blas_enabled context)
+    use the generated kernel; complex dots emit_dot's loop nest."""
     def plan_of(text: str) -> emit_gemm.Plan | None:
         m = hlotools.parse_module(text)
         return emit_gemm.plan(m.entry.root)
     big = dot_module("f32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    monkeypatch.setenv("HLOTOOLS_BLAS", "1")
     p = plan_of(big)
-    assert p is not None and not p.blas  # outside blas_enabled: the generated kernel
+    assert p is not None and not p.blas  # outside blas_enabled (AOT): the generated kernel
     with emit_gemm.blas_enabled(True):
         p = plan_of(big)
-        assert p is not None and p.blas == ("hlotools_blas_sgemm" in jit.blas_symbols())
+        assert p is not None and p.blas
         small = dot_module("f32", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
         assert not plan_of(small).blas  # type: ignore[union-attr]
         ints = dot_module("s32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
         assert not plan_of(ints).blas  # type: ignore[union-attr]
+    monkeypatch.delenv("HLOTOOLS_BLAS")
+    with emit_gemm.blas_enabled(True):
+        assert not plan_of(big).blas  # type: ignore[union-attr]  # off by default
     cplx = dot_module("c64", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     assert plan_of(cplx) is None  # complex: emit_dot's loop nest
+    # generated kernel: B read in place (row-major, few rows), a tail panel only when N is
+    # ragged; many rows: B packed as panels
+    few = dot_module("f32", (16, 64), (64, 64), (16, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    p = plan_of(few)
+    assert p is not None and not p.b.packed and not p.tail and p.scratch == ()
+    p = plan_of(big)
+    assert p is not None and p.b.packed and len(p.scratch) == 1
+    odd = dot_module("f32", (5, 7), (7, 9), (5, 9), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    p = plan_of(odd)
+    assert p is not None and p.tail and len(p.scratch) == 1
+    colb = dot_module("f32", (5, 7), (7, 9), (5, 9), "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+                      ("row", "col", "row"))
+    p = plan_of(colb)
+    assert p is not None and p.b.packed and p.npad % 8 == 0

@@ -34,6 +34,7 @@ from functools import cache
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_dot
+from hlotools.backend.llvm import gemm_kernel as K
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm.compiler import FunctionEmitter
@@ -45,6 +46,7 @@ from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 BLAS_SYMBOLS = {"f32": "hlotools_blas_sgemm", "f64": "hlotools_blas_dgemm"}
+PANEL_PACK_MIN_M = 64  # rows from which packing B into panels pays for itself (measured)
 BLAS_MIN_WORK = 1 << 15  # m*n*k below which the generated kernel wins (call overhead)
 _BLAS = ContextVar("hlotools_llvm_blas", default=False)
 _FORCE_GENERATED = ContextVar("hlotools_llvm_generated_gemm", default=False)
@@ -55,7 +57,7 @@ CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS = 101, 111, 112
 def blas_enabled(on: bool = True) -> Iterator[None]:
     """Let dots call the JIT-linked BLAS while compiling inside this context (the JIT
     runtime only: AOT objects must not depend on it)."""
-    tok = _BLAS.set(on and os.environ.get("HLOTOOLS_NO_BLAS", "") != "1")
+    tok = _BLAS.set(on and os.environ.get("HLOTOOLS_BLAS", "") == "1")
     try:
         yield
     finally:
@@ -168,18 +170,11 @@ class Plan:
     ct: ElementType
     blas: bool
     a: View
-    b: View  # for the generated kernel: always the panel packing (b.packed)
+    b: View  # generated kernel: columns contiguous (cs == 1), packed rows padded to `npad`
     c: View
-    scratch: tuple[int, ...]  # bytes: [A pack], [B pack], [C stage] in that order when used
-
-
-def _vector_bytes() -> int:
-    feats = _host_features()
-    if "+avx512f" in feats:
-        return 64
-    if "+avx" in feats:
-        return 32
-    return 16
+    npad: int  # row length of a packed B (generated kernel: N rounded up to whole panels)
+    tail: bool  # generated kernel, B in place, N not a whole number of panels
+    scratch: tuple[int, ...]  # bytes: [A pack], [B pack or B tail], [C stage] in that order when used
 
 
 @cache
@@ -189,10 +184,7 @@ def _host_features() -> str:
 
 
 def lanes(ct: ElementType) -> int:
-    return max(2, _vector_bytes() // (ct.bits // 8))
-
-
-MR = 4  # rows per register block
+    return K.lanes_for(ct, _host_features())
 
 
 def plan(inst: Instruction) -> Plan | None:
@@ -212,12 +204,14 @@ def plan(inst: Instruction) -> Plan | None:
     on = tuple(range(nb + len(dd.lfree), len(out.dims)))
     esize = ct.bits // 8
     a = _view(lhs.shape, dd.lb, dd.lfree, dd.lc, ct, dd.m, dd.k)
+    b = _view(rhs.shape, dd.rb, dd.rc, dd.rfree, ct, dd.k, dd.n)
     c = _view(out, ob, om, on, ct, dd.m, dd.n)
     use_blas = (ct.name in BLAS_SYMBOLS and _BLAS.get() and not _FORCE_GENERATED.get()
                 and dd.m * dd.n * dd.k >= BLAS_MIN_WORK)
     nbatch = _prod(dd.batch)
+    tail = False
+    npad = dd.n
     if use_blas:
-        b = _view(rhs.shape, dd.rb, dd.rc, dd.rfree, ct, dd.k, dd.n)
         a = _blasable(a, dd.m, dd.k, lhs.shape, dd.lb, ct)
         b = _blasable(b, dd.k, dd.n, rhs.shape, dd.rb, ct)
         if not (c.packed or _blas_ld(c.rs, c.cs, dd.m, dd.n) or _blas_ld(c.cs, c.rs, dd.n, dd.m)):
@@ -225,11 +219,20 @@ def plan(inst: Instruction) -> Plan | None:
         b_elems = dd.k * dd.n
     else:
         nv = 2 * lanes(ct)
-        b_elems = dd.k * (-(-dd.n // nv) * nv)
-        b = View(True, _canon_batch(dd.batch, b_elems), nv, 1)  # panels [n/nv][k][nv]
-    scratch = [nbatch * elems * esize for v, elems in ((a, dd.m * dd.k), (b, b_elems), (c, dd.m * dd.n))
-               if v.packed]
-    return Plan(dd, ct, use_blas, a, b, c, tuple(scratch))
+        if b.packed or (b.cs != 1 and dd.n > 1) or dd.m >= PANEL_PACK_MIN_M:
+            npad = -(-dd.n // nv) * nv  # panel-major [batch][n / nv][k][nv], zero padded
+            b = View(True, _canon_batch(dd.batch, dd.k * npad), nv, 1)
+            b_elems = dd.k * npad
+        else:
+            b = View(False, b.batch_strides, b.rs, 1)
+            tail = dd.n % nv != 0
+            b_elems = dd.k * nv if tail else 0
+    sizes = [nbatch * dd.m * dd.k * esize] if a.packed else []
+    if b.packed or tail:
+        sizes.append(nbatch * b_elems * esize)
+    if c.packed:
+        sizes.append(nbatch * dd.m * dd.n * esize)
+    return Plan(dd, ct, use_blas, a, b, c, npad, tail, tuple(sizes))
 
 
 def _canon_batch(batch: tuple[int, ...], per: int) -> tuple[int, ...]:
@@ -272,25 +275,34 @@ def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     dd = p.dims
     scratch = iter(fe.scratch_ptrs(inst))
     a_ptr = next(scratch) if p.a.packed else fe.leaf_ptrs(lhs)[0]
-    b_ptr = next(scratch) if p.b.packed else fe.leaf_ptrs(rhs)[0]
+    b_ptr = fe.leaf_ptrs(rhs)[0] if not p.b.packed else None
+    b_extra = next(scratch) if p.b.packed or p.tail else None
     c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(inst)[0]
     if p.a.packed:
-        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, None)
+        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None)
     if p.b.packed:
-        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, None if p.blas else 2 * lanes(p.ct))
+        assert b_extra is not None
+        b_ptr = b_extra
+        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else 2 * lanes(p.ct))
+    assert b_ptr is not None
     if p.blas:
         _emit_blas(fe, p, a_ptr, b_ptr, c_ptr)
     else:
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr)
+        tail = b_extra if p.tail else None
+        if tail is not None:
+            _pack_tail(fe, p, b_ptr, tail)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail)
     if p.c.packed:
         _unstage(fe, inst, c_ptr, p)
 
 
 def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
-          cols: tuple[int, ...], dst: ir.Value, ct: ElementType, view: View, panel: int | None) -> None:
-    """Copy an operand into canonical [batch, rows, cols] (or B panels [batch][cols/panel]
-    [rows][panel], zero padded) in the compute type, looping in the operand's physical
-    order so the reads are sequential. Values come through value_at (any operand kind)."""
+          cols: tuple[int, ...], dst: ir.Value, ct: ElementType, view: View, row_len: int,
+          panel: int | None) -> None:
+    """Copy an operand into canonical [batch, rows, cols] with rows `row_len` long (zero
+    padded past cols), or with `panel`, into panel-major [batch][row_len / panel][rows]
+    [panel], in the compute type, looping in the operand's physical order so the reads are
+    sequential. Values come through value_at (any operand kind)."""
     b = fe.b
     shape = op.shape
     et = shape.element_type
@@ -306,14 +318,11 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
             s *= shape.dims[d]
     for j, d in enumerate(bdims):
         mult[d] = ("b", view.batch_strides[j])
-    if panel is not None:
-        npad = -(-ncols // panel) * panel
+    if row_len != ncols:  # zero the padding (the whole buffer: simple, and small next to the product)
+        total = _prod(shape.dims[d] for d in bdims) * nrows * row_len
         zero = T.constant(ct, 0)
-        # zero the padding columns once (the whole buffer: simple and small)
-        if npad != ncols:
-            total = _prod(shape.dims[d] for d in bdims) * nrows * npad
-            with for_range(b, 0, total, name="pz") as i:
-                b.store(zero, b.gep(dst, [i], source_etype=T.value_type(ct)))
+        with for_range(b, 0, total, name="pz") as i:
+            b.store(zero, b.gep(dst, [i], source_etype=T.value_type(ct)))
     order = [d for d in reversed(layout_of(shape))]
     index: list[ir.Value] = [c64(0)] * len(shape.dims)
 
@@ -333,10 +342,9 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
             else:
                 boff = b.add(boff, term)
         if panel is None:
-            off = b.add(boff, b.add(b.mul(r, c64(ncols)), cidx))
+            off = b.add(boff, b.add(b.mul(r, c64(row_len)), cidx))
         else:
-            sh = panel.bit_length() - 1
-            blk = b.lshr(cidx, c64(sh))
+            blk = b.lshr(cidx, c64(panel.bit_length() - 1))
             lane = b.and_(cidx, c64(panel - 1))
             off = b.add(boff, b.add(b.mul(blk, c64(nrows * panel)), b.add(b.mul(r, c64(panel)), lane)))
         with fe.gen.region():
@@ -448,128 +456,68 @@ def _emit_blas(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c
             call(t)
 
 
-def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
-    v = b.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(T.I32, 0))
-    return b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
-                            ir.Constant(ir.VectorType(T.I32, vty.count), [0] * vty.count))
-
-
-def _fma(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
-    if ct.kind == "float":
-        ty = x.type
-        name = f"llvm.fmuladd.v{ty.count}f{ct.bits}"
-        fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty, ty]), name)
-        return b.call(fn, [x, y, acc])
-    return b.add(acc, b.mul(x, y))
-
-
-def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value) -> None:
-    """Row blocks of MR rows over all batches, split across threads when big."""
+def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> None:
+    """The last, partial panel of an in-place B, zero padded to NV columns per row."""
     dd = p.dims
-    mblocks = -(-dd.m // MR)
-    tasks = _prod(dd.batch) * mblocks
-    work = _prod(dd.batch) * dd.m * dd.n * dd.k
-    ptrs = (a_ptr, b_ptr, c_ptr)
-    if par.worth_parallel(work) and tasks > 1:
-        # the worker re-derives the three pointers from its ctx (they live in the caller)
-        slots = fe.in_entry().alloca(T.PTR, size=c64(3), name="gemm.ptrs")
-        for k, v in enumerate(ptrs):
-            fe.b.store(v, fe.b.gep(slots, [c64(k)], source_etype=T.PTR))
-        mc = fe.mc
-        worker = ir.Function(mc.ir, par.WORKER_TYPE, mc.unique_name("par.gemm"))
-        worker.linkage = "internal"
-        wb = ir.IRBuilder(worker.append_basic_block("entry"))
-        ctx, begin, end = worker.args
-        stage = _tile_stage(wb, p)
-        wp = [wb.load(wb.gep(ctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(3)]
-        _row_blocks(wb, p, wp[0], wp[1], wp[2], begin, end, mblocks, stage)
-        wb.ret_void()
-        par.call_parallel_for(fe, worker, slots, tasks)
-    else:
-        _row_blocks(fe.b, p, a_ptr, b_ptr, c_ptr, c64(0), c64(tasks), mblocks, _tile_stage(fe.in_entry(), p))
+    b = fe.b
+    sty = T.value_type(p.ct)
+    nv = 2 * lanes(p.ct)
+    n0 = dd.n // nv * nv
+    rem = dd.n - n0
+    tail_view = View(True, _canon_batch(dd.batch, dd.k * nv), nv, 1)
+    with for_range(b, 0, _prod(dd.batch), name="tb") as bt:
+        ob, ot = _batch_offsets(b, bt, dd.batch, [p.b, tail_view])
+        with for_range(b, 0, dd.k, name="tk") as k:
+            row = b.gep(src, [b.add(ob, b.add(b.mul(k, c64(p.b.rs)), c64(n0)))], source_etype=sty)
+            out = b.gep(dst, [b.add(ot, b.mul(k, c64(nv)))], source_etype=sty)
+            with for_range(b, 0, nv, name="tj") as j:
+                inside = b.icmp_signed("<", j, c64(rem))
+                x = b.load(b.gep(row, [b.select(inside, j, c64(0))], source_etype=sty), typ=sty)
+                b.store(b.select(inside, x, T.constant(p.ct, 0)), b.gep(out, [j], source_etype=sty))
 
 
-def _tile_stage(b: ir.IRBuilder, p: Plan) -> ir.Value:
-    """Stack room for one partial tile row (stored lane by lane at the n edge)."""
-    return b.alloca(ir.VectorType(T.value_type(p.ct), lanes(p.ct)), size=c64(2), name="gemm.tile")
-
-
-def _row_blocks(b: ir.IRBuilder, p: Plan, A: ir.Value, Bp: ir.Value, C: ir.Value, begin: ir.Value,
-                end: ir.Value, mblocks: int, stage: ir.Value) -> None:
+def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
+                    tail: ir.Value | None) -> None:
+    """Fill the kernel's descriptor and run its tasks (on several threads when big)."""
     dd = p.dims
-    ct = p.ct
-    sty = T.value_type(ct)
-    L = lanes(ct)
+    b = fe.b
+    L = lanes(p.ct)
     nv = 2 * L
-    vty = ir.VectorType(sty, L)
-    npanels = -(-dd.n // nv)
-    zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
-    with for_range(b, begin, end, name="task") as t:
-        bt = b.udiv(t, c64(mblocks))
-        mb = b.urem(t, c64(mblocks))
-        oa, ob, oc = _batch_offsets(b, bt, dd.batch, [p.a, p.b, p.c])
-        m0 = b.mul(mb, c64(MR))
-        rows = []  # clamped row indices (reads stay in bounds; stores are guarded)
-        for r in range(MR):
-            rr = b.add(m0, c64(r))
-            rows.append(b.select(b.icmp_signed("<", rr, c64(dd.m)), rr, c64(dd.m - 1)))
-        a_rows = [b.gep(A, [b.add(oa, b.mul(rr, c64(p.a.rs)))], source_etype=sty) for rr in rows]
-        with for_range(b, 0, npanels, name="panel") as pj:
-            panel = b.gep(Bp, [b.add(ob, b.mul(pj, c64(dd.k * nv)))], source_etype=sty)
-            pre = b.block
-            kb = b.append_basic_block("k.body")
-            kx = b.append_basic_block("k.exit")
-            b.branch(kb)
-            b.position_at_end(kb)
-            kv = b.phi(T.I64, name="k")
-            kv.add_incoming(c64(0), pre)
-            accs = []
-            for _ in range(MR * 2):
-                ph = b.phi(vty)
-                ph.add_incoming(zero_v, pre)
-                accs.append(ph)
-            brow = b.gep(panel, [b.mul(kv, c64(nv))], source_etype=sty)
-            bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=4) for j in range(2)]
-            new = []
-            for r in range(MR):
-                av = b.load(b.gep(a_rows[r], [b.mul(kv, c64(p.a.cs))], source_etype=sty), typ=sty)
-                sv = _splat(b, av, vty)
-                for j in range(2):
-                    new.append(_fma(b, sv, bv[j], accs[r * 2 + j], ct))
-            kn = b.add(kv, c64(1), flags=["nsw"])
-            kv.add_incoming(kn, b.block)
-            for ph, v in zip(accs, new):
-                ph.add_incoming(v, b.block)
-            b.cbranch(b.icmp_signed("<", kn, c64(dd.k)), kb, kx)
-            b.position_at_end(kx)
-            n0 = b.mul(pj, c64(nv))
-            full = b.icmp_signed("<=", b.add(n0, c64(nv)), c64(dd.n))
-            for r in range(MR):
-                rr = b.add(m0, c64(r))
-                with b.if_then(b.icmp_signed("<", rr, c64(dd.m))):
-                    crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c64(p.c.rs)), b.mul(n0, c64(p.c.cs))))],
-                                 source_etype=sty)
-                    if p.c.cs == 1:
-                        with b.if_else(full) as (then, other):
-                            with then:
-                                for j in range(2):
-                                    b.store(new[r * 2 + j], b.gep(crow, [c64(j)], source_etype=vty), align=4)
-                            with other:
-                                _store_partial(b, new[r * 2:r * 2 + 2], stage, crow, 1, b.sub(c64(dd.n), n0), L)
-                    else:
-                        count = b.select(full, c64(nv), b.sub(c64(dd.n), n0))
-                        _store_partial(b, new[r * 2:r * 2 + 2], stage, crow, p.c.cs, count, L)
-
-
-def _store_partial(b: ir.IRBuilder, vecs: list[ir.Value], stage: ir.Value, dst: ir.Value, stride: int,
-                   count: ir.Value, L: int) -> None:
-    """Store the first `count` lanes of two vectors to dst[j * stride]."""
-    sty = vecs[0].type.element
-    for j, v in enumerate(vecs):
-        b.store(v, b.gep(stage, [c64(j)], source_etype=v.type), align=4)
-    with for_range(b, 0, count, name="lane") as i:
-        x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
-        b.store(x, b.gep(dst, [b.mul(i, c64(stride))], source_etype=sty))
+    nbatch = _prod(dd.batch)
+    panels = -(-dd.n // nv)
+    mblocks = -(-dd.m // K.MR)
+    target = max(8, 4 * par.host_threads())
+    rchunks = 1 if nbatch * panels >= target else min(mblocks, -(-target // (nbatch * panels)))
+    rpc = -(-mblocks // rchunks)
+    rchunks = -(-mblocks // rpc)
+    tasks = nbatch * panels * rchunks
+    live_batch = [j for j, n in enumerate(dd.batch) if n > 1]
+    nfields = K.D_BATCH + K.BATCH_FIELDS * len(live_batch)
+    eb = fe.in_entry()
+    desc = eb.alloca(T.I64, size=c64(nfields), name="gemm.desc")
+    vals: list[ir.Value | int] = [0] * nfields
+    for k, v in ((K.D_A, a_ptr), (K.D_B, b_ptr), (K.D_C, c_ptr)):
+        vals[k] = b.ptrtoint(v, T.I64)
+    vals[K.D_TAIL] = b.ptrtoint(tail, T.I64) if tail is not None else 0
+    for k, v in ((K.D_M, dd.m), (K.D_N, dd.n), (K.D_K, dd.k), (K.D_A_RS, p.a.rs), (K.D_A_CS, p.a.cs),
+                 (K.D_B_RS, p.b.rs), (K.D_C_RS, p.c.rs), (K.D_C_CS, p.c.cs), (K.D_PANELS, panels),
+                 (K.D_RCHUNKS, rchunks), (K.D_RPC, rpc), (K.D_NB, len(live_batch)),
+                 (K.D_B_PS, dd.k * nv if p.b.packed else nv)):
+        vals[k] = v
+    tail_strides = _canon_batch(dd.batch, dd.k * nv)
+    for q, j in enumerate(live_batch):
+        base = K.D_BATCH + K.BATCH_FIELDS * q
+        for f, v in enumerate((dd.batch[j], p.a.batch_strides[j], p.b.batch_strides[j], p.c.batch_strides[j],
+                               tail_strides[j])):
+            vals[base + f] = v
+    for k, v in enumerate(vals):
+        b.store(c64(v) if isinstance(v, int) else v, b.gep(desc, [c64(k)], source_etype=T.I64))
+    kern = K.kernel_function(fe.mc.ir, p.ct, L)
+    dptr = b.bitcast(desc, T.PTR)
+    if par.worth_parallel(nbatch * dd.m * dd.n * dd.k) and tasks > 1:
+        par.call_parallel_for(fe, kern, dptr, tasks)
+    else:
+        b.call(kern, [dptr, c64(0), c64(tasks)])
 
 
 EMITTERS["dot"] = emit_gemm  # replaces emit_dot's loop nest (which emit_gemm falls back to)

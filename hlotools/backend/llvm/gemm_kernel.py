@@ -1,0 +1,178 @@
+"""The generated GEMM micro-kernel: one LLVM function per compute type and module, shared
+by every dot of that type (sizes and strides are run-time values from a descriptor, so a
+module with many dots compiles one kernel, not one per dot: compile time).
+
+    void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
+
+runs tasks [begin, end) of the dot described by `desc` (i64 slots, see the D_* indices). A
+task is (batch element, panel of NV = 2 vectors of result columns, chunk of row blocks): for
+each block of MR rows it keeps 2*MR vector accumulators in registers over the whole k loop
+(two B vector loads and MR broadcasts of A per step), then stores the tile. Iterating row
+blocks inside a panel keeps the panel (K x NV) of B hot in L1/L2 while A streams.
+
+B is read in place when its columns are contiguous (row stride b_rs, panels NV apart; the
+last partial panel then comes from a small zero-padded copy, `tail`, K x NV per batch, so
+vector loads never run past the buffer), or from a packed copy in panel-major order
+(panels K * NV apart, rows NV apart: contiguous, no 4 KiB-stride cache set conflicts). Rows past M are clamped for reads and skipped for stores;
+columns past N are stored lane by lane through a stack tile.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import parallel as par
+from hlotools.backend.llvm.emit_loops import c64, for_range
+from hlotools.ir.types import ElementType
+
+MR = 4  # rows per register block
+(D_A, D_B, D_C, D_TAIL, D_M, D_N, D_K, D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS, D_PANELS, D_RCHUNKS, D_RPC,
+ D_NB, D_B_PS) = range(17)
+D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
+BATCH_FIELDS = 5
+
+
+def vector_bytes(features: str) -> int:
+    if "+avx512f" in features:
+        return 64
+    if "+avx" in features:
+        return 32
+    return 16
+
+
+def lanes_for(ct: ElementType, features: str) -> int:
+    return max(2, vector_bytes(features) // (ct.bits // 8))
+
+
+def kernel_function(module: ir.Module, ct: ElementType, L: int) -> ir.Function:
+    name = f"gemm.{ct.name}.x{L}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    fn = ir.Function(module, par.WORKER_TYPE, name)
+    fn.linkage = "internal"
+    _build(fn, ct, L)
+    return fn
+
+
+def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
+    if ct.kind == "float":
+        ty = x.type
+        nm = f"llvm.fmuladd.v{ty.count}f{ct.bits}"
+        f = b.module.globals.get(nm) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty, ty]), nm)
+        return b.call(f, [x, y, acc])
+    return b.add(acc, b.mul(x, y))
+
+
+def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
+    v = b.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(T.I32, 0))
+    return b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                            ir.Constant(ir.VectorType(T.I32, vty.count), [0] * vty.count))
+
+
+def _build(fn: ir.Function, ct: ElementType, L: int) -> None:
+    sty = T.value_type(ct)
+    vty = ir.VectorType(sty, L)
+    nv = 2 * L
+    desc, begin, end = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    stage = b.alloca(vty, size=c64(2), name="tile")
+    dp = b.bitcast(desc, T.I64.as_pointer())
+
+    def field(k: int | ir.Value) -> ir.Value:
+        return b.load(b.gep(dp, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
+
+    def ptr(k: int) -> ir.Value:
+        return b.inttoptr(field(k), T.PTR)
+
+    A, B, C, tail = ptr(D_A), ptr(D_B), ptr(D_C), field(D_TAIL)
+    M, N, K = field(D_M), field(D_N), field(D_K)
+    a_rs, a_cs, b_rs, c_rs, c_cs = (field(k) for k in (D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS))
+    panels, rchunks, rpc, nb = field(D_PANELS), field(D_RCHUNKS), field(D_RPC), field(D_NB)
+    b_ps = field(D_B_PS)  # element distance between panels: NV in place, K * NV when packed as panels
+    mblocks = b.udiv(b.add(M, c64(MR - 1)), c64(MR))
+    zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
+    offs = [b.alloca(T.I64) for _ in range(4)]  # batch offsets of A, B, C, tail (entry block)
+    rest = b.alloca(T.I64)
+    with for_range(b, begin, end, name="task") as t:
+        rc = b.urem(t, rchunks)
+        t2 = b.udiv(t, rchunks)
+        pj = b.urem(t2, panels)
+        bt = b.udiv(t2, panels)
+        # batch offsets (a run-time loop over the batch dims, last fastest)
+        for o in offs:
+            b.store(c64(0), o)
+        b.store(bt, rest)
+        with for_range(b, 0, nb, name="bd") as j:
+            jj = b.sub(b.sub(nb, c64(1)), j)
+            base = b.add(c64(D_BATCH), b.mul(jj, c64(BATCH_FIELDS)))
+            size = field(base)
+            r = b.load(rest, typ=T.I64)
+            i = b.urem(r, size)
+            b.store(b.udiv(r, size), rest)
+            for q, o in enumerate(offs):
+                st = field(b.add(base, c64(1 + q)))
+                b.store(b.add(b.load(o, typ=T.I64), b.mul(i, st)), o)
+        oa, ob, oc, ot = (b.load(o, typ=T.I64) for o in offs)
+        n0 = b.mul(pj, c64(nv))
+        ncols = b.sub(N, n0)
+        full = b.icmp_signed(">=", ncols, c64(nv))
+        use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
+        direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
+        tailp = b.gep(b.inttoptr(tail, T.PTR), [ot], source_etype=sty)
+        panel = b.select(use_tail, tailp, direct)
+        prs = b.select(use_tail, c64(nv), b_rs)
+        rb0 = b.mul(rc, rpc)
+        rb1 = b.add(rb0, rpc)
+        rb1 = b.select(b.icmp_signed(">", rb1, mblocks), mblocks, rb1)
+        with for_range(b, rb0, rb1, name="rb") as rb:
+            m0 = b.mul(rb, c64(MR))
+            a_rows = []
+            for r in range(MR):
+                rr = b.add(m0, c64(r))
+                rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
+                a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
+            pre = b.block
+            kb = b.append_basic_block("k.body")
+            kx = b.append_basic_block("k.exit")
+            b.branch(kb)
+            b.position_at_end(kb)
+            kv = b.phi(T.I64, name="k")
+            kv.add_incoming(c64(0), pre)
+            accs = []
+            for _ in range(2 * MR):
+                ph = b.phi(vty)
+                ph.add_incoming(zero_v, pre)
+                accs.append(ph)
+            brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
+            bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(2)]
+            new = []
+            aoff = b.mul(kv, a_cs)
+            for r in range(MR):
+                av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
+                sv = _splat(b, av, vty)
+                for j in range(2):
+                    new.append(_mul_add(b, sv, bv[j], accs[2 * r + j], ct))
+            kn = b.add(kv, c64(1), flags=["nsw"])
+            kv.add_incoming(kn, b.block)
+            for ph, v in zip(accs, new):
+                ph.add_incoming(v, b.block)
+            b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
+            b.position_at_end(kx)
+            vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
+            count = b.select(full, c64(nv), ncols)
+            for r in range(MR):
+                rr = b.add(m0, c64(r))
+                with b.if_then(b.icmp_signed("<", rr, M)):
+                    crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
+                    with b.if_else(vec_store) as (then, other):
+                        with then:
+                            for j in range(2):
+                                b.store(new[2 * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
+                        with other:
+                            for j in range(2):
+                                b.store(new[2 * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
+                            with for_range(b, 0, count, name="lane") as i:
+                                x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
+                                b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+    b.ret_void()
