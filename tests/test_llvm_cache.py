@@ -320,7 +320,7 @@ def test_hlo_run_verbose_says_miss_then_hit(tmp_path: Path) -> None:
     assert "compile cache: compiled (passes" in first.stderr and "and stored" in first.stderr
     second = _hlo_run([model, "--backend=llvm", "--random", "0", "-v"], tmp_path / "c")
     assert second.exit_code == 0
-    assert second.stderr.startswith("compile cache: hit") and "via source key" in second.stderr
+    assert second.stderr.startswith("info: compile cache: hit") and "via source key" in second.stderr
     assert second.stdout == first.stdout  # same results
     interp = _hlo_run([model, "--backend=interp", "--random", "0"], tmp_path / "c")
     assert interp.stdout.splitlines()[0].split()[:2] == first.stdout.splitlines()[0].split()[:2]

@@ -40,6 +40,7 @@ from hlotools.io.npz import bind, read_arrays, save_npz
 from hlotools.io.random_inputs import random_inputs
 from hlotools.io.summary import Summary, summarize
 from hlotools.ir.module import Module
+from hlotools.log import cli_logging
 
 EPILOG = """\b
 Examples:
@@ -224,7 +225,8 @@ class RunCommand(VariadicCommand):
 @click.option("--no-cache", is_flag=True,
               help="Compile from scratch: neither read nor write the persistent compile cache "
                    "($HLOTOOLS_CACHE_DIR, default ~/.cache/hlotools).")
-@click.option("-v", "--verbose", count=True, help="Say how the module was compiled (compile cache hit or miss, and why).")
+@click.option("-v", "--verbose", count=True,
+              help="Say how the module was compiled: compile cache hit or miss (and why), passes run; -vv more.")
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
@@ -238,9 +240,9 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
         raise usage_error("-o needs a file name: the results are written as an .npz archive")
     chosen = _select_backend(backend)
     text, name = read_input(input_file)
-    request = CompileRequest(source_text=text, use_cache=not no_cache,
-                             log=(lambda message: click.echo(message, err=True)) if verbose else None)
-    result = _execute(text, name, chosen, inputs, seed, repeat or 1, request)
+    request = CompileRequest(source_text=text, use_cache=not no_cache)
+    with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
+        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request)
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
     if output:
         save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
