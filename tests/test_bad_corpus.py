@@ -3,29 +3,20 @@ message says what XLA's says (bad/EXPECTED_ERRORS.json), and our message per fil
 testdata/errors/xla_bad_messages.tsv so a change of wording or location is a visible decision."""
 from __future__ import annotations
 
-import csv
 import json
 import re
 from pathlib import Path
 
 import pytest
+from _corpus import HAVE_XLA, XLA, xla_files
 
 from hlotools.errors import HloError
 from hlotools.text.parser import parse
 
 ROOT = Path(__file__).resolve().parents[1]
-XLA = ROOT.parent / "shared" / "corpus" / "xla"
 PINNED = ROOT / "testdata" / "errors" / "xla_bad_messages.tsv"
 
-pytestmark = pytest.mark.skipif(not XLA.is_dir(), reason="shared XLA corpus not present")
-
-
-def _bad_files() -> list[str]:
-    if not XLA.is_dir():
-        return []
-    with open(XLA / "MANIFEST.tsv", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return [r["file"] for r in rows if r["expected"] == "parse_error"]
+pytestmark = pytest.mark.skipif(not HAVE_XLA, reason="shared XLA corpus not present")
 
 
 def _pinned() -> dict[str, tuple[str, str]]:
@@ -59,13 +50,13 @@ def _reject(rel: str) -> HloError:
 
 @pytest.mark.slow
 def test_counts() -> None:
-    files = _bad_files()
+    files = xla_files("parse_error")
     assert len(files) == 110
     assert set(_pinned()) == set(files)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rel", _bad_files())
+@pytest.mark.parametrize("rel", xla_files("parse_error"))
 def test_bad_file_is_rejected_like_xla(rel: str) -> None:
     expected = json.loads((XLA / "bad" / "EXPECTED_ERRORS.json").read_text()).get(rel, [])
     e = _reject(rel)

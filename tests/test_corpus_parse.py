@@ -2,47 +2,25 @@
 the verifier has its own sweep). The `parse_error` files are in test_bad_corpus.py."""
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import pytest
+from _corpus import HAVE_JAX, HAVE_XLA, JAX, XLA, jax_files, manifest, parsed, xla_files
 
 from hlotools import parse_module
 from hlotools.errors import HloError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-JAX = SHARED / "corpus" / "jax"
-XLA = SHARED / "corpus" / "xla"
-
-
-def _jax_files() -> list[Path]:
-    if not JAX.is_dir():
-        return []
-    return sorted(JAX.glob("*.hlo"))
-
-
-def _manifest(expected: str) -> list[str]:
-    path = XLA / "MANIFEST.tsv"
-    if not path.is_file():
-        return []
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return [r["file"] for r in rows if r["expected"] == expected]
-
-
-needs_jax = pytest.mark.skipif(not JAX.is_dir(), reason="shared JAX corpus not present")
-needs_xla = pytest.mark.skipif(not XLA.is_dir(), reason="shared XLA corpus not present")
+needs_jax = pytest.mark.skipif(not HAVE_JAX, reason="shared JAX corpus not present")
+needs_xla = pytest.mark.skipif(not HAVE_XLA, reason="shared XLA corpus not present")
 
 
 @needs_jax
 @pytest.mark.slow
 def test_every_jax_module_parses() -> None:
-    files = _jax_files()
+    files = jax_files()
     assert len(files) == 147  # 49 modules x 3 print styles
     failures = []
     for path in files:
         try:
-            module = parse_module(path.read_text(), str(path), verify=False)
+            module = parsed(path)
         except HloError as e:
             failures.append(e.format().splitlines()[0])
             continue
@@ -63,13 +41,19 @@ def test_jax_styles_are_detected() -> None:
 @needs_xla
 @pytest.mark.slow
 def test_every_xla_parse_ok_file_parses() -> None:
-    files = _manifest("parse_ok")
+    files = xla_files("parse_ok")
     assert len(files) == 1691
     failures = []
     for rel in files:
-        path = XLA / rel
         try:
-            parse_module(path.read_text(), rel, verify=False)
+            parsed(XLA / rel)
         except HloError as e:
             failures.append(e.format().splitlines()[0])
     assert failures == [], f"{len(failures)} of {len(files)} failed; first: {failures[:5]}"
+
+
+@needs_xla
+def test_manifest_verdicts_add_up() -> None:
+    """Every MANIFEST row is one of the two verdicts, so no file escapes both sweeps."""
+    assert len(xla_files("parse_ok")) + len(xla_files("parse_error")) == 1691 + 110
+    assert {r["expected"] for r in manifest()} == {"parse_ok", "parse_error"}

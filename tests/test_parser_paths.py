@@ -2,19 +2,17 @@
 the same IR: every corpus module is parsed both ways and the results compared field by field."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from _corpus import XLA, jax_files, parsed, xla_files
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.text import lexer
 from hlotools.text.parser import parse
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def _value(v: Any) -> Any:
@@ -45,13 +43,7 @@ def summary(m: Module) -> tuple:
 
 
 def _files() -> list[Path]:
-    out = sorted((SHARED / "jax").glob("*.hlo")) if (SHARED / "jax").is_dir() else []
-    manifest = SHARED / "xla" / "MANIFEST.tsv"
-    if manifest.is_file():
-        with open(manifest, newline="") as f:
-            out += [SHARED / "xla" / r["file"] for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-                    if r["expected"] == "parse_ok"]
-    return out
+    return jax_files() + [XLA / f for f in xla_files("parse_ok")]
 
 
 @pytest.mark.slow
@@ -60,13 +52,12 @@ def test_fast_and_general_paths_build_the_same_ir() -> None:
     mismatches = []
     files = _files()
     for path in files:
-        text = path.read_text()
-        fast = summary(parse(text))
+        fast = summary(parsed(path))  # the fast path, parsed once per session (tests/_corpus.py)
         lexer.FAST_PATH = False
         try:
-            slow = summary(parse(text))
+            general = summary(parse(path.read_text(), str(path)))
         finally:
             lexer.FAST_PATH = True
-        if fast != slow:
+        if fast != general:
             mismatches.append(path.name)
-    assert len(files) > 1000 and mismatches == []
+    assert len(files) == 147 + 1691 and mismatches == []

@@ -4,12 +4,12 @@ every valid module and rejects exactly the modules listed in testdata/verifier_k
 from __future__ import annotations
 
 import json
-from functools import cache
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from _corpus import HAVE_JAX, HAVE_XLA, XLA, jax_files, manifest, parsed, xla_files
 
-import hlotools
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
 from hlotools.ir.shape_inference import infer_shape
@@ -17,13 +17,9 @@ from hlotools.ir.shape_inference_common import same_dims_type
 from hlotools.ir.verifier import verify
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-XLA = SHARED / "corpus" / "xla"
-JAX = SHARED / "corpus" / "jax"
 KNOWN_INVALID = ROOT / "testdata" / "verifier_known_invalid.tsv"
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not (XLA / "MANIFEST.tsv").exists(), reason="shared corpus absent")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HAVE_XLA, reason="shared corpus absent")]
 
 
 def known_invalid() -> dict[str, str]:
@@ -32,21 +28,13 @@ def known_invalid() -> dict[str, str]:
     return {r.split("\t")[0]: r.split("\t")[2] for r in rows if r.strip()}
 
 
-@cache
 def xla_modules() -> dict[str, Module]:
-    """Every MANIFEST parse_ok file, parsed once (unverified)."""
-    out = {}
-    for line in (XLA / "MANIFEST.tsv").read_text().splitlines()[1:]:
-        f = line.split("\t")
-        if f[3] == "parse_ok":
-            out[f[0]] = hlotools.parse_module((XLA / f[0]).read_text(), f[0], verify=False)
-    return out
+    """Every MANIFEST parse_ok file, parsed once per session (unverified)."""
+    return {f: parsed(XLA / f) for f in xla_files("parse_ok")}
 
 
-@cache
 def jax_modules() -> dict[str, Module]:
-    return {p.name: hlotools.parse_module(p.read_text(), p.name, verify=False)
-            for p in sorted(JAX.glob("*.hlo"))}
+    return {p.name: parsed(p) for p in jax_files()}
 
 
 def shape_disagreements(module: Module) -> list[str]:
@@ -62,6 +50,10 @@ def shape_disagreements(module: Module) -> list[str]:
     return bad
 
 
+def instruction_count(modules: Iterable[Module]) -> int:
+    return sum(len(c.instructions) for m in modules for c in m.computations)
+
+
 def verify_message(module: Module) -> str | None:
     try:
         verify(module)
@@ -70,11 +62,11 @@ def verify_message(module: Module) -> str | None:
     return None
 
 
+@pytest.mark.skipif(not HAVE_JAX, reason="shared JAX corpus absent")
 def test_jax_corpus_shapes_and_verifier() -> None:
     modules = jax_modules()
     assert len(modules) == 147
-    counted = sum(len(c.instructions) for m in modules.values() for c in m.computations)
-    assert counted > 10000
+    assert instruction_count(modules.values()) == 16127  # every declared shape below is checked
     bad = {name: shape_disagreements(m) for name, m in modules.items()}
     assert {k: v for k, v in bad.items() if v} == {}
     assert {name: msg for name, m in modules.items() if (msg := verify_message(m))} == {}
@@ -82,7 +74,9 @@ def test_jax_corpus_shapes_and_verifier() -> None:
 
 def test_xla_corpus_shape_inference_agrees_outside_known_invalid() -> None:
     invalid = known_invalid()
-    bad = {f: d for f, m in xla_modules().items() if f not in invalid and (d := shape_disagreements(m))}
+    valid = {f: m for f, m in xla_modules().items() if f not in invalid}
+    assert (len(valid), len(invalid), instruction_count(valid.values())) == (1691 - 68, 68, 55003)
+    bad = {f: d for f, m in valid.items() if (d := shape_disagreements(m))}
     assert bad == {}
 
 
@@ -102,6 +96,5 @@ def test_known_invalid_list_is_well_formed() -> None:
     assert all(len(r) == 4 and r[3] for r in rows[1:])
     files = [r[0] for r in rows[1:]]
     assert len(files) == len(set(files))
-    manifest = {line.split("\t")[0]: line.split("\t")[3]
-                for line in (XLA / "MANIFEST.tsv").read_text().splitlines()[1:]}
-    assert all(manifest.get(f) == "parse_ok" for f in files)
+    verdicts = {r["file"]: r["expected"] for r in manifest()}
+    assert all(verdicts.get(f) == "parse_ok" for f in files)
