@@ -49,12 +49,12 @@ class Comparison:
         tol = f"rtol={self.rtol:g}, atol={self.atol:g}" if self.rtol or self.atol else "exact"
         if self.ok:
             tail = "" if self.worst_index is None or not self.abs_error else \
-                f", worst error {_num(self.abs_error)} at {_index(self.worst_index)}"
+                f", worst error {format_scalar(self.abs_error)} at {_index(self.worst_index)}"
             return f"{self.name}: match ({_elements(self.size)}, {tol}{tail})"
         assert self.worst_index is not None
         return (f"{self.name}: MISMATCH: {self.mismatches} of {_elements(self.size)} differ ({tol}); "
-                f"worst at {_index(self.worst_index)}: actual {_num(self.actual)}, expected "
-                f"{_num(self.expected)}, abs error {_num(self.abs_error)}, rel error {_num(self.rel_error)}")
+                f"worst at {_index(self.worst_index)}: actual {format_scalar(self.actual)}, expected "
+                f"{format_scalar(self.expected)}, abs error {format_scalar(self.abs_error)}, rel error {format_scalar(self.rel_error)}")
 
     def to_json(self) -> dict:
         return {"name": self.name, "ok": self.ok, "mismatches": self.mismatches, "size": self.size,
@@ -72,14 +72,16 @@ def _index(index: tuple[int, ...]) -> str:
     return "[" + ",".join(map(str, index)) + "]"
 
 
-def _num(v: object) -> str:
+def format_scalar(v: object, digits: int = 7) -> str:
+    """A scalar for people: HLO's true/false, floats and complex parts to `digits` significant digits."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return f"{v:.7g}"
+        return f"{v:.{digits}g}"
     if isinstance(v, complex):
-        return f"({v.real:.7g}{v.imag:+.7g}j)"
+        return f"({v.real:.{digits}g}{v.imag:+.{digits}g}j)"
     return str(v)
+
 
 
 def _json_scalar(v: object) -> object:

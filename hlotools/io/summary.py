@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hlotools.io.compare import _json_scalar
+from hlotools.io.compare import _json_scalar, format_scalar
 
 PREVIEW = 6
 
@@ -51,13 +51,7 @@ class Summary:
 
 
 def _fmt(v: object) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    if isinstance(v, complex):
-        return f"({v.real:.6g}{v.imag:+.6g}j)"
-    return str(v)
+    return format_scalar(v, 6)
 
 
 def _scalar(x: np.generic) -> object:
