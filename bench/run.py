@@ -1,8 +1,14 @@
 """Run time per JAX corpus module: hlotools' backends next to XLA's own (manifest.json).
 
-XLA's figures (`xla.run_s_median`) were measured by ../shared/tools/xla_ref.py on a machine
-like this one; ours are measured here, in this run. Prints a table with ratios (ours / XLA);
-never asserts on time. Usage: python bench/run.py [--repeat R] [--only SUBSTR] [--json]
+XLA's figures (`xla.run_s_median`, `xla.compile_s`) were measured by
+../shared/tools/xla_ref.py on a machine like this one; ours are measured here, in this run.
+Per module: the interpreter's run time; the LLVM backend's cold compile (passes + codegen +
+LLVM, no cache), warm start (the same module through a fresh compile cache: object load
+only) and run time; ratios LLVM/XLA and interpreter/LLVM. Run times are medians of
+`--repeat` calls (wall clock) with the CPU time of the calling process next to them: the
+machine may be shared, and CPU time over wall time shows the threads that really ran.
+Never asserts on time. Usage:
+    python bench/run.py [--repeat R] [--only SUBSTR[,SUBSTR]] [--big] [--no-interp] [--no-llvm] [--json]
 """
 from __future__ import annotations
 
@@ -13,6 +19,9 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import os
+import tempfile
 
 import numpy as np
 
@@ -32,64 +41,120 @@ def load_inputs(module: hlotools.ir.module.Module, path: Path) -> list[np.ndarra
     return [reinterpret(data[f"in{i}"], leaf.shape) for i, leaf in enumerate(leaves)]
 
 
-def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float]:  # noqa: ANN001
-    """(median, min) seconds over up to `repeat` runs, fewer if a run is slow."""
+def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float, float]:  # noqa: ANN001
+    """(median wall, min wall, median CPU) seconds over up to `repeat` runs, fewer if slow."""
     times: list[float] = []
+    cpu: list[float] = []
     start = time.perf_counter()
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         if time.perf_counter() - start > budget_s:
             break
-    return statistics.median(times), min(times)
+    return statistics.median(times), min(times), statistics.median(cpu)
+
+
+def llvm_row(module: hlotools.ir.module.Module, text: str, inputs: list[np.ndarray], repeat: int) -> dict:
+    """Cold compile, warm (cached) start and run time of the LLVM backend."""
+    from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+    with tempfile.TemporaryDirectory() as tmp:
+        cc = CompileCache(Path(tmp))
+        t0, c0 = time.perf_counter(), time.process_time()
+        compiled = compile_cached(module, CompileOptions(), compile_cache=cc, source_text=text)
+        cold_s, cold_cpu = time.perf_counter() - t0, time.process_time() - c0
+        warm: list[float] = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            compile_cached(module, CompileOptions(), compile_cache=cc, source_text=text)
+            warm.append(time.perf_counter() - t0)
+    compiled(inputs)  # first call: page faults, arena
+    run_s, run_min, run_cpu = time_call(lambda: compiled(inputs), repeat)
+    return {"llvm_cold_s": cold_s, "llvm_cold_cpu_s": cold_cpu, "llvm_warm_s": min(warm),
+            "llvm_ms": run_s * 1e3, "llvm_min_ms": run_min * 1e3, "llvm_cpu_ms": run_cpu * 1e3}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="comma-separated name substrings")
+    ap.add_argument("--big", action="store_true", help="the targets: big_* and the transformer/llama blocks")
+    ap.add_argument("--no-interp", action="store_true")
+    ap.add_argument("--no-llvm", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not JAX.is_dir():
         print(f"no corpus at {JAX}; nothing to measure")
         return 0
     manifest = json.loads((JAX / "manifest.json").read_text())
+    only = [o for o in args.only.split(",") if o]
     rows = []
     for entry in manifest["modules"]:
         name = entry["name"]
-        if args.only and args.only not in name:
+        if only and not any(o in name for o in only):
+            continue
+        if args.big and not (name.startswith("big_") or name in ("transformer_block", "llama_block")):
             continue
         text = (JAX / f"{name}.hlo").read_text()
         t0 = time.perf_counter()
         module = hlotools.parse_module(text, f"{name}.hlo")
         parse_s = time.perf_counter() - t0
         inputs = load_inputs(module, JAX / f"{name}.inputs.npz")
-        try:
-            interp_s, _ = time_call(lambda m=module, a=inputs: evaluate(m, a), args.repeat)
-        except hlotools.HloError as e:
-            rows.append({"module": name, "error": e.message})
-            continue
-        xla_s = entry["xla"]["run_s_median"]
-        rows.append({"module": name, "parse_ms": parse_s * 1e3, "interp_ms": interp_s * 1e3,
-                     "xla_ms": xla_s * 1e3, "interp_over_xla": interp_s / xla_s})
+        xla = entry["xla"]
+        row: dict = {"module": name, "parse_ms": parse_s * 1e3, "xla_ms": xla["run_s_median"] * 1e3,
+                     "xla_compile_s": xla.get("compile_s")}
+        if not args.no_interp:
+            try:
+                interp_s, _, interp_cpu = time_call(lambda m=module, a=inputs: evaluate(m, a), args.repeat)
+                row.update(interp_ms=interp_s * 1e3, interp_cpu_ms=interp_cpu * 1e3,
+                           interp_over_xla=interp_s / xla["run_s_median"])
+            except hlotools.HloError as e:
+                row["interp_error"] = e.message
+        if not args.no_llvm:
+            try:
+                row.update(llvm_row(module, text, inputs, args.repeat))
+                row["llvm_over_xla"] = row["llvm_ms"] / row["xla_ms"]
+                if "interp_ms" in row:
+                    row["interp_over_llvm"] = row["interp_ms"] / row["llvm_ms"]
+            except hlotools.HloError as e:
+                row["llvm_error"] = e.message.splitlines()[0][:100]
+        rows.append(row)
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print(f"{'module':28} {'parse ms':>9} {'interp ms':>10} {'XLA ms':>9} {'interp/XLA':>11}")
-    ratios = []
-    for r in rows:
-        if "error" in r:
-            print(f"{r['module']:28} error: {r['error']}")
-            continue
-        ratios.append(r["interp_over_xla"])
-        print(f"{r['module']:28} {r['parse_ms']:9.2f} {r['interp_ms']:10.2f} {r['xla_ms']:9.3f} "
-              f"{r['interp_over_xla']:10.1f}x")
-    if ratios:
-        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-        print(f"geometric mean interp/XLA: {geo:.1f}x over {len(ratios)} modules "
-              f"(min {min(ratios):.1f}x, max {max(ratios):.1f}x)")
+    print_table(rows)
     return 0
+
+
+def _f(v: float | None, fmt: str) -> str:
+    return format(v, fmt) if isinstance(v, (int, float)) else "-"
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"threads: HLOTOOLS_NUM_THREADS={os.environ.get('HLOTOOLS_NUM_THREADS', '(all CPUs)')}, "
+          f"CPUs available: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}")
+    head = (f"{'module':24} {'interp ms':>10} {'llvm ms':>9} {'(cpu)':>8} {'XLA ms':>8} {'llvm/XLA':>8} "
+            f"{'int/llvm':>8} {'cold s':>7} {'XLA cmp s':>9} {'warm ms':>8}")
+    print(head)
+    for r in rows:
+        err = r.get("llvm_error") or ""
+        print(f"{r['module']:24} {_f(r.get('interp_ms'), '10.2f')} {_f(r.get('llvm_ms'), '9.3f')} "
+              f"{_f(r.get('llvm_cpu_ms'), '8.3f')} {r['xla_ms']:8.3f} {_f(r.get('llvm_over_xla'), '7.2f')}x "
+              f"{_f(r.get('interp_over_llvm'), '7.1f')}x {_f(r.get('llvm_cold_s'), '7.3f')} "
+              f"{_f(r.get('xla_compile_s'), '9.3f')} {_f(r.get('llvm_warm_s', 0) * 1e3 if 'llvm_warm_s' in r else None, '8.1f')}"
+              + (f"  llvm: {err}" if err else "") + (f"  interp: {r['interp_error']}" if r.get("interp_error") else ""))
+    for label, key in (("llvm/XLA", "llvm_over_xla"), ("interp/XLA", "interp_over_xla"),
+                       ("interp/llvm", "interp_over_llvm")):
+        vals = [r[key] for r in rows if key in r]
+        if vals:
+            geo = math.exp(sum(math.log(x) for x in vals) / len(vals))
+            print(f"geometric mean {label}: {geo:.2f}x over {len(vals)} modules "
+                  f"(min {min(vals):.2f}x, max {max(vals):.2f}x)")
+    cold = [(r["llvm_cold_s"], r["xla_compile_s"]) for r in rows if "llvm_cold_s" in r and r.get("xla_compile_s")]
+    if cold:
+        worse = sum(1 for a, b in cold if a > b)
+        print(f"cold compile slower than XLA's on {worse} of {len(cold)} modules")
 
 
 if __name__ == "__main__":
