@@ -19,7 +19,9 @@ The exported function (NAME is the module name made a C identifier, or --functio
 Storage per element: pred one byte (0/1); s1..s4/u1..u4 one byte each (sign- or
 zero-extended); f16, bf16 and the f8/f6/f4 types their raw bits (uint16_t / uint8_t);
 complex types (real, imag) pairs. The object needs nothing beyond libc and libm (checked on
-every emit); the compile steps are the JIT's: the -O2 passes, codegen, LLVM at -O3.
+every emit: link with -lm, plus -lpthread on glibc < 2.34 for the generated threads); the
+compile steps are the JIT's (the -O2 passes, codegen, LLVM at -O3) except that dots use the
+generated GEMM kernel, never a BLAS.
 """
 from __future__ import annotations
 
@@ -302,7 +304,8 @@ def header(aot: AotModule) -> str:
            " *   returns 0 on success, 1 if temp is NULL but needed.",
            " * Buffers are dense in the layout given (minor_to_major {rank-1,...,0} is C row-major)",
            " * and aligned at least to their element size. Concurrent calls need their own temp and",
-           " * result buffers. The object needs only libc and libm. */",
+           " * result buffers. The object needs only libc and libm: link with -lm (and -lpthread",
+           " * on glibc before 2.34, where the threads of large kernels live). */",
            f"#ifndef {guard}", f"#define {guard}", "", "#include <stdint.h>", "",
            "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
            f"#define {n.upper()}_NUM_PARAMS {len(aot.params)}",
