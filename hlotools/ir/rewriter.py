@@ -25,6 +25,7 @@ class Rewriter:
         self._names: set[str] | None = None
         self._counters: dict[str, int] = {}
         self._deferred: dict[int, dict[int, list[Instruction]]] = {}
+        self._name_taken: set[int] = set()  # removed instructions whose name lives on (take_name)
         self.changed = False
 
     # -- names -----------------------------------------------------------------------
@@ -96,6 +97,18 @@ class Rewriter:
         for inst in comp.instructions:
             emit(inst)
         comp.instructions = out
+
+    def take_name(self, inst: Instruction, old: Instruction) -> None:
+        """`inst` takes over the name of `old`, which the caller is removing: XLA's
+        ReplaceInstruction keeps the old name when the opcodes match, so names stay stable
+        across passes. The name stays reserved when `old` is removed."""
+        if inst is old or inst.name == old.name:
+            return
+        names = self._name_set()
+        names.discard(inst.name)
+        inst.name = old.name
+        self._name_taken.add(id(old))
+        self.changed = True
 
     def detach(self, inst: Instruction) -> None:
         """Drop the operand edges of an instruction that a later batched `remove_instructions`
@@ -191,7 +204,7 @@ class Rewriter:
                     operands[id(op)] = op
                 inst.operands = []
                 inst.parent = None
-                if self._names is not None:
+                if self._names is not None and id(inst) not in self._name_taken:
                     self._names.discard(inst.name)
         for op in operands.values():
             op.users = [u for u in op.users if id(u) not in dead_ids]

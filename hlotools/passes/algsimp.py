@@ -29,9 +29,16 @@ from hlotools.passes import (  # noqa: F401  (importing registers the rules)
 from hlotools.passes.algsimp_core import RULES, Builder, same_shape
 from hlotools.passes.base import HloPass, PassContext
 
-# Attributes XLA copies from the replaced instruction onto its replacement when the
-# replacement has none of its own (HloComputation::ReplaceInstruction).
-_INHERITED_ATTRS = ("metadata", "frontend_attributes")
+
+def inherit_attrs(old: Instruction, new: Instruction) -> None:
+    """What HloComputation::ReplaceInstruction copies from the replaced instruction: metadata
+    when the replacement's has no op_name, frontend attributes and sharding when it has none."""
+    meta = old.attrs.get("metadata")
+    if meta is not None and "op_name" in str(meta) and "op_name" not in str(new.attrs.get("metadata", "")):
+        new.attrs["metadata"] = meta
+    for key in ("frontend_attributes", "sharding"):
+        if key in old.attrs and key not in new.attrs:
+            new.attrs[key] = old.attrs[key]
 
 
 @dataclass
@@ -138,10 +145,15 @@ class _ComputationSimplifier:
                     and inst.shape.layout is not None and replacement.shape.layout is not None)
 
     def _replace(self, inst: Instruction, replacement: Instruction) -> None:
-        for key in _INHERITED_ATTRS:
-            if key in inst.attrs and key not in replacement.attrs:
-                replacement.attrs[key] = inst.attrs[key]
+        """XLA's HloComputation::ReplaceInstruction: the replacement inherits metadata (when it
+        has no op_name), frontend attributes and sharding (when it has none), takes the old
+        name when the opcodes match, and the old instruction goes with its unused operands."""
+        inherit_attrs(inst, replacement)
         self.rw.replace_all_uses_with(inst, replacement)
+        if inst.opcode == replacement.opcode and (
+                inst.opcode != "custom-call"
+                or inst.attrs.get("custom_call_target") == replacement.attrs.get("custom_call_target")):
+            self.rw.take_name(replacement, inst)
         self._kill(inst)
 
     def _removable(self, inst: Instruction) -> bool:
