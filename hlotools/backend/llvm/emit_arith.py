@@ -448,6 +448,43 @@ def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.
     return T.round_to(b, r, et)
 
 
+def _bits_of(et: ElementType) -> int:
+    return 8 if et.kind == "pred" else et.bits
+
+
+def raw_bits(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """The bit pattern of `inst` at `index` as an integer of its element's bit width, read
+    from memory when materialised and passed through chains of bitcast-converts, so NaN
+    payloads survive (a decode to f32 and re-encode would make them canonical)."""
+    et = _out(inst)
+    b = gen.b
+    ity = ir.IntType(_bits_of(et))
+    if gen.fe.is_materialised(inst) and not gen.bindings and not inst.shape.is_tuple:
+        ptr = gen.fe.element_ptr(gen.fe.leaf_ptrs(inst)[0], inst.shape, index)
+        raw = b.load(ptr, typ=T.storage_type(et))
+    elif inst.opcode == "bitcast-convert" and _bits_of(_et(inst)) == _bits_of(et):
+        raw = raw_bits(gen, inst.operands[0], index)
+    else:
+        raw = T.to_storage(b, gen.value_at(inst, index), et)
+    if not isinstance(raw.type, ir.IntType):
+        raw = b.bitcast(raw, _int_of(raw.type))
+    return b.trunc(raw, ity) if raw.type.width > ity.width else raw
+
+
+def _int_of(ty: ir.Type) -> ir.IntType:
+    return T.I32 if ty == T.F32 else T.I64
+
+
+def _from_bits(b: B, bits: ir.Value, et: ElementType) -> ir.Value:
+    st = T.storage_type(et)
+    if isinstance(st, ir.IntType):
+        raw = bits if st.width == bits.type.width else (
+            b.sext(bits, st) if et.kind == "signed" else b.zext(bits, st))
+    else:
+        raw = b.bitcast(bits, st)
+    return T.from_storage(b, raw, et)
+
+
 @elemental("bitcast-convert")
 def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     """Same width: reinterpret the bits. Wide -> narrow: the result has a new minor dim
@@ -455,24 +492,19 @@ def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.V
     wide: the operand's minor dim is combined the same way."""
     src, dst = _et(inst), _out(inst)
     b = gen.b
-    sbits, dbits = max(8, src.bits) if src.kind != "pred" else 8, max(8, dst.bits) if dst.kind != "pred" else 8
+    if src.kind == "complex" or dst.kind == "complex":
+        raise HloUnsupportedError("bitcast-convert of complex values")
+    sbits, dbits = _bits_of(src), _bits_of(dst)
+    operand = inst.operands[0]
     if sbits == dbits:
-        raw = T.to_storage(b, gen.operand(inst, 0, index), src)
-        st = T.storage_type(dst)
-        return T.from_storage(b, raw if raw.type == st else b.bitcast(raw, st), dst)
+        return _from_bits(b, raw_bits(gen, operand, index), dst)
     sty, dty = ir.IntType(sbits), ir.IntType(dbits)
     if sbits > dbits:
-        raw = T.to_storage(b, gen.operand(inst, 0, index[:-1]), src)
-        raw = raw if raw.type == sty else b.bitcast(raw, sty)
+        raw = raw_bits(gen, operand, index[:-1])
         shift = b.mul(b.trunc(index[-1], sty) if sbits < 64 else index[-1], ir.Constant(sty, dbits))
-        piece = b.trunc(b.lshr(raw, shift), dty)
-        st = T.storage_type(dst)
-        return T.from_storage(b, piece if st == dty else b.bitcast(piece, st), dst)
-    n = dbits // sbits
+        return _from_bits(b, b.trunc(b.lshr(raw, shift), dty), dst)
     acc: ir.Value = ir.Constant(dty, 0)
-    for k in range(n):
-        raw = T.to_storage(b, gen.operand(inst, 0, list(index) + [ir.Constant(T.I64, k)]), src)
-        raw = raw if raw.type == sty else b.bitcast(raw, sty)
+    for k in range(dbits // sbits):
+        raw = raw_bits(gen, operand, list(index) + [ir.Constant(T.I64, k)])
         acc = b.or_(acc, b.shl(b.zext(raw, dty), ir.Constant(dty, k * sbits)))
-    st = T.storage_type(dst)
-    return T.from_storage(b, acc if st == dty else b.bitcast(acc, st), dst)
+    return _from_bits(b, acc, dst)

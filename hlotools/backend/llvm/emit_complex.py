@@ -33,9 +33,32 @@ def unary(b: B, opcode: str, z: ir.Value, et: ElementType) -> ir.Value:
     if opcode == "abs":
         return M.libm(b, "hypot", [re, im])
     if opcode == "exponential":
-        e = M.libm(b, "exp", [re])
-        return make(b, b.fmul(e, M.libm(b, "cos", [im])), b.fmul(e, M.libm(b, "sin", [im])), et)
+        return _exp(b, re, im, et)
+    if opcode == "log":
+        return make(b, M.libm(b, "log", [M.libm(b, "hypot", [re, im])]), M.libm(b, "atan2", [im, re]), et)
+    if opcode == "sqrt":
+        return _sqrt(b, re, im, et)
     raise HloUnsupportedError(f"{opcode} of complex values")
+
+
+def _exp(b: B, re: ir.Value, im: ir.Value, et: ElementType) -> ir.Value:
+    e = M.libm(b, "exp", [re])
+    return make(b, b.fmul(e, M.libm(b, "cos", [im])), b.fmul(e, M.libm(b, "sin", [im])), et)
+
+
+def _sqrt(b: B, re: ir.Value, im: ir.Value, et: ElementType) -> ir.Value:
+    """The principal root (C99 csqrt): t = sqrt((|a| + |z|) / 2); a >= 0: (t, b / 2t),
+    else (|b| / 2t, copysign(t, b)); sqrt(0 + bi) for b = 0 keeps the sign of b."""
+    ty = re.type
+    zero = ir.Constant(ty, 0.0)
+    fabs = M.libm(b, "fabs", [re])
+    t = M.libm(b, "sqrt", [b.fmul(b.fadd(fabs, M.libm(b, "hypot", [re, im])), ir.Constant(ty, 0.5))])
+    two_t = b.fadd(t, t)
+    pos = b.fcmp_ordered(">=", re, zero)
+    r_re = b.select(pos, t, b.fdiv(M.libm(b, "fabs", [im]), two_t))
+    r_im = b.select(pos, b.fdiv(im, two_t), M.libm(b, "copysign", [t, im]))
+    is_zero = b.and_(b.fcmp_ordered("==", re, zero), b.fcmp_ordered("==", im, zero))
+    return make(b, b.select(is_zero, zero, r_re), b.select(is_zero, im, r_im), et)
 
 
 def binary(b: B, opcode: str, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
@@ -47,6 +70,11 @@ def binary(b: B, opcode: str, x: ir.Value, y: ir.Value, et: ElementType) -> ir.V
         return make(b, b.fsub(a, bb), b.fsub(c, d), et)
     if opcode == "multiply":
         return make(b, b.fsub(b.fmul(a, bb), b.fmul(c, d)), b.fadd(b.fmul(a, d), b.fmul(c, bb)), et)
+    if opcode == "power":  # exp(y * log(x))
+        lre, lim = M.libm(b, "log", [M.libm(b, "hypot", [a, c])]), M.libm(b, "atan2", [c, a])
+        pre = b.fsub(b.fmul(bb, lre), b.fmul(d, lim))
+        pim = b.fadd(b.fmul(bb, lim), b.fmul(d, lre))
+        return _exp(b, pre, pim, et)
     if opcode == "divide":
         den = b.fadd(b.fmul(bb, bb), b.fmul(d, d))
         re = b.fdiv(b.fadd(b.fmul(a, bb), b.fmul(c, d)), den)

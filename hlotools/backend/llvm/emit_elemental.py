@@ -15,6 +15,7 @@ emit_reduce.py.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -132,18 +133,19 @@ def fusion_is_elemental(inst: Instruction) -> bool:
     comp = inst.attrs.get("calls")
     if comp is None:
         return False
-    hit = cache.get(id(comp))
+    hit = cache.get(comp)
     if hit is None:
         hit = all(i.opcode in ELEMENTAL or i.opcode == "parameter" for i in comp.instructions)
         root = comp.root
         if root is not None and root.shape.is_tuple:
             leaves = root.shape.leaves()
             hit = hit and all(s.dims == leaves[0].dims for s in leaves)
-        cache[id(comp)] = hit
+        cache[comp] = hit
     return hit
 
 
-_FUSION_ELEMENTAL: dict[int, bool] = {}
+# Weak keys: an id() key could be reused by a new computation after the old one is freed.
+_FUSION_ELEMENTAL: weakref.WeakKeyDictionary[Computation, bool] = weakref.WeakKeyDictionary()
 
 
 @elemental("fusion")

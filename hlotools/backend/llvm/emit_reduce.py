@@ -48,16 +48,23 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     if any(src_shape.dims[d] == 0 for d in reduced):
         return init_vals if n > 1 else init_vals[0]
 
+    def fold(into: list[ir.Value], vals: list[ir.Value]) -> None:
+        accs = [b.load(s, typ=v.type) for s, v in zip(into, init_vals)]
+        out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
+        for s, v in zip(into, out):
+            b.store(v, s)
+
+    big = [d for d in order if src_shape.dims[d] > 1]
+
     def level(k: int) -> None:
         if k == len(order):
             with gen.region():
-                vals = [gen.value_at(x, list(src)) for x in inputs]
-                accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
-                out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
-                for s, v in zip(slots, out):
-                    b.store(v, s)
+                fold(slots, [gen.value_at(x, list(src)) for x in inputs])
             return
         d = order[k]
+        if len(big) >= 2 and d == big[-1]:
+            partial_row(d)
+            return
         if src_shape.dims[d] == 1:
             src[d] = c64(0)
             level(k + 1)
@@ -65,6 +72,24 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with for_range(b, 0, src_shape.dims[d], name=f"r{d}") as iv:
             src[d] = iv
             level(k + 1)
+    def partial_row(d: int) -> None:
+        """The innermost reduced dim of a multi-dim reduction folds into a partial result
+        that starts from its first element and is then folded into the accumulator: a
+        two-level tree, so long f32 sums do not stall (XLA's order is a tree too; the
+        reducer is associative as far as HLO promises)."""
+        with gen.region():
+            src[d] = c64(0)
+            first = [gen.value_at(x, list(src)) for x in inputs]
+        part = [gen.fe.in_entry().alloca(v.type) for v in init_vals]
+        for p, v in zip(part, first):
+            b.store(v, p)
+        with for_range(b, 1, src_shape.dims[d], name=f"rp{d}") as iv:
+            src[d] = iv
+            with gen.region():
+                fold(part, [gen.value_at(x, list(src)) for x in inputs])
+        with gen.region():
+            fold(slots, [b.load(p, typ=v.type) for p, v in zip(part, init_vals)])
+
     with gen.region():
         level(0)
     result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
@@ -76,7 +101,7 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     n = len(inst.operands) // 2
     inputs, inits = inst.operands[:n], inst.operands[n:]
     comp = inst.attrs["to_apply"]
-    window = inst.attrs["window"].dims
+    window = inst.attrs["window"].dims if inst.attrs.get("window") is not None else ()
     src_dims = inputs[0].shape.dims
     rank = len(src_dims)
     init_vals = [gen.value_at(i, []) for i in inits]
@@ -137,7 +162,7 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
     assert isinstance(fe, FunctionEmitter)
     operand, source, init = inst.operands
     select, scatter = inst.attrs["select"], inst.attrs["scatter"]
-    window = inst.attrs["window"].dims
+    window = inst.attrs["window"].dims if inst.attrs.get("window") is not None else ()
     out = fe.leaf_ptrs(inst)[0]
     b = fe.b
     gen = fe.gen

@@ -103,7 +103,9 @@ def value_type(et: ElementType) -> ir.Type:
 
 def float_of(et: ElementType) -> ir.Type:
     """The real component type (complex) or compute type (float)."""
-    return F64 if et.bits in (64, 128) and et.kind in ("float", "complex") else F32
+    if et.kind == "complex":
+        return F64 if et.bits == 128 else F32
+    return F64 if et.name == "f64" else F32
 
 
 # ------------------------------------------------------------------ load / store
@@ -201,7 +203,13 @@ def encode(b: ir.IRBuilder, x: ir.Value, fmt: SmallFloat) -> ir.Value:
     code = b.select(overflow, _c32(over), code)
     if fmt.style == "nonan":  # ml_dtypes turns NaN into a zero of the opposite sign
         sign = b.select(is_nan, b.xor(sign, _c32(1)), sign)
-    code = b.select(is_nan, _c32(nan), code)
+    if fmt.bits == 16 and fmt.ebits == 5:  # numpy's float16 keeps the (truncated) NaN payload
+        payload = b.lshr(b.and_(a, _c32(0x7FFFFF)), _c32(shift))
+        payload = b.select(b.icmp_unsigned("==", payload, _c32(0)), _c32(1), payload)
+        nan_code: ir.Value = b.or_(_c32(all_e << fmt.mbits), payload)
+    else:
+        nan_code = _c32(nan)
+    code = b.select(is_nan, nan_code, code)
     return b.or_(code, b.shl(sign, _c32(sign_shift)))
 
 
