@@ -26,19 +26,8 @@ from hlotools.passes import (  # noqa: F401  (importing registers the rules)
     algsimp_reduce,
     algsimp_shape,
 )
-from hlotools.passes.algsimp_core import RULES, Builder, same_shape
+from hlotools.passes.algsimp_core import RULES, Builder, inherit_attrs, same_shape
 from hlotools.passes.base import HloPass, PassContext
-
-
-def inherit_attrs(old: Instruction, new: Instruction) -> None:
-    """What HloComputation::ReplaceInstruction copies from the replaced instruction: metadata
-    when the replacement's has no op_name, frontend attributes and sharding when it has none."""
-    meta = old.attrs.get("metadata")
-    if meta is not None and "op_name" in str(meta) and "op_name" not in str(new.attrs.get("metadata", "")):
-        new.attrs["metadata"] = meta
-    for key in ("frontend_attributes", "sharding"):
-        if key in old.attrs and key not in new.attrs:
-            new.attrs[key] = old.attrs[key]
 
 
 @dataclass

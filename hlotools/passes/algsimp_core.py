@@ -229,3 +229,14 @@ class Builder:
 
     def reshape(self, x: Instruction, shape: Shape) -> Instruction:
         return x if x.shape == shape else self.new("reshape", shape, [x])
+
+
+def inherit_attrs(old: Instruction, new: Instruction) -> None:
+    """What HloComputation::ReplaceInstruction copies from the replaced instruction: metadata
+    when the replacement's has no op_name, frontend attributes and sharding when it has none."""
+    meta = old.attrs.get("metadata")
+    if meta is not None and "op_name" in str(meta) and "op_name" not in str(new.attrs.get("metadata", "")):
+        new.attrs["metadata"] = meta
+    for key in ("frontend_attributes", "sharding"):
+        if key in old.attrs and key not in new.attrs:
+            new.attrs[key] = old.attrs[key]

@@ -27,6 +27,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
+from hlotools.passes.algsimp_core import inherit_attrs
 from hlotools.passes.base import HloPass, PassContext
 
 # Opcodes XLA's constant folding leaves alone (besides side effects and the op categories below).
@@ -37,7 +38,6 @@ NEVER_FOLD = frozenset({
     "ragged-dot", "infeed", "outfeed", "send", "send-done", "recv", "recv-done",
 })
 NEVER_FOLD_CATEGORIES = frozenset({"collective", "async"})
-_ATTRS_KEPT = ("metadata", "frontend_attributes")
 
 
 @dataclass
@@ -92,9 +92,7 @@ class _Folder:
                  dead: list[Instruction], dead_ids: set[int]) -> None:
         literal = Literal.from_array(inst.shape, value)
         const = Instruction("constant", "constant", inst.shape, [], {}, literal=literal)
-        for key in _ATTRS_KEPT:
-            if key in inst.attrs:
-                const.attrs[key] = inst.attrs[key]
+        inherit_attrs(inst, const)  # metadata, frontend attributes, sharding (as XLA)
         self.rw.add_instruction_deferred(comp, const, inst, name="constant")
         self.rw.replace_all_uses_with(inst, const)
         self.folded += 1
