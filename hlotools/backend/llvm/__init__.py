@@ -9,6 +9,7 @@ from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
     emit_arith,
     emit_control,
     emit_conv,
+    emit_conv_gemm,
     emit_data,
     emit_dot,
     emit_elemental,

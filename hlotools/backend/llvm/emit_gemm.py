@@ -34,8 +34,8 @@ from functools import cache
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_dot
-from hlotools.backend.llvm import gemm_kernel as K
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import gemm_kernel as K
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_arith import convert_value

@@ -1,0 +1,182 @@
+"""convolution as im2col + the generated GEMM kernel (XLA CPU runs convolutions as Eigen
+GEMM contractions too), for the common case: one feature group and one batch group, an
+f32/f64 result, big enough to pay for the copy. Anything else goes to emit_conv's direct
+loop nest (any dim_labels, groups, dilations, reversal, narrow and integer types).
+
+The product, per batch element b:  C[b][m][o] = sum_kk A[b][m][kk] * W[kk][o]
+* m runs over the output's spatial positions in the output's physical order, so C is a
+  strided view of the result itself (row stride = the stride of the minor spatial dim,
+  column stride = that of the output feature dim): NHWC and NCHW results alike;
+* kk runs over the kernel's (spatial..., input feature) dims in the kernel's physical
+  order, so the im2col row is filled with the input read along its own minor dims;
+* A (scratch, [batch][M][K]) holds the padded, dilated input window of every output
+  position, zeros where the window reads padding or the holes of a base dilation;
+* W is packed into the kernel's panel-major layout once (it is small).
+The im2col fill runs on several threads when big (parallel.run_parallel).
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_conv
+from hlotools.backend.llvm import emit_gemm as G
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import parallel as par
+from hlotools.backend.llvm.compiler import FunctionEmitter
+from hlotools.backend.llvm.emit_arith import convert_value
+from hlotools.backend.llvm.emit_elemental import clamp_index
+from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of, strides
+from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
+from hlotools.ir.attributes import ConvDimLabels, Window
+from hlotools.ir.instruction import Instruction
+
+MIN_WORK = 1 << 15  # m*n*k below which the direct loop nest is as good (and compiles faster)
+
+
+def conv_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
+    """(GEMM plan, output spatial dims in physical order, kernel K dims in physical order)."""
+    labels = inst.attrs.get("dim_labels")
+    window = inst.attrs.get("window") or Window(())
+    if not isinstance(labels, ConvDimLabels) or len(inst.operands) != 2 or inst.shape.is_tuple:
+        return None
+    if int(inst.attrs.get("feature_group_count", 1)) != 1 or int(inst.attrs.get("batch_group_count", 1)) != 1:
+        return None
+    out = inst.shape
+    et = out.element_type
+    lhs, rhs = inst.operands
+    if et is None or et.name not in ("f32", "f64") or len(window.dims) != len(labels.input_spatial):
+        return None
+    for op in (lhs, rhs):
+        ot = op.shape.element_type
+        if ot is None or ot.kind not in ("float",) or op.shape.is_tuple:
+            return None
+    if any(n == 0 for n in out.dims) or any(n == 0 for n in lhs.shape.dims) or any(n == 0 for n in rhs.shape.dims):
+        return None
+    sp_order = tuple(d for d in reversed(layout_of(out)) if d in labels.output_spatial)
+    rs = G.collapse(out, sp_order)
+    if rs is None:
+        return None
+    k_order = tuple(d for d in reversed(layout_of(rhs.shape)) if d != labels.kernel_output_feature)
+    nbatch = out.dims[labels.output_batch]
+    m = G._prod(out.dims[d] for d in sp_order)
+    n = out.dims[labels.output_feature]
+    k = G._prod(rhs.shape.dims[d] for d in k_order)
+    if m * n * k < MIN_WORK:
+        return None
+    ost = strides(out)
+    nv = 2 * G.lanes(et)
+    npad = -(-n // nv) * nv
+    dims = G.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
+    a = G.View(True, (m * k,), k, 1)
+    b = G.View(True, (0,), nv, 1)
+    c = G.View(False, (ost[labels.output_batch],), rs, ost[labels.output_feature])
+    esize = et.bits // 8
+    p = G.Plan(dims, et, False, a, b, c, npad, False, (nbatch * m * k * esize, k * npad * esize))
+    return p, sp_order, k_order
+
+
+def _scratch(inst: Instruction) -> list[int]:
+    found = conv_plan(inst)
+    return list(found[0].scratch) if found is not None else []
+
+
+def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
+    found = conv_plan(inst)
+    if found is None:
+        emit_conv.emit_convolution(fe, inst)
+        return
+    p, sp_order, k_order = found
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    lhs, rhs = inst.operands
+    a_ptr, b_ptr = fe.scratch_ptrs(inst)
+    G._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, G.View(True, (), 0, 1),
+            p.npad, 2 * G.lanes(p.ct))
+    _im2col(fe, inst, p, sp_order, k_order, a_ptr)
+    G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(inst)[0], None)
+
+
+def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+            k_order: tuple[int, ...], a_ptr: ir.Value) -> None:
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    out = inst.shape.dims
+    nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
+    # the outermost parallel loop: (batch, first output spatial dim in physical order)
+    s0 = out[sp_order[0]] if sp_order else 1
+    total = nbatch * s0
+
+    def chunk(begin: ir.Value, end: ir.Value) -> None:
+        b = fe.b
+        with for_range(b, begin, end, name="ic") as t:
+            bi = b.udiv(t, c64(s0))
+            o_idx: dict[int, ir.Value] = {labels.output_batch: bi}
+            if sp_order:
+                o_idx[sp_order[0]] = b.urem(t, c64(s0))
+            _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_ptr))
+
+    if par.worth_parallel(nbatch * m * k) and total > 1:
+        par.run_parallel(fe, "im2col", total, chunk)
+    else:
+        chunk(c64(0), c64(total))
+
+
+def _positions(fe: FunctionEmitter, j: int, sp_order: tuple[int, ...], out: tuple[int, ...],
+               o_idx: dict[int, ir.Value], body: object) -> None:
+    """Loops over the output spatial dims sp_order[j:] (physical order), then body()."""
+    if j >= len(sp_order):
+        body()  # type: ignore[operator]
+        return
+    d = sp_order[j]
+    with for_range(fe.b, 0, out[d], name=f"os{d}") as iv:
+        o_idx[d] = iv
+        _positions(fe, j + 1, sp_order, out, o_idx, body)
+
+
+def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...],
+         o_idx: dict[int, ir.Value], a_ptr: ir.Value) -> None:
+    """Fill A[b][m][:] for the output position in o_idx."""
+    b = fe.b
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    window: Window = inst.attrs.get("window") or Window(())
+    lhs, rhs = inst.operands
+    out, ld, rd = inst.shape.dims, lhs.shape.dims, rhs.shape.dims
+    lhs_et = lhs.shape.element_type
+    assert lhs_et is not None
+    sty = T.value_type(p.ct)
+    # m: row-major over sp_order
+    mi: ir.Value = c64(0)
+    for d in sp_order:
+        mi = b.add(b.mul(mi, c64(out[d])), o_idx[d])
+    row = b.gep(a_ptr, [b.add(b.mul(o_idx[labels.output_batch], c64(p.dims.m * p.dims.k)),
+                              b.mul(mi, c64(p.dims.k)))], source_etype=sty)
+    kidx: dict[int, ir.Value] = {}
+
+    def level(j: int, col: ir.Value) -> None:
+        if j == len(k_order):
+            idx: list[ir.Value] = [c64(0)] * len(ld)
+            idx[labels.input_batch] = o_idx[labels.output_batch]
+            idx[labels.input_feature] = kidx[labels.kernel_input_feature]
+            inside: ir.Value = ir.Constant(T.I1, 1)
+            for i, w in enumerate(window.dims):
+                kr = kidx[labels.kernel_spatial[i]]
+                kp = b.sub(c64(w.size - 1), kr) if w.window_reversal else kr
+                pos = b.add(b.mul(o_idx[labels.output_spatial[i]], c64(w.stride)), b.mul(kp, c64(w.window_dilation)))
+                pos = b.sub(pos, c64(w.padding_low))
+                if w.base_dilation > 1:
+                    inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
+                    pos = b.sdiv(pos, c64(w.base_dilation))
+                size = ld[labels.input_spatial[i]]
+                inside = b.and_(inside, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(size))))
+                idx[labels.input_spatial[i]] = clamp_index(b, pos, 0, max(0, size - 1))
+            with fe.gen.region():
+                v = convert_value(b, fe.gen.value_at(lhs, idx), lhs_et, p.ct)
+            b.store(b.select(inside, v, T.constant(p.ct, 0)), b.gep(row, [col], source_etype=sty))
+            return
+        d = k_order[j]
+        with for_range(b, 0, rd[d], name=f"kk{d}") as iv:
+            kidx[d] = iv
+            level(j + 1, b.add(b.mul(col, c64(rd[d])), iv))
+    level(0, c64(0))
+
+
+EMITTERS["convolution"] = emit_conv_gemm  # emit_conv's direct loop nest stays the fallback
+SCRATCH["convolution"] = _scratch
