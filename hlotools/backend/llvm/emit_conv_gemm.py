@@ -91,12 +91,12 @@ def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     a_ptr, b_ptr = fe.scratch_ptrs(inst)
     G._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, G.View(True, (), 0, 1),
             p.npad, 2 * G.lanes(p.ct))
-    _im2col(fe, inst, p, sp_order, k_order, a_ptr)
+    _im2col(fe, inst, p, sp_order, k_order)
     G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(inst)[0], None)
 
 
 def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
-            k_order: tuple[int, ...], a_ptr: ir.Value) -> None:
+            k_order: tuple[int, ...]) -> None:
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     out = inst.shape.dims
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
@@ -111,7 +111,8 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[i
             o_idx: dict[int, ir.Value] = {labels.output_batch: bi}
             if sp_order:
                 o_idx[sp_order[0]] = b.urem(t, c64(s0))
-            _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_ptr))
+            a_here = fe.scratch_ptrs(inst)[0]  # asked here: a parallel chunk is emitted in a worker function
+            _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here))
 
     if par.worth_parallel(nbatch * m * k) and total > 1:
         par.run_parallel(fe, "im2col", total, chunk)
