@@ -120,12 +120,12 @@ def _big_chain(links: int) -> Module:
 def test_a_100k_instruction_module_simplifies_in_linear_time() -> None:
     module = _big_chain(66_668)
     assert module.instruction_count() == 1 + 66_668 + 33_334
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the 2-core CI box is shared, wall time is noise
     assert _run(module)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     # The x+0 and 1*x links vanish with their constants; x, the negates and the adds stay.
     assert module.instruction_count() == 1 + 33_334
-    assert seconds < 10, f"algsimp took {seconds:.1f}s on 100k instructions (quadratic?)"
+    assert seconds < 6, f"algsimp took {seconds:.1f}s of CPU on 100k instructions (quadratic?)"
     root = module.entry.root  # type: ignore[union-attr]
     assert root.opcode == "add" and root.operands[0].opcode == "negate"
     assert root.operands[0].operands[0].opcode == "add"

@@ -110,10 +110,10 @@ ENTRY main {
   ROOT r = f32[] reduce(b, z), dimensions={0,1,2}, to_apply=add_f32
 }
 """
-    start = time.perf_counter()
+    start = time.process_time()
     changed, out = _fold(text)
     assert not changed and "reduce(b, z)" in out
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_a_small_reduce_of_a_broadcast_folds() -> None:
