@@ -1,7 +1,8 @@
 """Mutated HLO text only ever yields a module or an HloError: never another exception, never a hang.
 
 Seeds are small files from the shared corpora plus an inline module (so the test still runs
-without the corpora). Mutations: truncation, deleted and swapped spans, duplicated spans and
+without the corpora), and generated modules (tests/hlo_strategies.py) with small edits. Texts
+that still parse are verified too, so shape inference and the verifier are fuzzed as well. Mutations: truncation, deleted and swapped spans, duplicated spans and
 inserted random characters (HLO punctuation weighted up, since that is where parsers break).
 """
 from __future__ import annotations
@@ -11,12 +12,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hlo_strategies import hlo_modules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hlotools import parse_module
 from hlotools.errors import HloError
 from hlotools.text import lexer
-from hlotools.text.parser import parse
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 INLINE = """HloModule m, entry_computation_layout={(f32[2,3]{1,0}, (s32[], f32[2]{0}))->f32[3]{0}}
@@ -90,12 +92,33 @@ def mutated(draw: st.DrawFn) -> str:
 
 
 def _check(text: str) -> None:
+    """Parse and verify: a mutation that still parses must get through the verifier and shape
+    inference with nothing but HloError too."""
     with time_limit(10):
         try:
-            parse(text, "fuzz.hlo")
+            parse_module(text, "fuzz.hlo")
         except HloError as e:
             assert e.line is None or e.line >= 1
             e.format()
+
+
+@st.composite
+def mutated_generated(draw: st.DrawFn) -> str:
+    """A valid generated module with a few small edits: mostly still parses, so the verifier and
+    shape inference see near-valid modules (a dimension, type or operand list changed)."""
+    text = draw(hlo_modules())
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 12)))
+        piece = draw(st.sampled_from(["0", "1", "-1", "3", "f32", "s8", "pred", "{}", "()", ",", ""]))
+        text = text[:i] + piece + text[j:]
+    return text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_generated())
+def test_edited_generated_modules_only_raise_hlo_errors(text: str) -> None:
+    _check(text)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
