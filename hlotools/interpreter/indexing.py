@@ -61,6 +61,8 @@ def _starts(idx: np.ndarray, batch_dims: list[int], rank: int, index_map: tuple[
 @kernel("gather")
 @guard
 def gather_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
+    """Gather as one numpy fancy-indexing step: start indices clamped so each slice fits (XLA's
+    rule, no out-of-bounds reads), then the window dims moved to offset_dims."""
     operand, indices = args[0], args[1]
     offset_dims = _ints(inst, "offset_dims")
     collapsed = _ints(inst, "collapsed_slice_dims")

@@ -132,6 +132,8 @@ def fold_last_axis(ev: Any, comp: Computation, arrays: list[Array], inits: list[
 
 @kernel("reduce")
 def reduce(inst: Instruction, args: list, ev: Any) -> Any:
+    """Like reduce_window: a ufunc where the reducer is a known op and the type needs no per-step
+    rounding, else the reduced dims are moved last and folded with the reducer computation."""
     n = len(args) // 2
     inputs = [np.asarray(a) for a in args[:n]]
     inits = [np.asarray(a) for a in args[n:]]
@@ -189,6 +191,10 @@ def _windows(x: Array, wd: tuple[WindowDim, ...], fill: Any) -> Array:
 
 @kernel("reduce-window")
 def reduce_window(inst: Instruction, args: list, ev: Any) -> Any:
+    """Three speeds: a numpy ufunc for add/max/... reducers in wide types, a pairwise tree for
+    floats narrower than 32 bits (rounded at each step, as each reducer call rounds), and the
+    reducer computation applied window slot by window slot (padding slots masked out) for
+    anything else, including variadic reducers."""
     n = len(args) // 2
     inputs = [np.asarray(a) for a in args[:n]]
     inits = [np.asarray(a) for a in args[n:]]

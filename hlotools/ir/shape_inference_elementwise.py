@@ -75,6 +75,8 @@ def _with_type(shape: Shape, et: ElementType) -> Shape:
 
 @rule(*(n for n, i in OPCODES.items() if i.category == "unary" and n not in ("copy",)))
 def infer_unary(inst: Instruction) -> Shape:
+    """Unary elementwise ops keep the operand's dims; the opcode decides which element types are
+    allowed (float-only, integral-only, ...) and whether the result type changes (abs of complex)."""
     x = array_operand(inst, 0)
     op = inst.opcode
     et = x.element_type

@@ -195,6 +195,8 @@ def infer_select_and_scatter(inst: Instruction) -> Shape:
 
 @rule("convolution")
 def infer_convolution(inst: Instruction) -> Shape:
+    """ShapeInference::InferConvolveShape: dim_labels place batch/feature/spatial dims, the window
+    gives each spatial output size; feature and batch groups split the features/batch first."""
     lhs, rhs = array_operand(inst, 0, "lhs"), array_operand(inst, 1, "rhs")
     dl: ConvDimLabels = attr(inst, "dim_labels")
     window: Window = opt_attr(inst, "window", Window(()))

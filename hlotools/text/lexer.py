@@ -166,6 +166,12 @@ _FAST_START = frozenset("%ROOTabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX
 
 
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
+    """The grammar's tokens, in order; the first character that starts no token is yielded as a
+    NUMBER/STRING/CHAR token (or raised) so the parser can say what it expected there.
+
+    One long loop because it is the parser's hottest code: a helper per word kind would add a
+    function call per token (a 100k-instruction module has ~1M of them).
+    """
     match = _TOKEN.match
     n = len(text)
     pos = 0

@@ -168,6 +168,12 @@ def _collect(toks: list[tuple[str, int]], dims: tuple[int, ...], et: ElementType
 def _walk(toks: list[tuple[str, int]], dims: tuple[int, ...], complex_: bool, base: int, rank: int, size: int,
           shape_text: str, seen: list[int], soft: list[tuple[str, int]], values: list,
           positions: list[int]) -> tuple[list, list[int]]:
+    """The brace-nesting state machine of XLA's ParseDenseLiteral, one token per step.
+
+    Kept as one loop on purpose: its error messages (and which of them XLA only records in
+    `soft` and keeps going after) depend on the nesting state at that token, so the order of
+    the checks is the specification.
+    """
     nest = 0
     i = 0
     n = len(toks)
@@ -256,6 +262,8 @@ def _scalar(toks: list[tuple[str, int]], i: int, complex_: bool, base: int):  # 
 
 
 def _convert(values: list, positions: list[int], et: ElementType, base: int) -> np.ndarray:
+    """The value strings as one numpy array of the element type, with XLA's range checks and
+    messages (ints in [min, max], floats finite in the type, NaN payloads that fit)."""
     kind = et.kind
     if kind == "complex":
         part = _F32 if et.name == "c64" else _F64

@@ -98,6 +98,8 @@ class Resolver:
         comp.root = root if root is not None else last
 
     def build(self, p: Pending, scope: Scope, nested: bool = False) -> Instruction:
+        """The Instruction for one parsed line, once every name it uses can be resolved: operands
+        and computation attributes may refer forward in the text, so building waits until here."""
         op_tok = p.opcode
         opcode = op_tok[1]
         sugar = None

@@ -42,6 +42,8 @@ def array_shape(text: str) -> Shape:
 
 
 def _parse_array(text: str) -> Shape:
+    """One array-shape token (comments already allowed inside): dims with `<=N` and `?`, then
+    the layout; called once per distinct shape text (array_shape memoises)."""
     clean = _COMMENT.sub(" ", text) if "/" in text else text
     m = _ARRAY.fullmatch(clean.strip())
     if m is None:

@@ -61,6 +61,9 @@ def _metadata(m: Mini) -> None:
 
 
 def _single_sharding(m: Mini) -> None:
+    """One `{...}` sharding: the mesh forms, or XLA's keyword list (replicated, maximal device=,
+    devices=[..]<=[..]T(..), last_tile_dims=, metadata=...), checked in ParseSingleSharding's order
+    so the same texts are rejected with its messages."""
     start = m.peek()[2]
     m.expect("{", "expected '{' to start sharding attribute")
     if m.at("mesh") or m.at("maximal_mesh"):
@@ -163,6 +166,8 @@ def sharding(text: str) -> None:
 
 
 def _mesh(m: Mini) -> tuple[list[str], list[int]]:
+    """`mesh[axis=N, ...]` or `maximal_mesh[device_id=N]`: returns (axis names, axis sizes) so the
+    named-axis sharding that follows can be checked against the mesh."""
     kind = m.take()[1]
     if kind == "maximal_mesh":
         m.expect("[", "expected '[' after maximal_mesh")

@@ -117,6 +117,8 @@ def parse(text: str, filename: str | None = None) -> Module:
 
 
 def _parse(text: str, lines: LineMap) -> Module:
+    """Lark's LALR shift/reduce loop over our tokens, calling the Builder at each reduction
+    (no Token objects, no tree: that is where plain Lark spends its time)."""
     check_nul(text, lines)
     states, rules, start, end = tables()
     builder = Builder(text, lines)
