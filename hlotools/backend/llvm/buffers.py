@@ -60,6 +60,7 @@ class BufferPlan:
     output_copies: list[tuple[int, Leaf]]  # (output leaf, source) copied at the end
     arena_bytes: int  # peak bytes of this computation's own temporaries
     in_place: set[int] = field(default_factory=set)  # id(inst) sharing its operand's buffer
+    alias_safe: set[int] = field(default_factory=set)  # result leaves that may be their param leaf
 
     def buffer_location(self, inst: Instruction, leaf: int = 0) -> Location | None:
         lf = self.leaves[id(inst)][leaf]
@@ -77,6 +78,7 @@ class Classifier:
     in_place_operand: Callable[[Instruction], int | None]
     param_leaf_base: Callable[[Instruction], int]
     donated: dict[int, int] = field(default_factory=dict)  # output leaf -> flat param leaf
+    alias_params: bool = False  # may result leaf k live in flat parameter leaf k? (while bodies)
 
 
 def _align(n: int) -> int:
@@ -91,6 +93,7 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
     for inst in order:
         leaves[id(inst)] = _leaves_of(inst, kinds[id(inst)], pos[id(inst)], leaves, buffers, cls)
     emit_pos = _emit_positions(order, kinds, pos)
+    param_readers: dict[int, list[tuple[int, Instruction]]] = {}
     for inst in order:
         if kinds[id(inst)] == "alias":
             continue
@@ -100,6 +103,8 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
                     b = buffers[lf.index]
                     b.end = max(b.end, emit_pos[id(inst)])
                     b.readers.append(inst)
+                elif lf.kind == "param":
+                    param_readers.setdefault(lf.index, []).append((emit_pos[id(inst)], inst))
     root_leaves = leaves[id(root)]
     for lf in root_leaves:
         if lf.kind == "buffer":
@@ -115,10 +120,48 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
     in_place = _share_in_place(order, leaves, buffers, pos, kinds, cls, find, group)
     location: dict[int, Location] = {}
     output_copies = _place_outputs(root_leaves, buffers, find, location, cls.donated, order, pos, leaves)
+    alias_safe: set[int] = set()
+    if cls.alias_params:
+        alias_safe = _alias_safe_leaves(root_leaves, buffers, find, location, param_readers, output_copies,
+                                        leaves, in_place)
     arena, scratch = _pack_arena(order, buffers, find, location, pos, cls)
     for b in buffers:
         location[b.id] = location[find(b.id)]
-    return BufferPlan(buffers, leaves, location, scratch, output_copies, arena, in_place)
+    return BufferPlan(buffers, leaves, location, scratch, output_copies, arena, in_place, alias_safe)
+
+
+def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], find: Callable[[int], int],
+                       location: dict[int, Location], param_readers: dict[int, list[tuple[int, Instruction]]],
+                       output_copies: list[tuple[int, Leaf]], leaves: dict[int, list[Leaf]],
+                       in_place: set[int]) -> set[int]:
+    """Result leaves k that may be written into parameter leaf k's memory: a pass-through
+    (the result is the parameter itself), or a result whose first write comes after every
+    read of the parameter — except a dynamic-update-slice of the parameter that is its only
+    reader, which then updates it in place (the scan/fori pattern)."""
+    copied = {lf.index for _, lf in output_copies if lf.kind == "param"}
+    safe: set[int] = set()
+    for k, lf in enumerate(root_leaves):
+        if lf.kind == "param" and lf.index == k:
+            if sum(1 for o in root_leaves if o == lf) == 1:
+                safe.add(k)
+            continue
+        if lf.kind != "buffer" or k in copied:
+            continue
+        g = find(lf.index)
+        loc = location.get(g)
+        if loc is None or loc.kind != "output" or loc.offset != k:
+            continue
+        members = [b for b in buffers if find(b.id) == g]
+        first = min(members, key=lambda b: b.start)
+        readers = param_readers.get(k, [])
+        dus = first.inst
+        if all(p < first.start for p, _ in readers):
+            safe.add(k)
+        elif (dus.opcode == "dynamic-update-slice" and all(r is dus for _, r in readers)
+              and len(readers) == 1 and leaves[id(dus.operands[0])] == [Leaf("param", k)]):
+            safe.add(k)
+            in_place.add(id(dus))  # its operand is the output memory: skip the copy
+    return safe
 
 
 def _leaves_of(inst: Instruction, kind: str, p: int, leaves: dict[int, list[Leaf]],

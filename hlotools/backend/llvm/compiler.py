@@ -62,6 +62,8 @@ class CompiledFunction:
     function: ir.Function
     arena_bytes: int = 0  # own peak plus the largest callee's total
     peak_own: int = 0
+    alias_params: bool = False  # compiled for outs[k] == params[k] where alias_safe says so
+    alias_safe: set[int] = field(default_factory=set)  # result leaves that may share their param leaf
 
 
 @dataclass
@@ -79,7 +81,7 @@ class ModuleCompiler:
         self.module = module
         self.implicit_fusion = implicit_fusion
         self.ir = ir.Module(name=module.name)
-        self.functions: dict[int, CompiledFunction] = {}
+        self.functions: dict[tuple[int, bool], CompiledFunction] = {}
         self.stats = CompileStats()
         self._globals = 0
         self._in_progress: set[int] = set()
@@ -92,16 +94,21 @@ class ModuleCompiler:
         self.stats.arena_bytes = cf.arena_bytes
         return self.ir
 
-    def function_for(self, comp: Computation, name: str | None = None, export: bool = False) -> CompiledFunction:
-        cf = self.functions.get(id(comp))
+    def function_for(self, comp: Computation, name: str | None = None, export: bool = False,
+                     alias_params: bool = False) -> CompiledFunction:
+        """The function of `comp`, compiled on first use. `alias_params` (while bodies):
+        a variant whose caller passes outs[k] == params[k] for the result leaves in
+        `alias_safe`, so loop state is updated in place (no copy per iteration)."""
+        key = (id(comp), alias_params)
+        cf = self.functions.get(key)
         if cf is not None:
             return cf
         fnty = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.PTR])
         fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
         if not export:
             fn.linkage = "internal"
-        cf = CompiledFunction(comp, fn)
-        self.functions[id(comp)] = cf
+        cf = CompiledFunction(comp, fn, alias_params=alias_params)
+        self.functions[key] = cf
         FunctionEmitter(self, comp, cf).emit()
         self.stats.functions += 1
         self.stats.instructions += len(comp.instructions)
@@ -226,6 +233,7 @@ class FunctionEmitter:
             scratch=lambda i: SCRATCH[i.opcode](i) if i.opcode in SCRATCH else [],
             in_place_operand=lambda i: 0 if i.opcode == "dynamic-update-slice" else None,
             param_leaf_base=lambda i: base[id(i)],
+            alias_params=self.cf.alias_params,
         )
 
     # -- emission -------------------------------------------------------------------
@@ -241,10 +249,13 @@ class FunctionEmitter:
                 raise _locate(e, inst) from None
         for j, lf in self.plan.output_copies:
             shape = root.shape.leaves()[j]
+            if j in self.plan.alias_safe:
+                continue  # the caller passes the parameter's own memory as this output
             self.memcpy(self.out_ptr(j), self.leaf_ptr_of(lf, shape), leaf_bytes(shape))
         self.b.ret_void()
         with self.b.goto_block(self.entry_block):
             self.b.branch(self.body_block)
+        self.cf.alias_safe = set(self.plan.alias_safe)
         self.cf.peak_own = self.plan.arena_bytes
         self.cf.arena_bytes = self.plan.arena_bytes + self.callee_bytes
 
@@ -354,9 +365,10 @@ class FunctionEmitter:
                              "llvm.memcpy.p0.p0.i64")
         self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
 
-    def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value]) -> None:
+    def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value],
+                         callee: CompiledFunction | None = None) -> None:
         """Call the function of `comp` with leaf pointers (its temps after ours)."""
-        callee = self.mc.function_for(comp)
+        callee = callee or self.mc.function_for(comp)
         assert self.plan is not None
         self.callee_bytes = max(self.callee_bytes, callee.arena_bytes)
         eb = self.in_entry()

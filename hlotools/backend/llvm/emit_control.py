@@ -26,15 +26,20 @@ def _copy_leaves(fe: FunctionEmitter, dst: list[ir.Value], src: list[ir.Value], 
 
 @emitter("while")
 def _while(fe: FunctionEmitter, inst: Instruction) -> None:
+    """State A lives in the while's buffers. The body is the alias_params variant: leaves
+    it can update in place get A itself as their output; the others go to scratch B and are
+    copied back after each iteration."""
     cond, body = inst.attrs["condition"], inst.attrs["body"]
     state = fe.leaf_ptrs(inst)
     _copy_leaves(fe, state, fe.leaf_ptrs(inst.operands[0]), inst)
     scratch = fe.scratch_ptrs(inst)
     pred_buf, next_state = scratch[0], scratch[1:]
+    body_cf = fe.mc.function_for(body, alias_params=True)
     next_ptrs = []
     it = iter(next_state)
-    for shape in inst.shape.leaves():
-        next_ptrs.append(next(it) if leaf_bytes(shape) else ir.Constant(T.PTR, None))
+    for k, shape in enumerate(inst.shape.leaves()):
+        p = next(it) if leaf_bytes(shape) else ir.Constant(T.PTR, None)
+        next_ptrs.append(state[k] if k in body_cf.alias_safe else p)
     b = fe.b
     header = b.append_basic_block(f"while.{inst.name}.cond")
     loop = b.append_basic_block(f"while.{inst.name}.body")
@@ -45,7 +50,7 @@ def _while(fe: FunctionEmitter, inst: Instruction) -> None:
     go = b.icmp_unsigned("!=", b.load(pred_buf, typ=T.I8), ir.Constant(T.I8, 0))
     b.cbranch(go, loop, done)
     b.position_at_end(loop)
-    fe.call_computation(body, state, next_ptrs)
+    fe.call_computation(body, state, next_ptrs, callee=body_cf)
     _copy_leaves(fe, state, next_ptrs, inst)
     b.branch(header)
     b.position_at_end(done)
