@@ -7,6 +7,7 @@ inserted random characters (HLO punctuation weighted up, since that is where par
 """
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,6 +92,11 @@ def mutated(draw: st.DrawFn) -> str:
     return text
 
 
+# The grammar's terminal names and Lark's own words: none may leak into a message.
+_GRAMMAR_WORDS = re.compile(r"\b(?:LPAR|RPAR|LBRACE|RBRACE|COMMA|ARROW|SHAPE|CATTR|CLATTR|PARAMNUM|INSTR|PNAME|"
+                            r"CNAME|IDENT|HLOMODULE|STACKFRAMES|UnexpectedToken|Token|lark)\b|\$END")
+
+
 def _check(text: str) -> None:
     """Parse and verify: a mutation that still parses must get through the verifier and shape
     inference with nothing but HloError too."""
@@ -99,6 +105,7 @@ def _check(text: str) -> None:
             parse_module(text, "fuzz.hlo")
         except HloError as e:
             assert e.line is None or e.line >= 1
+            assert not _GRAMMAR_WORDS.search(e.message), f"message not in HLO terms: {e.message}"
             e.format()
 
 
