@@ -166,6 +166,17 @@ def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
     return out
 
 
+def _compare_backends(result: RunResult, reference: RunResult, rtol: float | None,
+                      atol: float | None) -> list[Comparison]:
+    """Each output of `result` against the same output of another backend's run."""
+    out = []
+    for (spec, actual), (_, want) in zip(_data_outputs(result), _data_outputs(reference)):
+        assert spec.shape.element_type is not None
+        out.append(compare(f"{spec.name} ({result.backend.name} vs {reference.backend.name})", actual, want,
+                           spec.shape.element_type.name, rtol, atol))
+    return out
+
+
 def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
                  literals: bool) -> str:
     outputs = []
@@ -220,6 +231,9 @@ class RunCommand(VariadicCommand):
               help="Where to run (default: the best available; now the interpreter).")
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Parse and run N times and report the times (median, min).")
+@click.option("--compare", "compare_backends", is_flag=True,
+              help="Also run the other backend (llvm vs interp) on the same inputs and report the "
+                   "largest difference per output; exit 3 if they disagree beyond the tolerance.")
 @click.option("--print-literals", is_flag=True, help="Print results as HLO literals: f32[2]{0} {1, 2}.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--no-cache", is_flag=True,
@@ -231,8 +245,8 @@ class RunCommand(VariadicCommand):
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
-         repeat: int | None, print_literals: bool, as_json: bool, no_cache: bool, verbose: int,
-         debug: bool) -> None:
+         repeat: int | None, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
+         verbose: int, debug: bool) -> None:
     """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
@@ -244,6 +258,11 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
         result = _execute(text, name, chosen, inputs, seed, repeat or 1, request)
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
+    if compare_backends:
+        other = _select_backend("interp" if chosen.name != "interp" else "llvm")
+        with cli_logging(verbose):
+            reference = _execute(text, name, other, inputs, seed, 1, request)
+        comparisons = (comparisons or []) + _compare_backends(result, reference, rtol, atol)
     if output:
         save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
     if as_json:
