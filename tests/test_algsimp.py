@@ -192,3 +192,28 @@ def test_random_elementwise_chains_keep_their_values(case: tuple[str, str], seed
         # Every algsimp rule is exact (no float reassociation): equal values, NaN where NaN;
         # -0 vs +0 may differ (x + 0 => x, as XLA), which array_equal treats as equal.
         assert np.array_equal(np.asarray(b), np.asarray(a), equal_nan=(t == "f32")), f"{text}\n{b}\n{a}"
+
+
+def test_an_operand_that_becomes_single_use_is_revisited() -> None:
+    """`sum` is visited while `ac` still has two users; once the other user dies, the
+    single-use rule (A*C + B*C => (A+B)*C) must still fire in the same run."""
+    text = """HloModule m
+ENTRY main {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = s32[] parameter(2)
+  ac = s32[] multiply(a, c)
+  bc = s32[] multiply(b, c)
+  sum = s32[] add(ac, bc)
+  one = s32[] constant(1)
+  other = s32[] multiply(ac, one)
+  z = s32[] constant(0)
+  gone = s32[] add(other, z)
+  ROOT t = (s32[], s32[]) tuple(sum, c)
+}
+"""
+    module = hlotools.parse_module(text)
+    assert _run(module)
+    root = module.entry.root  # type: ignore[union-attr]
+    assert root.operands[0].opcode == "multiply" and root.operands[0].operands[0].opcode == "add"
+    assert not _run(hlotools.parse_module(hlotools.print_module(module)))

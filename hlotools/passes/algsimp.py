@@ -64,6 +64,8 @@ class _ComputationSimplifier:
         self.dead: set[int] = set()
         self.dead_list: list[Instruction] = []
         self.created: list[Instruction] = []
+        self.stack: list[Instruction] = []
+        self.queued: set[int] = set()
         self.log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)
         # Instructions other instructions must follow: XLA does not replace those.
         self.control_preds = {id(p) for i in comp.instructions for p in i.control_predecessors}
@@ -71,8 +73,8 @@ class _ComputationSimplifier:
     def run(self) -> int:
         """Simplify to a fixed point; returns the number of rewrites made."""
         rewrites = 0
-        stack = list(reversed(self.comp.instructions))
-        queued = {id(i) for i in stack}
+        stack = self.stack = list(reversed(self.comp.instructions))
+        queued = self.queued = {id(i) for i in stack}
         budget = self.options.max_rewrites_per_instruction * len(stack) + 1000
         while stack:
             inst = stack.pop()
@@ -92,15 +94,16 @@ class _ComputationSimplifier:
                 break
             # Users first, then the new instructions (operands before users) on top.
             for user in reversed(replacement.users):
-                if id(user) not in queued and id(user) not in self.dead:
-                    stack.append(user)
-                    queued.add(id(user))
+                self._push(user)
             for new in reversed(built):
-                if id(new) not in queued and id(new) not in self.dead:
-                    stack.append(new)
-                    queued.add(id(new))
+                self._push(new)
         self._finish()
         return rewrites
+
+    def _push(self, inst: Instruction) -> None:
+        if id(inst) not in self.queued and id(inst) not in self.dead:
+            self.stack.append(inst)
+            self.queued.add(id(inst))
 
     def _simplify(self, inst: Instruction) -> tuple[Instruction, list[Instruction]] | None:
         if inst.control_predecessors or id(inst) in self.control_preds:
@@ -164,6 +167,9 @@ class _ComputationSimplifier:
             self.dead.add(id(x))
             self.dead_list.append(x)
             stack.extend(operands)
+            for op in operands:  # now used once: single-use rules may match its user
+                if len(op.users) == 1:
+                    self._push(op.users[0])
 
     def _discard(self, built: list[Instruction]) -> None:
         for x in reversed(built):
