@@ -54,15 +54,14 @@ class Instruction:
         old = self.operands[index]
         self.operands[index] = new
         if old is not new and old not in self.operands:
-            old.users.remove(self)
+            remove_user(old.users, self)
         if self not in new.users:
             new.users.append(self)
 
     def detach(self) -> None:
         """Drop all operand edges (before removing the instruction)."""
         for op in set(self.operands):
-            if self in op.users:
-                op.users.remove(self)
+            remove_user(op.users, self)
         self.operands = []
 
     # -- table-driven facts ----------------------------------------------------------
@@ -92,3 +91,13 @@ class Instruction:
 
     def __repr__(self) -> str:
         return f"<{self.opcode} %{self.name}: {self.shape}>"
+
+
+def remove_user(users: list[Instruction], inst: Instruction) -> None:
+    """Remove `inst` from a users list, searching from the end: passes mostly detach recent
+    users (users lists are in textual order, and rewrites walk backwards or append), so a
+    widely shared operand (a constant with thousands of users) costs O(1), not O(users)."""
+    for i in range(len(users) - 1, -1, -1):
+        if users[i] is inst:
+            del users[i]
+            return

@@ -71,7 +71,7 @@ class InstructionFusion(HloPass):
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
-        effects = SideEffects()
+        effects = _MemoEffects()
         comps = control_flow_computations(module)
         unused_before = unused_fusion_computations(module)
         for comp in comps:
@@ -192,6 +192,21 @@ class InstructionFusion(HloPass):
             if len(operands) > self.max_operands:
                 return f"more than max-operands={self.max_operands}"
         return None
+
+
+class _MemoEffects(SideEffects):
+    """SideEffects with a per-instruction memo: the fusion loop asks about the same operands
+    each time a growing fusion is re-queued."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._inst: dict[Instruction, bool] = {}  # keyed by the object: ids of dead ones recycle
+
+    def instruction(self, inst: Instruction) -> bool:
+        known = self._inst.get(inst)
+        if known is None:
+            known = self._inst[inst] = super().instruction(inst)
+        return known
 
 
 def _readers(st: FusionState, producer: Instruction, consumer: Instruction) -> tuple[list[Instruction], list[Instruction]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, remove_user
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion_rules import MAX_INDEX_VECTORS, index_preserving, reuses_operand
@@ -130,7 +130,10 @@ class FusionBuilder:
         for key in ("metadata", "frontend_attributes"):
             if key in consumer.attrs:
                 attrs[key] = consumer.attrs[key]
-        fusion = Instruction("fusion", "fusion", consumer.shape, operands, attrs)
+        fusion = Instruction("fusion", "fusion", consumer.shape, None, attrs)
+        for o in operands:  # unique: append the edges without scanning long users lists
+            fusion.operands.append(o)
+            o.users.append(fusion)
         rw.add_instruction_deferred(self.comp, fusion, before=consumer,
                                     name=f"{producer_opcode}_{consumer.opcode}_fusion")
         rw.replace_all_uses_with(consumer, fusion)
@@ -154,24 +157,22 @@ class FusionBuilder:
         for k in sorted(slots, reverse=True):
             fusion.operands.pop(k)
             body.parameters.pop(k)
-        producer.users.remove(fusion)
+        remove_user(producer.users, fusion)
         for n, p in enumerate(body.parameters):
-            if p.parameter_number != n:
-                p.parameter_number = n
-                p.name = self.rw.unique_name(f"param_{n}")
+            p.parameter_number = n  # renamed `param_N` once, in finish
         if producer.opcode == "fusion":
-            root = self._inline_body(st, producer)
+            root, new = self._inline_body(st, producer)
         else:
             root = self._clone_into(st, producer, duplicate)
+            new = [root]
         for p in old_params:
             for u in list(p.users):
                 u.operands = [root if o is p else o for o in u.operands]
                 if u not in root.users:
                     root.users.append(u)
             p.users = []
-        body.instructions = [i for i in body.instructions if all(i is not p for p in old_params)]
-        self._update_facts(st, root, users)
-        fusion.attrs["kind"] = Enum(_kind_of(body.root))  # type: ignore[arg-type]
+        for inst in reversed(new):  # users before operands: facts flow from the root
+            st.indices[id(inst)], st.reused[id(inst)] = self.facts_from_users(st, inst, inst.users)
         if not duplicate:
             self._kill(producer)
 
@@ -183,12 +184,14 @@ class FusionBuilder:
         if self.dead:
             rw.remove_instructions(self.comp, self.dead.values())
         live = [st for st in self.created if id(st.fusion) not in self.dead]
-        for st in live:
-            st.body.instructions = post_order_from(st.body.root)  # XLA's print order
-            rw.add_computation(st.body)
         for st in self.states.values():
-            if not st.pending and id(st.fusion) not in self.dead:
-                st.body.instructions = post_order_from(st.body.root)
+            if id(st.fusion) not in self.dead and st.body is not None:
+                st.body.instructions = post_order_from(st.body.root)  # XLA's print order
+                for n, p in enumerate(st.body.parameters):  # XLA renumbers as `param_N`
+                    if not p.name.startswith(f"param_{n}") or p.name[len(f"param_{n}"):][:1] not in ("", "."):
+                        p.name = rw.unique_name(f"param_{n}")
+        for st in live:
+            rw.add_computation(st.body)
         return live
 
     # -- helpers -------------------------------------------------------------------------
@@ -204,7 +207,8 @@ class FusionBuilder:
             if o is operand:
                 return st.body.parameters[k]
         p = self._new_param(st.body, len(st.fusion.operands), operand)
-        st.fusion.append_operand(operand)
+        st.fusion.operands.append(operand)  # not an operand yet, so not a user yet: no scan
+        operand.users.append(st.fusion)
         return p
 
     def _clone_into(self, st: FusionState, producer: Instruction, duplicate: bool) -> Instruction:
@@ -219,11 +223,12 @@ class FusionBuilder:
         st.reductions += producer.opcode == "reduce"
         return clone
 
-    def _inline_body(self, st: FusionState, producer: Instruction) -> Instruction:
+    def _inline_body(self, st: FusionState, producer: Instruction) -> tuple[Instruction, list[Instruction]]:
         """Merge a (single-user) fusion producer: its body's instructions join ours."""
         inner = self.states.get(id(producer))
         body = producer.attrs["calls"]
         mapping: dict[int, Instruction] = {}
+        clones: list[Instruction] = []
         for k, p in enumerate(body.parameters):
             mapping[id(p)] = self._operand_param(st, producer.operands[k])
         for inst in post_order_from(body.root):
@@ -233,17 +238,12 @@ class FusionBuilder:
             self._take_name(clone, inst)
             st.body.add_instruction(clone)
             mapping[id(inst)] = clone
+            clones.append(clone)
             st.size += 1
             st.reductions += inst.opcode == "reduce"
         if inner is not None:
             inner.pending = False  # a body created here is never added: its fusion is dead
-        return mapping[id(body.root)]
-
-    def _update_facts(self, st: FusionState, root: Instruction, users: list[Instruction]) -> None:
-        """Facts for the newly fused instructions, from their users (reverse post order)."""
-        new = [i for i in post_order_from(root, stop=st.indices) if i.opcode != "parameter"]
-        for inst in reversed(new):
-            st.indices[id(inst)], st.reused[id(inst)] = self.facts_from_users(st, inst, inst.users)
+        return mapping[id(body.root)], clones
 
     def _take_name(self, clone: Instruction, original: Instruction) -> None:
         clone.name = original.name
