@@ -23,6 +23,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm import buffers as bufs
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.alias_scopes import scopes_of
 from hlotools.backend.llvm.emit_elemental import ElementalGen, fusion_is_elemental
 from hlotools.backend.llvm.emit_loops import c64, linear_index, loop_nest
 from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
@@ -252,6 +253,7 @@ class FunctionEmitter:
             if j in self.plan.alias_safe:
                 continue  # the caller passes the parameter's own memory as this output
             self.memcpy(self.out_ptr(j), self.leaf_ptr_of(lf, shape), leaf_bytes(shape))
+        scopes_of(self).finish()  # no-alias metadata per instruction (alias_scopes.py)
         self.b.ret_void()
         with self.b.goto_block(self.entry_block):
             self.b.branch(self.body_block)
@@ -263,6 +265,7 @@ class FunctionEmitter:
         kind = self.kinds[id(inst)]
         if kind in ("param", "const", "alias", "inline"):
             return
+        scopes_of(self).begin()
         op = inst.opcode
         for et in (s.element_type for s in inst.shape.leaves()):
             if et is not None:
@@ -349,12 +352,15 @@ class FunctionEmitter:
     def load_element(self, base: ir.Value, shape: Shape, index: list[ir.Value]) -> ir.Value:
         et = shape.element_type
         assert et is not None
-        return T.load(self.b, self.element_ptr(base, shape, index), et)
+        raw = self.b.load(self.element_ptr(base, shape, index), typ=T.storage_type(et))
+        scopes_of(self).tag(raw, base)
+        return T.from_storage(self.b, raw, et)
 
     def store_element(self, value: ir.Value, base: ir.Value, shape: Shape, index: list[ir.Value]) -> None:
         et = shape.element_type
         assert et is not None
-        T.store(self.b, value, self.element_ptr(base, shape, index), et)
+        st = self.b.store(T.to_storage(self.b, value, et), self.element_ptr(base, shape, index))
+        scopes_of(self).tag(st, base)
 
     def memcpy(self, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
         if nbytes <= 0:
