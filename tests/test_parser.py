@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import hlotools
 from hlotools.errors import HloParseError
 from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window
 from hlotools.text.parser import parse
@@ -361,3 +362,38 @@ def test_execution_thread_and_entry_layout_with_comments() -> None:
     assert m.entry is not None and m.entry.execution_thread == "main"
     b = m.entry.parameters[1]
     assert b.shape.layout is not None and b.shape.layout.memory_space == 5
+
+
+_ALL_REDUCE = """HloModule m, replica_count=4
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups=%s, to_apply=add
+}
+"""
+
+
+@pytest.mark.parametrize("groups", ["{{0,1},{2,3}}", "{}", "[2,2]<=[4]", "[2,2]<=[2,2]T(1,0)",
+                                    "mesh['x'=2,'y'=2] {'y'}"])
+def test_replica_groups_in_all_three_forms_print_back(groups: str) -> None:
+    """Explicit lists, the iota form and the mesh form (hlo-syntax.md 4.12) are kept verbatim."""
+    printed = hlotools.print_module(hlotools.parse_module(_ALL_REDUCE % groups))
+    assert f"all-reduce(p), replica_groups={groups}, to_apply=add" in printed
+
+
+@pytest.mark.parametrize("groups, message", [
+    ("[2,2]<=[5]", "iota size 5 does not match the tile assignment dimensions product 4"),
+    ("[2,2]<=[2,2]T(1)", "iota_transpose_perm T(1) must be a permutation of the 2 iota_reshape_dims"),
+    ("[2,2]<=[2,2]T(1,1)", "iota_transpose_perm T(1,1) must be a permutation"),
+    ("[2,2]<=[2,2]T(0,2)", "Out of range iota minor_to_major value 2"),
+    ("{{0,1}{2,3}}", "expects a list to end with }"),
+    ("mesh['x'=2] {'z'}", "axis 'z' is not a valid axis name or index in mesh"),
+])
+def test_malformed_replica_groups_are_located_errors(groups: str, message: str) -> None:
+    with pytest.raises(HloParseError) as exc:
+        parse(_ALL_REDUCE % groups)
+    assert message in exc.value.message and exc.value.line == 9

@@ -28,6 +28,10 @@ def _iota(m: Mini) -> tuple[list[int], list[int]]:
             if d >= len(dims):
                 raise m.error(f"Out of range iota minor_to_major value {d}, expecting value in range "
                               f"[0, {len(dims)})")
+        if sorted(perm) != list(range(len(dims))):
+            # XLA's parser lets this through and then CHECK-fails building the IotaTileAssignment.
+            raise m.error(f"iota_transpose_perm T({','.join(map(str, perm))}) must be a permutation of the "
+                          f"{len(dims)} iota_reshape_dims")
     return dims, perm
 
 
