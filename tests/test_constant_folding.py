@@ -199,3 +199,23 @@ def test_random_constant_chains_fold_to_the_interpreters_values(case: tuple[str,
             assert inst.opcode in ("constant", "broadcast", "tuple"), out
     for w, g in zip(want, evaluate(folded, [])):
         assert np.array_equal(w, g, equal_nan=(t == "f32")), f"{text}\n{out}"
+
+
+def test_an_endless_while_is_not_folded_even_when_folding_loops() -> None:
+    text = """HloModule m
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(p, one)
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  ROOT w = s32[] while(zero), condition=cond, body=body
+}
+"""
+    changed, out = _fold(text, fold_while=True, max_while_iterations=1000)
+    assert not changed and "while(zero)" in out

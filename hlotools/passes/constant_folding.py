@@ -48,6 +48,7 @@ class HloConstantFolding(HloPass):
     max_elements: int = 45_000_000  # XLA's kMaximumConstantSizeElements (results and operands)
     fold_while: bool = False  # XLA's kAggressive level folds while loops too
     fold_float_arithmetic: bool = True  # false: only integer/pred math and pure data movement
+    max_while_iterations: int = 100_000  # evaluation cap for while loops (with fold-while)
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         folder = _Folder(self, module, ctx)
@@ -65,7 +66,9 @@ class _Folder:
         self.options = options
         self.ctx = ctx
         self.rw = Rewriter(module)
-        self.evaluator = Evaluator(module)
+        # A loop that does not stop must not hang the compiler: past the cap the evaluation
+        # fails and the loop is simply not folded.
+        self.evaluator = Evaluator(module, max_while_iterations=options.max_while_iterations)
         self.folded = 0
         self._clean_computations: dict[int, bool] = {}
         self._debug = ctx.logger.isEnabledFor(logging.DEBUG)
