@@ -39,6 +39,7 @@ from hlotools.passes.fusion_rules import (
     ALWAYS_DUPLICABLE,
     MAX_INDEX_VECTORS,
     MAX_REDUCTIONS,
+    can_be_output_fused,
     concat_too_wide,
     effectively_at_most_unary,
     is_consumer_fusible,
@@ -68,6 +69,7 @@ class InstructionFusion(HloPass):
     merge_fusions: bool = True
     multi_output: bool = True
     max_multi_output_operands: int = 20  # CPU multi-output fusion's budget
+    output_fusion: bool = True  # matrix-vector dot + add -> kOutput fusion
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
@@ -114,7 +116,9 @@ class InstructionFusion(HloPass):
                 if not ctx.consume_fuel(f"fuse {producer.name} into {consumer.name}"):
                     continue
                 producer_name = producer.name
-                st = builder.state(consumer) if consumer.opcode == "fusion" else builder.start(consumer, producer.opcode)
+                kind = "kOutput" if can_be_output_fused(producer, consumer) else None
+                st = builder.state(consumer) if consumer.opcode == "fusion" else \
+                    builder.start(consumer, producer.opcode, kind)
                 builder.fuse(st, producer)
                 ctx.decision("fused %s into %s", producer_name, st.fusion.name)
                 fused_any = True
@@ -133,6 +137,10 @@ class InstructionFusion(HloPass):
             return "control dependencies"
         if producer is comp.root:
             return "the producer is the computation's root"
+        if self.output_fusion and consumer.opcode != "fusion" and can_be_output_fused(producer, consumer):
+            return None  # XLA CPU's dot output fusion: the add runs in the dot's epilogue
+        if self.output_fusion and any(can_be_output_fused(o, producer) for o in producer.operands):
+            return "it will take its dot operand as an output fusion"
         if not is_producer_fusible(producer) or effects.instruction(producer):
             return f"{producer.opcode} is not loop-fusible"
         if producer.opcode == "fusion" and not self.merge_fusions:

@@ -111,7 +111,7 @@ class FusionBuilder:
         return st
 
     # -- edits ---------------------------------------------------------------------------
-    def start(self, consumer: Instruction, producer_opcode: str) -> FusionState:
+    def start(self, consumer: Instruction, producer_opcode: str, kind: str | None = None) -> FusionState:
         """Replace `consumer` by a one-instruction fusion named `<producer>_<consumer>_fusion`."""
         rw = self.rw
         body = Computation("fused_computation")
@@ -126,7 +126,7 @@ class FusionBuilder:
         self._take_name(clone, consumer)
         body.add_instruction(clone)
         body.root = clone
-        attrs = {"kind": Enum(_kind_of(clone)), "calls": body}
+        attrs = {"kind": Enum(kind or _kind_of(clone)), "calls": body}
         for key in ("metadata", "frontend_attributes"):
             if key in consumer.attrs:
                 attrs[key] = consumer.attrs[key]

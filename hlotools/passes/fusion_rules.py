@@ -139,3 +139,21 @@ def reuses_operand(user: Instruction, operand_index: int) -> bool:
     if op == "gather":
         return operand_index == 0
     return False
+
+
+def is_matrix_vector_dot(inst: Instruction) -> bool:
+    """XLA CPU's output-fusion candidate: a non-batched matrix-vector dot (rank <= 1 result),
+    not complex."""
+    if inst.opcode != "dot" or len(inst.operands) != 2 or inst.attrs.get("lhs_batch_dims"):
+        return False
+    et = inst.shape.element_type
+    if et is None or et.is_complex or inst.shape.rank > 1:
+        return False
+    ranks = sorted(o.shape.rank for o in inst.operands)
+    return ranks == [1, 2]
+
+
+def can_be_output_fused(producer: Instruction, consumer: Instruction) -> bool:
+    """CPU's CanBeOutputFused: such a dot with a single use, feeding an add (kOutput)."""
+    return consumer.opcode == "add" and is_matrix_vector_dot(producer) and len(producer.users) == 1 \
+        and consumer.operands.count(producer) == 1
