@@ -77,8 +77,9 @@ class Classifier:
     scratch: Callable[[Instruction], list[int]]
     in_place_operand: Callable[[Instruction], int | None]
     param_leaf_base: Callable[[Instruction], int]
-    donated: dict[int, int] = field(default_factory=dict)  # output leaf -> flat param leaf
-    alias_params: bool = False  # may result leaf k live in flat parameter leaf k? (while bodies)
+    # Result leaf -> flat parameter leaf whose memory the caller may pass as that result
+    # (while bodies: k -> k; the entry: input_output_alias). Only pairs of identical shapes.
+    param_alias: dict[int, int] = field(default_factory=dict)
 
 
 def _align(n: int) -> int:
@@ -119,11 +120,11 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
 
     in_place = _share_in_place(order, leaves, buffers, pos, kinds, cls, find, group)
     location: dict[int, Location] = {}
-    output_copies = _place_outputs(root_leaves, buffers, find, location, cls.donated, order, pos, leaves)
+    output_copies = _place_outputs(root_leaves, buffers, find, location)
     alias_safe: set[int] = set()
-    if cls.alias_params:
+    if cls.param_alias:
         alias_safe = _alias_safe_leaves(root_leaves, buffers, find, location, param_readers, output_copies,
-                                        leaves, in_place)
+                                        leaves, in_place, cls.param_alias)
     arena, scratch = _pack_arena(order, buffers, find, location, pos, cls)
     for b in buffers:
         location[b.id] = location[find(b.id)]
@@ -133,19 +134,25 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
 def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], find: Callable[[int], int],
                        location: dict[int, Location], param_readers: dict[int, list[tuple[int, Instruction]]],
                        output_copies: list[tuple[int, Leaf]], leaves: dict[int, list[Leaf]],
-                       in_place: set[int]) -> set[int]:
-    """Result leaves k that may be written into parameter leaf k's memory: a pass-through
-    (the result is the parameter itself), or a result whose first write comes after every
-    read of the parameter — except a dynamic-update-slice of the parameter that is its only
-    reader, which then updates it in place (the scan/fori pattern)."""
+                       in_place: set[int], param_alias: dict[int, int]) -> set[int]:
+    """Result leaves k that may be written into the memory of parameter leaf param_alias[k]:
+    a pass-through (the result is that parameter itself), or a result whose first write
+    comes after every read of the parameter — except a dynamic-update-slice of the parameter
+    that is its only reader, which then updates it in place (the scan / KV-cache pattern).
+    The generated code stays correct when the caller passes distinct memory anyway (it copies
+    when the pointers differ), so aliasing is purely an optimisation."""
     copied = {lf.index for _, lf in output_copies if lf.kind == "param"}
+    targets = list(param_alias.values())
     safe: set[int] = set()
-    for k, lf in enumerate(root_leaves):
-        if lf.kind == "param" and lf.index == k:
+    for k, i in param_alias.items():
+        if k >= len(root_leaves) or targets.count(i) != 1:
+            continue
+        lf = root_leaves[k]
+        if lf == Leaf("param", i):
             if sum(1 for o in root_leaves if o == lf) == 1:
                 safe.add(k)
             continue
-        if lf.kind != "buffer" or k in copied:
+        if lf.kind != "buffer" or i in copied:
             continue
         g = find(lf.index)
         loc = location.get(g)
@@ -153,14 +160,14 @@ def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], fi
             continue
         members = [b for b in buffers if find(b.id) == g]
         first = min(members, key=lambda b: b.start)
-        readers = param_readers.get(k, [])
+        readers = param_readers.get(i, [])
         dus = first.inst
         if all(p < first.start for p, _ in readers):
             safe.add(k)
-        elif (dus.opcode == "dynamic-update-slice" and all(r is dus for _, r in readers)
-              and len(readers) == 1 and leaves[id(dus.operands[0])] == [Leaf("param", k)]):
+        elif (dus.opcode == "dynamic-update-slice" and len(readers) == 1 and readers[0][1] is dus
+              and leaves[id(dus.operands[0])] == [Leaf("param", i)]):
             safe.add(k)
-            in_place.add(id(dus))  # its operand is the output memory: skip the copy
+            in_place.add(id(dus))  # its operand's memory is (normally) the output: copy only if not
     return safe
 
 
@@ -223,8 +230,7 @@ def _share_in_place(order: list[Instruction], leaves: dict[int, list[Leaf]], buf
 
 
 def _place_outputs(root_leaves: list[Leaf], buffers: list[LogicalBuffer], find: Callable[[int], int],
-                   location: dict[int, Location], donated: dict[int, int], order: list[Instruction],
-                   pos: dict[int, int], leaves: dict[int, list[Leaf]]) -> list[tuple[int, Leaf]]:
+                   location: dict[int, Location]) -> list[tuple[int, Leaf]]:
     copies: list[tuple[int, Leaf]] = []
     groups_used: dict[int, int] = {}
     counts: dict[int, int] = {}

@@ -65,6 +65,7 @@ class CompiledFunction:
     peak_own: int = 0
     alias_params: bool = False  # compiled for outs[k] == params[k] where alias_safe says so
     alias_safe: set[int] = field(default_factory=set)  # result leaves that may share their param leaf
+    donation: dict[int, int] = field(default_factory=dict)  # entry: result leaf -> donated param leaf
 
 
 @dataclass
@@ -73,6 +74,9 @@ class CompileStats:
     instructions: int = 0
     arena_bytes: int = 0
     peak_by_computation: dict[str, int] = field(default_factory=dict)
+    # Entry result leaf -> flat argument leaf whose memory it may be written into
+    # (input_output_alias); the caller may pass the argument's memory as that result.
+    donated: dict[int, int] = field(default_factory=dict)
 
 
 class ModuleCompiler:
@@ -91,12 +95,13 @@ class ModuleCompiler:
         entry = self.module.entry
         if entry is None or entry.root is None:
             raise HloUnsupportedError(f"module {self.module.name} has no entry computation")
-        cf = self.function_for(entry, ENTRY_NAME, export=True)
+        cf = self.function_for(entry, ENTRY_NAME, export=True, donation=entry_donation(self.module))
         self.stats.arena_bytes = cf.arena_bytes
+        self.stats.donated = {k: cf.donation[k] for k in sorted(cf.alias_safe)}
         return self.ir
 
     def function_for(self, comp: Computation, name: str | None = None, export: bool = False,
-                     alias_params: bool = False) -> CompiledFunction:
+                     alias_params: bool = False, donation: dict[int, int] | None = None) -> CompiledFunction:
         """The function of `comp`, compiled on first use. `alias_params` (while bodies):
         a variant whose caller passes outs[k] == params[k] for the result leaves in
         `alias_safe`, so loop state is updated in place (no copy per iteration)."""
@@ -108,7 +113,7 @@ class ModuleCompiler:
         fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
         if not export:
             fn.linkage = "internal"
-        cf = CompiledFunction(comp, fn, alias_params=alias_params)
+        cf = CompiledFunction(comp, fn, alias_params=alias_params, donation=dict(donation or {}))
         self.functions[key] = cf
         FunctionEmitter(self, comp, cf).emit()
         self.stats.functions += 1
@@ -234,8 +239,17 @@ class FunctionEmitter:
             scratch=lambda i: SCRATCH[i.opcode](i) if i.opcode in SCRATCH else [],
             in_place_operand=lambda i: 0 if i.opcode == "dynamic-update-slice" else None,
             param_leaf_base=lambda i: base[id(i)],
-            alias_params=self.cf.alias_params,
+            param_alias=self._param_alias(),
         )
+
+    def _param_alias(self) -> dict[int, int]:
+        """Result leaf -> parameter leaf pairs of identical shape the caller may alias."""
+        params = [leaf for p in self.comp.parameters for leaf in p.shape.leaves()]
+        assert self.comp.root is not None
+        results = self.comp.root.shape.leaves()
+        wanted = {k: k for k in range(len(results))} if self.cf.alias_params else self.cf.donation
+        return {k: i for k, i in wanted.items()
+                if k < len(results) and i < len(params) and results[k] == params[i] and leaf_bytes(results[k])}
 
     # -- emission -------------------------------------------------------------------
     def emit(self) -> None:
@@ -250,8 +264,9 @@ class FunctionEmitter:
                 raise _locate(e, inst) from None
         for j, lf in self.plan.output_copies:
             shape = root.shape.leaves()[j]
-            if j in self.plan.alias_safe:
-                continue  # the caller passes the parameter's own memory as this output
+            if j in self.plan.alias_safe:  # normally the caller passes the parameter's own memory
+                self.memcpy_if_distinct(self.out_ptr(j), self.leaf_ptr_of(lf, shape), leaf_bytes(shape))
+                continue
             self.memcpy(self.out_ptr(j), self.leaf_ptr_of(lf, shape), leaf_bytes(shape))
         scopes_of(self).finish()  # no-alias metadata per instruction (alias_scopes.py)
         self.b.ret_void()
@@ -371,6 +386,11 @@ class FunctionEmitter:
                              "llvm.memcpy.p0.p0.i64")
         self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
 
+    def memcpy_if_distinct(self, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
+        """memcpy unless dst and src are the same memory (aliased results)."""
+        with self.b.if_then(self.b.icmp_unsigned("!=", self.b.ptrtoint(dst, T.I64), self.b.ptrtoint(src, T.I64))):
+            self.memcpy(dst, src, nbytes)
+
     def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value],
                          callee: CompiledFunction | None = None) -> None:
         """Call the function of `comp` with leaf pointers (its temps after ours)."""
@@ -460,6 +480,40 @@ def _elements(shape: Shape) -> int:
 def schedule(comp: Computation) -> list[Instruction]:
     """The instruction order: the text's (a topological order; the scheduler may refine it)."""
     return comp.post_order() if any(i.control_predecessors for i in comp.instructions) else list(comp.instructions)
+
+
+def entry_donation(module: Module) -> dict[int, int]:
+    """input_output_alias as flat leaves: result leaf -> argument leaf (both depth-first)."""
+    from hlotools.ir.verifier_module import _ALIAS, _index  # the header's one parser of these
+    alias = module.attrs.get("input_output_alias")
+    entry = module.entry
+    if alias is None or entry is None or entry.root is None:
+        return {}
+    out: dict[int, int] = {}
+    base = [0]
+    for p in entry.parameters:
+        base.append(base[-1] + len(p.shape.leaves()))
+    for out_text, number, param_text in _ALIAS.findall(str(alias)):
+        n = int(number)
+        if not 0 <= n < len(entry.parameters):
+            continue
+        k = _flat_leaf(entry.root.shape, _index(out_text))
+        i = _flat_leaf(entry.parameters[n].shape, _index(param_text))
+        if k is not None and i is not None:
+            out[k] = base[n] + i
+    return out
+
+
+def _flat_leaf(shape: Shape, index: tuple[int, ...] | list[int]) -> int | None:
+    """Depth-first leaf number of the array at a tuple index (None if not an array leaf)."""
+    n = 0
+    for i in index:
+        subs = shape.tuple_shapes
+        if subs is None or not 0 <= i < len(subs):
+            return None
+        n += sum(len(s.leaves()) for s in subs[:i])
+        shape = subs[i]
+    return n if not shape.is_tuple else None
 
 
 def _locate(e: HloError, inst: Instruction) -> HloError:

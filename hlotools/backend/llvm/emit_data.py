@@ -70,6 +70,10 @@ def _dynamic_update_slice(fe: FunctionEmitter, inst: Instruction) -> None:
     operand, update = inst.operands[0], inst.operands[1]
     if id(inst) not in fe.plan.in_place:
         copy_value(fe, operand, out, inst)
+    elif fe.is_materialised(operand) and operand.opcode != "constant":
+        # in place: the operand's buffer is (normally) the result's; copy if the caller did
+        # not alias a donated / loop-state parameter after all
+        fe.memcpy_if_distinct(out, fe.leaf_ptrs(operand)[0], leaf_bytes(inst.shape))
     b = fe.b
     dims, udims = inst.shape.dims, update.shape.dims
     if any(n == 0 for n in udims):

@@ -104,6 +104,12 @@ class CompiledModule:
                                   f"got {len(args)}")
         keep = [_to_physical(a, s, i) for i, (a, s) in enumerate(zip(args, self.param_leaves))]
         outs = [_alloc_physical(s) for s in self.result_leaves]
+        for k, i in getattr(self.stats, "donated", {}).items():
+            # input_output_alias: result k is computed in (a private copy of) argument i's memory
+            src = keep[i]
+            if src is not None and outs[k] is not None and src.shape == outs[k].shape:
+                own = src.copy() if np.shares_memory(src, np.asarray(args[i])) else src
+                keep[i] = outs[k] = own
         in_arr = (ctypes.c_void_p * max(1, len(keep)))(*[_addr(k) for k in keep])
         out_arr = (ctypes.c_void_p * max(1, len(outs)))(*[_addr(o) for o in outs])
         with self._lock:
