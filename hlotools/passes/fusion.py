@@ -25,6 +25,7 @@ Every decision takes one unit of fuel (--bisect-limit) and is logged with -vv.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
@@ -50,12 +51,14 @@ from hlotools.passes.fusion_rules import (
 )
 from hlotools.passes.fusion_stats import (
     control_flow_computations,
+    kernel_counts,
     remove_unused_fusion_computations,
     unused_fusion_computations,
 )
 from hlotools.passes.side_effects import SideEffects
 
 MAX_ROUNDS = 8
+log = logging.getLogger("hlotools.passes")
 
 
 @dataclass
@@ -74,6 +77,7 @@ class InstructionFusion(HloPass):
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
         effects = _MemoEffects()
+        before = kernel_counts(module)
         comps = control_flow_computations(module)
         unused_before = unused_fusion_computations(module)
         for comp in comps:
@@ -88,6 +92,9 @@ class InstructionFusion(HloPass):
             # scalar constant, say): XLA runs CSE on fusion computations after fusion; so do we,
             # which keeps the pass (and -O2) idempotent.
             HloCSE(only_fusion_computations=True).run(module, ctx)
+        after = kernel_counts(module)
+        log.info("fusion: %d kernels -> %d (%d fusions, %d unfused)", before.total, after.total,
+                 after.fusions, after.unfused)
         return rw.changed
 
     # -- the producer/consumer loop --------------------------------------------------------
