@@ -185,7 +185,7 @@ class FusionBuilder:
             rw.remove_instructions(self.comp, self.dead.values())
         live = [st for st in self.created if id(st.fusion) not in self.dead]
         for st in self.states.values():
-            if id(st.fusion) not in self.dead and st.body is not None:
+            if id(st.fusion) not in self.dead and st.body is not None and st.body.root is not None:
                 st.body.instructions = post_order_from(st.body.root)  # XLA's print order
                 for n, p in enumerate(st.body.parameters):  # XLA renumbers as `param_N`
                     if not p.name.startswith(f"param_{n}") or p.name[len(f"param_{n}"):][:1] not in ("", "."):

@@ -59,8 +59,9 @@ class LayoutAssignment(HloPass):
             for inst in comp.instructions:
                 if id(inst) in pinned or id(inst) in late or (comp is entry and inst.opcode == "parameter"):
                     continue
-                want, direct = wants.get(id(inst), (None, False))
-                if want is not None and (direct or bitcast_layout(inst) == want.layout):
+                planned = wants.get(id(inst))
+                if planned is not None and (planned[1] or bitcast_layout(inst) == planned[0].layout):
+                    want = planned[0]
                     rw.set_shape(inst, want)  # its operand is final already (textual order)
                     ctx.decision("%s produces the entry result layout %s itself", inst.name, want.layout)
                 else:
