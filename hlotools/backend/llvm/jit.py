@@ -223,7 +223,10 @@ def unresolved_symbols(mod: llvm.ModuleRef) -> list[str]:
 
 
 _LIBCALL_INTRINSICS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "pow": "pow", "exp2": "exp2",
-                       "log2": "log2", "log10": "log10", "tan": "tan", "tanh": "tanh", "frem": "fmod"}
+                       "log2": "log2", "log10": "log10", "tan": "tan", "tanh": "tanh", "frem": "fmod",
+                       # rounding: instructions with SSE4.1/AVX/NEON, libm calls on older targets
+                       "floor": "floor", "ceil": "ceil", "round": "round", "roundeven": "roundeven",
+                       "trunc": "trunc", "rint": "rint"}
 
 
 def _intrinsic_libcalls(name: str) -> list[str]:
