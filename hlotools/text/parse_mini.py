@@ -242,21 +242,28 @@ _FILE_LOCATION = ("file_name_id", "function_name_id", "line", "end_line", "colum
 _STACK_FRAME = ("file_location_id", "parent_frame_id")
 
 
+def take_sub_attribute_name(m: Mini, seen: set[str], allowed: list[str]) -> str:
+    """The next `name=` inside a `{...}` of sub-attributes, with XLA's messages for a missing,
+    repeated or unknown name (ParseSubAttributes and ParseMetadata word them alike)."""
+    k, name, _ = m.peek()
+    if k != "attr":
+        raise m.error("expects attribute name")
+    if name in seen:
+        raise m.error(f"attribute {name} already exists")
+    if name not in allowed:
+        raise m.error(f'unexpected attribute "{name}". Allowed attributes: {", ".join(allowed)}')
+    m.take()
+    seen.add(name)
+    return name
+
+
 def _sub_attributes(m: Mini, required: tuple[str, ...]) -> None:
     start = m.peek()[2]
     m.expect("{", "expects '{' to start sub attributes")
     seen: set[str] = set()
     while not m.at("}"):
         m.eat(",")
-        k, name, _ = m.peek()
-        if k != "attr":
-            raise m.error("expects attribute name")
-        if name in seen:
-            raise m.error(f"attribute {name} already exists")
-        if name not in required:
-            raise m.error(f'unexpected attribute "{name}". Allowed attributes: {", ".join(sorted(required))}')
-        m.take()
-        seen.add(name)
+        take_sub_attribute_name(m, seen, sorted(required))
         m.integer()
     for name in sorted(required):
         if name not in seen:
@@ -357,15 +364,7 @@ def metadata(text: str) -> None:
         m.eat(",")
         if m.at("}"):
             break
-        k, name, _ = m.peek()
-        if k != "attr":
-            raise m.error("expects attribute name")
-        if name in seen:
-            raise m.error(f"attribute {name} already exists")
-        if name not in allowed:
-            raise m.error(f'unexpected attribute "{name}". Allowed attributes: {", ".join(allowed)}')
-        m.take()
-        seen.add(name)
+        name = take_sub_attribute_name(m, seen, allowed)
         if name in _METADATA_STRINGS:
             if m.peek()[0] != "string":
                 raise m.error("expects string")
