@@ -100,3 +100,33 @@ def test_random_modules_match_the_interpreter(case: tuple[str, str, tuple[int, .
     scale = max(float(np.max(np.abs(w[ok]))) if ok.any() else 0.0, 1e-30)
     # reductions sum in another order; rounding per op in the narrow types can then differ
     assert (np.abs(g[ok] - w[ok]) <= 64 * eps * scale).all(), f"{text}\n{g}\n{w}"
+
+
+@st.composite
+def dot_modules(draw: st.DrawFn) -> tuple[str, str, tuple[int, ...], tuple[int, ...]]:
+    et = draw(st.sampled_from(["f32", "f64", "bf16", "s32", "s8"]))
+    nb = draw(st.integers(0, 1))
+    b, m, k, n = (draw(st.integers(1, 6)) for _ in range(4))
+    lhs_t = draw(st.booleans())  # contracting dim first or last
+    lhs = ((b,) if nb else ()) + ((k, m) if lhs_t else (m, k))
+    rhs = ((b,) if nb else ()) + (k, n)
+    lc = nb + (0 if lhs_t else 1)
+    out = ((b,) if nb else ()) + (m, n)
+    batch = "lhs_batch_dims={0}, rhs_batch_dims={0}, " if nb else ""
+    dims = lambda d: ",".join(map(str, d))  # noqa: E731
+    text = (f"HloModule m\nENTRY e {{\n  a = {et}[{dims(lhs)}] parameter(0)\n  b = {et}[{dims(rhs)}] parameter(1)\n"
+            f"  ROOT d = {et}[{dims(out)}] dot(a, b), {batch}lhs_contracting_dims={{{lc}}}, "
+            f"rhs_contracting_dims={{{nb}}}\n}}\n")
+    return text, et, lhs, rhs
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dot_modules(), st.integers(0, 2**31 - 1))
+def test_random_dots_match_the_interpreter(case: tuple[str, str, tuple[int, ...], tuple[int, ...]], seed: int) -> None:
+    text, et, lhs, rhs = case
+    m = hlotools.parse_module(text)
+    rng = np.random.default_rng(seed)
+    dt = ELEMENT_TYPES[et].dtype
+    args = [rng.integers(-4, 5, d).astype(dt) for d in (lhs, rhs)]  # small ints: every order is exact
+    got, want = compile_module(m)(args)[0], evaluate(m, args)[0]
+    assert got.dtype == want.dtype and np.array_equal(got.astype(np.float64), want.astype(np.float64)), text
