@@ -286,12 +286,22 @@ def _globally_unfusible(order: list[Instruction], pinned: set[int]) -> set[int]:
 
 def _coupled_softmax_producer(p: Instruction) -> bool:
     """CPU's IsCoupledReductionShiftExpProducer: an elementwise p feeding both a max-reduce and
-    the subtract of exp(p - max)."""
+    the subtract of exp(p - max) — also when those already sit in fusions (so a second run
+    decides as the first did)."""
     if not is_elementwise(p):
         return False
-    has_max = any(u.opcode == "reduce" and _reduces_with(u, "maximum") for u in p.users)
-    has_shift = any(u.opcode == "subtract" and u.operands[0] is p and
-                    any(v.opcode == "exponential" for v in u.users) for u in p.users)
+    reads: list[tuple[Instruction, Instruction]] = []  # (reader, what it reads p as)
+    for u in _unique(p.users):
+        if u.opcode == "fusion" and "calls" in u.attrs:
+            body = u.attrs["calls"]
+            for k, o in enumerate(u.operands):
+                if o is p and k < len(body.parameters):
+                    reads.extend((r, body.parameters[k]) for r in body.parameters[k].users)
+        else:
+            reads.append((u, p))
+    has_max = any(r.opcode == "reduce" and r.operands[0] is v and _reduces_with(r, "maximum") for r, v in reads)
+    has_shift = any(r.opcode == "subtract" and r.operands[0] is v and
+                    any(x.opcode == "exponential" for x in r.users) for r, v in reads)
     return has_max and has_shift
 
 
