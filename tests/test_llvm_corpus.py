@@ -9,7 +9,7 @@ from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op
 
 # module -> the construct it needs that the LLVM backend refuses (HloUnsupportedError).
 MISSING: dict[str, str] = {
-    "fft_complex": "fft", "linalg_custom_calls": "custom-call",
+    "linalg_custom_calls": "custom-call",
 }
 
 

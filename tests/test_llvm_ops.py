@@ -384,3 +384,28 @@ ENTRY e {
     a = np.arange(16, dtype=np.float32)
     b = -np.arange(16, dtype=np.float32)
     same_bits(c([a, b, np.int32(3)]), evaluate(m, [a, b, np.int32(3)]))
+
+
+@pytest.mark.parametrize("kind,src,dst,dims,lengths", [
+    ("FFT", "c64", "c64", (3, 8), (8,)), ("IFFT", "c64", "c64", (2, 5, 6), (5, 6)),
+    ("RFFT", "f32", "c64", (4, 10), (10,)), ("IRFFT", "c64", "f32", (3, 5), (8,)),
+    ("IRFFT", "c64", "f32", (4, 4), (4, 6)), ("FFT", "c128", "c128", (7,), (7,))])
+def test_fft_matches_numpy(kind: str, src: str, dst: str, dims: tuple[int, ...], lengths: tuple[int, ...]) -> None:
+    out = list(dims)
+    if kind == "RFFT":
+        out[-1] = lengths[-1] // 2 + 1
+    if kind == "IRFFT":
+        out[-1] = lengths[-1]
+    text = (f"HloModule m\nENTRY e {{\n  x = {src}[{','.join(map(str, dims))}] parameter(0)\n"
+            f"  ROOT f = {dst}[{','.join(map(str, out))}] fft(x), fft_type={kind}, "
+            f"fft_length={{{','.join(map(str, lengths))}}}\n}}\n")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(dims)
+    if src.startswith("c"):
+        x = x + 1j * rng.standard_normal(dims)
+    from hlotools.ir.types import ELEMENT_TYPES
+    x = x.astype(ELEMENT_TYPES[src].dtype)
+    got, want = run_both(text, [x])
+    scale = float(np.max(np.abs(want[0])))
+    assert got[0].dtype == want[0].dtype
+    assert np.max(np.abs(got[0] - want[0])) <= 1e-5 * scale, np.max(np.abs(got[0] - want[0]))

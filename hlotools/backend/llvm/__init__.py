@@ -44,6 +44,7 @@ from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
     emit_data,
     emit_dot,
     emit_elemental,
+    emit_fft,
     emit_gemm,
     emit_reduce,
     emit_rng,
