@@ -4,10 +4,8 @@ generated JAX-like modules of 1k, 10k and 100k instructions (bench/gen_modules.p
 Prints, per pass: total time over the corpus, time per generated size, and the scaling
 exponent per 10x size (log10 of the time ratio; 1.0 is linear), for 1k->10k and 10k->100k.
 Each timing is the best of --repeat runs on a freshly parsed module (parsing is not timed),
-in CPU time of this process (the machine is shared: wall time measures the neighbours), with
-the parsed module frozen out of the cyclic garbage collector (gc.freeze): otherwise every
-full collection during the pass walks the whole 100k-instruction module, which makes any
-allocating pass look quadratic. Never asserts on time (machines differ). Usage:
+in CPU time of this process (the machine is shared: wall time mostly measures the
+neighbours, and made linear passes look quadratic). Never asserts on time (machines differ). Usage:
   python bench/passes.py [--sizes 1000,10000,100000] [--repeat 3] [--passes dce,cse] [--json]
 """
 from __future__ import annotations
@@ -47,12 +45,10 @@ def time_spec(text: str, spec: str, repeat: int) -> tuple[float, int, int]:
         module = hlotools.parse_module(text, "bench", verify=False)
         before = module.instruction_count()
         steps = parse_pipeline(spec)
-        gc.collect()
-        gc.freeze()
+        gc.collect()  # start each run with the same heap
         t = time.process_time()
         PassManager().run(module, steps)
         best = min(best, time.process_time() - t)
-        gc.unfreeze()
         after = module.instruction_count()
     return best, before, after
 
