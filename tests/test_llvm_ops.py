@@ -409,3 +409,32 @@ def test_fft_matches_numpy(kind: str, src: str, dst: str, dims: tuple[int, ...],
     scale = float(np.max(np.abs(want[0])))
     assert got[0].dtype == want[0].dtype
     assert np.max(np.abs(got[0] - want[0])) <= 1e-5 * scale, np.max(np.abs(got[0] - want[0]))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_and_not_positive_definite(lower: bool) -> None:
+    text = (f"HloModule m\nENTRY e {{\n  a = f32[3,4,4] parameter(0)\n"
+            f"  ROOT c = f32[3,4,4] cholesky(a), lower={'true' if lower else 'false'}\n}}\n")
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((3, 4, 4))
+    a = (m @ np.swapaxes(m, 1, 2) + 4 * np.eye(4)).astype(np.float32)
+    a[2] = -a[2]  # not positive definite: all NaN
+    got, want = run_both(text, [a])
+    assert np.array_equal(np.isnan(got[0]), np.isnan(want[0]))
+    np.testing.assert_allclose(got[0][:2], want[0][:2], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose", ["NO_TRANSPOSE", "TRANSPOSE"])
+@pytest.mark.parametrize("unit", [True, False])
+def test_triangular_solve(left: bool, lower: bool, transpose: str, unit: bool) -> None:
+    bshape = "f32[2,4,3]" if left else "f32[2,3,4]"
+    text = (f"HloModule m\nENTRY e {{\n  a = f32[2,4,4] parameter(0)\n  b = {bshape} parameter(1)\n"
+            f"  ROOT x = {bshape} triangular-solve(a, b), left_side={str(left).lower()}, "
+            f"lower={str(lower).lower()}, unit_diagonal={str(unit).lower()}, transpose_a={transpose}\n}}\n")
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 3) if left else (2, 3, 4)).astype(np.float32)
+    got, want = run_both(text, [a, b])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)

@@ -46,6 +46,7 @@ from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
     emit_elemental,
     emit_fft,
     emit_gemm,
+    emit_linalg,
     emit_reduce,
     emit_rng,
     emit_sort,

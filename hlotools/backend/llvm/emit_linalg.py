@@ -1,0 +1,170 @@
+"""cholesky and triangular-solve (real types) as scalar loop nests in f64 scratch memory,
+per matrix of the batch, with the interpreter's (XLA's expanders') semantics:
+
+* cholesky reads only the `lower` (or upper) triangle, writes zeros in the other one, and a
+  matrix that is not positive definite (a pivot <= 0 or NaN) becomes all NaN.
+* triangular-solve solves op(a) x = b (left_side) or x op(a) = b reading a's triangle (unit
+  diagonal: ones), by substitution; singular systems give inf/NaN, never a trap.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_math as M
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.compiler import FunctionEmitter
+from hlotools.backend.llvm.emit_arith import convert_value
+from hlotools.backend.llvm.emit_loops import c64, for_range, loop_nest
+from hlotools.backend.llvm.registry import SCRATCH, emitter
+from hlotools.errors import HloUnsupportedError
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ELEMENT_TYPES
+
+F64 = ELEMENT_TYPES["f64"]
+
+
+def _real(inst: Instruction) -> None:
+    for s in [inst.shape] + [o.shape for o in inst.operands]:
+        if s.element_type is None or s.element_type.kind != "float":
+            raise HloUnsupportedError(f"{inst.opcode} of {s.element_type} values (real floats only)")
+
+
+class _Mat:
+    """An f64 scratch matrix rows x cols."""
+
+    def __init__(self, fe: FunctionEmitter, ptr: ir.Value, cols: int) -> None:
+        self.fe, self.ptr, self.cols = fe, ptr, cols
+
+    def _at(self, i: ir.Value, j: ir.Value) -> ir.Value:
+        b = self.fe.b
+        return b.gep(self.ptr, [b.add(b.mul(i, c64(self.cols)), j)], source_etype=T.F64)
+
+    def get(self, i: ir.Value, j: ir.Value) -> ir.Value:
+        return self.fe.b.load(self._at(i, j), typ=T.F64)
+
+    def set(self, i: ir.Value, j: ir.Value, v: ir.Value) -> None:
+        self.fe.b.store(v, self._at(i, j))
+
+
+def _batch_shape(shape: Shape, trailing: int) -> Shape:
+    assert shape.element_type is not None
+    return Shape.array(shape.element_type, shape.dims[:len(shape.dims) - trailing])
+
+
+def _var(fe: FunctionEmitter, v: ir.Value) -> ir.AllocaInstr:
+    slot = fe.in_entry().alloca(v.type)
+    fe.b.store(v, slot)
+    return slot
+
+
+@emitter("cholesky")
+def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
+    _real(inst)
+    a = inst.operands[0]
+    lower = bool(inst.attrs.get("lower", False))
+    n = a.shape.dims[-1]
+    b = fe.b
+    et = a.shape.element_type
+    out_et = inst.shape.element_type
+    assert et is not None and out_et is not None
+    src, out = fe.leaf_ptrs(a)[0], fe.leaf_ptrs(inst)[0]
+    mat = _Mat(fe, fe.scratch_ptrs(inst)[0], n)
+    if n == 0:
+        return
+
+    def matrix(bidx: list[ir.Value]) -> None:
+        def read(i: ir.Value, j: ir.Value) -> ir.Value:  # the symmetric matrix from one triangle
+            lo, hi = (i, j) if lower else (j, i)  # lower: a[i, j] with j <= i
+            return convert_value(b, fe.load_element(src, a.shape, bidx + [lo, hi]), et, F64)
+        ok = _var(fe, ir.Constant(T.I1, 1))
+        with for_range(b, 0, n, name="cj") as j:
+            acc = _var(fe, read(j, j))
+            with for_range(b, 0, j, name="ck") as k:
+                ljk = mat.get(j, k)
+                b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(ljk, ljk)), acc)
+            s = b.load(acc, typ=T.F64)
+            bad = b.fcmp_unordered("ule", s, ir.Constant(T.F64, 0.0))  # <= 0 or NaN
+            b.store(b.and_(b.load(ok, typ=T.I1), b.not_(bad)), ok)
+            d = M.libm(b, "sqrt", [s])
+            mat.set(j, j, d)
+            with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
+                acc2 = _var(fe, read(i, j))
+                with for_range(b, 0, j, name="ck2") as k:
+                    b.store(b.fsub(b.load(acc2, typ=T.F64), b.fmul(mat.get(i, k), mat.get(j, k))), acc2)
+                mat.set(i, j, b.fdiv(b.load(acc2, typ=T.F64), d))
+        good = b.load(ok, typ=T.I1)
+        with for_range(b, 0, n, name="wi") as i:
+            with for_range(b, 0, n, name="wj") as j:
+                r, c = (i, j) if lower else (j, i)  # factor element L[r, c] (upper: U = L^T)
+                inside = b.icmp_signed("<=", c, r)
+                v = b.select(inside, mat.get(b.select(inside, r, c), b.select(inside, c, r)),
+                             ir.Constant(T.F64, 0.0))
+                v = b.select(good, v, ir.Constant(T.F64, float("nan")))
+                fe.store_element(convert_value(b, v, F64, out_et), out, inst.shape, bidx + [i, j])
+    loop_nest(b, _batch_shape(a.shape, 2), matrix)
+
+
+SCRATCH["cholesky"] = lambda inst: [8 * inst.operands[0].shape.dims[-1] ** 2]
+
+
+@emitter("triangular-solve")
+def emit_triangular_solve(fe: FunctionEmitter, inst: Instruction) -> None:
+    _real(inst)
+    a_op, b_op = inst.operands
+    at = inst.attrs
+    left = bool(at.get("left_side", False))
+    lower = bool(at.get("lower", False))
+    unit = bool(at.get("unit_diagonal", False))
+    trans = str(at.get("transpose_a", "NO_TRANSPOSE")).upper() in ("TRANSPOSE", "ADJOINT")
+    n = a_op.shape.dims[-1]
+    rows, cols = b_op.shape.dims[-2], b_op.shape.dims[-1]
+    m = cols if left else rows  # right-hand sides
+    b = fe.b
+    a_et, b_et, out_et = a_op.shape.element_type, b_op.shape.element_type, inst.shape.element_type
+    assert a_et is not None and b_et is not None and out_et is not None
+    a_ptr, b_ptr, out = fe.leaf_ptrs(a_op)[0], fe.leaf_ptrs(b_op)[0], fe.leaf_ptrs(inst)[0]
+    t_ptr, x_ptr = fe.scratch_ptrs(inst)
+    t, x = _Mat(fe, t_ptr, n), _Mat(fe, x_ptr, max(1, m))
+    # the effective system t y = r with t lower or upper triangular
+    eff_lower = lower != trans
+    if not left:
+        eff_lower = not eff_lower
+    if n == 0 or m == 0:
+        return
+
+    def matrix(bidx: list[ir.Value]) -> None:
+        with for_range(b, 0, n, name="ti") as i:
+            with for_range(b, 0, n, name="tj") as j:
+                # t = op(a) (transposed if trans), then transposed again for the right side
+                r, c = (j, i) if trans != (not left) else (i, j)  # element of a feeding t[i, j]
+                in_tri = b.icmp_signed("<=", c, r) if lower else b.icmp_signed(">=", c, r)
+                v = convert_value(b, fe.load_element(a_ptr, a_op.shape, bidx + [r, c]), a_et, F64)
+                v = b.select(in_tri, v, ir.Constant(T.F64, 0.0))
+                if unit:
+                    v = b.select(b.icmp_signed("==", i, j), ir.Constant(T.F64, 1.0), v)
+                t.set(i, j, v)
+        with for_range(b, 0, n, name="xi") as i:
+            with for_range(b, 0, m, name="xc") as c:
+                x.set(i, c, ir.Constant(T.F64, 0.0))
+
+        def solve_row(i: ir.Value) -> None:
+            with for_range(b, 0, m, name="sc") as c:
+                bi = bidx + ([i, c] if left else [c, i])
+                acc = _var(fe, convert_value(b, fe.load_element(b_ptr, b_op.shape, bi), b_et, F64))
+                with for_range(b, 0, n, name="sj") as j:
+                    b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(t.get(i, j), x.get(j, c))), acc)
+                x.set(i, c, b.fdiv(b.load(acc, typ=T.F64), t.get(i, i)))
+        with for_range(b, 0, n, name="si") as step:
+            solve_row(step if eff_lower else b.sub(c64(n - 1), step))
+        with for_range(b, 0, n, name="oi") as i:
+            with for_range(b, 0, m, name="oc") as c:
+                v = convert_value(b, x.get(i, c), F64, out_et)
+                fe.store_element(v, out, inst.shape, bidx + ([i, c] if left else [c, i]))
+    loop_nest(b, _batch_shape(b_op.shape, 2), matrix)
+
+
+SCRATCH["triangular-solve"] = lambda inst: [
+    8 * inst.operands[0].shape.dims[-1] ** 2,
+    8 * inst.operands[0].shape.dims[-1] * max(1, inst.operands[1].shape.dims[-1 if inst.attrs.get("left_side")
+                                                                             else -2])]
