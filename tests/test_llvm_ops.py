@@ -438,3 +438,25 @@ def test_triangular_solve(left: bool, lower: bool, transpose: str, unit: bool) -
     b = rng.standard_normal((2, 4, 3) if left else (2, 3, 4)).astype(np.float32)
     got, want = run_both(text, [a, b])
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_map_and_batch_norm_inference() -> None:
+    text = """HloModule m
+f { a = f32[] parameter(0)  b = f32[] parameter(1)  m = f32[] multiply(a, b)  ROOT s = f32[] subtract(m, a) }
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  y = f32[2,3,4] parameter(1)
+  mp = f32[2,3,4] map(x, y), dimensions={0,1,2}, to_apply=f
+  sc = f32[3] parameter(2)
+  of = f32[3] parameter(3)
+  mu = f32[3] parameter(4)
+  va = f32[3] parameter(5)
+  bn = f32[2,3,4] batch-norm-inference(mp, sc, of, mu, va), epsilon=0.001, feature_index=1
+  ROOT t = (f32[2,3,4], f32[2,3,4]) tuple(mp, bn)
+}"""
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(2)]
+    args += [rng.standard_normal(3).astype(np.float32) for _ in range(3)] + [np.abs(rng.standard_normal(3)).astype(np.float32)]
+    got, want = run_both(text, args)
+    same_bits(got[:1], want[:1])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)

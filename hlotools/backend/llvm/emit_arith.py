@@ -508,3 +508,29 @@ def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.V
         raw = raw_bits(gen, operand, list(index) + [ir.Constant(T.I64, k)])
         acc = b.or_(acc, b.shl(b.zext(raw, dty), ir.Constant(dty, k * sbits)))
     return _from_bits(b, acc, dst)
+
+
+@elemental("map")
+def _map(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """map: the scalar computation applied to the operands' elements at the index."""
+    return gen.apply(inst.attrs["to_apply"], [gen.operand(inst, k, index) for k in range(len(inst.operands))])
+
+
+@elemental("batch-norm-inference")
+def _batch_norm_inference(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """(x - mean) / sqrt(var + epsilon) * scale + offset, per feature, in f32 (f64 for f64)."""
+    et = _out(inst)
+    if et.kind != "float":
+        raise HloUnsupportedError(f"batch-norm-inference of {et}")
+    from hlotools.ir.types import ELEMENT_TYPES
+    work = ELEMENT_TYPES["f64" if et.name == "f64" else "f32"]
+    b = gen.b
+    fi = int(inst.attrs.get("feature_index", 0))
+    eps = float(inst.attrs.get("epsilon", 0.0))
+    x = convert_value(b, gen.operand(inst, 0, index), et, work)
+    scale, offset, mean, var = (convert_value(b, gen.operand(inst, k, [index[fi]]), _et(inst, k), work)
+                                for k in (1, 2, 3, 4))
+    ty = x.type
+    inv = b.fdiv(ir.Constant(ty, 1.0), intr(b, "llvm.sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
+    r = b.fadd(b.fmul(b.fmul(b.fsub(x, mean), inv), scale), offset)
+    return convert_value(b, r, work, et)
