@@ -279,3 +279,42 @@ def test_convolution_fallbacks() -> None:
     rng = np.random.default_rng(9)
     args = [rng.standard_normal((2, 8, 8, 6)).astype(np.float32), rng.standard_normal((3, 3, 3, 12)).astype(np.float32)]
     np.testing.assert_allclose(compile_module(module)(args)[0], evaluate(module, args)[0], rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ parallel loops
+
+def test_parallel_loops_compile_call_release() -> None:
+    """A loop big enough to run on helper threads: right values every call, and modules
+    compiled, called and dropped in a row never crash (helper threads are joined before
+    their code is freed)."""
+    import gc
+
+    from hlotools.backend.llvm import parallel
+    text = ("HloModule s\n\nENTRY main {\n  a = f32[300,1024]{1,0} parameter(0)\n"
+            "  e = f32[300,1024]{1,0} exponential(a)\n  ROOT t = f32[300,1024]{1,0} tanh(e)\n}\n")
+    module = hlotools.parse_module(text)
+    x = np.random.default_rng(1).random((300, 1024)).astype(np.float32)
+    want = np.tanh(np.exp(x))
+    for _ in range(6):
+        c = compile_module(module)
+        if parallel.enabled():
+            assert "hlo.parallel_for" in c.llvm_ir
+        for _ in range(3):
+            np.testing.assert_allclose(c([x])[0], want, rtol=1e-5, atol=1e-6)
+        del c
+        gc.collect()
+
+
+def test_parallel_and_serial_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = ("HloModule s\n\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] add(x, y)\n}\n\n"
+            "ENTRY main {\n  a = f32[257,1031]{1,0} parameter(0)\n  c = f32[] constant(0)\n"
+            "  r = f32[257]{0} reduce(a, c), dimensions={1}, to_apply=add\n"
+            "  b = f32[257,1031]{1,0} broadcast(r), dimensions={0}\n  ROOT d = f32[257,1031]{1,0} divide(a, b)\n}\n")
+    module = hlotools.parse_module(text)
+    x = np.random.default_rng(2).random((257, 1031)).astype(np.float32)
+    par_out = compile_module(module)([x])[0]
+    monkeypatch.setenv("HLOTOOLS_NUM_THREADS", "1")
+    c = compile_module(module)
+    assert "hlo.parallel_for" not in c.llvm_ir
+    np.testing.assert_allclose(c([x])[0], par_out, rtol=1e-6)
+    np.testing.assert_allclose(par_out, x / x.sum(axis=1, keepdims=True), rtol=1e-4)

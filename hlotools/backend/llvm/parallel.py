@@ -7,11 +7,12 @@ only need libc) and a call costs a few thread creations (~10-30 us), never the G
 
     void hlo.parallel_for(ptr fn, ptr ctx, i64 n)
         fn(ctx, begin, end) is called on disjoint chunks [begin, end) covering [0, n),
-        one chunk per thread; the calling thread runs the first chunk and then joins the
-        others, so every write of the workers happens before parallel_for returns.
+        claimed by the calling thread and detached helper threads through an atomic
+        counter; the caller returns once every chunk is done (seq_cst counters: every
+        write of a chunk happens before parallel_for returns).
 
-Safety: a failed pthread_create runs that chunk on the calling thread (so the result never
-depends on thread creation); the number of threads is min(n, MAX_THREADS, threads()) where
+Safety: a failed pthread_create or malloc leaves the chunks to the calling thread (the
+result never depends on threads); the number of threads is min(n, MAX_THREADS, threads()) where
 threads() is the exported global `hlotools_num_threads` if the runtime set it (> 0), else
 sysconf(_SC_NPROCESSORS_ONLN) (Linux), read once. Chunks write disjoint parts of the
 result and only read operands, so there are no data races; work below a threshold stays
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
-from hlotools.backend.llvm.emit_loops import c64
+from hlotools.backend.llvm.emit_loops import c64, for_range
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.compiler import FunctionEmitter
@@ -78,26 +79,176 @@ def _threads_global(module: ir.Module) -> ir.GlobalVariable:
     return g
 
 
+# The shared state of one parallel_for call, on the heap (malloc) so that a thread the OS
+# starts late can still read it after the caller returned: i64 slots.
+S_FN, S_CTX, S_N, S_CHUNKS, S_NEXT, S_DONE, S_REFS = range(7)
+STATE_BYTES = 8 * 8  # one cache line
+
+
+JOIN_SYMBOL = "hlotools_parallel_join"
+PENDING = 4 * MAX_THREADS
+
+
+def _pending_globals(module: ir.Module) -> tuple[ir.GlobalVariable, ir.GlobalVariable, ir.GlobalVariable]:
+    def glob(name: str, ty: ir.Type, init: ir.Constant) -> ir.GlobalVariable:
+        g = module.globals.get(name)
+        if g is None:
+            g = ir.GlobalVariable(module, ty, name)
+            g.linkage = "internal"
+            g.initializer = init
+        return g
+    arr = ir.ArrayType(T.I64, PENDING)
+    return (glob("hlo.par.pending", arr, ir.Constant(arr, [0] * PENDING)),
+            glob("hlo.par.npending", T.I64, ir.Constant(T.I64, 0)),
+            glob("hlo.par.lock", T.I32, ir.Constant(T.I32, 0)))
+
+
+def _join_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
+    """(add_pending(tid), join_pending()) under a spin lock, and the exported
+    `hlotools_parallel_join` the JIT runtime calls before it frees the code: helper threads
+    are joined late (at the next parallel_for or then), never waited for at the end of a
+    call, but they run code of this module, which must outlive them."""
+    existing = module.globals.get("hlo.par.join_pending")
+    if existing is not None:
+        return module.globals["hlo.par.add_pending"], existing
+    pending, npending, lock = _pending_globals(module)
+    join = _declare(module, "pthread_join", ir.FunctionType(T.I32, [T.I64, T.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
+
+    def locked(fn: ir.Function, body: Callable[[ir.IRBuilder], None]) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        spin = fn.append_basic_block("spin")
+        wait = fn.append_basic_block("wait")
+        got = fn.append_basic_block("locked")
+        b.branch(spin)
+        b.position_at_end(spin)
+        pair = b.cmpxchg(lock, ir.Constant(T.I32, 0), ir.Constant(T.I32, 1), "acquire", "monotonic")
+        b.cbranch(b.extract_value(pair, 1), got, wait)
+        b.position_at_end(wait)
+        b.call(yield_, [])
+        b.branch(spin)
+        b.position_at_end(got)
+        body(b)
+        b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+        b.ret_void()
+
+    def slot(b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.gep(b.bitcast(pending, T.I64.as_pointer()), [i])
+
+    jp = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.join_pending")
+    jp.linkage = "internal"
+
+    def join_all(b: ir.IRBuilder) -> None:
+        n = b.load(npending, typ=T.I64)
+        with for_range(b, 0, n, name="j") as i:
+            b.call(join, [b.load(slot(b, i), typ=T.I64), ir.Constant(T.PTR, None)])
+        b.store(c64(0), npending)
+    locked(jp, join_all)
+
+    ap = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.I64]), "hlo.par.add_pending")
+    ap.linkage = "internal"
+
+    def add(b: ir.IRBuilder) -> None:
+        n = b.load(npending, typ=T.I64)
+        with b.if_else(b.icmp_signed("<", n, c64(PENDING))) as (then, other):
+            with then:
+                b.store(ap.args[0], slot(b, n))
+                b.store(b.add(n, c64(1)), npending)
+            with other:  # full (concurrent callers): join this one now
+                b.call(join, [ap.args[0], ir.Constant(T.PTR, None)])
+    locked(ap, add)
+
+    ex = ir.Function(module, ir.FunctionType(ir.VoidType(), []), JOIN_SYMBOL)
+    ex.linkage = "weak"  # AOT objects linked together: any one will do (their code never unmaps)
+    b = ir.IRBuilder(ex.append_basic_block("entry"))
+    b.call(jp, [])
+    b.ret_void()
+    return ap, jp
+
+
+def join_at_release(owner: object, jit_module: object) -> None:
+    """Call the module's `hlotools_parallel_join` when `owner` is collected, keeping the
+    JIT engine (the code helper threads run) alive until then."""
+    import ctypes
+    import weakref
+    engine = getattr(jit_module, "engine", None)
+    try:
+        addr = engine.get_function_address(JOIN_SYMBOL) if engine is not None else 0
+    except Exception:  # noqa: BLE001 - a module without threads has no such symbol
+        addr = 0
+    if not addr:
+        return
+    fn = ctypes.CFUNCTYPE(None)(addr)
+    weakref.finalize(owner, _join_then_release, fn, jit_module)
+
+
+def _join_then_release(fn: Callable[[], None], jit_module: object) -> None:
+    fn()
+    del jit_module
+
+
 def parallel_for_function(module: ir.Module) -> ir.Function:
-    """`hlo.parallel_for` (and its thread trampoline), built once per LLVM module."""
+    """`hlo.parallel_for` and its thread body, built once per LLVM module.
+
+    Work is split into chunks (4 per thread) that threads *claim* with an atomic counter;
+    the caller claims chunks too, then waits (sched_yield) only for chunks other threads
+    are running. A thread the OS schedules late finds no chunk left and just leaves, so a
+    busy machine costs at most the thread creations, never a wait for a thread that has
+    not started (joining at the end made 2 threads slower than 1 under load): threads are
+    joined at the start of the next call, or by `hlotools_parallel_join`. The state is
+    reference counted; the last one out frees it."""
     existing = module.globals.get("hlo.parallel_for")
     if existing is not None:
         return existing
     pthread_t = T.I64  # unsigned long on x86_64 and aarch64 Linux
-    start_ty = ir.FunctionType(T.PTR, [T.PTR])
+    i64p = T.I64.as_pointer()
     create = _declare(module, "pthread_create", ir.FunctionType(T.I32, [T.PTR, T.PTR, T.PTR, T.PTR]))
-    join = _declare(module, "pthread_join", ir.FunctionType(T.I32, [pthread_t, T.PTR]))
+    add_pending, join_pending = _join_functions(module)
     sysconf = _declare(module, "sysconf", ir.FunctionType(T.I64, [T.I32]))
+    malloc = _declare(module, "malloc", ir.FunctionType(T.PTR, [T.I64]))
+    free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [T.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
     gthreads = _threads_global(module)
 
-    tramp = ir.Function(module, start_ty, "hlo.parallel_trampoline")
+    def slot(b: ir.IRBuilder, st: ir.Value, k: int) -> ir.Value:
+        return b.gep(st, [c64(k)], source_etype=T.I64)
+
+    # run_chunks(state): claim and run chunks until none is left
+    run = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64p]), "hlo.parallel_chunks")
+    run.linkage = "internal"
+    st = run.args[0]
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+    fn = b.inttoptr(b.load(slot(b, st, S_FN), typ=T.I64), T.PTR)
+    ctx = b.inttoptr(b.load(slot(b, st, S_CTX), typ=T.I64), T.PTR)
+    n = b.load(slot(b, st, S_N), typ=T.I64)
+    chunks = b.load(slot(b, st, S_CHUNKS), typ=T.I64)
+    loop = run.append_basic_block("claim")
+    body = run.append_basic_block("run")
+    out = run.append_basic_block("out")
+    b.branch(loop)
+    b.position_at_end(loop)
+    c = b.atomic_rmw("add", slot(b, st, S_NEXT), c64(1), "seq_cst")
+    b.cbranch(b.icmp_signed("<", c, chunks), body, out)
+    b.position_at_end(body)
+    lo = b.sdiv(b.mul(c, n), chunks)
+    hi = b.sdiv(b.mul(b.add(c, c64(1)), n), chunks)
+    b.call(_as_worker(b, fn), [ctx, lo, hi])
+    b.atomic_rmw("add", slot(b, st, S_DONE), c64(1), "seq_cst")
+    b.branch(loop)
+    b.position_at_end(out)
+    b.ret_void()
+
+    def release(b: ir.IRBuilder, st: ir.Value) -> None:
+        old = b.atomic_rmw("sub", slot(b, st, S_REFS), c64(1), "seq_cst")
+        with b.if_then(b.icmp_signed("==", old, c64(1))):
+            b.call(free, [b.bitcast(st, T.PTR)])
+
+    tramp = ir.Function(module, ir.FunctionType(T.PTR, [T.PTR]), "hlo.parallel_trampoline")
     tramp.linkage = "internal"
     b = ir.IRBuilder(tramp.append_basic_block("entry"))
-    t = tramp.args[0]
-    t = b.bitcast(t, T.I64.as_pointer())
-    fields = [b.load(b.gep(t, [c64(k)], source_etype=T.I64), typ=T.I64) for k in range(4)]
-    fields[0], fields[1] = b.inttoptr(fields[0], T.PTR), b.inttoptr(fields[1], T.PTR)
-    b.call(_as_worker(b, fields[0]), fields[1:])
+    st = b.bitcast(tramp.args[0], i64p)
+    b.call(run, [st])
+    release(b, st)
     b.ret(ir.Constant(T.PTR, None))
 
     pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64]), "hlo.parallel_for")
@@ -105,11 +256,8 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     fn, ctx, n = pf.args
     entry = pf.append_basic_block("entry")
     b = ir.IRBuilder(entry)
-    # allocas give typed pointers in llvmlite: cast to opaque ones for mixed-type slots
-    # task records {fn, ctx, begin, end} as four i64 each (pointers through ptrtoint)
-    tasks = b.alloca(T.I64, size=c64(4 * MAX_THREADS), name="tasks")
-    tids = b.alloca(pthread_t, size=c64(MAX_THREADS), name="tids")
-    oks = b.alloca(T.I8, size=c64(MAX_THREADS), name="oks")
+    tid = b.alloca(pthread_t, name="tid")
+    b.call(join_pending, [])  # the previous call's threads (long finished, normally)
     # threads(): the global, else sysconf once (an atomic store: racing first calls agree)
     cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
     ask = pf.append_basic_block("ask")
@@ -130,51 +278,54 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
     nt64 = b.select(b.icmp_signed(">", nt64, n), n, nt64)
     serial = pf.append_basic_block("serial")
+    try_par = pf.append_basic_block("alloc")
     par = pf.append_basic_block("parallel")
-    b.cbranch(b.icmp_signed("<=", nt64, c64(1)), serial, par)
+    b.cbranch(b.icmp_signed("<=", nt64, c64(1)), serial, try_par)
     b.position_at_end(serial)
     with b.if_then(b.icmp_signed(">", n, c64(0))):
         b.call(_as_worker(b, fn), [ctx, c64(0), n])
     b.ret_void()
-
+    b.position_at_end(try_par)
+    raw = b.call(malloc, [c64(STATE_BYTES)])
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(raw, T.I64), c64(0)), serial, par)
     b.position_at_end(par)
-
-    def bound(i: ir.Value) -> ir.Value:  # i * n / nt without overflow for n < 2^40
-        return b.sdiv(b.mul(i, n), nt64)
-
-    # spawn chunks 1..nt-1
-    loop = pf.append_basic_block("spawn")
-    after = pf.append_basic_block("spawned")
-    b.branch(loop)
-    b.position_at_end(loop)
+    st = b.bitcast(raw, i64p)
+    chunks = b.mul(nt64, c64(4))
+    chunks = b.select(b.icmp_signed(">", chunks, n), n, chunks)
+    for k, v in ((S_FN, b.ptrtoint(fn, T.I64)), (S_CTX, b.ptrtoint(ctx, T.I64)), (S_N, n), (S_CHUNKS, chunks),
+                 (S_NEXT, c64(0)), (S_DONE, c64(0)), (S_REFS, nt64)):
+        b.store(v, slot(b, st, k))
+    spawn = pf.append_basic_block("spawn")
+    spawned = pf.append_basic_block("spawned")
+    b.branch(spawn)
+    b.position_at_end(spawn)
     i = b.phi(T.I64)
     i.add_incoming(c64(1), par)
-    task = b.gep(tasks, [b.mul(i, c64(4))], source_etype=T.I64)
-    for k, v in enumerate((b.ptrtoint(fn, T.I64), b.ptrtoint(ctx, T.I64), bound(i), bound(b.add(i, c64(1))))):
-        b.store(v, b.gep(task, [c64(k)], source_etype=T.I64))
-    rc = b.call(create, [b.gep(tids, [i], source_etype=pthread_t), ir.Constant(T.PTR, None), tramp, task])
+    rc = b.call(create, [tid, ir.Constant(T.PTR, None), tramp, raw])
     ok = b.icmp_signed("==", rc, ir.Constant(T.I32, 0))
-    b.store(b.zext(ok, T.I8), b.gep(oks, [i], source_etype=T.I8))
-    with b.if_then(b.not_(ok)):  # no thread: run the chunk here
-        b.call(_as_worker(b, fn), [ctx, bound(i), bound(b.add(i, c64(1)))])
+    with b.if_else(ok) as (then, other):
+        with then:
+            b.call(add_pending, [b.load(tid, typ=pthread_t)])
+        with other:  # no thread: one reference fewer (the caller runs its chunks)
+            b.atomic_rmw("sub", slot(b, st, S_REFS), c64(1), "seq_cst")
     nxt = b.add(i, c64(1))
     i.add_incoming(nxt, b.block)
-    b.cbranch(b.icmp_signed("<", nxt, nt64), loop, after)
-    b.position_at_end(after)
-    b.call(_as_worker(b, fn), [ctx, c64(0), bound(c64(1))])
-    jloop = pf.append_basic_block("join")
-    done = pf.append_basic_block("done")
-    b.branch(jloop)
-    b.position_at_end(jloop)
-    j = b.phi(T.I64)
-    j.add_incoming(c64(1), after)
-    okj = b.load(b.gep(oks, [j], source_etype=T.I8), typ=T.I8)
-    with b.if_then(b.icmp_unsigned("!=", okj, ir.Constant(T.I8, 0))):
-        b.call(join, [b.load(b.gep(tids, [j], source_etype=pthread_t), typ=pthread_t), ir.Constant(T.PTR, None)])
-    jn = b.add(j, c64(1))
-    j.add_incoming(jn, b.block)
-    b.cbranch(b.icmp_signed("<", jn, nt64), jloop, done)
-    b.position_at_end(done)
+    b.cbranch(b.icmp_signed("<", nxt, nt64), spawn, spawned)
+    b.position_at_end(spawned)
+    b.call(run, [st])
+    wait = pf.append_basic_block("wait")
+    waited = pf.append_basic_block("waited")
+    b.branch(wait)
+    b.position_at_end(wait)
+    done = b.load_atomic(slot(b, st, S_DONE), "seq_cst", 8, typ=T.I64)
+    more = b.icmp_signed("<", done, chunks)
+    spin = pf.append_basic_block("spin")
+    b.cbranch(more, spin, waited)
+    b.position_at_end(spin)
+    b.call(yield_, [])
+    b.branch(wait)
+    b.position_at_end(waited)
+    release(b, st)
     b.ret_void()
     return pf
 
@@ -251,7 +402,7 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
                        work_per_element: int = 1, name: str = "d") -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
     nest is big enough; returns False (emitting nothing) when it should stay serial."""
-    from hlotools.backend.llvm.emit_loops import for_range, layout_of
+    from hlotools.backend.llvm.emit_loops import layout_of
 
     dims = shape.dims  # type: ignore[attr-defined]
     total = 1

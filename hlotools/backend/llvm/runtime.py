@@ -88,6 +88,8 @@ class CompiledModule:
         self.stats = stats
         self.timings = timings
         self._entry = _ENTRY_TYPE(self._jit.address(compiler.ENTRY_NAME))
+        from hlotools.backend.llvm.parallel import join_at_release
+        join_at_release(self, jit_module)  # helper threads run this code: join them before it is freed
         self.param_leaves = param_leaves
         self.result_leaves = result_leaves
         self.arena_bytes = self.stats.arena_bytes
