@@ -30,6 +30,14 @@ def test_comment_inside_layout_and_in_operand_shapes() -> None:
     assert "ROOT n = f32[2,3]{0,1} negate(p)" in hlotools.print_module(m)
 
 
+def test_comments_inside_shapes_of_attribute_values() -> None:
+    text = ('ENTRY e {\n  p = f32[2,3]{0,1} parameter(0)\n  ROOT c = f32[2,3]{0,1} custom-call(p), '
+            'custom_call_target="foo", operand_layout_constraints={ /*0*/ f32[2,3] /*c*/ {0,1}}\n}\n')
+    m = hlotools.parse_module(text)
+    assert m.entry is not None and m.entry.root is not None
+    assert str(m.entry.root.attrs["operand_layout_constraints"]) == "{ /*0*/ f32[2,3] /*c*/ {0,1}}"
+
+
 def test_brace_after_a_comment_that_is_not_a_layout_stays_an_operand_list() -> None:
     """`{` is a layout only when a digit or ':' follows it (comments skipped), as XLA's LookAhead."""
     root = _entry_root("ENTRY e {\n  ROOT c = f32[2] /*c*/ constant({1, 2})\n}\n")

@@ -43,9 +43,9 @@ _TOKEN = re.compile(r"""
 # followed by a digit or ':' (XLA's rule; otherwise the brace opens something else). XLA's
 # lexer skips comments between any two tokens, so `f32[2] /*c*/ {0}` has a layout too.
 # Possessive, as XLA's lexer never backtracks into a comment (`{ // CHECK: ...` is no layout).
-_GAP = r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+"
-_SHAPE_REST = re.compile(r"\[[^\]\[]*\]" + r"(?:" + _GAP + r"\{(?=" + _GAP + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?")
-_SKIP = re.compile(_GAP)
+GAP = r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+"
+_SHAPE_REST = re.compile(r"\[[^\]\[]*\]" + r"(?:" + GAP + r"\{(?=" + GAP + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?")
+_SKIP = re.compile(GAP)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _VALUE_SPECIAL = re.compile(r'[\s,{}()\[\]"/]')
 _PARENS = re.compile(r"[()]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*|\"(?:[^\"\\]|\\.)*\"")

@@ -13,6 +13,7 @@ import re
 from hlotools.errors import HloParseError
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.text.lexer import GAP
 
 _CACHE: dict[str, Shape] = {}
 _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
@@ -118,8 +119,10 @@ def _check_extras(extras: str, text: str) -> None:
                          text.find("P("))
 
 
-_TUPLE_TOKEN = re.compile(r"\s*(?:([a-z][a-z0-9_]*\[[^\]]*\](?:\s*\{(?=\s*[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)"
-                          r"|(b?\()|(\))|(,))")
+# Shapes inside attribute values (outfeed_shape=, operand_layout_constraints=, ...): comments may
+# stand between any two tokens there too (GAP, as the lexer skips them).
+_TUPLE_TOKEN = re.compile(GAP + r"(?:([a-z][a-z0-9_]*\[[^\]]*\](?:" + GAP + r"\{(?=" + GAP
+                          + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)|(b?\()|(\))|(,))")
 
 
 def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
