@@ -291,3 +291,13 @@ def test_pred_arithmetic_is_logical() -> None:
     assert binary("multiply", "pred", t, f).tolist() == [True, False, False, False]
     assert binary("maximum", "pred", t, f).tolist() == [True, True, True, False]
     assert binary("xor", "pred", t, f).tolist() == [False, True, True, False]
+
+
+def test_f8e8m0fnu_powers_of_two() -> None:
+    """f8e8m0fnu holds only powers of two (no zero, no sign): products of powers are exact."""
+    dt = ml_dtypes.float8_e8m0fnu
+    x = np.array([1, 2, 4, 0.25], np.float32).astype(dt)
+    y = np.array([2, 0.5, 4, 8], np.float32).astype(dt)
+    assert binary("multiply", "f8e8m0fnu", x, y).astype(np.float32).tolist() == [2, 1, 16, 2]
+    assert binary("compare", "f8e8m0fnu", x, y, "pred", ", direction=LT").tolist() == [True, False, False, True]
+    assert unary("convert", "f8e8m0fnu", x, out_ty="f32").tolist() == [1, 2, 4, 0.25]
