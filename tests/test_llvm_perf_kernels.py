@@ -174,10 +174,14 @@ def test_vector_dot_and_outer_product() -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_large_parallel_gemm(kind: str) -> None:
-    # big enough for the generated kernel to split row blocks across threads
-    text = dot_module("f32", (3, 130, 200), (3, 200, 150), (3, 130, 150),
+    # big enough for the generated kernel to split its tasks across threads
+    from hlotools.backend.llvm import parallel
+    text = dot_module("f32", (3, 130, 300), (3, 300, 150), (3, 130, 150),
                       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}")
-    _check_dot(text, "f32", "bmk,bkn->bmn", (3, 130, 200), (3, 200, 150), kind)
+    _check_dot(text, "f32", "bmk,bkn->bmn", (3, 130, 300), (3, 300, 150), kind)
+    if kind == "generated" and parallel.enabled():
+        with emit_gemm.generated_only():
+            assert "hlo.parallel_for" in compile_module(hlotools.parse_module(text)).llvm_ir
 
 
 def test_fused_operand_and_interpreter_agree() -> None:

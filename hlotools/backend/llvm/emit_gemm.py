@@ -514,7 +514,7 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
         b.store(c64(v) if isinstance(v, int) else v, b.gep(desc, [c64(k)], source_etype=T.I64))
     kern = K.kernel_function(fe.mc.ir, p.ct, L)
     dptr = b.bitcast(desc, T.PTR)
-    if par.worth_parallel(nbatch * dd.m * dd.n * dd.k) and tasks > 1:
+    if par.worth_parallel(nbatch * dd.m * dd.n * dd.k, par.MIN_PARALLEL_GEMM) and tasks > 1:
         par.call_parallel_for(fe, kern, dptr, tasks)
     else:
         b.call(kern, [dptr, c64(0), c64(tasks)])

@@ -39,6 +39,9 @@ _SC_NPROCESSORS_ONLN = 84  # glibc, x86_64 and aarch64
 # Below this many "element operations" (elements times the work per element) a kernel
 # runs serially: thread creation and joining cost ~10-30 us per call.
 MIN_PARALLEL_WORK = 1 << 18
+# A GEMM's work unit is one multiply-add (~1/32 cycle vectorised): 16 Mi of them are
+# ~200 us on one core, worth two thread creations even on a busy machine.
+MIN_PARALLEL_GEMM = 1 << 24
 WORKER_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64])
 
 
@@ -59,8 +62,8 @@ def host_threads() -> int:
         return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
-def worth_parallel(work: int) -> bool:
-    return enabled() and work >= MIN_PARALLEL_WORK
+def worth_parallel(work: int, threshold: int = MIN_PARALLEL_WORK) -> bool:
+    return enabled() and work >= threshold
 
 
 def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
