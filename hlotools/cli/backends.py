@@ -1,12 +1,18 @@
 """Where hlo-run executes a module: the backends that exist, and which one is best.
 
-A backend turns a module into a runner once (`compile`, timed as its own phase when the
-backend really compiles) and the runner maps flattened argument leaves to result leaves.
+A backend turns a module into a `Compiled` once (`compile`; the LLVM backend's passes,
+codegen and LLVM, or a compile cache hit, timed where they happen) and its runner maps
+flattened argument leaves to result leaves.
+
+The LLVM backend is the default. A module it refuses at compile time (HloUnsupportedError:
+an op or construct it does not generate code for) runs on the interpreter instead when no
+--backend was given (run.py says so on stderr); an explicit --backend=llvm reports the refusal.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -24,13 +30,27 @@ class CompileRequest:
     log: Callable[[str], None] | None = None  # -v: where cache hits and misses are reported
 
 
+@dataclass
+class Compiled:
+    """A runner plus how it was made: the compile phases' seconds (each measured once, where it
+    happened) and the compile cache's part in it."""
+
+    run: Runner
+    phases: dict[str, float] = field(default_factory=dict)  # passes, codegen, llvm | cache-load
+    cache: str = "none"  # 'hit' (machine code from the cache), 'miss' (compiled, stored), 'off', 'none'
+    loader: str = ""  # how a cached entry was loaded: 'shared-library' (dlopen) or 'jit' (MCJIT)
+
+    def __call__(self, args: list[np.ndarray | None]) -> list[np.ndarray]:
+        return self.run(args)
+
+
 @dataclass(frozen=True)
 class Backend:
     name: str
     description: str
     compile: Callable[[Module], Runner]
     compiles: bool  # does `compile` do real work (worth timing)?
-    compile_with: Callable[[Module, CompileRequest], Runner] | None = None  # used instead when set
+    compile_with: Callable[[Module, CompileRequest], Runner | Compiled] | None = None  # used instead when set
 
 
 def _interpreter(module: Module) -> Runner:
@@ -45,16 +65,42 @@ def _llvm(module: Module) -> Runner:
     return _llvm_with(module, CompileRequest(use_cache=False))
 
 
-def _llvm_with(module: Module, request: CompileRequest) -> Runner:
+def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
     """Passes, codegen and LLVM, or the machine code from the persistent compile cache."""
     import os
+    import time
 
     from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
 
     options = CompileOptions(preset=os.environ.get("HLOTOOLS_LLVM_PASSES", "O2"))
-    store = CompileCache(log=request.log) if request.use_cache else None
-    compiled = compile_cached(module, options, compile_cache=store, source_text=request.source_text)
-    return lambda args: compiled(args)
+    if request.use_cache:
+        compiled = compile_cached(module, options, compile_cache=CompileCache(log=request.log),
+                                  source_text=request.source_text)
+        return Compiled(compiled, *_cache_phases(compiled))
+    # No cache: the same steps as compile_cached's, with the passes timed here.
+    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.runtime import CompiledModule
+
+    t0 = time.perf_counter()
+    optimised = optimise_module(module, options.preset) if options.preset != "none" else module
+    passes = time.perf_counter() - t0
+    compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)
+    return Compiled(compiled, {"passes": passes, "codegen": compiled.timings.codegen_s,
+                               "llvm": compiled.timings.llvm_s}, "off")
+
+
+def _cache_phases(compiled: Any) -> tuple[dict[str, float], str, str]:
+    """(phases, cache state, loader) from the timings the runtime and the cache recorded."""
+    timings = getattr(compiled, "timings", None)
+    extra: dict[str, float] = dict(getattr(timings, "extra", {}) or {})
+    if "cache_total" in extra or "load_object" in extra:
+        loader = "shared-library" if "dlopen" in extra else "jit"
+        return {"cache-load": extra.get("cache_total", extra.get("load_object", 0.0))}, "hit", loader
+    phases = {"passes": extra.get("passes", 0.0), "codegen": getattr(timings, "codegen_s", 0.0),
+              "llvm": getattr(timings, "llvm_s", 0.0)}
+    if "cache_lookup" in extra:
+        phases = {"cache-lookup": extra["cache_lookup"], **phases}
+    return phases, "miss", ""
 
 
 BACKENDS: dict[str, Backend] = {
@@ -63,13 +109,19 @@ BACKENDS: dict[str, Backend] = {
     "interp": Backend("interp", "the numpy reference interpreter", _interpreter, compiles=False),
 }
 KNOWN = ("llvm", "interp")  # every backend name, best first
-# The interpreter stays the default until the LLVM backend runs the whole corpus (it still
-# refuses convolution, sort, fft, ... at compile time); then PREFERENCE = KNOWN.
-PREFERENCE = ("interp", "llvm")
+PREFERENCE = KNOWN  # the default: LLVM, with the interpreter for what LLVM refuses
+FALLBACK = "interp"  # runs what the default backend refuses at compile time
 
 
 def best_available() -> Backend:
     return next(BACKENDS[n] for n in PREFERENCE if n in BACKENDS)
+
+
+def fallback_for(backend: Backend) -> Backend | None:
+    """The backend that runs a module `backend` refused, when the user chose neither."""
+    if backend.name == FALLBACK or FALLBACK not in BACKENDS:
+        return None
+    return BACKENDS[FALLBACK]
 
 
 def not_available_message(name: str) -> str:

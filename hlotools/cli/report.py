@@ -17,7 +17,7 @@ from hlotools.io.summary import Summary
 
 @dataclass
 class Timing:
-    phase: str  # parse | compile | run
+    phase: str  # parse | passes | codegen | llvm | cache-lookup | cache-load | compile | run
     seconds: list[float]
 
     @property
@@ -69,19 +69,22 @@ class Reporter:
             table.add_row(s.name, s.shape, s.values_text(), *s.stat_cells())
         self.console.print(table)
 
-    def comparisons(self, items: list[Comparison]) -> None:
+    def comparisons(self, items: list[Comparison], extra: dict[str, str] | None = None) -> None:
+        """One line per comparison; `extra` (by name) appends more facts (--compare's largest
+        differences)."""
         for c in items:
+            text = c.describe() + (f"; {extra[c.name]}" if extra and c.name in extra else "")
             if self.rich:
                 colour = "green" if c.ok else "red"
-                self.console.print(f"[{colour}]{_escape(c.describe())}[/{colour}]")
+                self.console.print(f"[{colour}]{_escape(text)}[/{colour}]")
             else:
-                self.line(c.describe())
+                self.line(text)
 
     def timings(self, items: list[Timing]) -> None:
         if not self.rich:
             for t in items:
                 self.line(f"time {t.phase}: median {_ms(t.median)}, min {_ms(t.minimum)} "
-                          f"({len(t.seconds)} runs)")
+                          f"({_runs(len(t.seconds))})")
             return
         from rich.table import Table
 
@@ -97,3 +100,7 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" + ("" if n == 1 else "s")

@@ -18,8 +18,10 @@ from hlotools.cli.backends import (
     BACKENDS,
     KNOWN,
     Backend,
+    Compiled,
     CompileRequest,
     best_available,
+    fallback_for,
     not_available_message,
 )
 from hlotools.cli.common import (
@@ -28,11 +30,13 @@ from hlotools.cli.common import (
     VariadicCommand,
     debug_option,
     input_argument,
+    err,
     read_input,
     usage_error,
 )
+from hlotools.cli.difference import Difference, largest_difference
 from hlotools.cli.report import Reporter, Timing
-from hlotools.errors import HloError
+from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.io.arrays import LeafSpec, parameter_leaves, result_leaves, shape_text
 from hlotools.io.compare import Comparison, compare
 from hlotools.io.literal_text import literal_text
@@ -60,8 +64,16 @@ Tuple parameters take one array per leaf, depth-first. bf16/f8 arrays stored in 
 tolerance depends on the type (f32: rtol 1e-4, atol 1e-5; f16/bf16 looser; integers exact).
 
 \b
+Backends: llvm (the default) compiles the module after the -O2 passes to native code; a warm
+compile cache skips passes, codegen and LLVM. What the LLVM backend refuses at compile time runs
+on the interpreter (one note on stderr; -v says why) unless --backend=llvm or --compare was given,
+which report the refusal (exit 1). --compare runs both and shows, per output, the largest
+absolute and relative difference with its index.
+
+\b
 Exit status: 0 ok (and results match --expected), 1 bad input or a runtime refusal,
-2 bad usage, 3 results differ from --expected, 70 internal error (add --debug).
+2 bad usage, 3 results differ from --expected or between backends (--compare),
+70 internal error (add --debug).
 """
 
 
@@ -71,6 +83,8 @@ class RunResult:
     backend: Backend
     outputs: list[np.ndarray]
     timings: list[Timing] = field(default_factory=list)
+    compiled: Compiled | None = None  # how the backend compiled (phases, compile cache)
+    refusal: HloError | None = None  # why the default backend refused the module (we fell back)
 
 
 def _timed(fn, repeat: int):  # -> (last value, seconds per call)
@@ -114,30 +128,49 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     return _with_tokens(specs, [])
 
 
-def _compile(backend: Backend, module: Module, request: CompileRequest):  # -> Runner
-    if backend.compile_with is not None:
-        return backend.compile_with(module, request)
-    return backend.compile(module)
+def _compile(backend: Backend, module: Module, request: CompileRequest) -> Compiled:
+    """Compile once (a process compiles a module once; --repeat repeats parse and run only)."""
+    start = time.perf_counter()
+    made = backend.compile_with(module, request) if backend.compile_with is not None else backend.compile(module)
+    if isinstance(made, Compiled):
+        return made
+    return Compiled(made, {"compile": time.perf_counter() - start} if backend.compiles else {})
 
 
 def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
-             repeat: int, request: CompileRequest | None = None) -> RunResult:
+             repeat: int, request: CompileRequest | None = None, fallback: Backend | None = None) -> RunResult:
+    """Parse `repeat` times, compile once, run `repeat` times. With `fallback`, a module that
+    `backend` refuses at compile time (HloUnsupportedError) runs on `fallback` instead."""
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
     args = _arguments(module, inputs, seed)
+    refusal: HloError | None = None
     try:
         request = request or CompileRequest(source_text=text)
-        runner, compile_s = _timed(lambda: _compile(backend, module, request), repeat if backend.compiles else 1)
-        assert runner is not None
+        try:
+            compiled = _compile(backend, module, request)
+        except HloUnsupportedError as e:
+            if fallback is None:
+                raise
+            refusal, backend = e.with_place(name, text), fallback
+            compiled = _compile(backend, module, request)
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
-            outputs, run_s = _timed(lambda: runner(args), repeat)
+            outputs, run_s = _timed(lambda: compiled(args), repeat)
     except HloError as e:
         raise e.with_place(name, text) from None
     if outputs is None or len(outputs) != len(result_leaves(module)):
         raise RuntimeError(f"{backend.name} returned {len(outputs or [])} result leaves for "
                            f"{len(result_leaves(module))}")
-    timings = [Timing("parse", parse_s)] + ([Timing("compile", compile_s)] if backend.compiles else [])
-    return RunResult(module, backend, list(outputs), timings + [Timing("run", run_s)])
+    timings = ([Timing("parse", parse_s)] + [Timing(p, [s]) for p, s in compiled.phases.items()]
+               + [Timing("run", run_s)])
+    return RunResult(module, backend, list(outputs), timings, compiled, refusal)
+
+
+def _fallback_note(result: RunResult, verbose: int) -> str:
+    """One line on stderr when the default backend refused the module; -v adds why."""
+    assert result.refusal is not None
+    why = result.refusal.format().splitlines()[0] if verbose else "-v says why"
+    return f"note: the LLVM backend cannot compile this module; ran it on the interpreter ({why})"
 
 
 def _data_outputs(result: RunResult) -> list[tuple[LeafSpec, np.ndarray]]:
@@ -167,18 +200,21 @@ def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
 
 
 def _compare_backends(result: RunResult, reference: RunResult, rtol: float | None,
-                      atol: float | None) -> list[Comparison]:
-    """Each output of `result` against the same output of another backend's run."""
-    out = []
+                      atol: float | None) -> tuple[list[Comparison], dict[str, Difference]]:
+    """Each output of `result` against the same output of another backend's run, and the
+    largest absolute and relative difference of each (by comparison name)."""
+    out, differences = [], {}
     for (spec, actual), (_, want) in zip(_data_outputs(result), _data_outputs(reference)):
         assert spec.shape.element_type is not None
-        out.append(compare(f"{spec.name} ({result.backend.name} vs {reference.backend.name})", actual, want,
-                           spec.shape.element_type.name, rtol, atol))
-    return out
+        c = compare(f"{spec.name} ({result.backend.name} vs {reference.backend.name})", actual, want,
+                    spec.shape.element_type.name, rtol, atol)
+        out.append(c)
+        differences[c.name] = largest_difference(actual, want)
+    return out, differences
 
 
 def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
-                 literals: bool) -> str:
+                 literals: bool, differences: dict[str, Difference] | None = None) -> str:
     outputs = []
     for spec, summary in zip(result_leaves(result.module), _summaries(result)):
         entry = summary.to_json()
@@ -188,14 +224,26 @@ def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_t
     doc: dict = {"module": result.module.name, "backend": result.backend.name, "outputs": outputs}
     if comparisons is not None:
         doc["match"] = all(c.ok for c in comparisons)
-        doc["comparisons"] = [c.to_json() for c in comparisons]
+        doc["comparisons"] = [_comparison_json(c, differences or {}) for c in comparisons]
     if show_timings:
         doc["timings"] = {t.phase: t.to_json() for t in result.timings}
+        if result.backend.compiles and result.compiled is not None:
+            doc["compile"] = {"cache": result.compiled.cache, "cold": result.compiled.cache != "hit",
+                              "loader": result.compiled.loader or None}
+    if result.refusal is not None:
+        doc["fallback"] = {"from": "llvm", "reason": result.refusal.format().splitlines()[0]}
     return json.dumps(doc, indent=2, allow_nan=False)
 
 
+def _comparison_json(c: Comparison, differences: dict[str, Difference]) -> dict:
+    doc = c.to_json()
+    if c.name in differences:
+        doc["largest_difference"] = differences[c.name].to_json()
+    return doc
+
+
 def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
-                  literals: bool) -> None:
+                  literals: bool, differences: dict[str, Difference] | None = None) -> None:
     reporter = Reporter()
     if literals:
         for spec in result_leaves(result.module):
@@ -203,9 +251,23 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
     else:
         reporter.summaries(_summaries(result))
     if comparisons is not None:
-        reporter.comparisons(comparisons)
+        reporter.comparisons(comparisons, {k: d.text() for k, d in (differences or {}).items()})
     if show_timings:
+        if result.backend.compiles and result.compiled is not None:
+            reporter.line(compile_line(result.compiled))
         reporter.timings(result.timings)
+
+
+def compile_line(compiled: Compiled) -> str:
+    """Says whether the compile phases were cold or skipped because the compile cache hit."""
+    if compiled.cache == "hit":
+        how = " with dlopen" if compiled.loader == "shared-library" else " into the JIT"
+        return f"compile: cached (compile cache hit, machine code loaded{how}; no passes, codegen or LLVM)"
+    if compiled.cache == "miss":
+        return "compile: cold (compile cache miss: passes, codegen and LLVM ran; the result is stored)"
+    if compiled.cache == "off":
+        return "compile: cold (--no-cache: passes, codegen and LLVM ran)"
+    return "compile: cold"
 
 
 class RunCommand(VariadicCommand):
@@ -228,9 +290,14 @@ class RunCommand(VariadicCommand):
               help="Relative tolerance: |a-e| <= atol + rtol*|e| (default: by element type).")
 @click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A", help="Absolute tolerance.")
 @click.option("--backend", type=click.Choice(list(KNOWN)), default=None,
-              help="Where to run (default: the best available; now the interpreter).")
+              help="Where to run: llvm (native code; the default) or interp (the numpy reference "
+                   "interpreter). Without --backend, a module the LLVM backend refuses at compile "
+                   "time runs on the interpreter, with a note on stderr (-v says why); with "
+                   "--backend=llvm that refusal is an error (exit 1).")
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Parse and run N times and report the times (median, min).")
+              help="Parse and run N times and report the times (median, min): parse, the compile "
+                   "phases (passes, codegen, llvm; measured once, or cache-load when the compile "
+                   "cache hit, said explicitly) and run.")
 @click.option("--compare", "compare_backends", is_flag=True,
               help="Also run the other backend (llvm vs interp) on the same inputs and report the "
                    "largest difference per output; exit 3 if they disagree beyond the tolerance.")
@@ -255,20 +322,26 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     chosen = _select_backend(backend)
     text, name = read_input(input_file)
     request = CompileRequest(source_text=text, use_cache=not no_cache)
+    # Only the default falls back: --backend=llvm and --compare need LLVM's own answer.
+    fallback = fallback_for(chosen) if backend is None and not compare_backends else None
     with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
-        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request)
+        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback)
+    if result.refusal is not None:
+        err(_fallback_note(result, verbose))
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
+    differences: dict[str, Difference] = {}
     if compare_backends:
         other = _select_backend("interp" if chosen.name != "interp" else "llvm")
         with cli_logging(verbose):
             reference = _execute(text, name, other, inputs, seed, 1, request)
-        comparisons = (comparisons or []) + _compare_backends(result, reference, rtol, atol)
+        between, differences = _compare_backends(result, reference, rtol, atol)
+        comparisons = (comparisons or []) + between
     if output:
         save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
     if as_json:
-        click.echo(_json_report(result, comparisons, repeat is not None, print_literals))
+        click.echo(_json_report(result, comparisons, repeat is not None, print_literals, differences))
     else:
-        _human_report(result, comparisons, repeat is not None, print_literals)
+        _human_report(result, comparisons, repeat is not None, print_literals, differences)
     if comparisons is not None and not all(c.ok for c in comparisons):
         ctx.exit(EXIT_MISMATCH)
 
