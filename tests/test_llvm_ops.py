@@ -460,3 +460,17 @@ ENTRY e {
     got, want = run_both(text, args)
     same_bits(got[:1], want[:1])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reverse", ["false", "true"])
+def test_scan_cumulative_sum_with_carry(reverse: str) -> None:
+    text = f"""HloModule m
+step {{ x = f32[3] parameter(0)  c = f32[3] parameter(1)  s = f32[3] add(x, c)  ROOT t = (f32[3], f32[3]) tuple(s, s) }}
+ENTRY e {{
+  xs = f32[5,3] parameter(0)
+  z = f32[] constant(0)
+  init = f32[3] broadcast(z), dimensions={{}}
+  ROOT r = (f32[5,3], f32[3]) scan(xs, init), dimensions={{0}}, num_carries=1, is_reverse={reverse}, to_apply=step
+}}"""
+    xs = np.arange(15, dtype=np.float32).reshape(5, 3)
+    same_bits(*run_both(text, [xs]))

@@ -12,6 +12,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter, emit_elemental_loop, leaf_bytes
 from hlotools.backend.llvm.emit_elemental import fusion_is_elemental
+from hlotools.backend.llvm.emit_loops import c64
 from hlotools.backend.llvm.registry import ALIASES, SCRATCH, emitter
 from hlotools.ir.instruction import Instruction
 
@@ -107,3 +108,54 @@ def _sources(fe: FunctionEmitter, inst: Instruction) -> None:
     """Tokens carry no data; on one device the replica and partition ids are 0."""
     if inst.opcode in ("partition-id", "replica-id"):
         fe.b.store(ir.Constant(T.I32, 0), fe.leaf_ptrs(inst)[0])
+
+
+@emitter("scan")
+def _scan(fe: FunctionEmitter, inst: Instruction) -> None:
+    """Sequential scan along dimensions[0]: to_apply(input slices..., carries...) returns
+    (output slices..., new carries...); the result is (stacked outputs..., final carries...).
+    Slices and step results live in scratch; the carries in the result's own buffers."""
+    from hlotools.backend.llvm.emit_loops import for_range, loop_nest
+    from hlotools.errors import HloUnsupportedError
+    comp = inst.attrs["to_apply"]
+    num_carries = int(inst.attrs.get("num_carries", 0))
+    n_in = len(inst.operands) - num_carries
+    dim = int(inst.attrs.get("dimensions", (0,))[0])
+    shapes = list(inst.shape.tuple_shapes or ())
+    n_out = len(shapes) - num_carries
+    if any(s.is_tuple for s in shapes) or any(op.shape.is_tuple for op in inst.operands):
+        raise HloUnsupportedError("scan with tuple-shaped inputs, outputs or carries")
+    length = inst.operands[0].shape.dims[dim] if n_in else shapes[0].dims[dim]
+    results = fe.leaf_ptrs(inst)
+    carries = results[n_out:]
+    for k, op in enumerate(inst.operands[n_in:]):
+        fe.memcpy(carries[k], fe.leaf_ptrs(op)[0], leaf_bytes(op.shape))
+    scratch = iter(fe.scratch_ptrs(inst))
+    param_shapes = [p.shape for p in comp.parameters]
+    root_shapes = comp.root.shape.leaves()
+    slices = [next(scratch) for _ in range(n_in)]
+    step_out = [next(scratch) for _ in range(n_out)]
+    new_carry = [next(scratch) for _ in range(num_carries)]
+    b = fe.b
+    if length == 0:
+        return
+    with for_range(b, 0, length, name="scan") as step:
+        i = b.sub(c64(length - 1), step) if inst.attrs.get("is_reverse") else step
+        for k, op in enumerate(inst.operands[:n_in]):
+            def copy_in(index: list[ir.Value], k: int = k, op: Instruction = op) -> None:
+                src = index[:dim] + [i] + index[dim:]
+                fe.store_element(fe.load_element(fe.leaf_ptrs(op)[0], op.shape, src), slices[k], param_shapes[k], index)
+            loop_nest(b, param_shapes[k], copy_in)
+        fe.call_computation(comp, slices + list(carries), step_out + new_carry)
+        for k in range(n_out):
+            def copy_out(index: list[ir.Value], k: int = k) -> None:
+                dst = index[:dim] + [i] + index[dim:]
+                fe.store_element(fe.load_element(step_out[k], root_shapes[k], index), results[k], shapes[k], dst)
+            loop_nest(b, root_shapes[k], copy_out)
+        for k in range(num_carries):
+            fe.memcpy(carries[k], new_carry[k], leaf_bytes(shapes[n_out + k]))
+
+
+SCRATCH["scan"] = lambda inst: (
+    [max(1, leaf_bytes(p.shape)) for p in inst.attrs["to_apply"].parameters[:len(inst.operands) - int(inst.attrs.get("num_carries", 0))]]
+    + [max(1, leaf_bytes(s)) for s in inst.attrs["to_apply"].root.shape.leaves()])
