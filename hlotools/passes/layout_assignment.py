@@ -5,7 +5,7 @@ After the pass every array shape in the module has a layout, and on CPU that is 
 (`{n-1,...,0}`) almost everywhere — XLA CPU constrains every operand to row-major (dots and
 convolutions run as row-major library calls). What keeps its layout:
   * the entry computation's parameters and result, as `entry_computation_layout` gives them
-    (else as the parameters are written; the result then defaults to row-major);
+    (else as the entry's parameters and root are written, which is what XLA's parser derives);
   * bitcasts and their operands: a bitcast reinterprets bytes, so its meaning depends on both
     layouts (changing either would change the values);
   * copies present in the input (a layout-changing copy is the point of the copy), custom-calls
@@ -17,7 +17,8 @@ Transposes become layout changes where that saves a copy, as XLA CPU does:
     operand constraint would otherwise have copied the value to row-major first;
   * an entry root transpose whose required result layout is the operand's layout permuted is
     given that layout: no data moves, instead of a transpose plus a copy to the result layout.
-Other consumers of a non-row-major entry parameter read one row-major `copy` of it, and a root
+Other consumers of a non-row-major entry parameter read one row-major `copy` of it (fusions
+read it as it is: their loops index any layout), and a root
 whose layout differs from the entry result layout gets a `copy` to it (XLA's copy insertion).
 Reshapes between row-major shapes are bitcasts (XLA's ReshapeIsBitcast): same bytes, and in
 row-major order the same logical values, so the interpreter's results do not change.
@@ -46,6 +47,10 @@ class LayoutAssignment(HloPass):
         rw = Rewriter(module)
         entry = module.entry
         params, result = entry_layout(module)
+        if entry is not None and entry.root is not None and "entry_computation_layout" not in module.attrs:
+            # XLA's parser derives the entry layout from the entry's shapes as written (the
+            # printer prints that derivation): honour the written layouts the same way.
+            params, result = [p.shape for p in entry.parameters if p is not None], entry.root.shape
         pinned = _pinned(module)
         if entry is not None and params is not None:
             for p, want in zip(entry.parameters, params):
@@ -57,22 +62,26 @@ class LayoutAssignment(HloPass):
         late = {id(entry.root)} if result is not None and entry.root.opcode == "tuple" else set()  # type: ignore[union-attr]
         for comp in module.computations:
             for inst in comp.instructions:
-                if id(inst) in pinned or id(inst) in late or (comp is entry and inst.opcode == "parameter"):
+                if id(inst) in pinned or id(inst) in late or (inst.opcode == "parameter" and
+                                                               (comp is entry or comp.is_fusion_computation)):
                     continue
                 planned = wants.get(id(inst))
                 if planned is not None and (planned[1] or bitcast_layout(inst) == planned[0].layout):
                     want = planned[0]
                     rw.set_shape(inst, want)  # its operand is final already (textual order)
                     ctx.decision("%s produces the entry result layout %s itself", inst.name, want.layout)
+                elif inst.opcode == "fusion" and _body_root(inst) is not None:
+                    rw.set_shape(inst, _body_root(inst).shape)  # type: ignore[union-attr]
                 else:
                     rw.set_shape(inst, row_major(inst.shape))
+        _fusion_parameters_follow_operands(rw, module)
         if entry is not None:
             _entry_parameter_copies(rw, entry, ctx)
             if result is not None:
                 _entry_result(rw, entry, result, ctx)
         if self.reshape_to_bitcast:
             for comp in module.computations:
-                _reshapes_to_bitcasts(rw, comp, pinned, ctx)
+                _reshapes_to_bitcasts(rw, comp, ctx)
         return rw.changed
 
 
@@ -141,13 +150,26 @@ def _pinned(module: Module) -> set[int]:
     return out
 
 
+def _fusion_parameters_follow_operands(rw: Rewriter, module: Module) -> None:
+    """A fused computation's parameters have the layouts of the fusion's operands (a fusion
+    reads its operands' buffers as they are)."""
+    for comp in module.computations:
+        for inst in comp.instructions:
+            body = inst.attrs.get("calls") if inst.opcode == "fusion" else None
+            if body is None or not hasattr(body, "parameters"):
+                continue
+            for p, o in zip(body.parameters, inst.operands):
+                if p is not None and o.shape.compatible(p.shape):
+                    rw.set_shape(p, o.shape)
+
+
 def _entry_parameter_copies(rw: Rewriter, entry: Computation, ctx: PassContext) -> None:
     """Row-major consumers of a non-row-major parameter read one copy of it; transposes that
     the parameter's layout makes free read the parameter itself."""
     for p in entry.parameters:
         if p is None or not p.shape.is_array or row_major(p.shape) == p.shape:
             continue
-        needy = [u for u in p.users if u.opcode not in ("bitcast", "copy") and
+        needy = [u for u in p.users if u.opcode not in ("bitcast", "copy", "fusion") and
                  not (u.opcode == "transpose" and bitcast_layout(u) == u.shape.layout)]
         if not needy:
             ctx.decision("parameter %s keeps layout %s: its users read it as it is", p.name, p.shape.layout)
@@ -190,6 +212,14 @@ def _result_layout_candidates(entry: Computation | None, result: Shape | None) -
     return out
 
 
+def _body_root(fusion: Instruction) -> Instruction | None:
+    """The root of a fusion's body when the fusion's shape is its shape (layouts aside): the
+    fusion's buffer is its root's (bodies are laid out first: callees precede callers)."""
+    body = fusion.attrs.get("calls")
+    root = getattr(body, "root", None)
+    return root if root is not None and root.shape.compatible(fusion.shape) else None
+
+
 def _writes_any_layout(inst: Instruction) -> bool:
     """A loop/input fusion computing one array: its loop can store in any order."""
     body = inst.attrs.get("calls") if inst.opcode == "fusion" else None
@@ -220,12 +250,12 @@ def _copy_to(rw: Rewriter, comp: Computation, value: Instruction, want: Shape, c
     return copy
 
 
-def _reshapes_to_bitcasts(rw: Rewriter, comp: Computation, pinned: set[int], ctx: PassContext) -> None:
+def _reshapes_to_bitcasts(rw: Rewriter, comp: Computation, ctx: PassContext) -> None:
     """A reshape between row-major arrays of one element type is a bitcast (it takes the
     reshape's name and place)."""
     old: list[Instruction] = []
     for inst in comp.instructions:
-        if inst.opcode != "reshape" or id(inst) in pinned:
+        if inst.opcode != "reshape":  # (pinned or not: the shape and layout stay the same)
             continue
         src = inst.operands[0].shape
         if not (src.is_array and inst.shape.is_array and src.element_type == inst.shape.element_type
