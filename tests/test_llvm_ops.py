@@ -474,3 +474,24 @@ ENTRY e {{
 }}"""
     xs = np.arange(15, dtype=np.float32).reshape(5, 3)
     same_bits(*run_both(text, [xs]))
+
+
+def test_batch_norm_training_and_grad() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = f32[4,3,5] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  g = f32[4,3,5] parameter(3)
+  t = (f32[4,3,5], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+  mu = f32[3] get-tuple-element(t), index=1
+  va = f32[3] get-tuple-element(t), index=2
+  d = (f32[4,3,5], f32[3], f32[3]) batch-norm-grad(x, s, mu, va, g), epsilon=0.001, feature_index=1
+  ROOT r = ((f32[4,3,5], f32[3], f32[3]), (f32[4,3,5], f32[3], f32[3])) tuple(t, d)
+}"""
+    rng = np.random.default_rng(11)
+    args = [rng.standard_normal((4, 3, 5)).astype(np.float32), rng.standard_normal(3).astype(np.float32),
+            rng.standard_normal(3).astype(np.float32), rng.standard_normal((4, 3, 5)).astype(np.float32)]
+    got, want = run_both(text, args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)

@@ -8,6 +8,8 @@ per matrix of the batch, with the interpreter's (XLA's expanders') semantics:
 """
 from __future__ import annotations
 
+import math
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_math as M
@@ -168,3 +170,121 @@ SCRATCH["triangular-solve"] = lambda inst: [
     8 * inst.operands[0].shape.dims[-1] ** 2,
     8 * inst.operands[0].shape.dims[-1] * max(1, inst.operands[1].shape.dims[-1 if inst.attrs.get("left_side")
                                                                              else -2])]
+
+
+# ------------------------------------------------------------------------- batch norm
+# As the interpreter (XLA's BatchNormExpander): statistics over every dim but
+# feature_index, in f32 (f64 for f64); Var[X] = E[X^2] - E[X]^2.
+
+def _bn(fe: FunctionEmitter, inst: Instruction) -> tuple[int, float, Shape, object, ir.Type]:
+    x = inst.operands[0]
+    et = x.shape.element_type
+    if et is None or et.kind != "float":
+        raise HloUnsupportedError(f"{inst.opcode} of {et} values")
+    work = ELEMENT_TYPES["f64" if et.name == "f64" else "f32"]
+    return int(inst.attrs.get("feature_index", 0)), float(inst.attrs.get("epsilon", 0.0)), x.shape, work, \
+        T.value_type(work)
+
+
+def _vload(fe: FunctionEmitter, ptr: ir.Value, ty: ir.Type, f: ir.Value) -> ir.Value:
+    return fe.b.load(fe.b.gep(ptr, [f], source_etype=ty), typ=ty)
+
+
+def _vstore(fe: FunctionEmitter, ptr: ir.Value, ty: ir.Type, f: ir.Value, v: ir.Value) -> None:
+    fe.b.store(v, fe.b.gep(ptr, [f], source_etype=ty))
+
+
+def _operand(fe: FunctionEmitter, inst: Instruction, k: int, index: list[ir.Value], work: object) -> ir.Value:
+    op = inst.operands[k]
+    et = op.shape.element_type
+    assert et is not None
+    return convert_value(fe.b, fe.load_element(fe.leaf_ptrs(op)[0], op.shape, index), et, work)  # type: ignore[arg-type]
+
+
+@emitter("batch-norm-training")
+def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
+    fi, eps, xs, work, ty = _bn(fe, inst)
+    b = fe.b
+    nf = xs.dims[fi]
+    count = max(1, math.prod(xs.dims) // max(nf, 1))
+    s1, s2 = fe.scratch_ptrs(inst)
+    out, mean_out, var_out = fe.leaf_ptrs(inst)
+    o_shape, m_shape, v_shape = inst.shape.leaves()
+    et = o_shape.element_type
+    zero = ir.Constant(ty, 0.0)
+    with for_range(b, 0, nf, name="bz") as f:
+        _vstore(fe, s1, ty, f, zero)
+        _vstore(fe, s2, ty, f, zero)
+
+    def stats(index: list[ir.Value]) -> None:
+        v = _operand(fe, inst, 0, index, work)
+        f = index[fi]
+        _vstore(fe, s1, ty, f, b.fadd(_vload(fe, s1, ty, f), v))
+        _vstore(fe, s2, ty, f, b.fadd(_vload(fe, s2, ty, f), b.fmul(v, v)))
+    loop_nest(b, xs, stats)
+    inv_n = ir.Constant(ty, 1.0 / count)
+    with for_range(b, 0, nf, name="bm") as f:
+        mean = b.fmul(_vload(fe, s1, ty, f), inv_n)
+        var = b.fsub(b.fmul(_vload(fe, s2, ty, f), inv_n), b.fmul(mean, mean))
+        _vstore(fe, s1, ty, f, mean)
+        _vstore(fe, s2, ty, f, var)
+        fe.store_element(convert_value(b, mean, work, et), mean_out, m_shape, [f])  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, var, work, et), var_out, v_shape, [f])  # type: ignore[arg-type]
+
+    def normalise(index: list[ir.Value]) -> None:
+        f = index[fi]
+        v = _operand(fe, inst, 0, index, work)
+        norm = b.fdiv(b.fsub(v, _vload(fe, s1, ty, f)),
+                      M.libm(b, "sqrt", [b.fadd(_vload(fe, s2, ty, f), ir.Constant(ty, eps))]))
+        r = b.fadd(b.fmul(norm, _operand(fe, inst, 1, [f], work)), _operand(fe, inst, 2, [f], work))
+        fe.store_element(convert_value(b, r, work, et), out, o_shape, index)  # type: ignore[arg-type]
+    loop_nest(b, xs, normalise)
+
+
+@emitter("batch-norm-grad")
+def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
+    fi, eps, xs, work, ty = _bn(fe, inst)
+    b = fe.b
+    nf = xs.dims[fi]
+    count = max(1, math.prod(xs.dims) // max(nf, 1))
+    sg, sgc = fe.scratch_ptrs(inst)
+    dx_out, dscale_out, doffset_out = fe.leaf_ptrs(inst)
+    dx_shape, ds_shape, do_shape = inst.shape.leaves()
+    et = dx_shape.element_type
+    zero = ir.Constant(ty, 0.0)
+    with for_range(b, 0, nf, name="gz") as f:
+        _vstore(fe, sg, ty, f, zero)
+        _vstore(fe, sgc, ty, f, zero)
+
+    def centered(index: list[ir.Value]) -> ir.Value:
+        return b.fsub(_operand(fe, inst, 0, index, work), _operand(fe, inst, 2, [index[fi]], work))
+
+    def sums(index: list[ir.Value]) -> None:
+        f = index[fi]
+        g = _operand(fe, inst, 4, index, work)
+        _vstore(fe, sg, ty, f, b.fadd(_vload(fe, sg, ty, f), g))
+        _vstore(fe, sgc, ty, f, b.fadd(_vload(fe, sgc, ty, f), b.fmul(g, centered(index))))
+    loop_nest(b, xs, sums)
+
+    def inv(f: ir.Value) -> ir.Value:
+        var = _operand(fe, inst, 3, [f], work)
+        return b.fdiv(ir.Constant(ty, 1.0), M.libm(b, "sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
+    with for_range(b, 0, nf, name="gs") as f:
+        fe.store_element(convert_value(b, b.fmul(_vload(fe, sgc, ty, f), inv(f)), work, et), dscale_out,  # type: ignore[arg-type]
+                         ds_shape, [f])
+        fe.store_element(convert_value(b, _vload(fe, sg, ty, f), work, et), doffset_out, do_shape, [f])  # type: ignore[arg-type]
+
+    def dx(index: list[ir.Value]) -> None:
+        f = index[fi]
+        g = _operand(fe, inst, 4, index, work)
+        iv = inv(f)
+        n = ir.Constant(ty, float(count))
+        lead = b.fdiv(b.fmul(_operand(fe, inst, 1, [f], work), iv), n)
+        inner = b.fsub(b.fsub(b.fmul(n, g), _vload(fe, sg, ty, f)),
+                       b.fmul(centered(index), b.fmul(_vload(fe, sgc, ty, f), b.fmul(iv, iv))))
+        fe.store_element(convert_value(b, b.fmul(lead, inner), work, et), dx_out, dx_shape, index)  # type: ignore[arg-type]
+    loop_nest(b, xs, dx)
+
+
+SCRATCH["batch-norm-training"] = SCRATCH["batch-norm-grad"] = \
+    lambda inst: [8 * max(1, inst.operands[0].shape.dims[int(inst.attrs.get("feature_index", 0))])] * 2
