@@ -1,7 +1,7 @@
 """The LLVM backend: HLO -> llvmlite.ir (compiler.py and the emit_* files, dispatched from the
 tables in registry.py) -> native code (jit.py) -> called from Python (runtime.py).
 
-Importing this package registers every emitter.
+The emitters register themselves when the first module is compiled (load_emitters).
 
 How it fits together (read in this order):
 
@@ -36,22 +36,30 @@ wrap or replace an earlier one by assigning EMITTERS[op] directly.
 """
 from __future__ import annotations
 
-from hlotools.backend.llvm import (  # noqa: F401  (registration side effects)
-    emit_arith,
-    emit_control,
-    emit_conv,
-    emit_conv_gemm,
-    emit_data,
-    emit_dot,
-    emit_elemental,
-    emit_fft,
-    emit_gemm,
-    emit_linalg,
-    emit_reduce,
-    emit_rng,
-    emit_sort,
-    unsupported,
-)
-from hlotools.backend.llvm.runtime import CompiledModule, compile_module
+from importlib import import_module
+from typing import Any
+
+# Imported (in this order) before the first compile: their decorators fill registry.py's tables.
+# Not at package import, so that a warm start from the compile cache (cache.py -> native.py)
+# imports neither llvmlite nor the emitters.
+EMITTER_MODULES = ("emit_arith", "emit_control", "emit_conv", "emit_conv_gemm", "emit_data", "emit_dot",
+                   "emit_elemental", "emit_fft", "emit_gemm", "emit_linalg", "emit_reduce", "emit_rng",
+                   "emit_sort", "unsupported")
+
+
+def load_emitters() -> None:
+    """Register every emitter (idempotent; ModuleCompiler calls it)."""
+    for name in EMITTER_MODULES:
+        import_module(f"hlotools.backend.llvm.{name}")
+
+
+def __getattr__(name: str) -> Any:
+    """`from hlotools.backend.llvm import compile_module` (and CompiledModule) on first use."""
+    if name in ("CompiledModule", "compile_module"):
+        load_emitters()
+        from hlotools.backend.llvm import runtime
+        return getattr(runtime, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["CompiledModule", "compile_module"]

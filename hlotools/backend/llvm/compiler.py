@@ -24,6 +24,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm import buffers as bufs
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.alias_scopes import scopes_of
+from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats  # noqa: F401  (re-exported)
 from hlotools.backend.llvm.emit_elemental import ElementalGen, fusion_is_elemental
 from hlotools.backend.llvm.emit_loops import c64, linear_index, loop_nest
 from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
@@ -33,7 +34,6 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 
-ENTRY_NAME = "hlo_entry"
 INDEX_ONLY = frozenset({"broadcast", "iota", "reshape", "bitcast", "transpose", "slice", "reverse", "constant",
                         "get-tuple-element"})
 
@@ -68,21 +68,12 @@ class CompiledFunction:
     donation: dict[int, int] = field(default_factory=dict)  # entry: result leaf -> donated param leaf
 
 
-@dataclass
-class CompileStats:
-    functions: int = 0
-    instructions: int = 0
-    arena_bytes: int = 0
-    peak_by_computation: dict[str, int] = field(default_factory=dict)
-    # Entry result leaf -> flat argument leaf whose memory it may be written into
-    # (input_output_alias); the caller may pass the argument's memory as that result.
-    donated: dict[int, int] = field(default_factory=dict)
-
-
 class ModuleCompiler:
     """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
 
     def __init__(self, module: Module, *, implicit_fusion: bool = True) -> None:
+        from hlotools.backend.llvm import load_emitters
+        load_emitters()  # the tables of registry.py are filled by the emit_* modules
         self.module = module
         self.implicit_fusion = implicit_fusion
         self.ir = ir.Module(name=module.name)

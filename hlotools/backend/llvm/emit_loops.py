@@ -11,7 +11,8 @@ from contextlib import contextmanager
 
 import llvmlite.ir as ir
 
-from hlotools.ir.shape import Layout, Shape
+from hlotools.backend.llvm.calling import layout_of  # noqa: F401  (re-exported)
+from hlotools.ir.shape import Shape
 
 I64 = ir.IntType(64)
 
@@ -39,14 +40,6 @@ def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step
     iv.add_incoming(nxt, b.block)
     b.cbranch(b.icmp_signed("<", nxt, stop_v), body, exit_)
     b.position_at_end(exit_)
-
-
-def layout_of(shape: Shape) -> tuple[int, ...]:
-    """minor_to_major of an array shape (the default, row-major, when absent)."""
-    lay = shape.layout
-    if lay is None or len(lay.minor_to_major) != len(shape.dims):
-        return Layout.default(len(shape.dims)).minor_to_major
-    return lay.minor_to_major
 
 
 def strides(shape: Shape) -> list[int]:
