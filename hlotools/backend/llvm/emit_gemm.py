@@ -6,18 +6,21 @@ dims are contiguous in the buffer's layout: a strided *view*; otherwise the oper
 
 Two kernels, chosen per dot:
 
-* BLAS (JIT only, f32/f64, big enough): `cblas_sgemm`/`cblas_dgemm` of the OpenBLAS that
-  numpy ships, registered with the JIT by jit.py under stable names — as XLA CPU calls
-  Eigen. Transposed operands become BLAS transpose flags; a column-major result computes
-  C^T = B^T A^T. Off when the library or the symbol is missing, and always off for AOT
-  objects (`blas_enabled` is a context set by the JIT runtime only), so objects never
-  depend on it.
-* generated (everything else: integers, AOT, small products): a register-blocked
-  micro-kernel written with explicit LLVM vectors. B is packed into panels of NV = 2 vector
-  widths (zero padded, contiguous: no 4 KiB-stride cache conflicts); each step of the k loop
-  loads two B vectors, broadcasts MR lhs elements and does 2*MR multiply-adds into
-  accumulators that stay in registers. Row blocks (over the whole batch) are split across
-  threads with parallel.run_parallel.
+* generated (the default): gemm_kernel.py's register-blocked micro-kernel with explicit
+  LLVM vectors, one function per compute type shared by every dot of the module. B is read
+  in place when its columns are contiguous (few rows) or packed panel-major (many rows, or
+  any other layout/type); tasks (batch x panel x row chunk) are split across threads by
+  parallel.py when the product is big.
+* BLAS (opt-in: HLOTOOLS_BLAS=1; JIT only; f32/f64; m*n*k >= BLAS_MIN_WORK): cblas_sgemm /
+  cblas_dgemm of the OpenBLAS that numpy ships, registered with the JIT by jit.py under
+  stable names, as XLA CPU calls Eigen. Transposed operands become BLAS transpose flags; a
+  column-major result computes C^T = B^T A^T. Never for AOT objects (`blas_enabled` is set
+  by the JIT runtime only) and off when the library or the symbol is missing.
+  Why opt-in, by measurement on the 2-core shared machine: single-threaded, OpenBLAS and
+  the generated kernel are equal (big_mlp_1024: 6.5 vs 6.4 ms CPU; big_attention_256:
+  10.3 vs 9.8 ms before other fixes), while OpenBLAS's own threads spin-wait and collapse
+  when the cores are shared (transformer_block 105 ms instead of 0.26 ms; big_mlp_1024
+  median 184 ms), and they change numpy's threading process-wide if tamed.
 
 Dots this file does not take (complex, pred, sub-byte integers, empty contracting dims) go
 to emit_dot's loop nest.

@@ -387,8 +387,8 @@ def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Valu
         fe.b.ret_void()
         ir.IRBuilder(eb).branch(body)  # after the hoisted setup code in_entry() appended
     finally:
-        for k, v in saved.items():
-            setattr(fe, k, v)
+        for attr, v in saved.items():
+            setattr(fe, attr, v)
     fe.last_worker = worker  # type: ignore[attr-defined]
     fe.last_ctx = ctx  # type: ignore[attr-defined]
 
