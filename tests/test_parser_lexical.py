@@ -68,6 +68,28 @@ def test_hex_integers_are_rejected_like_xla(shape: str, literal: str, col: int) 
     assert (exc.value.line, exc.value.column) == (2, col)
 
 
+@pytest.mark.parametrize("literal, ok", [(".5", False), ("{1, .5}", False), ("(.5, 1)", False), ("-.5", True),
+                                         ("5.", True), ("1e5", True), ("+1", False)])
+def test_a_number_starts_with_a_digit_or_minus(literal: str, ok: bool) -> None:
+    """XLA's lexer starts a number only at a digit or '-', so `.5` and `+1` are errors."""
+    ty = "c64" if literal.startswith("(") else "f32"
+    dims = "[2]" if literal.startswith("{") else "[]"
+    text = f"ENTRY e {{\n  ROOT c = {ty}{dims} constant({literal})\n}}\n"
+    if ok:
+        assert parse(text).entry is not None
+    else:
+        with pytest.raises(HloParseError, match="expect"):
+            parse(text)
+
+
+def test_a_float_attribute_starts_with_a_digit_or_minus() -> None:
+    body = ("  x = f32[2,3] parameter(0)\n  s = f32[3] parameter(1)\n  o = f32[3] parameter(2)\n"
+            "  ROOT b = (f32[2,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=%s, feature_index=1")
+    assert parse("ENTRY e {\n" + body % "0.001" + "\n}\n").entry is not None
+    with pytest.raises(HloParseError, match="epsilon"):
+        parse("ENTRY e {\n" + body % ".001" + "\n}\n")
+
+
 @pytest.mark.parametrize("text, where", [
     ("ENTRY e {\n  // a\0b\n  ROOT p = f32[2] parameter(0)\n}\n", (2, 7)),
     ("ENTRY e {\n  /* it's \0 */\n  ROOT p = f32[2] parameter(0)\n}\n", (2, 11)),

@@ -20,7 +20,8 @@ _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _LEX = re.compile(r"\s*(?:(-?nan\(0x[0-9a-fA-F]+\))|([{}(),])|(\.\.\.)|([^\s{}(),]+))")
 # Decimal only, leading zeros allowed: XLA lexes `0x1F` as the window pattern `0x1` then `F`.
 _INT = re.compile(r"-?[0-9]+$")
-_FLOAT = re.compile(r"-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+"
+# XLA lexes a number only from a digit or '-': `.5` is an error, `-.5` and `5.` are values.
+_FLOAT = re.compile(r"(?=-|[0-9])-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+"
                     r"|[0-9]+)$")
 _NAN = re.compile(r"(-?)nan(?:\(0x([0-9a-fA-F]+)\))?$")
 _SMALL_CACHE: dict[tuple[Shape, str], np.ndarray] = {}
