@@ -171,11 +171,20 @@ def _copy_into(fe: FunctionEmitter, src: Instruction, dst: ir.Value, shape: obje
 
 @emitter("custom-call")
 def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
-    """Only the targets that are identities on one device (Sharding, ...: the interpreter's
-    IDENTITY_TARGETS); anything else is refused naming the target."""
-    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
+    """Targets in registry.CUSTOM_CALLS (LAPACK factorizations, ...) and the ones that are
+    identities on one device (Sharding, ...: the interpreter's IDENTITY_TARGETS); anything
+    else is refused naming the target."""
+    from hlotools.backend.llvm.registry import CUSTOM_CALLS
     from hlotools.errors import HloUnsupportedError
+    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
     target = str(inst.attrs.get("custom_call_target", ""))
+    if target in CUSTOM_CALLS:
+        CUSTOM_CALLS[target](fe, inst)
+        return
     if target not in IDENTITY_TARGETS or len(inst.operands) != 1 or inst.shape.is_tuple:
         raise HloUnsupportedError(f"custom-call target \"{target}\" is not supported by the LLVM backend")
     copy_value(fe, inst.operands[0], fe.leaf_ptrs(inst)[0], inst)
+
+
+# The LAPACK targets register themselves in CUSTOM_CALLS (and SCRATCH["custom-call"]).
+from hlotools.backend.llvm import emit_lapack  # noqa: E402,F401

@@ -63,14 +63,21 @@ def _var(fe: FunctionEmitter, v: ir.Value) -> ir.AllocaInstr:
 @emitter("cholesky")
 def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
     _real(inst)
-    a = inst.operands[0]
-    lower = bool(inst.attrs.get("lower", False))
+    cholesky_core(fe, inst, inst.operands[0], fe.leaf_ptrs(inst)[0], inst.shape,
+                  bool(inst.attrs.get("lower", False)))
+
+
+def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: ir.Value, out_shape: Shape,
+                  lower: bool, keep_other: bool = False, info: tuple[ir.Value, Shape] | None = None) -> None:
+    """Per matrix: the factor in the `lower`/upper triangle; the other triangle is zero (or,
+    keep_other, a's own elements, as LAPACK's potrf); a matrix that is not positive definite
+    gets NaN in the factor's place and, in `info`, the order of its first non-PD minor."""
     n = a.shape.dims[-1]
     b = fe.b
     et = a.shape.element_type
-    out_et = inst.shape.element_type
+    out_et = out_shape.element_type
     assert et is not None and out_et is not None
-    src, out = fe.leaf_ptrs(a)[0], fe.leaf_ptrs(inst)[0]
+    src = fe.leaf_ptrs(a)[0]
     mat = _Mat(fe, fe.scratch_ptrs(inst)[0], n)
     if n == 0:
         return
@@ -80,6 +87,7 @@ def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
             lo, hi = (i, j) if lower else (j, i)  # lower: a[i, j] with j <= i
             return convert_value(b, fe.load_element(src, a.shape, bidx + [lo, hi]), et, F64)
         ok = _var(fe, ir.Constant(T.I1, 1))
+        first_bad = _var(fe, ir.Constant(T.I32, 0))
         with for_range(b, 0, n, name="cj") as j:
             acc = _var(fe, read(j, j))
             with for_range(b, 0, j, name="ck") as k:
@@ -87,7 +95,10 @@ def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
                 b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(ljk, ljk)), acc)
             s = b.load(acc, typ=T.F64)
             bad = b.fcmp_unordered("ule", s, ir.Constant(T.F64, 0.0))  # <= 0 or NaN
-            b.store(b.and_(b.load(ok, typ=T.I1), b.not_(bad)), ok)
+            was_ok = b.load(ok, typ=T.I1)
+            b.store(b.select(b.and_(was_ok, bad), b.add(b.trunc(j, T.I32), ir.Constant(T.I32, 1)),
+                             b.load(first_bad, typ=T.I32)), first_bad)
+            b.store(b.and_(was_ok, b.not_(bad)), ok)
             d = M.libm(b, "sqrt", [s])
             mat.set(j, j, d)
             with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
@@ -100,10 +111,16 @@ def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
             with for_range(b, 0, n, name="wj") as j:
                 r, c = (i, j) if lower else (j, i)  # factor element L[r, c] (upper: U = L^T)
                 inside = b.icmp_signed("<=", c, r)
-                v = b.select(inside, mat.get(b.select(inside, r, c), b.select(inside, c, r)),
-                             ir.Constant(T.F64, 0.0))
+                v = mat.get(b.select(inside, r, c), b.select(inside, c, r))
                 v = b.select(good, v, ir.Constant(T.F64, float("nan")))
-                fe.store_element(convert_value(b, v, F64, out_et), out, inst.shape, bidx + [i, j])
+                if keep_other:
+                    other = convert_value(b, fe.load_element(src, a.shape, bidx + [i, j]), et, F64)
+                else:  # XLA's expander: zeros, or NaN everywhere for a matrix that is not PD
+                    other = b.select(good, ir.Constant(T.F64, 0.0), ir.Constant(T.F64, float("nan")))
+                v = b.select(inside, v, other)
+                fe.store_element(convert_value(b, v, F64, out_et), out, out_shape, bidx + [i, j])
+        if info is not None:
+            fe.store_element(b.load(first_bad, typ=T.I32), info[0], info[1], bidx)
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 
@@ -113,20 +130,26 @@ SCRATCH["cholesky"] = lambda inst: [8 * inst.operands[0].shape.dims[-1] ** 2]
 @emitter("triangular-solve")
 def emit_triangular_solve(fe: FunctionEmitter, inst: Instruction) -> None:
     _real(inst)
-    a_op, b_op = inst.operands
     at = inst.attrs
-    left = bool(at.get("left_side", False))
-    lower = bool(at.get("lower", False))
-    unit = bool(at.get("unit_diagonal", False))
     trans = str(at.get("transpose_a", "NO_TRANSPOSE")).upper() in ("TRANSPOSE", "ADJOINT")
+    solve_triangular(fe, inst, inst.operands[0], inst.operands[1], fe.leaf_ptrs(inst)[0], inst.shape,
+                     bool(at.get("left_side", False)), bool(at.get("lower", False)),
+                     bool(at.get("unit_diagonal", False)), trans)
+
+
+def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, b_op: Instruction,
+                     out: ir.Value, out_shape: Shape, left: bool, lower: bool, unit: bool, trans: bool,
+                     alpha: Instruction | None = None) -> None:
+    """op(a) x = alpha b (left) or x op(a) = alpha b, per matrix of the batch; scratch 0/1 of
+    `inst` hold t (n x n) and x (n x rhs) in f64."""
     n = a_op.shape.dims[-1]
     rows, cols = b_op.shape.dims[-2], b_op.shape.dims[-1]
     m = cols if left else rows  # right-hand sides
     b = fe.b
-    a_et, b_et, out_et = a_op.shape.element_type, b_op.shape.element_type, inst.shape.element_type
+    a_et, b_et, out_et = a_op.shape.element_type, b_op.shape.element_type, out_shape.element_type
     assert a_et is not None and b_et is not None and out_et is not None
-    a_ptr, b_ptr, out = fe.leaf_ptrs(a_op)[0], fe.leaf_ptrs(b_op)[0], fe.leaf_ptrs(inst)[0]
-    t_ptr, x_ptr = fe.scratch_ptrs(inst)
+    a_ptr, b_ptr = fe.leaf_ptrs(a_op)[0], fe.leaf_ptrs(b_op)[0]
+    t_ptr, x_ptr = fe.scratch_ptrs(inst)[:2]
     t, x = _Mat(fe, t_ptr, n), _Mat(fe, x_ptr, max(1, m))
     # the effective system t y = r with t lower or upper triangular
     eff_lower = lower != trans
@@ -149,11 +172,17 @@ def emit_triangular_solve(fe: FunctionEmitter, inst: Instruction) -> None:
         with for_range(b, 0, n, name="xi") as i:
             with for_range(b, 0, m, name="xc") as c:
                 x.set(i, c, ir.Constant(T.F64, 0.0))
+        scale = None
+        if alpha is not None:
+            aet = alpha.shape.element_type
+            assert aet is not None
+            scale = convert_value(b, fe.load_element(fe.leaf_ptrs(alpha)[0], alpha.shape, []), aet, F64)
 
         def solve_row(i: ir.Value) -> None:
             with for_range(b, 0, m, name="sc") as c:
                 bi = bidx + ([i, c] if left else [c, i])
-                acc = _var(fe, convert_value(b, fe.load_element(b_ptr, b_op.shape, bi), b_et, F64))
+                rhs = convert_value(b, fe.load_element(b_ptr, b_op.shape, bi), b_et, F64)
+                acc = _var(fe, rhs)
                 with for_range(b, 0, n, name="sj") as j:
                     b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(t.get(i, j), x.get(j, c))), acc)
                 x.set(i, c, b.fdiv(b.load(acc, typ=T.F64), t.get(i, i)))
@@ -161,8 +190,10 @@ def emit_triangular_solve(fe: FunctionEmitter, inst: Instruction) -> None:
             solve_row(step if eff_lower else b.sub(c64(n - 1), step))
         with for_range(b, 0, n, name="oi") as i:
             with for_range(b, 0, m, name="oc") as c:
-                v = convert_value(b, x.get(i, c), F64, out_et)
-                fe.store_element(v, out, inst.shape, bidx + ([i, c] if left else [c, i]))
+                v = x.get(i, c)
+                if scale is not None:
+                    v = b.fmul(v, scale)
+                fe.store_element(convert_value(b, v, F64, out_et), out, out_shape, bidx + ([i, c] if left else [c, i]))
     loop_nest(b, _batch_shape(b_op.shape, 2), matrix)
 
 

@@ -29,6 +29,8 @@ ALIASES: set[str] = set()
 UNSUPPORTED: dict[str, str] = {}
 SCRATCH: dict[str, Callable[..., list[int]]] = {}
 NO_INLINE: set[str] = set()
+# custom-call targets the backend lowers (custom_call_target -> emitter, like EMITTERS)
+CUSTOM_CALLS: dict[str, Emitter] = {}
 
 
 def elemental(*opcodes: str) -> Callable[[Elemental], Elemental]:
