@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-import os
-import tempfile
 
 import numpy as np
 
@@ -131,6 +130,10 @@ def _f(v: float | None, fmt: str) -> str:
     return format(v, fmt) if isinstance(v, (int, float)) else "-"
 
 
+def _x(v: float | None, fmt: str) -> str:
+    return f"{format(v, fmt) + 'x' if isinstance(v, (int, float)) else '-':>8}"
+
+
 def print_table(rows: list[dict]) -> None:
     print(f"threads: HLOTOOLS_NUM_THREADS={os.environ.get('HLOTOOLS_NUM_THREADS', '(all CPUs)')}, "
           f"CPUs available: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}")
@@ -139,10 +142,11 @@ def print_table(rows: list[dict]) -> None:
     print(head)
     for r in rows:
         err = r.get("llvm_error") or ""
-        print(f"{r['module']:24} {_f(r.get('interp_ms'), '10.2f')} {_f(r.get('llvm_ms'), '9.3f')} "
-              f"{_f(r.get('llvm_cpu_ms'), '8.3f')} {r['xla_ms']:8.3f} {_f(r.get('llvm_over_xla'), '7.2f')}x "
-              f"{_f(r.get('interp_over_llvm'), '7.1f')}x {_f(r.get('llvm_cold_s'), '7.3f')} "
-              f"{_f(r.get('xla_compile_s'), '9.3f')} {_f(r.get('llvm_warm_s', 0) * 1e3 if 'llvm_warm_s' in r else None, '8.1f')}"
+        print(f"{r['module']:24} {_f(r.get('interp_ms'), '10.2f'):>10} {_f(r.get('llvm_ms'), '9.3f'):>9} "
+              f"{_f(r.get('llvm_cpu_ms'), '8.3f'):>8} {r['xla_ms']:8.3f} {_x(r.get('llvm_over_xla'), '.2f')} "
+              f"{_x(r.get('interp_over_llvm'), '.1f')} {_f(r.get('llvm_cold_s'), '7.3f'):>7} "
+              f"{_f(r.get('xla_compile_s'), '9.3f'):>9} "
+              f"{_f(r.get('llvm_warm_s', 0) * 1e3 if 'llvm_warm_s' in r else None, '8.1f'):>8}"
               + (f"  llvm: {err}" if err else "") + (f"  interp: {r['interp_error']}" if r.get("interp_error") else ""))
     for label, key in (("llvm/XLA", "llvm_over_xla"), ("interp/XLA", "interp_over_xla"),
                        ("interp/llvm", "interp_over_llvm")):
