@@ -8,9 +8,7 @@ import pytest
 from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
 # module -> the construct it needs that the LLVM backend refuses (HloUnsupportedError).
-MISSING: dict[str, str] = {
-    "linalg_custom_calls": "custom-call",
-}
+MISSING: dict[str, str] = {}
 
 
 def _cases() -> list:
@@ -20,19 +18,20 @@ def _cases() -> list:
     out = []
     for n in names:
         marks = [pytest.mark.xfail(reason=f"needs {MISSING[n]}", strict=True)] if n in MISSING else []
-        out.append(pytest.param(n, marks=marks, id=n))
+        for style in ("hlo", "dump.hlo"):
+            out.append(pytest.param(n, style, marks=marks, id=f"{n}.{style}"))
     return out
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
-@pytest.mark.parametrize("name", _cases())
-def test_llvm_jax_corpus(name: str) -> None:
+@pytest.mark.parametrize("name,style", _cases())
+def test_llvm_jax_corpus(name: str, style: str) -> None:
     import hlotools
     from hlotools.backend.llvm import compile_module
     from hlotools.errors import HloUnsupportedError
 
-    path = JAX / f"{name}.hlo"
+    path = JAX / f"{name}.{style}"
     module = hlotools.parse_module(path.read_text(), str(path), verify=False)
     in_dt, out_dt = _leaf_dtypes(module)
     with np.load(JAX / f"{name}.inputs.npz") as f:

@@ -495,3 +495,20 @@ ENTRY e {
     got, want = run_both(text, args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_call_across_different_layouts_relayouts() -> None:
+    """Before layout assignment a call's operand and the callee's parameter may disagree on
+    the layout; the callee still sees the right logical values."""
+    text = """HloModule m
+f { p = f32[3,4]{1,0} parameter(0)  ROOT n = f32[3,4]{0,1} negate(p) }
+ENTRY e {
+  x = f32[4,3]{1,0} parameter(0)
+  t = f32[3,4]{0,1} transpose(x), dimensions={1,0}
+  c = f32[3,4]{1,0} call(t), to_apply=f
+  ROOT r = f32[3,4]{1,0} add(c, t)
+}"""
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    got, want = run_both(text, [x])
+    same_bits(got, want)
+    assert not np.any(got[0])  # -t + t

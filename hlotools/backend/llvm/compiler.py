@@ -383,9 +383,56 @@ class FunctionEmitter:
             self.memcpy(dst, src, nbytes)
 
     def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value],
-                         callee: CompiledFunction | None = None) -> None:
-        """Call the function of `comp` with leaf pointers (its temps after ours)."""
+                         callee: CompiledFunction | None = None, arg_shapes: list[Shape] | None = None,
+                         out_shapes: list[Shape] | None = None) -> None:
+        """Call the function of `comp` with leaf pointers (its temps after ours).
+
+        With the caller's leaf shapes given, a leaf whose layout differs from the callee's
+        parameter (or root) layout goes through a relayout copy in heap memory: modules before
+        layout assignment may disagree across a call, and the callee reads memory in its own
+        layout (XLA's layout assignment would insert copies there)."""
         callee = callee or self.mc.function_for(comp)
+        assert self.plan is not None
+        fixups: list[tuple[ir.Value, Shape, ir.Value, Shape]] = []
+        temps: list[ir.Value] = []
+        if arg_shapes is not None:
+            params = [leaf for p in comp.parameters for leaf in p.shape.leaves()]
+            args = list(args)
+            for k, (mine, theirs) in enumerate(zip(arg_shapes, params)):
+                if _needs_relayout(mine, theirs):
+                    tmp = self._malloc(leaf_bytes(theirs))
+                    temps.append(tmp)
+                    self.relayout(args[k], mine, tmp, theirs)
+                    args[k] = tmp
+        if out_shapes is not None:
+            assert comp.root is not None
+            outs = list(outs)
+            for k, (mine, theirs) in enumerate(zip(out_shapes, comp.root.shape.leaves())):
+                if _needs_relayout(mine, theirs):
+                    tmp = self._malloc(leaf_bytes(theirs))
+                    temps.append(tmp)
+                    fixups.append((tmp, theirs, outs[k], mine))
+                    outs[k] = tmp
+        self._call(callee, args, outs)
+        for src, src_shape, dst, dst_shape in fixups:
+            self.relayout(src, src_shape, dst, dst_shape)
+        for tmp in temps:
+            self._libc("free", ir.VoidType(), [tmp])
+
+    def relayout(self, src: ir.Value, src_shape: Shape, dst: ir.Value, dst_shape: Shape) -> None:
+        """dst := src element by element (same dims and type, different layouts)."""
+        def body(index: list[ir.Value]) -> None:
+            self.store_element(self.load_element(src, src_shape, index), dst, dst_shape, index)
+        loop_nest(self.b, dst_shape, body)
+
+    def _malloc(self, nbytes: int) -> ir.Value:
+        return self._libc("malloc", T.PTR, [c64(max(1, nbytes))])
+
+    def _libc(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+        fn = self.mc.ir.globals.get(name) or ir.Function(self.mc.ir, ir.FunctionType(ret, [a.type for a in args]), name)
+        return self.b.call(fn, args)
+
+    def _call(self, callee: CompiledFunction, args: list[ir.Value], outs: list[ir.Value]) -> None:
         assert self.plan is not None
         self.callee_bytes = max(self.callee_bytes, callee.arena_bytes)
         eb = self.in_entry()
@@ -471,6 +518,12 @@ def _elements(shape: Shape) -> int:
 def schedule(comp: Computation) -> list[Instruction]:
     """The instruction order: the text's (a topological order; the scheduler may refine it)."""
     return comp.post_order() if any(i.control_predecessors for i in comp.instructions) else list(comp.instructions)
+
+
+def _needs_relayout(a: Shape, b: Shape) -> bool:
+    from hlotools.backend.llvm.emit_loops import layout_of
+    return (not a.is_tuple and not b.is_tuple and a.dims == b.dims and len(a.dims) > 1
+            and leaf_bytes(a) > 0 and layout_of(a) != layout_of(b))
 
 
 def entry_donation(module: Module) -> dict[int, int]:

@@ -19,6 +19,10 @@ from hlotools.ir.instruction import Instruction
 ALIASES.update({"tuple", "get-tuple-element", "opt-barrier", "domain", "add-dependency"})
 
 
+def _arg_shapes(inst: Instruction) -> list:
+    return [leaf for op in inst.operands for leaf in op.shape.leaves()]
+
+
 def _copy_leaves(fe: FunctionEmitter, dst: list[ir.Value], src: list[ir.Value], inst: Instruction) -> None:
     for d, s, shape in zip(dst, src, inst.shape.leaves()):
         if d is not s:
@@ -47,11 +51,12 @@ def _while(fe: FunctionEmitter, inst: Instruction) -> None:
     done = b.append_basic_block(f"while.{inst.name}.exit")
     b.branch(header)
     b.position_at_end(header)
-    fe.call_computation(cond, state, [pred_buf])
+    leaves = inst.shape.leaves()
+    fe.call_computation(cond, state, [pred_buf], arg_shapes=leaves)
     go = b.icmp_unsigned("!=", b.load(pred_buf, typ=T.I8), ir.Constant(T.I8, 0))
     b.cbranch(go, loop, done)
     b.position_at_end(loop)
-    fe.call_computation(body, state, next_ptrs, callee=body_cf)
+    fe.call_computation(body, state, next_ptrs, callee=body_cf, arg_shapes=leaves, out_shapes=leaves)
     _copy_leaves(fe, state, next_ptrs, inst)
     b.branch(header)
     b.position_at_end(done)
@@ -63,7 +68,8 @@ SCRATCH["while"] = lambda inst: [1] + [leaf_bytes(s) for s in inst.shape.leaves(
 @emitter("call")
 def _call(fe: FunctionEmitter, inst: Instruction) -> None:
     args = [p for op in inst.operands for p in fe.leaf_ptrs(op)]
-    fe.call_computation(inst.attrs["to_apply"], args, fe.leaf_ptrs(inst))
+    fe.call_computation(inst.attrs["to_apply"], args, fe.leaf_ptrs(inst), arg_shapes=_arg_shapes(inst),
+                        out_shapes=inst.shape.leaves())
 
 
 @emitter("fusion")
@@ -72,7 +78,8 @@ def _fusion(fe: FunctionEmitter, inst: Instruction) -> None:
         emit_elemental_loop(fe, inst)
         return
     args = [p for op in inst.operands for p in fe.leaf_ptrs(op)]
-    fe.call_computation(inst.attrs["calls"], args, fe.leaf_ptrs(inst))
+    fe.call_computation(inst.attrs["calls"], args, fe.leaf_ptrs(inst), arg_shapes=_arg_shapes(inst),
+                        out_shapes=inst.shape.leaves())
 
 
 @emitter("conditional")
@@ -98,7 +105,8 @@ def _conditional(fe: FunctionEmitter, inst: Instruction) -> None:
         sw.add_case(ir.Constant(T.I32, k), blocks[k])
     for k, comp in enumerate(branches):
         b.position_at_end(blocks[k])
-        fe.call_computation(comp, fe.leaf_ptrs(inst.operands[k + 1]), outs)
+        fe.call_computation(comp, fe.leaf_ptrs(inst.operands[k + 1]), outs,
+                            arg_shapes=inst.operands[k + 1].shape.leaves(), out_shapes=inst.shape.leaves())
         b.branch(done)
     b.position_at_end(done)
 
