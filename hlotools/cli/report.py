@@ -41,10 +41,12 @@ class Reporter:
     """Writes to standard output; `rich` only when it is a terminal."""
 
     def __init__(self, force_plain: bool = False) -> None:
-        from rich.console import Console
+        self.rich = not force_plain and _maybe_terminal()
+        if self.rich:  # rich costs ~30 ms to import: only where it may draw
+            from rich.console import Console
 
-        self.console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
-        self.rich = self.console.is_terminal and not force_plain
+            self.console = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+            self.rich = self.console.is_terminal
 
     def line(self, text: str) -> None:
         if self.rich:
@@ -94,6 +96,18 @@ class Reporter:
         for t in items:
             table.add_row(t.phase, str(len(t.seconds)), _ms(t.median), _ms(t.minimum))
         self.console.print(table)
+
+
+def _maybe_terminal() -> bool:
+    """False when rich would certainly print plain text: standard output is not a terminal and
+    none of rich's switches (FORCE_COLOR, TTY_COMPATIBLE) is set."""
+    import os
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE"):
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _escape(text: str) -> str:

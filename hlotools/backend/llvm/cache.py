@@ -40,6 +40,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from hlotools.backend.llvm import native
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
@@ -164,6 +165,7 @@ class CompileCache:
         max_bytes (run after each new object; readers of a deleted entry just miss).
         Returns how many entries were deleted."""
         files: list[tuple[float, int, str]] = []
+        libraries: dict[str, int] = {}  # native.py's KEY.so beside KEY.entry: deleted with it
         try:
             with os.scandir(self.directory) as shards:
                 for shard in shards:
@@ -173,14 +175,20 @@ class CompileCache:
                                 if e.name.endswith(".entry"):
                                     st = e.stat()
                                     files.append((st.st_mtime, st.st_size, e.path))
+                                elif e.name.endswith(native.SUFFIX):
+                                    libraries[e.path] = e.stat().st_size
         except OSError:
             return 0
-        total = sum(f[1] for f in files)
+        total = sum(f[1] for f in files) + sum(libraries.values())
         removed = 0
         for _, size, path in sorted(files):
             if total <= self.max_bytes:
                 break
             _unlink(path)
+            library = path[:-len(".entry")] + native.SUFFIX
+            if library in libraries:
+                _unlink(library)
+                size += libraries[library]
             total -= size
             removed += 1
         if removed:
@@ -207,13 +215,13 @@ def _unlink(path: str) -> None:
 
 @cache
 def environment() -> dict[str, str]:
-    """Everything besides the module and the options that the machine code depends on."""
+    """Everything besides the module and the options that the machine code depends on. The
+    LLVM side (triple, CPU name and features, versions, BLAS) comes from host.py, which
+    remembers LLVM's answer per host so that a warm start does not import llvmlite."""
     import hlotools
-    from hlotools.backend.llvm import jit
-    t = jit.target_description()
+    from hlotools.backend.llvm.host import llvm_environment
     return {"format": str(FORMAT_VERSION), "hlotools": hlotools.__version__, "sources": _source_fingerprint(),
-            "llvmlite": t.llvmlite_version, "llvm": t.llvm_version, "triple": t.triple, "cpu": t.cpu,
-            "features": t.features, "blas": ",".join(sorted(jit.blas_symbols()))}  # dots call BLAS or not
+            **llvm_environment(default_cache_dir())}
 
 
 def _source_fingerprint() -> str:
@@ -266,7 +274,8 @@ class CompileOptions:
         return fields
 
 
-_NOT_CODEGEN_ENV = frozenset({"HLOTOOLS_CACHE_DIR", "HLOTOOLS_CACHE_MAX_MB", "HLOTOOLS_LOG"})
+_NOT_CODEGEN_ENV = frozenset({"HLOTOOLS_CACHE_DIR", "HLOTOOLS_CACHE_MAX_MB", "HLOTOOLS_LOG",
+                              "HLOTOOLS_CACHE_DLOPEN"})
 
 
 def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *,
@@ -307,15 +316,26 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     if compiled.object_code is None or not getattr(compiled, "cacheable", True):
         compile_cache.say(f"compile cache: compiled ({spent}); not cacheable, nothing stored")
         return compiled
-    if compile_cache.put(Entry(module_key, "object", _meta(compiled, module.name), compiled.object_code)):
+    meta = _meta(compiled, module.name)
+    t3 = time.perf_counter()
+    library = native.link(compiled.object_code, compile_cache.path(module_key), compile_cache.say)
+    if library is not None:  # a warm start dlopens it instead of loading the object into MCJIT
+        meta["shared_library"] = library.record()
+        compiled.timings.extra["link"] = time.perf_counter() - t3
+    if compile_cache.put(Entry(module_key, "object", meta, compiled.object_code)):
+        if library is not None:
+            library.install(native.library_path(compile_cache.path(module_key)))
         compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
-        compile_cache.say(f"compile cache: compiled ({spent}) and stored {module_key[:12]} "
+        linked = f", linked {1e3 * compiled.timings.extra['link']:.0f} ms" if library is not None else ""
+        compile_cache.say(f"compile cache: compiled ({spent}{linked}) and stored {module_key[:12]} "
                           f"in {compile_cache.directory}")
+    elif library is not None:
+        library.discard()
     return compiled
 
 
 def _meta(compiled: Any, name: str) -> dict[str, Any]:
-    from hlotools.backend.llvm.compiler import ENTRY_NAME
+    from hlotools.backend.llvm.calling import ENTRY_NAME
     return {"module": name, "entry": ENTRY_NAME, "params": [s.to_text(True) for s in compiled.param_leaves],
             "results": [s.to_text(True) for s in compiled.result_leaves], "stats": asdict(compiled.stats),
             "compile_seconds": {"codegen": compiled.timings.codegen_s, "llvm": compiled.timings.llvm_s}}
@@ -323,7 +343,7 @@ def _meta(compiled: Any, name: str) -> dict[str, Any]:
 
 def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via: str) -> Any:
     """The cached module under `key`, or None (saying why) when there is none to trust."""
-    from hlotools.backend.llvm.compiler import ENTRY_NAME, CompileStats
+    from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats
     from hlotools.backend.llvm.runtime import CompiledModule
     entry = compile_cache.get(key, "object") if key else None
     if entry is None:
@@ -335,14 +355,36 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
         results = [_shape(t) for t in entry.meta["results"]]
         _check_leaves(module, params, results)
         stats = CompileStats(**entry.meta["stats"])
-        compiled = CompiledModule.from_object(entry.payload, stats, params, results)
+        stats.donated = {int(k): v for k, v in stats.donated.items()}  # JSON keys are strings
+        compiled = _from_library(compile_cache, key, entry, stats, params, results)
+        how = "dlopen"
+        if compiled is None:
+            compiled = CompiledModule.from_object(entry.payload, stats, params, results)
+            how = "MCJIT"
     except (Rejected, HloError, ShapeError, KeyError, TypeError, ValueError) as e:
         compile_cache.say(f"compile cache: miss, object entry {key[:12]} ignored: {e}")
         return None
     compiled.timings.extra["cache_total"] = time.perf_counter() - t0
-    compile_cache.say(f"compile cache: hit {key[:12]} (via {via}) in {compile_cache.directory}, "
-                      f"{1e3 * (time.perf_counter() - t0):.1f} ms")
+    compile_cache.say(f"compile cache: hit {key[:12]} (via {via}, loaded with {how}) in "
+                      f"{compile_cache.directory}, {1e3 * (time.perf_counter() - t0):.1f} ms")
     return compiled
+
+
+def _from_library(compile_cache: CompileCache, key: str, entry: Entry, stats: Any, params: list[Shape],
+                  results: list[Shape]) -> Any:
+    """The entry's shared library, dlopened (native.py), or None (saying why when the entry
+    has one that cannot be used): then the object goes through MCJIT."""
+    from hlotools.backend.llvm.runtime import CompiledModule
+    record = entry.meta.get("shared_library")
+    if record is None or not native.enabled():
+        return None
+    t0 = time.perf_counter()
+    try:
+        library = native.load(native.library_path(compile_cache.path(key)), record)
+    except native.Unusable as e:
+        compile_cache.say(f"compile cache: shared library of {key[:12]} not used: {e}")
+        return None
+    return CompiledModule.from_shared_library(library, stats, params, results, time.perf_counter() - t0)
 
 
 def _shape(text: str) -> Shape:

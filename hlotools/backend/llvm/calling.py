@@ -21,6 +21,9 @@ from hlotools.ir.shape import Layout, Shape
 
 ENTRY_NAME = "hlo_entry"
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+# Exported by modules that start threads (parallel.py emits it): joins the helper threads that
+# may still run the module's code; called before the code is freed.
+JOIN_SYMBOL = "hlotools_parallel_join"
 
 
 @dataclass

@@ -79,7 +79,7 @@ class CompiledModule(EntryCaller):
         self.llvm_ir = ""
         self._llmod = None
         self.object_code = None
-        self._jit = library  # keeps the library (and the join at release) alive with the module
+        self._jit = library  # type: ignore[assignment]  # keeps the library alive with the module
         self.timings = Timings(extra={"dlopen": seconds})
         library.join_at_release(self)
         self.bind_entry(library.address(ENTRY_NAME), stats, param_leaves, result_leaves)

@@ -1,0 +1,219 @@
+"""Cached machine code as a shared library, so that a warm start needs no llvmlite at all.
+
+When the compile cache stores a new object (cache.py), `link` also links it with the system
+C compiler (`$CC`, else `cc`) into `KEY.so` beside the entry: `cc -shared` with `-z defs`
+(every symbol must resolve at link time: libc, libm, libpthread and, for dots that call BLAS,
+numpy's OpenBLAS through a small C shim that gives its ILP64 cblas_?gemm the stable names
+emit_gemm calls). On a warm start `load` opens it with dlopen (ctypes): no llvmlite.binding
+import (60-90 ms), no MCJIT engine, no relocation in Python.
+
+Trust: the library is only used through its cache entry, whose header records the library's
+SHA-256 and size (written after linking, before the library is renamed into place). `load`
+hashes the bytes of one open file descriptor and dlopens that same descriptor
+(/proc/self/fd/N), so a truncated, corrupt or concurrently replaced file is never run: it is
+reported and the entry's object goes through MCJIT as before. No C compiler, a failing link,
+a platform other than Linux or HLOTOOLS_CACHE_DLOPEN=0: no library, the MCJIT path.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hlotools.backend.llvm.calling import JOIN_SYMBOL
+
+SUFFIX = ".so"
+# emit_gemm.BLAS_SYMBOLS with their C element types; the signature is emit_gemm's declaration
+# (CBLAS order/transpose as i32, sizes and leading dimensions as i64: ILP64).
+BLAS_SHIMS = {"hlotools_blas_sgemm": "float", "hlotools_blas_dgemm": "double"}
+_SHIM = """#include <stdint.h>
+extern void {real}(int32_t, int32_t, int32_t, int64_t, int64_t, int64_t, {t}, const void *, int64_t,
+                   const void *, int64_t, {t}, void *, int64_t);
+void {name}(int32_t order, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, {t} alpha,
+            const void *a, int64_t lda, const void *b, int64_t ldb, {t} beta, void *c, int64_t ldc) {{
+  {real}(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}}
+"""
+Say = Callable[[str], None]
+
+
+def enabled() -> bool:
+    return sys.platform.startswith("linux") and os.environ.get("HLOTOOLS_CACHE_DLOPEN", "1") != "0"
+
+
+def c_compiler() -> str | None:
+    return shutil.which(os.environ.get("CC") or "cc")
+
+
+def library_path(entry_path: Path) -> Path:
+    return entry_path.with_suffix(SUFFIX)
+
+
+@dataclass
+class LinkedLibrary:
+    """A library linked into a temp file beside its entry, waiting to be renamed into place."""
+
+    temp_path: str
+    sha256: str
+    size: int
+
+    def record(self) -> dict[str, object]:
+        """What the cache entry's header keeps about the library (and `load` checks)."""
+        return {"sha256": self.sha256, "bytes": self.size}
+
+    def install(self, final: Path) -> bool:
+        try:
+            os.replace(self.temp_path, final)
+            return True
+        except OSError:
+            self.discard()
+            return False
+
+    def discard(self) -> None:
+        try:
+            os.unlink(self.temp_path)
+        except OSError:
+            pass
+
+
+def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None:
+    """Link `object_code` (MCJIT's object for this host) into a shared library in a temp file
+    next to `entry_path`; None (saying why) when it cannot be done here."""
+    cc = c_compiler()
+    if not enabled() or cc is None:
+        return None
+    from hlotools.backend.llvm.objfile import read_object
+    undefined = set(read_object(object_code).undefined)
+    with tempfile.TemporaryDirectory(prefix="hlotools-link-") as work:
+        obj = os.path.join(work, "module.o")
+        with open(obj, "wb") as f:
+            f.write(object_code)
+        inputs = [obj]
+        for name, ctype in BLAS_SHIMS.items():
+            if name in undefined:
+                shim = _blas_shim(name, ctype, work)
+                if shim is None:
+                    say(f"compile cache: no shared library ({name} has no library to link)")
+                    return None
+                inputs += shim
+        try:
+            entry_path.parent.mkdir(parents=True, exist_ok=True)
+            fd, out = tempfile.mkstemp(dir=entry_path.parent, prefix=f".{entry_path.stem[:12]}.", suffix=".so.tmp")
+            os.close(fd)
+        except OSError as e:
+            say(f"compile cache: no shared library (cannot write {entry_path.parent}: {e.strerror or e})")
+            return None
+        cmd = [cc, "-shared", "-o", out, *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
+               "-Wl,-z,now"]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.SubprocessError) as e:
+            done = None
+            why = str(e)
+        if done is None or done.returncode != 0:
+            why = why if done is None else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
+            say(f"compile cache: no shared library ({os.path.basename(cc)} failed: {why})")
+            _unlink(out)
+            return None
+    data = Path(out).read_bytes()
+    return LinkedLibrary(out, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def _blas_shim(name: str, ctype: str, work: str) -> list[str] | None:
+    """[shim.c, -Wl,-rpath,DIR, LIBRARY]: `name` calling the BLAS function the JIT binds it to
+    (found by its address: dladdr names the function and its library)."""
+    from hlotools.backend.llvm import jit
+    address = jit._BLAS_FOUND.get(name) if name in jit.blas_symbols() else None
+    if not address:
+        return None
+    found = _dladdr(address)
+    if found is None:
+        return None
+    real, library = found
+    source = os.path.join(work, f"{name}.c")
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(_SHIM.format(real=real, t=ctype, name=name))
+    return [source, f"-Wl,-rpath,{os.path.dirname(library)}", library]
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _dladdr(address: int) -> tuple[str, str] | None:
+    """(symbol name, library path) of a function address in this process."""
+    info = _DlInfo()
+    try:
+        ok = ctypes.CDLL(None).dladdr(ctypes.c_void_p(address), ctypes.byref(info))
+    except (OSError, AttributeError):
+        return None
+    if not ok or not info.dli_sname or not info.dli_fname or info.dli_saddr != address:
+        return None
+    return info.dli_sname.decode(), os.path.abspath(info.dli_fname.decode())
+
+
+class SharedLibrary:
+    """A dlopened library of generated code. ctypes never unloads it, so the code outlives any
+    helper thread; `join_at_release` still joins those when their module is collected."""
+
+    def __init__(self, handle: ctypes.CDLL, path: Path) -> None:
+        self._handle = handle
+        self.path = path
+
+    def address(self, name: str) -> int:
+        try:
+            return ctypes.cast(self._handle[name], ctypes.c_void_p).value or 0
+        except AttributeError:
+            return 0
+
+    def join_at_release(self, owner: object) -> None:
+        if self.address(JOIN_SYMBOL):
+            weakref.finalize(owner, self._handle[JOIN_SYMBOL])
+
+
+class Unusable(Exception):
+    """The library is absent or not to be trusted; the message says why."""
+
+
+def load(path: Path, record: object) -> SharedLibrary:
+    """dlopen the library at `path` if its bytes are the ones `record` (from the cache entry's
+    header) describes; Unusable otherwise."""
+    if not enabled():
+        raise Unusable("HLOTOOLS_CACHE_DLOPEN=0" if sys.platform.startswith("linux") else "not Linux")
+    if not isinstance(record, dict) or not isinstance(record.get("sha256"), str):
+        raise Unusable("the entry describes no library")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Unusable(f"no library file ({e.strerror or e})") from None
+    if len(data) != record.get("bytes") or hashlib.sha256(data).hexdigest() != record["sha256"]:
+        raise Unusable("the library file is not the one the entry describes")
+    try:
+        # By path, not /proc/self/fd/N: glibc recognises loaded libraries by name first, so a
+        # second module behind a reused descriptor number would get the first one's code.
+        # The same path is always the same key, hence the same code.
+        handle = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
+    except OSError as e:
+        raise Unusable(f"dlopen failed: {e}") from None
+    library = SharedLibrary(handle, path)
+    from hlotools.backend.llvm.calling import ENTRY_NAME
+    if not library.address(ENTRY_NAME):
+        raise Unusable(f"the library has no {ENTRY_NAME}")
+    return library
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
