@@ -29,8 +29,8 @@ from hlotools.cli.common import (
     EXIT_MISMATCH,
     VariadicCommand,
     debug_option,
-    input_argument,
     err,
+    input_argument,
     read_input,
     usage_error,
 )
