@@ -512,3 +512,20 @@ ENTRY e {
     got, want = run_both(text, [x])
     same_bits(got, want)
     assert not np.any(got[0])  # -t + t
+
+
+def test_get_tuple_element_with_another_layout_than_its_tuple() -> None:
+    """After call inlining (before layout assignment) a get-tuple-element may declare another
+    layout than the tuple element it reads: it is a relayout copy, not an alias."""
+    text = """HloModule m
+ENTRY e {
+  x = f32[3,4]{1,0} parameter(0)
+  n = f32[3,4]{0,1} negate(x)
+  t = (f32[3,4]{0,1}, f32[3,4]{1,0}) tuple(n, x)
+  g = f32[3,4]{1,0} get-tuple-element(t), index=0
+  ROOT r = f32[3,4]{1,0} add(g, x)
+}"""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got, want = run_both(text, [x])
+    same_bits(got, want)
+    assert not np.any(got[0])

@@ -181,7 +181,9 @@ class FunctionEmitter:
         if op == "constant":
             return "const"
         if op in ALIASES:
-            return "alias"
+            # before layout assignment an alias may declare other layouts than its source
+            # (a get-tuple-element of an inlined call): then it is a relayout copy
+            return "alias" if _alias_layouts_agree(inst) else "define"
         if self._can_inline(inst, root, rep):
             return "inline"
         if op in ("reshape", "bitcast") and _is_free_reshape(inst):
@@ -276,6 +278,12 @@ class FunctionEmitter:
         for et in (s.element_type for s in inst.shape.leaves()):
             if et is not None:
                 T.check_supported(et, f"{op} %{inst.name}")
+        if op in ALIASES:  # an alias whose layouts differ from its source's
+            for dst, dst_shape, (src, src_shape) in zip(self.leaf_ptrs(inst), inst.shape.leaves(),
+                                                        self._alias_sources(inst)):
+                if leaf_bytes(dst_shape):
+                    self.relayout(src, src_shape, dst, dst_shape)
+            return
         if op in EMITTERS:
             EMITTERS[op](self, inst)
         elif op in ELEMENTAL:
@@ -419,6 +427,10 @@ class FunctionEmitter:
         for tmp in temps:
             self._libc("free", ir.VoidType(), [tmp])
 
+    def _alias_sources(self, inst: Instruction) -> list[tuple[ir.Value, Shape]]:
+        pairs = [(p, s) for op in inst.operands for p, s in zip(self.leaf_ptrs(op), op.shape.leaves())]
+        return _alias_slice(inst, pairs)
+
     def relayout(self, src: ir.Value, src_shape: Shape, dst: ir.Value, dst_shape: Shape) -> None:
         """dst := src element by element (same dims and type, different layouts)."""
         def body(index: list[ir.Value]) -> None:
@@ -479,6 +491,27 @@ def _alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> l
         start = sum(len(s.leaves()) for s in src[:k])
         return operand_leaves[0][start:start + len(src[k].leaves())]
     return list(operand_leaves[0])  # bitcast, free reshape, opt-barrier, copy of a token, ...
+
+
+def _alias_slice(inst: Instruction, items: list) -> list:
+    """The part of the operands' leaves (any per-leaf items) an alias instruction stands for."""
+    if inst.opcode == "get-tuple-element":
+        src = inst.operands[0].shape.tuple_shapes or ()
+        k = int(inst.attrs.get("index", 0))
+        start = sum(len(s.leaves()) for s in src[:k])
+        return items[start:start + len(src[k].leaves())]
+    if inst.opcode == "tuple":
+        return items
+    return items[:len(inst.operands[0].shape.leaves())]
+
+
+def _alias_layouts_agree(inst: Instruction) -> bool:
+    from hlotools.backend.llvm.emit_loops import layout_of
+    if not inst.operands:
+        return True
+    sources = _alias_slice(inst, [s for op in inst.operands for s in op.shape.leaves()])
+    return all(a.is_tuple or b.is_tuple or not a.dims or layout_of(a) == layout_of(b)
+               for a, b in zip(inst.shape.leaves(), sources))
 
 
 def _is_free_reshape(inst: Instruction) -> bool:
