@@ -218,7 +218,7 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     src_shape = inst.operands[0].shape
     if inst.opcode == "bitcast" and inst.shape.layout is not None and src_shape.layout is not None:
         from hlotools.backend.llvm.emit_loops import delinearize, linear_index
-        return gen.operand(inst, 0, delinearize(b, src_shape, linear_index(b, inst.shape, index)))
+        return _bitcast_element(gen, inst, delinearize(b, src_shape, linear_index(b, inst.shape, index)))
     linear: ir.Value = c64(0)
     for d, n in enumerate(inst.shape.dims):
         linear = b.add(b.mul(linear, c64(n)), index[d]) if d else index[d]
@@ -232,7 +232,20 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         else:
             out[d] = b.urem(linear, c64(n))
             linear = b.udiv(linear, c64(n))
-    return gen.operand(inst, 0, out)
+    return _bitcast_element(gen, inst, out)
+
+
+def _bitcast_element(gen: ElementalGen, inst: Instruction, src: Index) -> Value:
+    """The operand's element at `src`, reinterpreted when a bitcast changes the element
+    type (XLA's bitcast keeps the bytes: f32 -> s32 is the bit pattern, as bitcast-convert)."""
+    et, src_et = inst.shape.element_type, inst.operands[0].shape.element_type
+    if inst.opcode != "bitcast" or et == src_et:
+        return gen.operand(inst, 0, src)
+    from hlotools.backend.llvm.emit_arith import _bits_of, _from_bits, raw_bits
+    assert et is not None and src_et is not None
+    if "complex" in (et.kind, src_et.kind) or _bits_of(et) != _bits_of(src_et):
+        raise HloUnsupportedError(f"bitcast from {src_et.name} to {et.name} (element types of other widths)")
+    return _from_bits(gen.b, raw_bits(gen, inst.operands[0], src), et)
 
 
 @elemental("slice")
