@@ -54,3 +54,36 @@ def test_bitcast_between_element_types_of_other_widths_is_refused() -> None:
             "  ROOT n = s16[8] negate(b)\n}\n")
     with pytest.raises(HloUnsupportedError, match="bitcast from f32 to s16"):
         compile_module(hlotools.parse_module(text, verify=False))
+
+
+# The XLA corpus sweep once died of SIGSEGV between two dot modules (algsimp_test_0146,
+# hlofile_0030, ...): helper threads of a big GEMM were still running when the runtime freed
+# the module's code. A child process compiles, runs and frees threaded modules in a row.
+_THREADED_LIFETIME = r"""
+import gc, sys
+import numpy as np
+import hlotools
+from hlotools.backend.llvm import compile_module
+text = ("HloModule m\nENTRY e {\n  a = f32[320,320] parameter(0)\n  b = f32[320,320] parameter(1)\n"
+        "  ROOT d = f32[320,320] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n")
+a = np.random.default_rng(0).standard_normal((320, 320)).astype(np.float32)
+want = a.astype(np.float64) @ a.astype(np.float64)
+for i in range(6):
+    cm = compile_module(hlotools.parse_module(text))
+    got = cm([a, a])[0]
+    assert np.allclose(got, want, rtol=1e-3, atol=1e-3), i
+    del cm, got
+    gc.collect()
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_threaded_modules_can_be_freed_right_after_a_run() -> None:
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, HLOTOOLS_NUM_THREADS="2")
+    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _THREADED_LIFETIME], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", f"exit {r.returncode}\n{r.stderr[-2000:]}"
