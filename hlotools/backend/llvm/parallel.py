@@ -175,6 +175,7 @@ def join_at_release(owner: object, jit_module: object) -> None:
     import ctypes
     import weakref
     engine = getattr(jit_module, "engine", None)
+    _set_threads(engine)
     try:
         addr = engine.get_function_address(JOIN_SYMBOL) if engine is not None else 0
     except Exception:  # noqa: BLE001 - a module without threads has no such symbol
@@ -183,6 +184,18 @@ def join_at_release(owner: object, jit_module: object) -> None:
         return
     fn = ctypes.CFUNCTYPE(None)(addr)
     weakref.finalize(owner, _join_then_release, fn, jit_module)
+
+
+def _set_threads(engine: object) -> None:
+    """Tell the module's parallel_for how many threads to use (host_threads(): the CPUs
+    this process may run on, or $HLOTOOLS_NUM_THREADS) instead of sysconf's online CPUs."""
+    import ctypes
+    try:
+        addr = engine.get_global_value_address(THREADS_GLOBAL) if engine is not None else 0  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no parallel loops: no such global
+        addr = 0
+    if addr:
+        ctypes.c_int32.from_address(addr).value = host_threads()
 
 
 def _join_then_release(fn: Callable[[], None], jit_module: object) -> None:
