@@ -87,3 +87,23 @@ def test_threaded_modules_can_be_freed_right_after_a_run() -> None:
     r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _THREADED_LIFETIME], capture_output=True,
                        text=True, timeout=300, env=env)
     assert r.returncode == 0 and r.stdout.strip() == "ok", f"exit {r.returncode}\n{r.stderr[-2000:]}"
+
+
+# parser_test_0075 after -O2: a tuple whose declared layout differs from its operand's is a
+# relayout copy from the operands' buffers, but an operand it "read elementally" had been
+# inlined (no buffer): "internal: %b has 0 buffers for 1 leaves".
+_RELAYOUT_TUPLE = """HloModule m, entry_computation_layout={(f32[3,4]{0,1})->(f32[3,4]{0,1}, f32[2,3]{1,0})}
+ENTRY e {
+  p = f32[3,4]{0,1} parameter(0)
+  c = f32[] constant(1)
+  b = f32[2,3]{1,0} broadcast(c), dimensions={}
+  ROOT t = (f32[3,4]{1,0}, f32[2,3]{1,0}) tuple(p, b)
+}
+"""
+
+
+def test_relayout_tuple_of_an_inlinable_operand() -> None:
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got, want = _both(_RELAYOUT_TUPLE, [x])
+    _same_bits(got, want)
+    assert np.array_equal(got[0], x) and np.array_equal(got[1], np.ones((2, 3), np.float32))

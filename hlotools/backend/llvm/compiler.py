@@ -215,6 +215,8 @@ class FunctionEmitter:
 
     def _reads_elementally(self, user: Instruction) -> bool:
         """Does `user` read its operands through value_at (so an operand can be inlined)?"""
+        if user.opcode in ALIASES:  # a relayout alias (layouts differ) copies its sources' buffers
+            return False
         if user.opcode == "fusion":
             return fusion_is_elemental(user)
         return user.opcode in ELEMENTAL and (user.opcode not in EMITTERS or user.opcode in ELEMENTAL_EMITTERS)
