@@ -72,13 +72,25 @@ def _build_tables(grammar: str) -> Tables:
     return states, rules, table.start_states["start"], table.end_states["start"]
 
 
+def _lark_identity() -> str:
+    """Which lark built the tables, without importing it (importing lark costs ~30 ms of a
+    warm hlo-run): its package file's path, size and modification time (an upgrade rewrites it)."""
+    from importlib.util import find_spec
+    spec = find_spec("lark")
+    origin = spec.origin if spec is not None else None
+    try:
+        st = os.stat(origin) if origin else None
+    except OSError:
+        st = None
+    return f"{origin}:{st.st_size}:{st.st_mtime_ns}" if st is not None else "lark:unknown"
+
+
 def tables() -> Tables:
     global _TABLES
     if _TABLES is not None:
         return _TABLES
     grammar = grammar_text()
-    import lark
-    digest = hashlib.sha256(f"{_FORMAT}:{lark.__version__}:{sys.version_info[:2]}:{grammar}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{_FORMAT}:{_lark_identity()}:{sys.version_info[:2]}:{grammar}".encode()).hexdigest()
     path = _cache_path(digest)
     try:
         with open(path, "rb") as f:

@@ -32,7 +32,6 @@ import json
 import logging
 import os
 import struct
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -142,6 +141,7 @@ class CompileCache:
         return decode_entry(data, key, kind)
 
     def put(self, entry: Entry) -> bool:
+        import tempfile  # (here: a warm start only reads)
         target = self.path(entry.key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)

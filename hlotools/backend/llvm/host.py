@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 FIELDS = ("llvmlite", "llvm", "triple", "cpu", "features", "blas")
@@ -115,6 +114,7 @@ def _read(path: Path, fingerprint: str) -> dict[str, str] | None:
 
 def _write(path: Path, doc: dict[str, object]) -> None:
     """Temp file + rename, like the cache's entries; an unwritable folder only costs speed."""
+    import tempfile
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".host.", suffix=".tmp")

@@ -19,10 +19,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +47,7 @@ def enabled() -> bool:
 
 
 def c_compiler() -> str | None:
+    import shutil
     return shutil.which(os.environ.get("CC") or "cc")
 
 
@@ -90,6 +88,9 @@ def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None
     cc = c_compiler()
     if not enabled() or cc is None:
         return None
+    import subprocess  # (here, not at the top: a warm start only loads)
+    import tempfile
+
     from hlotools.backend.llvm.objfile import read_object
     undefined = set(read_object(object_code).undefined)
     with tempfile.TemporaryDirectory(prefix="hlotools-link-") as work:
