@@ -56,7 +56,9 @@ Examples:
   hlo-run model.hlo --inputs args.txt             HLO literals, one per line: f32[2] {1, 2}
   hlo-run model.hlo --random 0 --repeat 20 --json timings (median, min) as JSON
   hlo-opt model.hlo | hlo-run - --random 0        read the module from standard input
-  hlo-run model.hlo --backend=llvm --random 0 -v  say whether the compile cache hit (--no-cache: skip it)
+  hlo-run model.hlo --random 0 -v                 say whether the compile cache hit (--no-cache: skip it)
+  hlo-run model.hlo --random 0 --compare          LLVM against the interpreter, largest difference per output
+  hlo-run model.hlo --random 0 --backend=interp   the reference interpreter only
 
 \b
 Tuple parameters take one array per leaf, depth-first. bf16/f8 arrays stored in .npz files
@@ -307,7 +309,8 @@ class RunCommand(VariadicCommand):
               help="Compile from scratch: neither read nor write the persistent compile cache "
                    "($HLOTOOLS_CACHE_DIR, default ~/.cache/hlotools).")
 @click.option("-v", "--verbose", count=True,
-              help="Say how the module was compiled: compile cache hit or miss (and why), passes run; -vv more.")
+              help="Say how the module was compiled: compile cache hit or miss (and why), passes run, "
+                   "why the LLVM backend refused a module; -vv more.")
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
