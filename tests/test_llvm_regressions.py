@@ -107,3 +107,15 @@ def test_relayout_tuple_of_an_inlinable_operand() -> None:
     got, want = _both(_RELAYOUT_TUPLE, [x])
     _same_bits(got, want)
     assert np.array_equal(got[0], x) and np.array_equal(got[1], np.ones((2, 3), np.float32))
+
+
+# hlo_files/hlofile_0680 (random inputs): an f8e8m0fnu operand (no arithmetic lowering) of a
+# convolution/convert was loaded as its raw i8 and compared as a float: LLVM rejected the IR.
+# Only result types were checked; now loading any element of such a type is refused.
+@pytest.mark.parametrize("root", ["pred[4] convert(p)", "f32[4] multiply(c, c)"])
+def test_unsupported_operand_type_is_a_clear_error(root: str) -> None:
+    from hlotools.errors import HloUnsupportedError
+    text = (f"HloModule m\nENTRY e {{\n  p = f8e8m0fnu[4] parameter(0)\n  c = f32[4] convert(p)\n"
+            f"  ROOT r = {root}\n}}\n")
+    with pytest.raises(HloUnsupportedError, match="element type f8e8m0fnu is not supported"):
+        compile_module(hlotools.parse_module(text, verify=False))

@@ -120,6 +120,7 @@ def store(b: ir.IRBuilder, value: ir.Value, ptr: ir.Value, et: ElementType) -> N
 
 
 def from_storage(b: ir.IRBuilder, raw: ir.Value, et: ElementType) -> ir.Value:
+    check_supported(et, "loading an element")  # operands of such types reach here unchecked
     if et.kind == "pred":
         return b.icmp_unsigned("!=", raw, ir.Constant(I8, 0))
     if et.kind in ("signed", "unsigned") and et.bits < 8:
