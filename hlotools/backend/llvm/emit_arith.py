@@ -7,6 +7,7 @@ f32 and round after every op. Transcendentals come from emit_math.py.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 import llvmlite.ir as ir
 
@@ -19,7 +20,7 @@ from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
-B = ir.IRBuilder
+B: TypeAlias = ir.IRBuilder
 
 
 def _et(inst: Instruction, k: int = 0) -> ElementType:

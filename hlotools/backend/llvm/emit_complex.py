@@ -2,6 +2,8 @@
 comparisons HLO defines, and conversions (real -> complex; complex -> complex)."""
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_math as M
@@ -9,7 +11,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.types import ElementType
 
-B = ir.IRBuilder
+B: TypeAlias = ir.IRBuilder
 
 
 def parts(b: B, z: ir.Value) -> tuple[ir.Value, ir.Value]:

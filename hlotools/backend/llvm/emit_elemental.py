@@ -179,7 +179,7 @@ def _identity(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 @elemental("tuple")
 def _tuple(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     out: list[ir.Value] = []
-    for k, op in enumerate(inst.operands):
+    for k in range(len(inst.operands)):
         v = gen.operand(inst, k, index)
         out.extend(v if isinstance(v, list) else [v])
     return out

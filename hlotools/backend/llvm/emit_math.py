@@ -9,11 +9,13 @@ abort. f64 always uses libm (correctly rounded or nearly).
 """
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
 
-B = ir.IRBuilder
+B: TypeAlias = ir.IRBuilder
 
 
 def libm(b: B, name: str, args: list[ir.Value]) -> ir.Value:

@@ -7,6 +7,8 @@ rng_default) counts from the 128-bit counter (state[1], state[2]) — for a 2-el
 """
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
@@ -16,7 +18,7 @@ from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 
-B = ir.IRBuilder
+B: TypeAlias = ir.IRBuilder
 
 
 def _c32(v: int) -> ir.Constant:

@@ -254,7 +254,7 @@ def constant(et: ElementType, value: object) -> ir.Constant:
     if et.kind == "float":
         return ir.Constant(vt, float(value))  # type: ignore[arg-type]
     if et.kind == "complex":
-        c = complex(value)  # type: ignore[arg-type]
+        c = complex(value)  # type: ignore[call-overload]
         ft = float_of(et)
         return ir.Constant(vt, [ir.Constant(ft, c.real), ir.Constant(ft, c.imag)])
     raise HloUnsupportedError(f"constant of type {et.name}")
