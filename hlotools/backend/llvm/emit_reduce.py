@@ -135,13 +135,20 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         if d == rank:
             body()
             return
-        if window[d].size == 1:
-            wpos[d] = c64(0)
-            level(d + 1)
+        if window[d].size == 1 or unroll:
+            for k in range(window[d].size):
+                wpos[d] = c64(k)
+                level(d + 1)
             return
         with for_range(b, 0, window[d].size, name=f"w{d}") as iv:
             wpos[d] = iv
             level(d + 1)
+    # Small windows (pooling) are unrolled here: LLVM's loop unrolling is off, and a window
+    # loop inside the output loop kept the output loop from vectorising.
+    window_size = 1
+    for w in window:
+        window_size *= w.size
+    unroll = window_size <= 16
     with gen.region():
         level(0)
     result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
