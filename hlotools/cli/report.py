@@ -17,7 +17,7 @@ from hlotools.io.summary import Summary
 
 @dataclass
 class Timing:
-    phase: str  # parse | passes | codegen | llvm | cache-lookup | cache-load | compile | run
+    phase: str  # parse | cache | passes | codegen | llvm | link | cache-load | compile | run
     seconds: list[float]
 
     @property
