@@ -254,3 +254,36 @@ def test_damaged_shared_library_is_not_trusted(tmp_path: Path) -> None:
     assert "loaded with MCJIT" in warm.stderr
     off = _run_fresh(tmp_path, *args, HLOTOOLS_CACHE_DLOPEN="0")  # the switch keeps the same key
     assert off.returncode == 0 and "hit" in off.stderr and "loaded with MCJIT" in off.stderr
+
+
+def _object_code() -> bytes:
+    import hlotools
+    from hlotools.backend.llvm.runtime import CompiledModule
+    module = hlotools.parse_module(MLP.read_text())
+    code = CompiledModule(module, keep_object=True).object_code
+    assert code is not None
+    return code
+
+
+@pytest.mark.skipif(not CAN_LINK, reason="no C compiler (or not Linux)")
+def test_linking_is_deterministic(tmp_path: Path) -> None:
+    """Two writers of one entry link the same bytes, so neither makes the other's checksum wrong."""
+    code = _object_code()
+    said: list[str] = []
+    first = native.link(code, tmp_path / "a.entry", said.append)
+    second = native.link(code, tmp_path / "b.entry", said.append)
+    assert first is not None and second is not None and not said
+    assert first.sha256 == second.sha256 and first.size == second.size > 0
+    assert first.install(tmp_path / "a.so") and (tmp_path / "a.so").stat().st_size == first.size
+    library = native.load(tmp_path / "a.so", first.record())
+    assert library.address(calling.ENTRY_NAME) != 0
+    second.discard()
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_without_a_c_compiler_the_cache_keeps_only_the_object(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    assert native.link(b"\x7fELF", tmp_path / "x.entry", print) is None
+    with pytest.raises(native.Unusable, match="describes no library"):
+        native.load(tmp_path / "x.so", None)

@@ -97,7 +97,7 @@ def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None
         obj = os.path.join(work, "module.o")
         with open(obj, "wb") as f:
             f.write(object_code)
-        inputs = [obj]
+        inputs = ["module.o"]  # relative, linked in `work`: the same object links to the same bytes
         for name, ctype in BLAS_SHIMS.items():
             if name in undefined:
                 shim = _blas_shim(name, ctype, work)
@@ -115,7 +115,7 @@ def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None
         cmd = [cc, "-shared", "-o", out, *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
                "-Wl,-z,now"]
         try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=work)
         except (OSError, subprocess.SubprocessError) as e:
             done = None
             why = str(e)
@@ -142,7 +142,7 @@ def _blas_shim(name: str, ctype: str, work: str) -> list[str] | None:
     source = os.path.join(work, f"{name}.c")
     with open(source, "w", encoding="utf-8") as f:
         f.write(_SHIM.format(real=real, t=ctype, name=name))
-    return [source, f"-Wl,-rpath,{os.path.dirname(library)}", library]
+    return [os.path.basename(source), f"-Wl,-rpath,{os.path.dirname(library)}", library]
 
 
 class _DlInfo(ctypes.Structure):
