@@ -13,7 +13,6 @@ LLVM again and rewritten (atomically); without /proc/cpuinfo nothing is kept.
 """
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -87,7 +86,7 @@ def _llvmlite_identity() -> str:
     if spec is None or not spec.submodule_search_locations:
         return "llvmlite:missing"
     root = list(spec.submodule_search_locations)[0]
-    files = [os.path.join(root, "_version.py")] + sorted(glob.glob(os.path.join(root, "binding", "*llvmlite*")))
+    files = [os.path.join(root, "_version.py")] + _matching(os.path.join(root, "binding"), "llvmlite", "")
     return ";".join(_file_identity(p) for p in files)
 
 
@@ -95,9 +94,19 @@ def _numpy_identity() -> str:
     """numpy's version and BLAS files: jit.py binds GEMM to numpy's OpenBLAS when it has one."""
     import numpy
     root = os.path.dirname(numpy.__file__)
-    libs = sorted(glob.glob(os.path.join(root, ".libs", "*openblas*.so*"))
-                  + glob.glob(os.path.join(os.path.dirname(root), "numpy.libs", "*openblas*.so*")))
+    libs = (_matching(os.path.join(root, ".libs"), "openblas", ".so")
+            + _matching(os.path.join(os.path.dirname(root), "numpy.libs"), "openblas", ".so"))
     return ";".join([numpy.__version__] + [_file_identity(p) for p in libs])
+
+
+def _matching(folder: str, part: str, suffix: str) -> list[str]:
+    """Files in `folder` whose names contain `part` and `suffix` (glob's *part*suffix*, without
+    compiling a regular expression on a warm start)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if part in n and suffix in n[n.find(part):])
 
 
 def _read(path: Path, fingerprint: str) -> dict[str, str] | None:
