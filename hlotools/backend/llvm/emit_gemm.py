@@ -488,7 +488,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     nv = 2 * L
     nbatch = _prod(dd.batch)
     panels = -(-dd.n // nv)
-    mblocks = -(-dd.m // K.MR)
+    mr = K.rows_for(_host_features())
+    mblocks = -(-dd.m // mr)
     target = max(8, 4 * par.host_threads())
     rchunks = 1 if nbatch * panels >= target else min(mblocks, -(-target // (nbatch * panels)))
     rpc = -(-mblocks // rchunks)
@@ -515,7 +516,7 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
             vals[base + f] = v
     for k, v in enumerate(vals):
         b.store(c64(v) if isinstance(v, int) else v, b.gep(desc, [c64(k)], source_etype=T.I64))
-    kern = K.kernel_function(fe.mc.ir, p.ct, L)
+    kern = K.kernel_function(fe.mc.ir, p.ct, L, mr)
     dptr = b.bitcast(desc, T.PTR)
     if par.worth_parallel(nbatch * dd.m * dd.n * dd.k, par.MIN_PARALLEL_GEMM) and tasks > 1:
         par.call_parallel_for(fe, kern, dptr, tasks)

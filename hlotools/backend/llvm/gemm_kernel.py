@@ -25,7 +25,12 @@ from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ElementType
 
-MR = 4  # rows per register block
+
+def rows_for(features: str) -> int:
+    """Rows per register block: 2*MR accumulators + 2 B vectors + a broadcast must fit the
+    vector registers. 4 everywhere: MR = 8 (AVX-512 has the registers) measured no better
+    on big_mlp_1024 / big_scan_lstm and worse on big_conv (6.7 -> 8.7 ms CPU)."""
+    return 4
 (D_A, D_B, D_C, D_TAIL, D_M, D_N, D_K, D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS, D_PANELS, D_RCHUNKS, D_RPC,
  D_NB, D_B_PS) = range(17)
 D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
@@ -44,14 +49,14 @@ def lanes_for(ct: ElementType, features: str) -> int:
     return max(2, vector_bytes(features) // (ct.bits // 8))
 
 
-def kernel_function(module: ir.Module, ct: ElementType, L: int) -> ir.Function:
-    name = f"gemm.{ct.name}.x{L}"
+def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.Function:  # noqa: N803
+    name = f"gemm.{ct.name}.x{L}.r{MR}"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
     fn = ir.Function(module, par.WORKER_TYPE, name)
     fn.linkage = "internal"
-    _build(fn, ct, L)
+    _build(fn, ct, L, MR)
     return fn
 
 
@@ -70,7 +75,7 @@ def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
                             ir.Constant(ir.VectorType(T.I32, vty.count), [0] * vty.count))
 
 
-def _build(fn: ir.Function, ct: ElementType, L: int) -> None:
+def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
     sty = T.value_type(ct)
     vty = ir.VectorType(sty, L)
     nv = 2 * L
