@@ -63,7 +63,7 @@ class HloPass:
     @classmethod
     def from_options(cls, options: dict[str, str]) -> HloPass:
         """Build the pass from `{key=value}` text options, converting to the field types."""
-        fields = {f.name: f for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+        fields: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
         kwargs: dict[str, Any] = {}
         for key, text in options.items():
             fname = key.replace("-", "_")
@@ -84,7 +84,7 @@ class HloPass:
         return "{" + ",".join(parts) + "}" if parts else ""
 
 
-def _convert(pass_name: str, key: str, text: str, f: dataclasses.Field) -> Any:
+def _convert(pass_name: str, key: str, text: str, f: dataclasses.Field[Any]) -> Any:
     kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
     try:
         if kind.startswith("bool"):
