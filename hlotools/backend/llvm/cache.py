@@ -20,6 +20,11 @@ rebuilds and overwrites it. Writes go to a temp file in the same folder and are 
 the entry (os.replace is atomic), so concurrent writers never expose a partial entry; the
 last one wins and both wrote the same thing.
 
+Beside an object entry, KEY.so is the same machine code linked into a shared library
+(native.py; the entry's header keeps its SHA-256), which a warm start dlopens instead of
+loading the object into MCJIT, so it never imports llvmlite; `llvm/host/*.json` (host.py)
+remembers LLVM's description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
+
 Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
 (folder `llvm` inside). After each new object the least recently written entries are
 deleted while the folder holds more than $HLOTOOLS_CACHE_MAX_MB (default 1024) MiB;
