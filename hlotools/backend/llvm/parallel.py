@@ -77,6 +77,7 @@ def _threads_global(module: ir.Module) -> ir.GlobalVariable:
     g = module.globals.get(THREADS_GLOBAL)
     if g is None:
         g = ir.GlobalVariable(module, T.I32, THREADS_GLOBAL)
+        g.linkage = "weak"  # several AOT objects in one program share it (no duplicate symbol)
         g.initializer = ir.Constant(T.I32, 0)
         g.align = 4
     return g
