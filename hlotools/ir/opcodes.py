@@ -7,6 +7,10 @@ expensive) and the interpreter/codegen dispatch all read this table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack needs 3.11; only mypy reads it
 
 VARIADIC = -1
 
@@ -35,9 +39,18 @@ CATEGORIES = (
 OPCODES: dict[str, OpcodeInfo] = {}
 
 
-def _add(names: str, arity: int, category: str, **kw: object) -> None:
+class _Flags(TypedDict, total=False):
+    """The keyword flags of `_add`: OpcodeInfo's defaulted fields, so a misspelt flag is a type error."""
+    shape_optional: bool
+    commutative: bool
+    side_effect: bool
+    expensive: bool
+    min_operands: int
+
+
+def _add(names: str, arity: int, category: str, **kw: Unpack[_Flags]) -> None:
     for name in names.split():
-        OPCODES[name] = OpcodeInfo(name, arity, category, **kw)  # type: ignore[arg-type]
+        OPCODES[name] = OpcodeInfo(name, arity, category, **kw)
 
 
 V = VARIADIC

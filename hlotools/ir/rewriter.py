@@ -41,7 +41,8 @@ class Rewriter:
         if base not in names:
             names.add(base)
             return base
-        stem = _SUFFIX.match(base).group(1) or base  # type: ignore[union-attr]
+        m = _SUFFIX.match(base)  # always matches a one-line name
+        stem = (m.group(1) if m else "") or base
         n = self._counters.get(stem, 0)
         while True:
             n += 1
@@ -183,7 +184,8 @@ class Rewriter:
     def replace_instruction(self, old: Instruction, new: Instruction) -> None:
         """RAUW then remove `old` (and whatever becomes dead only because of it is left to DCE)."""
         self.replace_all_uses_with(old, new)
-        self.remove_instructions(old.parent, [old])  # type: ignore[arg-type]
+        assert old.parent is not None, f"{old.name} is not in a computation"
+        self.remove_instructions(old.parent, [old])
 
     def remove_instructions(self, comp: Computation, dead: Iterable[Instruction]) -> int:
         """Remove instructions that have no users (other than each other) in one linear sweep."""
