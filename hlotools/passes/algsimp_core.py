@@ -82,7 +82,8 @@ def is_constant(inst: Instruction) -> bool:
 
 
 def constant_array(inst: Instruction) -> np.ndarray | None:
-    return inst.literal.array if is_constant(inst) else None  # type: ignore[union-attr]
+    lit = inst.literal
+    return lit.array if lit is not None and is_constant(inst) else None
 
 
 def is_scalar_constant(inst: Instruction) -> bool:
@@ -96,7 +97,9 @@ def scalar_value(inst: Instruction) -> Any:
         inst = inst.operands[0]
     if not is_scalar_constant(inst):
         return None
-    value = inst.literal.array.reshape(())  # type: ignore[union-attr]
+    array = constant_array(inst)
+    assert array is not None
+    value = array.reshape(())
     t = inst.shape.element_type
     assert t is not None
     if t.kind == "pred":

@@ -9,6 +9,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.passes.algsimp_core import (
     Builder,
+    constant_array,
     dims_attr,
     is_float,
     is_int,
@@ -119,8 +120,10 @@ def reduce_of_reduce(inst: Instruction, b: Builder) -> Instruction | None:
 def _same_scalar(a: Instruction, c: Instruction) -> bool:
     if a is c:
         return True
-    return is_scalar_constant(a) and is_scalar_constant(c) and a.shape.element_type == c.shape.element_type \
-        and a.literal.array.tobytes() == c.literal.array.tobytes()  # type: ignore[union-attr]
+    if not (is_scalar_constant(a) and is_scalar_constant(c) and a.shape.element_type == c.shape.element_type):
+        return False
+    x, y = constant_array(a), constant_array(c)
+    return x is not None and y is not None and x.tobytes() == y.tobytes()
 
 
 @rule("reduce-window")

@@ -154,9 +154,10 @@ def _tokenize(spec: str) -> list[tuple[str, int]]:
     for m in _TOKEN.finditer(spec):
         if m.group("bad"):
             raise HloError(f"pipeline '{spec}': unexpected character '{m.group('bad')}' at column {m.start('bad') + 1}")
-        tok = m.group("name") or m.group("punct")
-        if tok:
-            out.append((tok, m.start(m.lastgroup)))  # type: ignore[arg-type]
+        for group in ("name", "punct"):
+            tok = m.group(group)
+            if tok:
+                out.append((tok, m.start(group)))
     return out
 
 

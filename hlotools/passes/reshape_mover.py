@@ -152,8 +152,9 @@ def _apply_inverse(rw: Rewriter, comp: Computation, rearrange: Instruction, oper
         return operand.operands[0]  # transpose'(transpose(x)) is x: what algsimp would make of it
     inverse = _inverse(perm)
     dims = tuple(operand.shape.dims[p] for p in inverse)
-    shape = Shape.array(operand.shape.element_type, dims,  # type: ignore[arg-type]
-                        Layout.default(len(dims)) if operand.shape.layout is not None else None)
+    et = operand.shape.element_type
+    assert et is not None, "a transpose of an array"
+    shape = Shape.array(et, dims, Layout.default(len(dims)) if operand.shape.layout is not None else None)
     transpose = Instruction("transpose", "transpose", shape, [operand], {"dimensions": inverse})
     return rw.add_instruction_deferred(comp, transpose, before=before, name="transpose")
 

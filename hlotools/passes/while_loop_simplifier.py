@@ -129,10 +129,12 @@ def dead_state_indices(loop: Instruction, effects: SideEffects) -> tuple[set[int
 
 def _keeps_constant(body: Computation, index: int, const: Instruction) -> bool:
     """Does the body pass element `index` through, or set it to the same constant again?"""
-    out = body.root.operands[index]  # type: ignore[union-attr]
+    assert body.root is not None
+    out = body.root.operands[index]
     if _passed_through(body, index):
         return True
-    return _is_plain_constant(out) and out.literal.key() == const.literal.key()  # type: ignore[union-attr]
+    return _is_plain_constant(out) and out.literal is not None and const.literal is not None \
+        and out.literal.key() == const.literal.key()
 
 
 def _is_plain_constant(inst: Instruction) -> bool:
@@ -141,7 +143,8 @@ def _is_plain_constant(inst: Instruction) -> bool:
 
 
 def _passed_through(body: Computation, index: int) -> bool:
-    out = body.root.operands[index]  # type: ignore[union-attr]
+    assert body.root is not None
+    out = body.root.operands[index]
     return (_is_gte(out) and out.operands[0] is body.parameters[0] and out.attrs.get("index") == index)
 
 
