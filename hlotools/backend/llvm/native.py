@@ -195,6 +195,7 @@ def load(path: Path, record: object) -> SharedLibrary:
     try:
         with open(path, "rb") as f:
             data = f.read()
+            hashed = os.fstat(f.fileno())
     except OSError as e:
         raise Unusable(f"no library file ({e.strerror or e})") from None
     if len(data) != record.get("bytes") or hashlib.sha256(data).hexdigest() != record["sha256"]:
@@ -202,15 +203,38 @@ def load(path: Path, record: object) -> SharedLibrary:
     try:
         # By path, not /proc/self/fd/N: glibc recognises loaded libraries by name first, so a
         # second module behind a reused descriptor number would get the first one's code.
-        # The same path is always the same key, hence the same code.
+        # (The same name can still bring back an old file's code: checked below.)
         handle = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
     except OSError as e:
         raise Unusable(f"dlopen failed: {e}") from None
     library = SharedLibrary(handle, path)
     from hlotools.backend.llvm.calling import ENTRY_NAME
-    if not library.address(ENTRY_NAME):
+    entry = library.address(ENTRY_NAME)
+    if not entry:
         raise Unusable(f"the library has no {ENTRY_NAME}")
+    # The code must come from the file just hashed. It may not: glibc hands back a library it
+    # already loaded under the same name (an earlier file at this path, since replaced), or
+    # another process replaced the file between the hash and dlopen. Same key should mean same
+    # code, but a writer whose source fingerprint raced an edit breaks that, and running one
+    # build's code with another's arena size crashes the process.
+    if _mapped_file(entry) != (hashed.st_dev, hashed.st_ino):
+        raise Unusable("the code loaded under that name is not the file the entry describes")
     return library
+
+
+def _mapped_file(address: int) -> tuple[int, int] | None:
+    """(device, inode) of the file mapped at `address` in this process (/proc/self/maps)."""
+    try:
+        with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
+            for line in f:
+                fields = line.split(maxsplit=5)
+                lo, _, hi = fields[0].partition("-")
+                if int(lo, 16) <= address < int(hi, 16) and len(fields) >= 5:
+                    major, _, minor = fields[3].partition(":")
+                    return os.makedev(int(major, 16), int(minor, 16)), int(fields[4])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _unlink(path: str) -> None:
