@@ -133,8 +133,8 @@ def scan(inst: Instruction, args: list, ev: Any) -> tuple:
         r = ev.call(comp, [np.take(x, i, axis=dim) for x in inputs] + carries)
         values = list(r) if isinstance(r, tuple) else [r]
         for o, v in zip(outs, values[:n_out]):
-            index = [slice(None)] * o.ndim
-            index[dim] = i  # type: ignore[call-overload]
+            index: list[slice | int] = [slice(None)] * o.ndim
+            index[dim] = i
             o[tuple(index)] = v
         carries = values[n_out:]
     return tuple(outs) + tuple(carries)

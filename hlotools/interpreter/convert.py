@@ -127,7 +127,8 @@ def reduce_precision_array(x: Array, et: ElementType, exponent_bits: int, mantis
     EmitReducePrecisionIR). Works on the type's own bit pattern."""
     src_exp, src_mant = _float_bits(et)
     nbits = 1 + src_exp + src_mant
-    udt = np.dtype(f"u{et.dtype.itemsize}")  # type: ignore[union-attr]
+    assert et.dtype is not None  # _float_bits raised otherwise
+    udt = np.dtype(f"u{et.dtype.itemsize}")
     u = contiguous(x).view(udt).astype(np.uint64)
     with np.errstate(all="ignore"):
         if mantissa_bits < src_mant:

@@ -23,7 +23,8 @@ def literal_text(array: np.ndarray | None, shape: Shape) -> str:
         return f"{shape} token"
     dims = tuple(array.shape)
     if shape.dynamic and dims != shape.dims:  # a bounded dynamic result: print its actual size
-        shape = Shape.array(shape.element_type, dims, shape.layout)  # type: ignore[arg-type]
+        assert shape.element_type is not None
+        shape = Shape.array(shape.element_type, dims, shape.layout)
     return f"{shape} {format_literal(Literal.from_array(shape, array))}"
 
 

@@ -61,7 +61,7 @@ def _scalar(x: np.generic) -> object:
         return int(x)
     if isinstance(x, np.complexfloating):
         return complex(x)
-    return float(x)  # type: ignore[arg-type]
+    return float(x)
 
 
 def summarize(name: str, array: np.ndarray, shape_text: str) -> Summary:
