@@ -228,31 +228,48 @@ def _run_fresh(cache: Path, *args: str, **env: str) -> subprocess.CompletedProce
                           env=environ, timeout=300)
 
 
+def _cold_then_warm(cache: Path, args: list[str], between: object = None,
+                    **env: str) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    """A cold run, `between(cache)`, then a warm run. The keys include the backend's source
+    fingerprint, so in a tree that others edit at the same moment a warm run may miss: then
+    the pair is tried again (three times at most)."""
+    for _ in range(3):
+        cold = _run_fresh(cache, *args)
+        assert cold.returncode == 0, cold.stderr
+        if callable(between):
+            between(cache)
+        warm = _run_fresh(cache, *args, **env)
+        if "compile cache: hit" in warm.stderr:
+            break
+    return cold, warm
+
+
 @pytest.mark.skipif(not CAN_LINK, reason="no C compiler (or not Linux): warm starts load objects into MCJIT")
 def test_warm_start_dlopens_without_importing_llvmlite(tmp_path: Path) -> None:
     args = [str(MLP), "--inputs", str(MLP_IN), "--expected", str(MLP_OUT), "-v"]
-    cold = _run_fresh(tmp_path, *args)
-    assert cold.returncode == 0, cold.stderr
+    cold, warm = _cold_then_warm(tmp_path, args)
     assert "LLVMLITE True" in cold.stderr and "compiled (" in cold.stderr and "linked" in cold.stderr
-    assert len(list((tmp_path / "llvm").glob("*/*.so"))) == 1
-    warm = _run_fresh(tmp_path, *args)
+    assert list((tmp_path / "llvm").glob("*/*.so"))
     assert warm.returncode == 0, warm.stderr
     assert "out0: match (2048 elements" in warm.stdout
     assert "loaded with dlopen" in warm.stderr and "LLVMLITE False" in warm.stderr
 
 
+def _truncate_libraries(cache: Path) -> None:
+    for library in (cache / "llvm").glob("*/*.so"):  # the entries' checksums now disagree
+        library.write_bytes(library.read_bytes()[:-100])
+
+
 @pytest.mark.skipif(not CAN_LINK, reason="no C compiler (or not Linux): no shared libraries in the cache")
 def test_damaged_shared_library_is_not_trusted(tmp_path: Path) -> None:
     args = [str(MLP), "--inputs", str(MLP_IN), "--expected", str(MLP_OUT), "-v"]
-    assert _run_fresh(tmp_path, *args).returncode == 0
-    (library,) = (tmp_path / "llvm").glob("*/*.so")
-    library.write_bytes(library.read_bytes()[:-100])  # truncated: the entry's checksum disagrees
-    warm = _run_fresh(tmp_path, *args)
+    _, warm = _cold_then_warm(tmp_path, args, _truncate_libraries)
     assert warm.returncode == 0, warm.stderr
     assert "out0: match (2048 elements" in warm.stdout
     assert "not used: the library file is not the one the entry describes" in warm.stderr
     assert "loaded with MCJIT" in warm.stderr
-    off = _run_fresh(tmp_path, *args, HLOTOOLS_CACHE_DLOPEN="0")  # the switch keeps the same key
+    # The switch keeps the same key: a hit, through MCJIT.
+    _, off = _cold_then_warm(tmp_path / "off", args, HLOTOOLS_CACHE_DLOPEN="0")
     assert off.returncode == 0 and "hit" in off.stderr and "loaded with MCJIT" in off.stderr
 
 
