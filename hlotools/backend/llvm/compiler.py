@@ -25,7 +25,7 @@ from hlotools.backend.llvm import buffers as bufs
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.alias_scopes import scopes_of
 from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats  # noqa: F401  (re-exported)
-from hlotools.backend.llvm.emit_elemental import ElementalGen, fusion_is_elemental
+from hlotools.backend.llvm.emit_elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
 from hlotools.backend.llvm.emit_loops import c64, linear_index, loop_nest
 from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
 from hlotools.errors import HloError, HloUnsupportedError
@@ -165,6 +165,8 @@ class FunctionEmitter:
         self._const_cache: dict[int, ir.GlobalVariable] = {}
         self.callee_bytes = 0
         self.plan: bufs.BufferPlan | None = None
+        # the elemental generators' value caches, innermost region last (emit_elemental)
+        self.cache_layers: list[dict[CacheKey, Value]] = [{}]
         self.gen = ElementalGen(self)
 
     # -- planning -------------------------------------------------------------------

@@ -16,6 +16,8 @@ The im2col fill runs on several threads when big (parallel.run_parallel).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_conv
@@ -121,10 +123,10 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[i
 
 
 def _positions(fe: FunctionEmitter, j: int, sp_order: tuple[int, ...], out: tuple[int, ...],
-               o_idx: dict[int, ir.Value], body: object) -> None:
+               o_idx: dict[int, ir.Value], body: Callable[[], None]) -> None:
     """Loops over the output spatial dims sp_order[j:] (physical order), then body()."""
     if j >= len(sp_order):
-        body()  # type: ignore[operator]
+        body()
         return
     d = sp_order[j]
     with for_range(fe.b, 0, out[d], name=f"os{d}") as iv:

@@ -10,6 +10,8 @@ each result element is a register accumulation over the contracting dims.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_complex as C
@@ -85,9 +87,9 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
     idx: list[ir.Value] = [c64(0)] * len(out_dims)
     kidx: list[ir.Value] = [c64(0)] * len(kdims)
 
-    def k_loops(j: int, body: object) -> None:
+    def k_loops(j: int, body: Callable[[], None]) -> None:
         if j == len(kdims):
-            body()  # type: ignore[operator]
+            body()
             return
         if kdims[j] == 1:
             kidx[j] = c64(0)

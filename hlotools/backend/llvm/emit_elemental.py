@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 Value = Any  # ir.Value, or a list of them for tuple-shaped values
 Index = list[ir.Value]
+CacheKey = tuple[int, int, tuple[object, ...]]  # (generator serial, id(instruction), index key)
 _SERIAL = itertools.count()
 
 
@@ -49,8 +50,6 @@ class ElementalGen:
         # NaN-propagating intrinsics, so reduction loops vectorise (XLA CPU reassociates
         # reductions too; HLO leaves the order unspecified).
         self.reassociate = False
-        if not hasattr(fe, "cache_layers"):
-            fe.cache_layers = [{}]  # type: ignore[attr-defined]
 
     @property
     def b(self) -> ir.IRBuilder:
@@ -59,7 +58,7 @@ class ElementalGen:
     @contextmanager
     def region(self) -> Iterator[None]:
         """Values built inside stay inside (a loop body or a branch)."""
-        layers = self.fe.cache_layers  # type: ignore[attr-defined]
+        layers = self.fe.cache_layers
         layers.append({})
         try:
             yield
@@ -67,8 +66,8 @@ class ElementalGen:
             layers.pop()
 
     def value_at(self, inst: Instruction, index: Index) -> Value:
-        key = (self.serial, id(inst), tuple(_index_key(v) for v in index))
-        layers = self.fe.cache_layers  # type: ignore[attr-defined]
+        key: CacheKey = (self.serial, id(inst), tuple(_index_key(v) for v in index))
+        layers = self.fe.cache_layers
         for layer in reversed(layers):
             v = layer.get(key)
             if v is not None:

@@ -21,7 +21,7 @@ from hlotools.backend.llvm.registry import SCRATCH, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
-from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 F64 = ELEMENT_TYPES["f64"]
 
@@ -207,7 +207,7 @@ SCRATCH["triangular-solve"] = lambda inst: [
 # As the interpreter (XLA's BatchNormExpander): statistics over every dim but
 # feature_index, in f32 (f64 for f64); Var[X] = E[X^2] - E[X]^2.
 
-def _bn(fe: FunctionEmitter, inst: Instruction) -> tuple[int, float, Shape, object, ir.Type]:
+def _bn(fe: FunctionEmitter, inst: Instruction) -> tuple[int, float, Shape, ElementType, ir.Type]:
     x = inst.operands[0]
     et = x.shape.element_type
     if et is None or et.kind != "float":
@@ -225,11 +225,11 @@ def _vstore(fe: FunctionEmitter, ptr: ir.Value, ty: ir.Type, f: ir.Value, v: ir.
     fe.b.store(v, fe.b.gep(ptr, [f], source_etype=ty))
 
 
-def _operand(fe: FunctionEmitter, inst: Instruction, k: int, index: list[ir.Value], work: object) -> ir.Value:
+def _operand(fe: FunctionEmitter, inst: Instruction, k: int, index: list[ir.Value], work: ElementType) -> ir.Value:
     op = inst.operands[k]
     et = op.shape.element_type
     assert et is not None
-    return convert_value(fe.b, fe.load_element(fe.leaf_ptrs(op)[0], op.shape, index), et, work)  # type: ignore[arg-type]
+    return convert_value(fe.b, fe.load_element(fe.leaf_ptrs(op)[0], op.shape, index), et, work)
 
 
 @emitter("batch-norm-training")
@@ -242,6 +242,7 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
     out, mean_out, var_out = fe.leaf_ptrs(inst)
     o_shape, m_shape, v_shape = inst.shape.leaves()
     et = o_shape.element_type
+    assert et is not None
     zero = ir.Constant(ty, 0.0)
     with for_range(b, 0, nf, name="bz") as f:
         _vstore(fe, s1, ty, f, zero)
@@ -259,8 +260,8 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
         var = b.fsub(b.fmul(_vload(fe, s2, ty, f), inv_n), b.fmul(mean, mean))
         _vstore(fe, s1, ty, f, mean)
         _vstore(fe, s2, ty, f, var)
-        fe.store_element(convert_value(b, mean, work, et), mean_out, m_shape, [f])  # type: ignore[arg-type]
-        fe.store_element(convert_value(b, var, work, et), var_out, v_shape, [f])  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, mean, work, et), mean_out, m_shape, [f])
+        fe.store_element(convert_value(b, var, work, et), var_out, v_shape, [f])
 
     def normalise(index: list[ir.Value]) -> None:
         f = index[fi]
@@ -268,7 +269,7 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
         norm = b.fdiv(b.fsub(v, _vload(fe, s1, ty, f)),
                       M.libm(b, "sqrt", [b.fadd(_vload(fe, s2, ty, f), ir.Constant(ty, eps))]))
         r = b.fadd(b.fmul(norm, _operand(fe, inst, 1, [f], work)), _operand(fe, inst, 2, [f], work))
-        fe.store_element(convert_value(b, r, work, et), out, o_shape, index)  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, r, work, et), out, o_shape, index)
     loop_nest(b, xs, normalise)
 
 
@@ -282,6 +283,7 @@ def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
     dx_out, dscale_out, doffset_out = fe.leaf_ptrs(inst)
     dx_shape, ds_shape, do_shape = inst.shape.leaves()
     et = dx_shape.element_type
+    assert et is not None
     zero = ir.Constant(ty, 0.0)
     with for_range(b, 0, nf, name="gz") as f:
         _vstore(fe, sg, ty, f, zero)
@@ -301,9 +303,9 @@ def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
         var = _operand(fe, inst, 3, [f], work)
         return b.fdiv(ir.Constant(ty, 1.0), M.libm(b, "sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
     with for_range(b, 0, nf, name="gs") as f:
-        fe.store_element(convert_value(b, b.fmul(_vload(fe, sgc, ty, f), inv(f)), work, et), dscale_out,  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, b.fmul(_vload(fe, sgc, ty, f), inv(f)), work, et), dscale_out,
                          ds_shape, [f])
-        fe.store_element(convert_value(b, _vload(fe, sg, ty, f), work, et), doffset_out, do_shape, [f])  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, _vload(fe, sg, ty, f), work, et), doffset_out, do_shape, [f])
 
     def dx(index: list[ir.Value]) -> None:
         f = index[fi]
@@ -313,7 +315,7 @@ def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
         lead = b.fdiv(b.fmul(_operand(fe, inst, 1, [f], work), iv), n)
         inner = b.fsub(b.fsub(b.fmul(n, g), _vload(fe, sg, ty, f)),
                        b.fmul(centered(index), b.fmul(_vload(fe, sgc, ty, f), b.fmul(iv, iv))))
-        fe.store_element(convert_value(b, b.fmul(lead, inner), work, et), dx_out, dx_shape, index)  # type: ignore[arg-type]
+        fe.store_element(convert_value(b, b.fmul(lead, inner), work, et), dx_out, dx_shape, index)
     loop_nest(b, xs, dx)
 
 

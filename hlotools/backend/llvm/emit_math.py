@@ -9,6 +9,7 @@ abort. f64 always uses libm (correctly rounded or nearly).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeAlias
 
 import llvmlite.ir as ir
@@ -101,7 +102,7 @@ def atan2(b: B, x: ir.Value, y: ir.Value) -> ir.Value:
     return libm(b, "atan2", [x, y])
 
 
-def _lib(name: str):  # type: ignore[no-untyped-def]
+def _lib(name: str) -> Callable[[B, ir.Value], ir.Value]:
     return lambda b, x: libm(b, name, [x])
 
 

@@ -233,7 +233,7 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
 
 def _register() -> None:
     from hlotools.backend.llvm.registry import EMITTERS
-    EMITTERS["select-and-scatter"] = _emit_select_and_scatter  # type: ignore[assignment]
+    EMITTERS["select-and-scatter"] = _emit_select_and_scatter
 
 
 _register()

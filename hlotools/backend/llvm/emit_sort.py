@@ -96,7 +96,8 @@ def sort_rows(fe: FunctionEmitter, inst: Instruction, shape: Shape, dim: int, n:
     if any(d == 0 for d in shape.dims):
         return
     perm_a, perm_b = fe.scratch_ptrs(inst)
-    row_shape = Shape.array(shape.element_type, tuple(1 if d == dim else s for d, s in enumerate(shape.dims)))  # type: ignore[arg-type]
+    assert shape.element_type is not None
+    row_shape = Shape.array(shape.element_type, tuple(1 if d == dim else s for d, s in enumerate(shape.dims)))
 
     def load_perm(base: ir.Value, i: ir.Value) -> ir.Value:
         return b.load(b.gep(base, [i], source_etype=T.I64), typ=T.I64)
