@@ -15,8 +15,9 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/hlo-opt $(MODEL) | head -n 20
-	$(BIN)/hlo-opt $(MODEL) | $(BIN)/hlo-run - --random 0
+	$(BIN)/hlo-opt $(MODEL) -O2 --time-passes -o /dev/null
+	$(BIN)/hlo-opt $(MODEL) -O2 | $(BIN)/hlo-run - --inputs $(MODEL:.hlo=.inputs.npz) \
+	    --expected $(MODEL:.hlo=.expected.npz) --repeat 5
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
