@@ -125,9 +125,11 @@ def check_reference(file: str, inputs: str, expected: str, preset: str = "O2") -
         assert_matches(np.asarray(g), w, klass, f"{Path(file).name} out{i}")
 
 
-def check_against_interpreter(text: str, filename: str, preset: str, seed: int = 0) -> None:
+def check_against_interpreter(text: str, filename: str, preset: str, seed: int = 0, wild_ints: bool = False) -> None:
     """LLVM (after `preset`) and the interpreter agree on `text` for random inputs of `seed`.
-    The interpreter refusing the module is an error (not an LLVM finding)."""
+    `wild_ints`: integer arguments span their type's whole range instead (indices far out of
+    bounds: generated code must clamp as XLA does, never touch memory outside a buffer).
+    The interpreter refusing the module means there is nothing to compare with (a skip)."""
     import numpy as np
     from test_interpreter_corpus import assert_matches, op_class
 
@@ -137,6 +139,8 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     from hlotools.passes.bisect import load_arguments
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)
+    if wild_ints:
+        args = _wild_integers(args, seed)
     try:
         want = [np.asarray(w) for w in evaluate(module, args)]  # type: ignore[arg-type]
     except (HloUnsupportedError, HloRuntimeError) as e:  # e.g. rng, an elided constant {...}
@@ -146,6 +150,18 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     assert len(got) == len(want), f"{len(got)} result leaves, expected {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
         assert_matches(np.asarray(g), w, klass, f"{filename} out{i}")
+
+
+def _wild_integers(args: list[Any], seed: int) -> list[Any]:
+    import numpy as np
+    rng = np.random.default_rng(seed + 1)
+    out = []
+    for a in args:
+        if a is not None and a.dtype.kind in "iu" and a.dtype.itemsize <= 8:
+            info = np.iinfo(a.dtype)
+            a = rng.integers(info.min, info.max, size=a.shape, endpoint=True, dtype=a.dtype)
+        out.append(a)
+    return out
 
 
 class _InterpreterRefused(Exception):

@@ -60,16 +60,23 @@ TIMEOUT_S = 120.0
 
 
 @cache
-def _opcodes(file: str) -> frozenset[str]:
-    """The module's opcodes (none when it does not parse: bad/ files, which the sweep skips)."""
+def _facts(file: str) -> tuple[frozenset[str], bool]:
+    """The module's opcodes and whether its entry takes integer arguments (no opcodes when
+    it does not parse: bad/ files, which the sweep skips)."""
     import hlotools
     from hlotools.errors import HloError
     path = XLA / file
     try:
         module = hlotools.parse_module(path.read_text(), str(path), verify=False)
     except HloError:
-        return frozenset()
-    return frozenset(i.opcode for c in module.computations for i in c.instructions)
+        return frozenset(), False
+    ints = any(leaf.element_type is not None and leaf.element_type.kind in ("signed", "unsigned")
+               for p in module.entry.parameters for leaf in p.shape.leaves())  # type: ignore[union-attr]
+    return frozenset(i.opcode for c in module.computations for i in c.instructions), ints
+
+
+def _opcodes(file: str) -> frozenset[str]:
+    return _facts(file)[0]
 
 
 def representative_subset(files: list[str], stride: int = SUBSET_STRIDE) -> list[str]:
@@ -116,6 +123,39 @@ def test_llvm_xla_corpus(file: str) -> None:
     stem = XLA / "expected" / file[:-4]
     request = {"fn": "check_reference", "file": str(XLA / file), "inputs": f"{stem}.inputs.npz",
                "expected": f"{stem}.expected.npz"}
+    try:
+        run_in_sandbox(request, file, timeout=TIMEOUT_S)
+    except HloUnsupportedError as e:
+        if file in MISSING:
+            assert MISSING[file] in str(e), f"expected the refused op {MISSING[file]!r} in: {e}"
+        raise
+
+
+def _wild_cases() -> list:
+    out = []
+    for file in (r["file"] for r in _xla_rows()):
+        if file in SKIP or not _facts(file)[1]:
+            continue
+        marks = []
+        if file in MISSING:
+            marks.append(pytest.mark.xfail(reason=f"the LLVM backend refuses {MISSING[file]}", strict=True))
+        elif XFAIL.get(file) == _UNSTABLE_SORT:
+            marks.append(pytest.mark.xfail(reason=_UNSTABLE_SORT, strict=True))
+        out.append(pytest.param(file, marks=marks, id=file))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not XLA.is_dir(), reason="shared/corpus/xla is absent")
+@pytest.mark.parametrize("file", _wild_cases())
+def test_llvm_xla_corpus_wild_integers(file: str) -> None:
+    """Safety: every reference module with integer arguments, fed integers over the whole
+    range of their types (gather/scatter/dynamic-slice starts far out of bounds, huge shift
+    counts, INT_MIN / -1), gives the interpreter's results (XLA's clamping) and never
+    crashes. About 200 modules, ~15 s."""
+    from hlotools.errors import HloUnsupportedError
+    request = {"fn": "check_against_interpreter", "text": (XLA / file).read_text(), "filename": str(XLA / file),
+               "preset": "O2", "wild_ints": True}
     try:
         run_in_sandbox(request, file, timeout=TIMEOUT_S)
     except HloUnsupportedError as e:
