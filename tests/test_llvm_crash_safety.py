@@ -134,6 +134,45 @@ def test_calls_from_several_python_threads_at_once() -> None:
     assert out.strip() == "ok"
 
 
+FORKED = """
+import hlotools
+from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.runtime import CompiledModule
+modules = [CompiledModule(hlotools.parse_module(THREADED))]
+if len(sys.argv) > 1:  # and one dlopened from the compile cache (the same code as a shared library)
+    log = []
+    for _ in range(2):
+        cm = compile_cached(hlotools.parse_module(THREADED), CompileOptions(),
+                            compile_cache=CompileCache(Path(sys.argv[1]), log=log.append), source_text=THREADED)
+    assert any("loaded with dlopen" in line for line in log), log
+    modules.append(cm)
+for cm in modules:
+    check(cm([A, B])[0], WANT, "parent")  # its helper threads are left to join at the next call
+    for k in range(2):
+        pid = os.fork()
+        if pid == 0:  # the child inherits the list of helper threads, which do not exist in it
+            try:
+                for _ in range(2):
+                    check(cm([A, B])[0], WANT, "child")
+            except BaseException:
+                os._exit(3)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, ("child", k, status)
+        check(cm([A, B])[0], WANT, "parent after fork")
+print("ok")
+"""
+
+
+def test_forked_children_can_call_modules_whose_threads_ran_in_the_parent(tmp_path: Path) -> None:
+    """multiprocessing's default on Linux is fork: a child called a module that had run helper
+    threads in the parent and died of SIGSEGV (pthread_join on the parent's threads)."""
+    script = "from pathlib import Path\n" + FORKED
+    out = run_child(script.replace("if len(sys.argv) > 1:", f"if {CAN_LINK!r}:").replace(
+        "Path(sys.argv[1])", f"Path({str(tmp_path)!r})"), env={"HLOTOOLS_NUM_THREADS": "4"})
+    assert out.strip() == "ok"
+
+
 # Indices out of range (clamped by dynamic-slice/-update-slice and gather, skipped by scatter),
 # a NaN converted to an index, zero-sized arrays, results that are constants or parameters,
 # an input/output alias: each must stay inside its buffers.

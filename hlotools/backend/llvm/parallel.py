@@ -119,8 +119,11 @@ def _join_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     join = _declare(module, "pthread_join", ir.FunctionType(T.I32, [T.I64, T.PTR]))
     yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
 
+    own = _owner_function(module, npending, lock, yield_)
+
     def locked(fn: ir.Function, body: Callable[[ir.IRBuilder], None]) -> None:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.call(own, [])
         spin = fn.append_basic_block("spin")
         wait = fn.append_basic_block("wait")
         got = fn.append_basic_block("locked")
@@ -168,6 +171,51 @@ def _join_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     b.call(jp, [])
     b.ret_void()
     return ap, jp
+
+
+def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.GlobalVariable,
+                    yield_: ir.Function) -> ir.Function:
+    """`hlo.par.own()`, run before the pending list's lock is taken: the list belongs to the
+    process whose getpid() is in `hlo.par.pid`. A child made by fork() (multiprocessing's
+    default on Linux) inherits the parent's list of helper threads that do not exist in it, and
+    pthread_join on them crashed the child at its first threaded call; so another process
+    first forgets the list (and a lock some parent thread held at the fork). The first caller
+    of a process claims it (pid -1 while it resets; 0: never used, nothing to forget)."""
+    pid = ir.GlobalVariable(module, T.I32, "hlo.par.pid")
+    pid.linkage = "internal"
+    pid.initializer = ir.Constant(T.I32, 0)
+    getpid = _declare(module, "getpid", ir.FunctionType(T.I32, []))
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.own")
+    fn.linkage = "internal"
+    entry, check, other, claim, busy, forget, forked, publish, done = (fn.append_basic_block(n) for n in (
+        "entry", "check", "other", "claim", "busy", "forget", "forked", "publish", "done"))
+    b = ir.IRBuilder(entry)
+    me = b.call(getpid, [])
+    b.branch(check)
+    b.position_at_end(check)
+    cur = b.load_atomic(pid, "acquire", 4, typ=T.I32)
+    b.cbranch(b.icmp_signed("==", cur, me), done, other)
+    resetting = ir.Constant(T.I32, -1)
+    b.position_at_end(other)
+    b.cbranch(b.icmp_signed("==", cur, resetting), busy, claim)
+    b.position_at_end(claim)
+    pair = b.cmpxchg(pid, cur, resetting, "acq_rel", "acquire")
+    b.cbranch(b.extract_value(pair, 1), forget, busy)
+    b.position_at_end(busy)  # another thread of this process is claiming it
+    b.call(yield_, [])
+    b.branch(check)
+    b.position_at_end(forget)
+    b.cbranch(b.icmp_signed("!=", cur, ir.Constant(T.I32, 0)), forked, publish)
+    b.position_at_end(forked)  # the parent's threads: none of them is ours to join
+    b.store(c64(0), npending)
+    b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+    b.branch(publish)
+    b.position_at_end(publish)
+    b.store_atomic(me, pid, "release", 4)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
 
 
 def join_at_release(owner: object, jit_module: object) -> None:
