@@ -4,7 +4,9 @@ backend, for random inputs (hlotools/io/random_inputs.py, seed 0).
 
 Two compiles per golden: the output module exactly as the pass left it (preset 'none': the
 emitters see the pass's constructs, fusions, layouts and bitcasts as they are) and after
-the -O2 pipeline hlo-run uses. Each runs in the sandboxed worker (tests/_llvm_sandbox.py),
+the -O2 pipeline hlo-run uses; goldens with integer arguments once more after -O2 with
+integers over their types' whole range ('O2-wild': out-of-bounds indices must clamp, never
+crash). Each runs in the sandboxed worker (tests/_llvm_sandbox.py),
 so a crash fails its test only. Tolerances are the corpus tests' (op class of the module).
 """
 from __future__ import annotations
@@ -32,10 +34,18 @@ def _id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
+def _takes_integers(path: Path) -> bool:
+    import hlotools
+    module = hlotools.parse_module(path.read_text(), str(path))
+    return any(leaf.element_type is not None and leaf.element_type.kind in ("signed", "unsigned")
+               for p in module.entry.parameters for leaf in p.shape.leaves())  # type: ignore[union-attr]
+
+
 def _cases() -> list:
     out = []
     for path in CASES:
-        for preset in PRESETS:
+        presets = PRESETS + (("O2-wild",) if _takes_integers(path) else ())
+        for preset in presets:
             key = _id(path)
             marks = []
             if key in MISSING:
@@ -55,7 +65,8 @@ def test_llvm_matches_interpreter_on_golden_output(path: Path, preset: str) -> N
     seed = SEEDS.get(_id(path), (0, ""))[0]
     try:
         run_in_sandbox({"fn": "check_against_interpreter", "text": text, "filename": _id(path) + ".out.hlo",
-                        "preset": preset, "seed": seed}, what, timeout=120.0)
+                        "preset": preset.removesuffix("-wild"), "seed": seed, "wild_ints": preset.endswith("-wild")},
+                       what, timeout=120.0)
     except HloUnsupportedError as e:
         key = _id(path)
         if key in MISSING:
