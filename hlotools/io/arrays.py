@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
+from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import from_dtype
@@ -67,7 +68,7 @@ def result_leaves(module: Module) -> list[LeafSpec]:
     return [LeafSpec(i, f"out{i}", shape) for i, (_, shape) in enumerate(leaves)]
 
 
-def _entry(module: Module):  # -> Computation
+def _entry(module: Module) -> Computation:
     if module.entry is None:
         raise HloRuntimeError(f"module '{module.name}' has no entry computation")
     return module.entry

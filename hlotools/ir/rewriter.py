@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 
@@ -117,10 +119,11 @@ class Rewriter:
         inst.detach()
         self.changed = True
 
-    def new_instruction(self, comp: Computation, opcode: str, shape, operands: list[Instruction],  # noqa: ANN001
-                        attrs: dict | None = None, before: Instruction | None = None,
-                        name: str | None = None, **kw) -> Instruction:  # noqa: ANN003
-        inst = Instruction(name or opcode, opcode, shape, operands, attrs, **kw)
+    def new_instruction(self, comp: Computation, opcode: str, shape: Shape, operands: list[Instruction],
+                        attrs: dict[str, Any] | None = None, before: Instruction | None = None,
+                        name: str | None = None, literal: Literal | None = None,
+                        parameter_number: int | None = None) -> Instruction:
+        inst = Instruction(name or opcode, opcode, shape, operands, attrs, literal, parameter_number)
         return self.add_instruction(comp, inst, before=before, name=name or opcode)
 
     def replace_all_uses_with(self, old: Instruction, new: Instruction) -> None:

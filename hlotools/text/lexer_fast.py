@@ -12,9 +12,16 @@ paths accept the same language and report the same errors.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.types import ELEMENT_TYPES
+
+if TYPE_CHECKING:
+    from hlotools.text.lexer import LineMap, Token  # lexer imports this module
+
+    Scanner = Callable[[str, int, LineMap], int]  # (text, pos, lines) -> end of the value
 
 _WS = r"[ \t\r\n]"
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -48,9 +55,10 @@ def _types_known(shape_text: str) -> bool:
     return ok
 
 
-def fast_instruction(text: str, pos: int, reserved: frozenset[str], lines, scan_value, scan_literal_value,
-                     scan_parens):  # noqa: ANN001 - callables from lexer.py (avoids an import cycle)
-    """(INSTR token, end) for a simple instruction at pos, else None."""
+def fast_instruction(text: str, pos: int, reserved: frozenset[str], lines: LineMap, scan_value: Scanner,
+                     scan_literal_value: Scanner, scan_parens: Scanner) -> tuple[Token, int] | None:
+    """(INSTR token, end) for a simple instruction at pos, else None. The scanners come from
+    lexer.py as arguments (importing them here would be a cycle)."""
     m = _HEAD.match(text, pos)
     if m is None:
         return None

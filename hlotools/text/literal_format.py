@@ -14,7 +14,9 @@ Tuple literals print as `( a, b )`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -71,8 +73,9 @@ def format_float(value: float | np.generic, type_name: str = "f32") -> str:
     return f"{d:.{_float_traits(type_name, dtype)[0]}g}"
 
 
-def _element_formatter(shape: Shape, in_array: bool):
-    """A function from one numpy element to its text, for the shape's element type."""
+def _element_formatter(shape: Shape, in_array: bool) -> Callable[[Any], str]:
+    """A function from one numpy element to its text, for the shape's element type.
+    (Any: a numpy scalar, or the Python bool/int of .item()/.tolist() on the fast paths.)"""
     et = shape.element_type
     assert et is not None
     name = et.name

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import ml_dtypes
 
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
@@ -244,7 +248,7 @@ def _walk(toks: list[tuple[str, int]], dims: tuple[int, ...], complex_: bool, ba
     return values, positions
 
 
-def _scalar(toks: list[tuple[str, int]], i: int, complex_: bool, base: int):  # -> (str|tuple, int)
+def _scalar(toks: list[tuple[str, int]], i: int, complex_: bool, base: int) -> tuple[str | tuple[str, str], int]:
     t, p = toks[i]
     if complex_:
         if t != "(":
@@ -305,7 +309,7 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
     return out
 
 
-def ml_finfo(et: ElementType):  # -> finfo-like with .max
+def ml_finfo(et: ElementType) -> ml_dtypes.finfo:
     import ml_dtypes
     return ml_dtypes.finfo(et.dtype)
 

@@ -13,7 +13,7 @@ import re
 from hlotools.errors import HloParseError
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES
-from hlotools.text.lexer import GAP
+from hlotools.text.lexer import GAP, LineMap
 
 _CACHE: dict[str, Shape] = {}
 _COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
@@ -164,7 +164,7 @@ def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
             raise ShapeError("unexpected ','", m.start())
 
 
-def shape_or_error(text: str, where: int, lines) -> Shape:  # noqa: ANN001 - LineMap
+def shape_or_error(text: str, where: int, lines: LineMap) -> Shape:
     try:
         return array_shape(text)
     except ShapeError as e:
