@@ -97,7 +97,8 @@ def test_compile_call_free_cycles_under_gc_pressure() -> None:
     assert out.strip() == "ok"
 
 
-def test_calls_from_several_python_threads_at_once() -> None:
+@pytest.mark.parametrize("blas", ["0", "1"])  # "1": the dots call numpy's OpenBLAS from each thread
+def test_calls_from_several_python_threads_at_once(blas: str) -> None:
     out = run_child("""
         from hlotools import parse_module
         from hlotools.backend.llvm.runtime import CompiledModule
@@ -130,7 +131,7 @@ def test_calls_from_several_python_threads_at_once() -> None:
             t.join()
         assert not errors, errors
         print("ok")
-    """, env={"HLOTOOLS_NUM_THREADS": "3"})
+    """, env={"HLOTOOLS_NUM_THREADS": "3", "HLOTOOLS_BLAS": blas})
     assert out.strip() == "ok"
 
 

@@ -231,21 +231,24 @@ def environment() -> dict[str, str]:
 
 def _source_fingerprint() -> str:
     """Names, sizes and modification times of the files that decide the generated code
-    (the backend, the passes, the IR): a development tree's edits invalidate old entries
-    even though the version number stays the same. An installed release (site-packages)
+    (the backend, the passes, the IR, the custom-call tables): a development tree's edits
+    invalidate old entries even though the version number stays the same. An installed release (site-packages)
     is identified by its version alone."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if os.path.basename(os.path.dirname(root)) in ("site-packages", "dist-packages"):
         return "release"
     lines = []
+    paths = [os.path.join(root, "interpreter", "custom_calls.py")]  # the emitters read its tables
     for sub in ("backend", "passes", "ir"):
         for folder, dirs, files in os.walk(os.path.join(root, sub)):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
-            for name in files:
-                if name.endswith(".py"):
-                    path = os.path.join(folder, name)
-                    st = os.stat(path)
-                    lines.append(f"{path[len(root):]}:{st.st_size}:{st.st_mtime_ns}")
+            paths += [os.path.join(folder, name) for name in files if name.endswith(".py")]
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:  # deleted while we walked (someone editing the tree)
+            continue
+        lines.append(f"{path[len(root):]}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:16]
 
 
