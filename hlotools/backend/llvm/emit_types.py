@@ -244,17 +244,19 @@ def decode(b: ir.IRBuilder, raw: ir.Value, fmt: SmallFloat) -> ir.Value:
 
 # -------------------------------------------------------------------- constants
 
-def constant(et: ElementType, value: object) -> ir.Constant:
-    """An LLVM constant of value type for a Python/numpy scalar."""
+def constant(et: ElementType, value: bool | int | float | complex) -> ir.Constant:
+    """An LLVM constant of value type for a Python scalar (a numpy scalar's .item())."""
     vt = value_type(et)
     if et.kind == "pred":
         return ir.Constant(I1, int(bool(value)))
     if et.kind in ("signed", "unsigned"):
-        return ir.Constant(vt, int(value) & ((1 << et.bits) - 1))  # type: ignore[call-overload]
+        assert not isinstance(value, complex), value
+        return ir.Constant(vt, int(value) & ((1 << et.bits) - 1))
     if et.kind == "float":
-        return ir.Constant(vt, float(value))  # type: ignore[arg-type]
+        assert not isinstance(value, complex), value
+        return ir.Constant(vt, float(value))
     if et.kind == "complex":
-        c = complex(value)  # type: ignore[call-overload]
+        c = complex(value)
         ft = float_of(et)
         return ir.Constant(vt, [ir.Constant(ft, c.real), ir.Constant(ft, c.imag)])
     raise HloUnsupportedError(f"constant of type {et.name}")
