@@ -54,6 +54,9 @@ class Computation:
 
     def post_order(self) -> list[Instruction]:
         """Operands (and control predecessors) before users; stable w.r.t. textual order."""
+        fast = self._textual_post_order()
+        if fast is not None:
+            return fast
         seen: set[int] = set()
         order: list[Instruction] = []
         for start in self.instructions:
@@ -75,6 +78,25 @@ class Computation:
                     seen.add(id(inst))
                     order.append(inst)
         return order
+
+    def _textual_post_order(self) -> list[Instruction] | None:
+        """The textual order when it already is a post-order (every operand and control
+        predecessor of this computation comes earlier, no duplicates) — what the depth-first
+        walk below returns then, without its stack; None when the walk is needed."""
+        seen: set[int] = set()
+        add = seen.add
+        for inst in self.instructions:
+            for d in inst.operands:
+                if id(d) not in seen and d.parent is self:
+                    return None
+            if inst.control_predecessors:
+                for d in inst.control_predecessors:
+                    if id(d) not in seen and d.parent is self:
+                        return None
+            if id(inst) in seen:
+                return None
+            add(id(inst))
+        return list(self.instructions)
 
     def __repr__(self) -> str:
         return f"<computation {self.name}: {len(self.instructions)} instructions>"

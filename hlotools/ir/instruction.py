@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatter",
                      "true_computation", "false_computation")
 COMPUTATION_LIST_ATTRS = ("branch_computations", "called_computations")
+_ANY_COMPUTATION_ATTR = frozenset(COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS)
 
 
 class Instruction:
@@ -70,8 +71,10 @@ class Instruction:
         return OPCODES[self.opcode]
 
     def called_computations(self) -> list[Computation]:
-        out: list[Computation] = []
         a = self.attrs
+        if a.keys().isdisjoint(_ANY_COMPUTATION_ATTR):  # most instructions: one C-level check
+            return []
+        out: list[Computation] = []
         for key in COMPUTATION_ATTRS:
             c = a.get(key)
             if c is not None and not isinstance(c, (str, tuple)):

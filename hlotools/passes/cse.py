@@ -24,6 +24,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.rewriter import Rewriter, reachable_computations
+from hlotools.ir.shape import Shape
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.side_effects import SideEffects
 
@@ -61,9 +62,16 @@ class _Keys:
         self.effects = SideEffects()
         self._fingerprints: dict[int, int] = {}
         self._interned: dict[tuple, int] = {}
+        self._layout_free: dict[int, tuple[Shape, Shape]] = {}  # id(shape) -> (shape, without layout)
 
     def shape_key(self, inst: Instruction) -> Any:
-        return inst.shape if self.layout_sensitive else inst.shape.without_layout()
+        shape = inst.shape
+        if self.layout_sensitive:
+            return shape
+        known = self._layout_free.get(id(shape))  # shapes are shared: strip each layout once
+        if known is None:
+            known = self._layout_free[id(shape)] = (shape, shape.without_layout())
+        return known[1]
 
     def attr_value(self, value: Any) -> Any:
         if isinstance(value, Computation):
