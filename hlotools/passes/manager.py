@@ -114,6 +114,12 @@ class PassManager:
         self.report = PipelineReport()
         self._applications = 0
         self._text: str | None = None  # cache of the current module text (see _text_of)
+        # Fixed points re-run passes on a module nothing changed since: `_generation` counts the
+        # applications that changed the module, `_clean_at[id(step)]` is the generation at which
+        # that step last ran and changed nothing (a pass is a function of the module, so it
+        # would change nothing again; see _unchanged_since_clean_run).
+        self._generation = 0
+        self._clean_at: dict[int, int] = {}
 
     @property
     def _err(self) -> TextIO:
@@ -122,6 +128,7 @@ class PassManager:
     def run(self, module: Module, steps: list[Step]) -> PipelineReport:
         self.report.module = module.name
         self._text = None
+        self._clean_at = {}
         log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
         self._dump(module, "0000.before_optimizations", force=True)
         try:
@@ -165,6 +172,13 @@ class PassManager:
         if opts.bisect_limit is not None:
             log.info("BISECT: running pass (%d) %s", n, p.name)
         fuel = opts.bisect_rewrites if opts.bisect_limit is not None and n == opts.bisect_limit else None
+        if fuel is None and self._unchanged_since_clean_run(step):
+            count = module.instruction_count()
+            self.report.records.append(PassRecord(n, p.name, False, 0.0, count, count, 0,
+                                                  options=p.options_text()))
+            log.info("HLO pass (%d) %s: no change (the module is as this pass left it without "
+                     "changes in its last application; not re-run)", n, p.name)
+            return False
         ctx = _FuelContext(fuel, p.name)
         before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
@@ -189,6 +203,10 @@ class PassManager:
                  "changed" if changed else "no change", seconds * 1e3, count_before, record.instructions_after)
         if changed:
             self._text = None
+            self._generation += 1
+            self._clean_at.pop(id(step), None)
+        else:
+            self._clean_at[id(step)] = self._generation
         if opts.verify_each and changed:  # like XLA's pipeline: re-verify after passes that changed it
             self._verify_after(module, p.name, before_text)
         self._dump(module, f"{n:04d}.after_{p.name}", force=opts.dump_all or changed)
@@ -199,6 +217,16 @@ class PassManager:
         if log.isEnabledFor(TRACE):
             log.log(TRACE, "module after %s:\n%s", p.name, self._text_of(module))
         return changed
+
+    def _unchanged_since_clean_run(self, step: PassStep) -> bool:
+        """True when `step` last ran without changing the module and no application changed it
+        since, so running it again would change nothing either (fixed-point iterations after
+        the last change). Never when the run is observed per application (dump_all,
+        print_after_all), which shows each application's own output."""
+        opts = self.options
+        if opts.dump_all or opts.print_after_all:
+            return False
+        return self._clean_at.get(id(step)) == self._generation
 
     def _text_of(self, module: Module) -> str:
         """The module's text in the dump style, printed again only after a pass changed it
