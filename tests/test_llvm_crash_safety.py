@@ -327,6 +327,35 @@ def test_processes_sharing_one_compile_cache(tmp_path: Path) -> None:
         assert sum(int(stdout.split()[1]) for stdout, _ in outs) > 0
 
 
+def test_many_modules_cold_and_warm_in_one_process(tmp_path: Path) -> None:
+    """hlo-run's tests load several modules' libraries into one pytest worker: each warm start
+    must run its own code (a loader keyed by a reused name once ran another module's)."""
+    out = run_child(f"""
+        from pathlib import Path
+        import hlotools
+        from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.interpreter import evaluate
+        ops = ["add", "multiply", "subtract", "maximum", "divide"]
+        texts = [f"HloModule m{{k}}\\nENTRY e {{{{\\n  a = f32[{{8 * (k + 1)}}] parameter(0)\\n"
+                 f"  b = f32[{{8 * (k + 1)}}] parameter(1)\\n  ROOT r = f32[{{8 * (k + 1)}}] {{op}}(a, b)\\n}}}}\\n"
+                 for k, op in enumerate(ops)] + [THREADED]
+        log = []
+        store = CompileCache(Path({str(tmp_path)!r}), log=log.append)
+        for round in range(3):
+            for text in texts:
+                m = hlotools.parse_module(text)
+                args = [np.linspace(1, 2, p.shape.dims[0] if len(p.shape.dims) == 1 else 1).astype(np.float32)
+                        if len(p.shape.dims) == 1 else A if i == 0 else B
+                        for i, p in enumerate(m.entry.parameters)]
+                got = compile_cached(m, CompileOptions(), compile_cache=store, source_text=text)(args)[0]
+                check(got, evaluate(m, args)[0], (round, text[:12]))
+        print("ok", sum("loaded with dlopen" in line for line in log))
+    """)
+    assert out.startswith("ok")
+    if CAN_LINK:
+        assert int(out.split()[1]) == 2 * 6
+
+
 @pytest.mark.skipif(not CAN_LINK, reason="no C compiler (or not Linux): no shared libraries in the cache")
 def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None:
     """A process that dlopened KEY.so gets that code back from glibc for the same path even after
