@@ -440,3 +440,35 @@ def test_cli_tests_pass_under_two_xdist_workers() -> None:
                         str(HERE / "test_cli_run.py")], capture_output=True, text=True, timeout=600,
                        env=environ, cwd=str(ROOT))
     assert r.returncode == 0 and "crashed" not in r.stdout and "node down" not in r.stdout, r.stdout[-3000:]
+
+
+@pytest.mark.skipif(not CAN_LINK, reason="no C compiler (or not Linux): no shared libraries in the cache")
+def test_threads_calling_modules_that_share_one_library(tmp_path: Path) -> None:
+    """Warm starts of one module share one dlopened library, so its helper-thread list and lock:
+    several Python threads calling those modules at once (each with its own arena)."""
+    out = run_child(f"""
+        from pathlib import Path
+        import hlotools
+        from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+        log = []
+        store = CompileCache(Path({str(tmp_path)!r}), log=log.append)
+        mods = [compile_cached(hlotools.parse_module(THREADED), CompileOptions(), compile_cache=store,
+                               source_text=THREADED) for _ in range(4)]
+        assert sum("loaded with dlopen" in line for line in log) == 3, log
+        errors = []
+
+        def run(m):
+            try:
+                for i in range(8):
+                    check(m([A, B])[0], WANT, i)
+            except BaseException as e:
+                errors.append(repr(e))
+        threads = [threading.Thread(target=run, args=(m,)) for m in mods[1:] + mods[1:]]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        print("ok")
+    """, env={"HLOTOOLS_NUM_THREADS": "3"})
+    assert out.strip() == "ok"
