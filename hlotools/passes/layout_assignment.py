@@ -260,7 +260,7 @@ def _reshapes_to_bitcasts(rw: Rewriter, comp: Computation, ctx: PassContext) -> 
         src = inst.operands[0].shape
         if not (src.is_array and inst.shape.is_array and src.element_type == inst.shape.element_type
                 and src.is_static and inst.shape.is_static
-                and row_major(src) == src and row_major(inst.shape) == inst.shape):
+                and _plain_row_major(src) and _plain_row_major(inst.shape)):
             continue
         attrs = {k: v for k, v in inst.attrs.items() if k != "inferred_dimension"}
         bitcast = Instruction(inst.name, "bitcast", inst.shape, [inst.operands[0]], attrs)
@@ -273,3 +273,9 @@ def _reshapes_to_bitcasts(rw: Rewriter, comp: Computation, ctx: PassContext) -> 
     if old:
         rw.flush_deferred(comp)
         rw.remove_instructions(comp, old)
+
+
+def _plain_row_major(shape: Shape) -> bool:
+    """Descending layout without tiles or other annotations (a tiled layout is never the
+    row-major order row_major() leaves it in)."""
+    return shape.layout is None or shape.layout.is_default
