@@ -42,8 +42,16 @@ class Instruction:
         self.line = line
         self.column = column
         self.control_predecessors: list[Instruction] = []
-        for op in operands or ():
-            self.append_operand(op)
+        if operands:  # a new instruction is in no users list yet: only repeated operands matter
+            ops = self.operands = list(operands)
+            if len(ops) == 1:
+                ops[0].users.append(self)
+            else:
+                added: set[int] = set()
+                for op in ops:
+                    if id(op) not in added:
+                        added.add(id(op))
+                        op.users.append(self)
 
     # -- graph edges (kept consistent: every operand edge has a matching user entry) --
     def append_operand(self, operand: Instruction) -> None:

@@ -85,7 +85,10 @@ class _Keys:
         return value
 
     def attrs_key(self, inst: Instruction) -> tuple:
-        return tuple((k, self.attr_value(v)) for k, v in inst.attrs.items() if k not in IGNORED_ATTRS)
+        attrs = inst.attrs
+        if not attrs:
+            return ()
+        return tuple([(k, self.attr_value(v)) for k, v in attrs.items() if k not in IGNORED_ATTRS])
 
     def literal_key(self, inst: Instruction) -> Any:
         return inst.literal.key() if inst.literal is not None else None
@@ -123,7 +126,8 @@ def is_candidate(inst: Instruction, effects: SideEffects) -> bool:
 
 
 def _instruction_key(inst: Instruction, keys: _Keys, merged: dict[int, Instruction]) -> tuple:
-    operands = tuple(id(merged.get(id(o), o)) for o in inst.operands)
+    operands = tuple([id(merged.get(id(o), o)) for o in inst.operands]) if merged else \
+        tuple(map(id, inst.operands))
     if OPCODES[inst.opcode].commutative and len(operands) == 2:
         operands = tuple(sorted(operands))
     return (inst.opcode, keys.shape_key(inst), operands, keys.attrs_key(inst), keys.literal_key(inst))
