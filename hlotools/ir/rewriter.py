@@ -98,7 +98,10 @@ class Rewriter:
                     out.append(cur)
 
         for inst in comp.instructions:
-            emit(inst)
+            if id(inst) in pending:
+                emit(inst)
+            else:  # nothing deferred before it (most instructions): no walk
+                out.append(inst)
         comp.instructions = out
 
     def take_name(self, inst: Instruction, old: Instruction) -> None:
