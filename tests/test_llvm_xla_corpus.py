@@ -50,10 +50,6 @@ _UNSTABLE_SORT = ("an unstable sort (is_stable=false) whose keys hold ties: HLO 
                   "stable merge sort keeps them in input order")
 XFAIL: dict[str, str] = {
     **{f: r for f, r in XLA_XFAIL.items()},
-    # A bug of the -O2 pipeline, not of the backend (the interpreter gives the same wrong
-    # values on the optimised module; `hlo-opt --bisect-against interp` names the pass):
-    "pass_tests/algsimp_test_0375.hlo": "-O2 bug: layout-assignment turns the fused reshape f32[128,8]{0,1} -> "
-                                        "f32[16,8,8]{1,2,0} into a bitcast, which those layouts do not allow",
     "parser_test/parser_test_0121.hlo": _UNSTABLE_SORT,
     "parser_test/parser_test_0122.hlo": _UNSTABLE_SORT,
     "hlo_files/hlofile_0560.hlo": _UNSTABLE_SORT,
