@@ -106,6 +106,7 @@ class InstructionFusion(HloPass):
         no_dup = _globally_unfusible(order, pinned)
         builder = FusionBuilder(rw, comp)
         fused_any = False
+        log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)  # skip the call per refusal
         while queue:
             consumer = queue.pop()
             if consumer is None:
@@ -113,12 +114,13 @@ class InstructionFusion(HloPass):
             pos.pop(id(consumer), None)
             if id(consumer) in pinned or not is_consumer_fusible(consumer) or effects.instruction(consumer):
                 continue
-            candidates = _unique(o for o in consumer.operands if id(o) in pos)
+            candidates = _unique([o for o in consumer.operands if id(o) in pos])
             candidates.sort(key=lambda o: pos[id(o)], reverse=True)
             for producer in candidates:
                 reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects)
                 if reason is not None:
-                    ctx.decision("not fused: %s into %s: %s", producer.name, consumer.name, reason)
+                    if log_decisions:
+                        ctx.decision("not fused: %s into %s: %s", producer.name, consumer.name, reason)
                     continue
                 if not ctx.consume_fuel(f"fuse {producer.name} into {consumer.name}"):
                     continue
@@ -127,7 +129,8 @@ class InstructionFusion(HloPass):
                 st = builder.state(consumer) if consumer.opcode == "fusion" else \
                     builder.start(consumer, producer.opcode, kind)
                 builder.fuse(st, producer)
-                ctx.decision("fused %s into %s", producer_name, st.fusion.name)
+                if log_decisions:
+                    ctx.decision("fused %s into %s", producer_name, st.fusion.name)
                 fused_any = True
                 if id(producer) in builder.dead and id(producer) in pos:
                     queue[pos.pop(id(producer))] = None
@@ -146,7 +149,8 @@ class InstructionFusion(HloPass):
             return "the producer is the computation's root"
         if self.output_fusion and consumer.opcode != "fusion" and can_be_output_fused(producer, consumer):
             return None  # XLA CPU's dot output fusion: the add runs in the dot's epilogue
-        if self.output_fusion and any(can_be_output_fused(o, producer) for o in producer.operands):
+        if self.output_fusion and producer.opcode == "add" and \
+                any(can_be_output_fused(o, producer) for o in producer.operands):  # (it needs an add)
             return "it will take its dot operand as an output fusion"
         if not is_producer_fusible(producer) or effects.instruction(producer):
             return f"{producer.opcode} is not loop-fusible"
@@ -158,7 +162,8 @@ class InstructionFusion(HloPass):
             return "concatenate with too many operands or along a long minor dimension"
         st = builder.state(consumer) if consumer.opcode == "fusion" else builder.single_state(consumer)
         readers, inner = _readers(st, producer, consumer)
-        if any(r.opcode == "dynamic-update-slice" and r.operands[0] is i for r in readers for i in inner):
+        in_place = [r for r in readers if r.opcode == "dynamic-update-slice"]
+        if in_place and any(r.operands[0] is i for r in in_place for i in inner):
             return "the consumer updates the producer's buffer in place"
         duplicate = any(u is not consumer for u in producer.users)
         if duplicate:
@@ -243,13 +248,8 @@ def _contains_expensive(inst: Instruction) -> bool:
 
 
 def _unique(items) -> list[Instruction]:  # noqa: ANN001
-    seen: set[int] = set()
-    out = []
-    for i in items:
-        if id(i) not in seen:
-            seen.add(id(i))
-            out.append(i)
-    return out
+    """First occurrences in order (instructions hash and compare by identity)."""
+    return list(dict.fromkeys(items))
 
 
 def _control_dependent(comp: Computation) -> set[int]:

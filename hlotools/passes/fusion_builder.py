@@ -30,6 +30,7 @@ from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion_rules import MAX_INDEX_VECTORS, index_preserving, reuses_operand
 
 _CAP = MAX_INDEX_VECTORS + 1
+_NO_INDICES: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -86,14 +87,18 @@ class FusionBuilder:
         """Index vectors and reuse of `inst` given its users inside the body."""
         idx: set[int] = set()
         reused = False
+        indices, reuse = st.indices, st.reused
         for u in users:
-            u_idx = st.indices.get(id(u), frozenset())
-            u_reused = st.reused.get(id(u), False)
+            u_idx = indices.get(id(u), _NO_INDICES)
+            u_reused = reuse.get(id(u), False)
+            preserving: bool | None = None  # asked once per user, not per operand edge
             for k, o in enumerate(u.operands):
                 if o is not inst:
                     continue
                 reused = reused or u_reused or reuses_operand(u, k)
-                if index_preserving(u):
+                if preserving is None:
+                    preserving = index_preserving(u)
+                if preserving:
                     idx.update(u_idx)
                 else:
                     idx.update(next(self._ids) for _ in u_idx)
@@ -149,9 +154,6 @@ class FusionBuilder:
         fusion, body = st.fusion, st.body
         slots = st.operand_index(producer)
         old_params = [body.parameters[k] for k in slots]
-        users: list[Instruction] = []
-        for p in old_params:
-            users.extend(u for u in p.users if u not in users)
         duplicate = any(u is not fusion for u in producer.users)
         # Drop the parameters and operand slots of the producer (later ones renumbered).
         for k in sorted(slots, reverse=True):

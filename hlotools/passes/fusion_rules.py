@@ -31,8 +31,14 @@ ALWAYS_DUPLICABLE = frozenset(["broadcast", "iota", "constant"])
 
 
 def is_elementwise(inst: Instruction) -> bool:
-    info = OPCODES.get(inst.opcode)
-    return info is not None and info.is_elementwise and not info.side_effect
+    known = _ELEMENTWISE.get(inst.opcode)  # asked per operand edge: one dict lookup per opcode
+    if known is None:
+        info = OPCODES.get(inst.opcode)
+        known = _ELEMENTWISE[inst.opcode] = info is not None and info.is_elementwise and not info.side_effect
+    return known
+
+
+_ELEMENTWISE: dict[str, bool] = {}
 
 
 def is_scalar_constant(inst: Instruction) -> bool:
