@@ -124,7 +124,11 @@ def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None
             say(f"compile cache: no shared library ({os.path.basename(cc)} failed: {why})")
             _unlink(out)
             return None
-    data = Path(out).read_bytes()
+    try:
+        data = Path(out).read_bytes()
+    except OSError as e:  # the cache folder was wiped meanwhile (another process, a user's rm -r)
+        say(f"compile cache: no shared library (its temp file went away: {e.strerror or e})")
+        return None
     return LinkedLibrary(out, hashlib.sha256(data).hexdigest(), len(data))
 
 
