@@ -42,8 +42,8 @@ from typing import Any
 # Imported (in this order) before the first compile: their decorators fill registry.py's tables.
 # Not at package import, so that a warm start from the compile cache (cache.py -> native.py)
 # imports neither llvmlite nor the emitters.
-EMITTER_MODULES = ("emit_arith", "emit_control", "emit_conv", "emit_conv_gemm", "emit_data", "emit_dot",
-                   "emit_elemental", "emit_fft", "emit_gemm", "emit_linalg", "emit_reduce", "emit_rng",
+EMITTER_MODULES = ("emit_arith", "emit_collective", "emit_control", "emit_conv", "emit_conv_gemm", "emit_data",
+                   "emit_dot", "emit_elemental", "emit_fft", "emit_gemm", "emit_linalg", "emit_reduce", "emit_rng",
                    "emit_sort", "unsupported")
 
 

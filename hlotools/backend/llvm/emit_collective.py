@@ -1,0 +1,182 @@
+"""Collectives on one device (1 replica, 1 partition), with the interpreter's semantics
+(hlotools/interpreter/collective.py), as XLA's run_hlo_module runs them on one CPU.
+
+With one participant every collective is a copy: all-reduce reduces over the operand alone
+(the operand itself, for tuples and variadic operands too; the reducer is never applied),
+all-gather / reduce-scatter / all-to-all / collective-broadcast return their operands
+(dimensions times or divided by one), and collective-permute delivers the operand only when
+the pair 0->0 is listed; otherwise nobody sends to this device and the result is zeros (XLA
+fills receive buffers nobody writes). The asynchronous pairs split that in two: a -start's
+shape is either the result's (current XLA) or (operands, results[, u32 contexts...]); the
+-done returns the results part.
+
+Every op is described per result leaf by a source: an operand leaf or zeros (`_sources`).
+Array results also have an elemental generator (value_at of the source), so a collective
+can be generated inside its consumer's loop like a copy; materialised results are copied
+leaf by leaf (memcpy where the layouts agree, a relayout loop where they do not).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.emit_loops import c64, layout_of, loop_nest
+from hlotools.backend.llvm.registry import elemental, emitter
+from hlotools.errors import HloUnsupportedError
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+
+if TYPE_CHECKING:
+    from hlotools.backend.llvm.compiler import FunctionEmitter
+    from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value
+
+# one participant: the result is the operands (a -start may carry them twice)
+COPIES = ("all-reduce", "all-reduce-start", "all-gather", "all-gather-start", "reduce-scatter", "all-to-all",
+          "collective-broadcast")
+DONES = ("all-reduce-done", "all-gather-done", "collective-permute-done")
+PERMUTES = ("collective-permute", "collective-permute-start")
+LOWERED = COPIES + DONES + PERMUTES
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a result leaf comes from: leaf `leaf` (depth-first) of `inst`, or zeros."""
+
+    inst: Instruction | None
+    leaf: int = 0
+    shape: Shape | None = None
+
+
+ZEROS = Source(None)
+
+
+def _fail(inst: Instruction, message: str) -> HloUnsupportedError:
+    return HloUnsupportedError(f"{inst.opcode} %{inst.name}: {message}", inst.line or None, inst.column or None)
+
+
+def _leaves_of(ops: list[Instruction]) -> list[Source]:
+    return [Source(op, j, s) for op in ops for j, s in enumerate(op.shape.leaves())]
+
+
+def source_target_pairs(inst: Instruction) -> list[tuple[int, int]]:
+    text = str(inst.attrs.get("source_target_pairs", ""))
+    return [(int(a), int(b)) for a, b in re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}", text)]
+
+
+def _receives(inst: Instruction) -> bool:
+    """Does device 0 receive from itself (the only sender there is)?"""
+    return (0, 0) in source_target_pairs(inst)
+
+
+def _sources(inst: Instruction) -> list[Source]:
+    """One source per result leaf (depth-first), checked against the result's leaves."""
+    results = inst.shape.leaves()
+    op = inst.opcode
+    if op in COPIES:
+        srcs = _leaves_of(list(inst.operands))
+        if len(results) == 2 * len(srcs) and inst.shape.is_tuple:  # (operands, results)
+            srcs = srcs + srcs
+    elif op in DONES:
+        srcs = _done_sources(inst)
+    elif op == "collective-permute" or not inst.shape.is_tuple:
+        srcs = _permute_sources(inst)
+    else:  # collective-permute-start: (operands, results, u32 contexts...)
+        operands = _leaves_of(list(inst.operands))
+        srcs = operands + _permute_sources(inst)
+        srcs += [ZEROS] * (len(results) - len(srcs))
+    if len(srcs) != len(results):
+        raise _fail(inst, f"{len(results)} result arrays for {len(srcs)} operand arrays "
+                          "(one participant: the result is the operands)")
+    for k, (s, r) in enumerate(zip(srcs, results)):
+        if s.shape is not None and (s.shape.dims != r.dims or s.shape.element_type != r.element_type):
+            raise _fail(inst, f"result {k} is {r} but its operand is {s.shape}: more than one participant "
+                              "(the LLVM backend compiles for one device)")
+    return srcs
+
+
+def _permute_sources(inst: Instruction) -> list[Source]:
+    if len(inst.operands) == 4 and inst.operands[2].shape.is_tuple:
+        raise _fail(inst, "the in-place form (input, output, start indices) is not lowered")
+    srcs = _leaves_of(list(inst.operands))
+    return srcs if _receives(inst) else [Source(None, 0, s.shape) for s in srcs]
+
+
+def _done_sources(inst: Instruction) -> list[Source]:
+    """A -done returns its -start's results: the whole operand when the start has the
+    result's shape, else the start's element 1."""
+    start = inst.operands[0]
+    srcs = _leaves_of([start])
+    if _same_leaves(start.shape, inst.shape):
+        return srcs
+    parts = start.shape.tuple_shapes or ()
+    if len(parts) >= 2 and _same_leaves(parts[1], inst.shape):
+        first = len(parts[0].leaves())
+        return srcs[first:first + len(parts[1].leaves())]
+    raise _fail(inst, f"its start %{start.name} has shape {start.shape}, which holds no {inst.shape}")
+
+
+def _same_leaves(a: Shape, b: Shape) -> bool:
+    la, lb = a.leaves(), b.leaves()
+    return len(la) == len(lb) and all(x.dims == y.dims and x.element_type == y.element_type for x, y in zip(la, lb))
+
+
+# ------------------------------------------------------------------ elemental
+
+def source_value(gen: ElementalGen, src: Source, shape: Shape, index: Index) -> ir.Value:
+    """The value of one source at `index` (zeros of `shape`'s type for ZEROS)."""
+    if src.inst is None:
+        et = shape.element_type
+        assert et is not None
+        return T.constant(et, 0)
+    op = src.inst
+    if not op.shape.is_tuple:
+        return gen.value_at(op, index)
+    if gen.fe.is_materialised(op) and not gen.bindings:  # read that leaf only
+        return gen.fe.load_element(gen.fe.leaf_ptrs(op)[src.leaf], op.shape.leaves()[src.leaf], index)
+    return gen.value_at(op, index)[src.leaf]
+
+
+@elemental(*LOWERED)
+def _collective_value(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    results = inst.shape.leaves()
+    if any(r.dims != results[0].dims for r in results):
+        raise _fail(inst, "tuple leaves of different dims have no value at one index")
+    vals = [source_value(gen, s, r, index) for s, r in zip(_sources(inst), results)]
+    return vals if inst.shape.is_tuple else vals[0]
+
+
+# ------------------------------------------------------------------ materialised
+
+@emitter(*LOWERED)
+def _collective(fe: FunctionEmitter, inst: Instruction) -> None:
+    from hlotools.backend.llvm.compiler import leaf_bytes
+    for src, dst, shape in zip(_sources(inst), fe.leaf_ptrs(inst), inst.shape.leaves()):
+        nbytes = leaf_bytes(shape)
+        if not nbytes:
+            continue
+        if src.inst is None:
+            memset_zero(fe, dst, nbytes)
+        elif fe.is_materialised(src.inst) and layout_of(src.inst.shape.leaves()[src.leaf]) == layout_of(shape):
+            fe.memcpy(dst, fe.leaf_ptrs(src.inst)[src.leaf], nbytes)
+        else:
+            _copy_loop(fe, src, dst, shape)
+
+
+def _copy_loop(fe: FunctionEmitter, src: Source, dst: ir.Value, shape: Shape) -> None:
+    def body(index: list[ir.Value]) -> None:
+        with fe.gen.region():
+            fe.store_element(source_value(fe.gen, src, shape, index), dst, shape, index)
+    loop_nest(fe.b, shape, body)
+
+
+def memset_zero(fe: FunctionEmitter, dst: ir.Value, nbytes: int) -> None:
+    """Zero bytes are the zero of every element type (floats, integers, pred, complex)."""
+    name = "llvm.memset.p0.i64"
+    fn = fe.mc.ir.globals.get(name)
+    if fn is None:
+        fn = ir.Function(fe.mc.ir, ir.FunctionType(ir.VoidType(), [T.PTR, T.I8, T.I64, T.I1]), name)
+    fe.b.call(fn, [dst, ir.Constant(T.I8, 0), c64(nbytes), ir.Constant(T.I1, 0)])
