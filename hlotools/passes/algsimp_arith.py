@@ -13,12 +13,17 @@ from hlotools.ir.instruction import Instruction
 from hlotools.passes.algsimp_core import (
     Builder,
     broadcast_scalar_constant,
+    constant_side,
+    drop_identity,
     is_all,
+    is_all_one,
+    is_all_zero,
     is_constant,
     is_float,
     is_int,
     is_power_of_two_int,
     is_unsigned,
+    keep_absorbing,
     rule,
     scalar_value,
 )
@@ -43,12 +48,7 @@ def _combine_constants(b: Builder, opcode: str, c1: Instruction, c2: Instruction
 @rule("add")
 def add_zero(inst: Instruction, b: Builder) -> Instruction | None:
     """A + 0 => A and 0 + A => A (XLA applies it to every type)."""
-    x, y = inst.operands
-    if is_all(y, 0):
-        return x
-    if is_all(x, 0):
-        return y
-    return None
+    return drop_identity(inst, is_all_zero)
 
 
 @rule("add")
@@ -191,25 +191,13 @@ def sub_add_to_negate_int(inst: Instruction, b: Builder) -> Instruction | None:
 @rule("multiply")
 def mul_one(inst: Instruction, b: Builder) -> Instruction | None:
     """A * 1 => A and 1 * A => A (exact for every type)."""
-    x, y = inst.operands
-    if is_all(y, 1):
-        return x
-    if is_all(x, 1):
-        return y
-    return None
+    return drop_identity(inst, is_all_one)
 
 
 @rule("multiply")
 def mul_zero_int(inst: Instruction, b: Builder) -> Instruction | None:
     """A * 0 => 0, integers only (for floats NaN*0 and inf*0 are NaN, and -x*0 is -0)."""
-    if not is_int(inst):
-        return None
-    x, y = inst.operands
-    if is_all(y, 0):
-        return y
-    if is_all(x, 0):
-        return x
-    return None
+    return keep_absorbing(inst, is_all_zero) if is_int(inst) else None
 
 
 @rule("multiply")
@@ -217,12 +205,8 @@ def mul_minus_one(inst: Instruction, b: Builder) -> Instruction | None:
     """A * -1 => -A and -1 * A => -A (exact: IEEE multiplication by -1 only flips the sign)."""
     if not (is_int(inst) or is_float(inst)) or is_unsigned(inst):
         return None
-    x, y = inst.operands
-    if is_all(y, -1):
-        return b.unary("negate", x)
-    if is_all(x, -1):
-        return b.unary("negate", y)
-    return None
+    side = constant_side(inst, lambda v: is_all(v, -1))
+    return b.unary("negate", side.other) if side else None
 
 
 @rule("multiply")
@@ -370,23 +354,13 @@ def _is_extreme(inst: Instruction, low: bool) -> bool:
 @rule("maximum")
 def max_lowest(inst: Instruction, b: Builder) -> Instruction | None:
     """max(A, -inf) => A (integers: the lowest value); NaN still propagates from A."""
-    x, y = inst.operands
-    if _is_extreme(y, low=True):
-        return x
-    if _is_extreme(x, low=True):
-        return y
-    return None
+    return drop_identity(inst, lambda v: _is_extreme(v, low=True))
 
 
 @rule("minimum")
 def min_highest(inst: Instruction, b: Builder) -> Instruction | None:
     """min(A, +inf) => A (integers: the highest value)."""
-    x, y = inst.operands
-    if _is_extreme(y, low=False):
-        return x
-    if _is_extreme(x, low=False):
-        return y
-    return None
+    return drop_identity(inst, lambda v: _is_extreme(v, low=False))
 
 
 @rule("maximum", "minimum")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -149,12 +149,53 @@ def is_all(inst: Instruction, value: float | int) -> bool:
         return False
 
 
+def is_all_zero(inst: Instruction) -> bool:
+    """IsAll(0): 0, false, or a broadcast of one (the identity of add/or/xor)."""
+    return is_all(inst, 0)
+
+
+def is_all_one(inst: Instruction) -> bool:
+    """IsAll(1) (the identity of multiply)."""
+    return is_all(inst, 1)
+
+
 def is_all_true(inst: Instruction) -> bool:
     return is_pred(inst) and is_all(inst, 1)
 
 
 def is_all_false(inst: Instruction) -> bool:
     return is_pred(inst) and is_all(inst, 0)
+
+
+class Sides(NamedTuple):
+    """The two operands of a commutative binary instruction, the matched one first."""
+
+    constant: Instruction
+    other: Instruction
+
+
+def constant_side(inst: Instruction, match: Callable[[Instruction], bool]) -> Sides | None:
+    """(the operand `match` accepts, the other one) for a commutative rule that holds on
+    either side (A + 0 and 0 + A), or None. Operand 1 is tried first: it is where
+    canonicalisation puts constants, and the side XLA's rules check first."""
+    x, y = inst.operands
+    if match(y):
+        return Sides(y, x)
+    if match(x):
+        return Sides(x, y)
+    return None
+
+
+def drop_identity(inst: Instruction, match: Callable[[Instruction], bool]) -> Instruction | None:
+    """A op e => A and e op A => A, where `match` accepts op's identity e (A + 0, A * 1)."""
+    side = constant_side(inst, match)
+    return side.other if side else None
+
+
+def keep_absorbing(inst: Instruction, match: Callable[[Instruction], bool]) -> Instruction | None:
+    """A op z => z and z op A => z, where `match` accepts op's absorbing z (A && false)."""
+    side = constant_side(inst, match)
+    return side.constant if side else None
 
 
 def is_power_of_two_int(value: Any) -> bool:

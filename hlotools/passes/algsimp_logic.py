@@ -9,13 +9,16 @@ from hlotools.ir.instruction import Instruction
 from hlotools.passes.algsimp_core import (
     Builder,
     direction,
+    drop_identity,
     is_all,
     is_all_false,
     is_all_true,
+    is_all_zero,
     is_int,
     is_int_or_pred,
     is_pred,
     is_unsigned,
+    keep_absorbing,
     rule,
 )
 
@@ -24,25 +27,13 @@ from hlotools.passes.algsimp_core import (
 @rule("and")
 def and_true(inst: Instruction, b: Builder) -> Instruction | None:
     """A && true => A (pred only: for integers `true` is not all ones)."""
-    x, y = inst.operands
-    if not is_pred(inst):
-        return None
-    if is_all_true(y):
-        return x
-    if is_all_true(x):
-        return y
-    return None
+    return drop_identity(inst, is_all_true) if is_pred(inst) else None
 
 
 @rule("and")
 def and_zero(inst: Instruction, b: Builder) -> Instruction | None:
     """A && false => false and A & 0 => 0."""
-    x, y = inst.operands
-    if is_all(y, 0):
-        return y
-    if is_all(x, 0):
-        return x
-    return None
+    return keep_absorbing(inst, is_all_zero)
 
 
 @rule("and", "or")
@@ -55,36 +46,19 @@ def and_or_same(inst: Instruction, b: Builder) -> Instruction | None:
 @rule("or")
 def or_true(inst: Instruction, b: Builder) -> Instruction | None:
     """A || true => true (pred only)."""
-    x, y = inst.operands
-    if not is_pred(inst):
-        return None
-    if is_all_true(y):
-        return y
-    if is_all_true(x):
-        return x
-    return None
+    return keep_absorbing(inst, is_all_true) if is_pred(inst) else None
 
 
 @rule("or")
 def or_zero(inst: Instruction, b: Builder) -> Instruction | None:
     """A || false => A and A | 0 => A."""
-    x, y = inst.operands
-    if is_all(y, 0):
-        return x
-    if is_all(x, 0):
-        return y
-    return None
+    return drop_identity(inst, is_all_zero)
 
 
 @rule("xor")
 def xor_zero(inst: Instruction, b: Builder) -> Instruction | None:
     """A ^ 0 => A (A xor false => A)."""
-    x, y = inst.operands
-    if is_all(y, 0):
-        return x
-    if is_all(x, 0):
-        return y
-    return None
+    return drop_identity(inst, is_all_zero)
 
 
 @rule("xor")
