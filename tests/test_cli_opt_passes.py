@@ -4,55 +4,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
+from _helpers import DEAD, RootBreaker, registered_passes
 from click.testing import CliRunner, Result
 
 import hlotools
 from hlotools.cli.opt import main
 from hlotools.ir.module import Module
-from hlotools.passes.base import HloPass, PassContext
+from hlotools.passes.base import PassContext
 from hlotools.passes.pipeline import parse_pipeline, pass_names, pipeline_text, preset_spec
-from hlotools.passes.registry import PASSES, pass_class, register, unregister
+from hlotools.passes.registry import PASSES, pass_class
 
 ROOT = Path(__file__).resolve().parents[1]
 MLP = ROOT / "testdata" / "models" / "mlp2_relu.hlo"
 
-DEAD = """HloModule dead
-
-ENTRY main {
-  p = f32[2] parameter(0)
-  n = f32[2] negate(p)
-  z = f32[2] constant({0, 0})
-  a = f32[2] add(p, z)
-  ROOT m = f32[2] multiply(a, a)
-}
-"""
-
-
-@dataclass
-class RootBreaker(HloPass):
-    """Gives the root a wrong shape, so the verifier must fail after this pass."""
-
-    name: ClassVar[str] = "test-root-breaker"
-    description: ClassVar[str] = "test only: breaks the root's shape"
-
-    def run(self, module: Module, ctx: PassContext) -> bool:
-        from hlotools.ir.shape import Shape
-        root = module.entry.root  # type: ignore[union-attr]
-        assert root is not None
-        root.shape = Shape.array(root.shape.element_type, (7,))  # type: ignore[arg-type]
-        return True
-
 
 @pytest.fixture(autouse=True)
 def _breaker() -> Iterator[None]:
-    register("test-root-breaker", f"{__name__}:RootBreaker")
-    yield
-    unregister("test-root-breaker")
+    with registered_passes(RootBreaker):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from _helpers import DEAD, RootBreaker, registered_passes
 
 import hlotools
 from hlotools.errors import HloVerifyError
@@ -29,19 +30,8 @@ from hlotools.passes.pipeline import (
     preset_missing,
     preset_spec,
 )
-from hlotools.passes.registry import PASSES, register, unregister
+from hlotools.passes.registry import PASSES
 from hlotools.passes.timing import aggregate, compile_seconds, timing_json, timing_table
-
-DEAD = """HloModule dead
-
-ENTRY main {
-  p = f32[2] parameter(0)
-  n = f32[2] negate(p)
-  z = f32[2] constant({0, 0})
-  a = f32[2] add(p, z)
-  ROOT m = f32[2] multiply(a, a)
-}
-"""
 
 
 @dataclass
@@ -59,21 +49,6 @@ class Countdown(HloPass):
         if done >= self.times:
             return False
         root.name += ".c"
-        return True
-
-
-@dataclass
-class Breaker(HloPass):
-    """Leaves an ill-typed module: the root multiply gets a wrong shape."""
-
-    name: ClassVar[str] = "test-breaker"
-    description: ClassVar[str] = "test only"
-
-    def run(self, module: Module, ctx: PassContext) -> bool:
-        from hlotools.ir.shape import Shape
-        root = module.entry.root  # type: ignore[union-attr]
-        assert root is not None
-        root.shape = Shape.array(root.shape.element_type, (3,))  # type: ignore[arg-type]
         return True
 
 
@@ -99,11 +74,8 @@ class StandInScheduling(HloPass):
 
 @pytest.fixture(autouse=True)
 def _test_passes() -> Iterator[None]:
-    for name, cls in (("test-countdown", "Countdown"), ("test-breaker", "Breaker"), ("test-crasher", "Crasher")):
-        register(name, f"{__name__}:{cls}")
-    yield
-    for name in ("test-countdown", "test-breaker", "test-crasher"):
-        unregister(name)
+    with registered_passes(Countdown, RootBreaker, Crasher):
+        yield
 
 
 def run(spec: str, text: str = DEAD, **options: object) -> tuple[Module, PipelineReport]:
@@ -141,21 +113,21 @@ def test_verify_each_names_the_pass_the_passes_before_it_and_writes_a_reproducer
     module = hlotools.parse_module(DEAD)
     manager = PassManager(ManagerOptions(verify_each=True, reproducer_dir=tmp_path))
     with pytest.raises(HloVerifyError) as info:
-        manager.run(module, parse_pipeline("dce,cse,test-breaker,algsimp"))
+        manager.run(module, parse_pipeline("dce,cse,test-root-breaker,algsimp"))
     msg = info.value.message
-    assert msg.startswith("verifier failed after pass (3) 'test-breaker' (passes before it: (1) dce, (2) cse): ")
-    path = tmp_path / "module_0000.dead.before_test-breaker.reproducer.hlo"
+    assert msg.startswith("verifier failed after pass (3) 'test-root-breaker' (passes before it: (1) dce, (2) cse): ")
+    path = tmp_path / "module_0000.dead.before_test-root-breaker.reproducer.hlo"
     assert f"written to {path}" in msg
     # The reproducer is the module after dce and cse, before the breaker, and reproduces the failure.
     again = hlotools.parse_module(path.read_text())
     assert "negate" not in path.read_text() and again.entry is not None
-    with pytest.raises(HloVerifyError, match="after pass \\(1\\) 'test-breaker'"):
+    with pytest.raises(HloVerifyError, match="after pass \\(1\\) 'test-root-breaker'"):
         PassManager(ManagerOptions(verify_each=True, reproducer_dir=tmp_path)).run(
-            again, parse_pipeline("test-breaker"))
+            again, parse_pipeline("test-root-breaker"))
 
 
 def test_without_verify_each_a_broken_pass_goes_unnoticed() -> None:
-    _, report = run("test-breaker")
+    _, report = run("test-root-breaker")
     assert report.records[0].changed and report.reproducer is None
 
 
@@ -200,10 +172,10 @@ def test_dump_all_and_module_id_and_short_style(tmp_path: Path) -> None:
 
 def test_a_failing_pipeline_still_writes_the_index(tmp_path: Path) -> None:
     with pytest.raises(HloVerifyError):
-        run("dce,test-breaker", dump_dir=tmp_path, verify_each=True)
+        run("dce,test-root-breaker", dump_dir=tmp_path, verify_each=True)
     rows = (tmp_path / "index.txt").read_text().splitlines()
-    assert [r.split("\t")[1] for r in rows[1:]] == ["dce", "test-breaker"]
-    assert (tmp_path / "module_0000.dead.before_test-breaker.reproducer.hlo").is_file()
+    assert [r.split("\t")[1] for r in rows[1:]] == ["dce", "test-root-breaker"]
+    assert (tmp_path / "module_0000.dead.before_test-root-breaker.reproducer.hlo").is_file()
 
 
 def test_print_after_all_and_print_changed() -> None:
@@ -285,12 +257,9 @@ def test_presets_name_only_registered_passes_and_pick_up_new_ones() -> None:
     assert preset_spec("O1").startswith("fixed-point(call-inliner,algsimp,constant-folding")
     # A pass registered later joins the preset at its place, with no edit to the preset.
     if "scheduling" not in PASSES:
-        register("scheduling", f"{__name__}:StandInScheduling")
-        try:
+        with registered_passes(StandInScheduling):
             assert preset_spec("O2").endswith(",scheduling")
             assert pass_names(parse_pipeline("O2"))[-1] == "scheduling"
-        finally:
-            unregister("scheduling")
     assert pass_names(parse_pipeline("O2"))[:8] == pass_names(parse_pipeline("O1"))
 
 
