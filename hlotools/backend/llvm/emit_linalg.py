@@ -1,5 +1,6 @@
-"""cholesky and triangular-solve (real types) as scalar loop nests in f64 scratch memory,
-per matrix of the batch, with the interpreter's (XLA's expanders') semantics:
+"""cholesky (real and complex) and triangular-solve (real types) as scalar loop nests in f64
+scratch memory (complex: (re, im) pairs), per matrix of the batch, with the interpreter's
+(XLA's expanders') semantics:
 
 * cholesky reads only the `lower` (or upper) triangle, writes zeros in the other one, and a
   matrix that is not positive definite (a pivot <= 0 or NaN) becomes all NaN.
@@ -12,6 +13,7 @@ import math
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import emit_complex as C
 from hlotools.backend.llvm import emit_math as M
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter
@@ -62,6 +64,11 @@ def _var(fe: FunctionEmitter, v: ir.Value) -> ir.AllocaInstr:
 
 @emitter("cholesky")
 def emit_cholesky(fe: FunctionEmitter, inst: Instruction) -> None:
+    et = inst.shape.element_type
+    if et is not None and et.kind == "complex" and inst.operands[0].shape.element_type == et:
+        cholesky_complex(fe, inst, inst.operands[0], fe.leaf_ptrs(inst)[0], inst.shape,
+                         bool(inst.attrs.get("lower", False)))
+        return
     _real(inst)
     cholesky_core(fe, inst, inst.operands[0], fe.leaf_ptrs(inst)[0], inst.shape,
                   bool(inst.attrs.get("lower", False)))
@@ -124,7 +131,92 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 
-SCRATCH["cholesky"] = lambda inst: [8 * inst.operands[0].shape.dims[-1] ** 2]
+class _ComplexMat:
+    """A complex128 scratch matrix rows x cols as (re, im) f64 pairs."""
+
+    def __init__(self, fe: FunctionEmitter, ptr: ir.Value, cols: int) -> None:
+        self.fe, self.ptr, self.cols = fe, ptr, cols
+
+    def _at(self, i: ir.Value, j: ir.Value, part: int) -> ir.Value:
+        b = self.fe.b
+        k = b.add(b.mul(b.add(b.mul(i, c64(self.cols)), j), c64(2)), c64(part))
+        return b.gep(self.ptr, [k], source_etype=T.F64)
+
+    def get(self, i: ir.Value, j: ir.Value) -> tuple[ir.Value, ir.Value]:
+        b = self.fe.b
+        return b.load(self._at(i, j, 0), typ=T.F64), b.load(self._at(i, j, 1), typ=T.F64)
+
+    def set(self, i: ir.Value, j: ir.Value, re: ir.Value, im: ir.Value) -> None:
+        self.fe.b.store(re, self._at(i, j, 0))
+        self.fe.b.store(im, self._at(i, j, 1))
+
+
+def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: ir.Value, out_shape: Shape,
+                     lower: bool) -> None:
+    """c64/c128: per matrix L L^H = A for the Hermitian A given by one triangle (only the
+    diagonal's real part is read), in complex128; `lower` false gives U = L^H. The other
+    triangle is zero; a matrix that is not positive definite is NaN (imaginary parts +0),
+    as XLA's expander and the interpreter."""
+    n = a.shape.dims[-1]
+    b = fe.b
+    et = a.shape.element_type
+    out_et = out_shape.element_type
+    assert et is not None and out_et is not None
+    part_in = ELEMENT_TYPES["f64" if et.bits == 128 else "f32"]
+    part_out = ELEMENT_TYPES["f64" if out_et.bits == 128 else "f32"]
+    src = fe.leaf_ptrs(a)[0]
+    mat = _ComplexMat(fe, fe.scratch_ptrs(inst)[0], n)
+    zero, nan = ir.Constant(T.F64, 0.0), ir.Constant(T.F64, float("nan"))
+    if n == 0:
+        return
+
+    def matrix(bidx: list[ir.Value]) -> None:
+        def read(i: ir.Value, j: ir.Value) -> tuple[ir.Value, ir.Value]:  # A[i, j], j <= i
+            re, im = C.parts(b, fe.load_element(src, a.shape, bidx + ([i, j] if lower else [j, i])))
+            re, im = convert_value(b, re, part_in, F64), convert_value(b, im, part_in, F64)
+            return re, (im if lower else b.fneg(im))
+        ok = _var(fe, ir.Constant(T.I1, 1))
+        with for_range(b, 0, n, name="cj") as j:
+            acc = _var(fe, read(j, j)[0])
+            with for_range(b, 0, j, name="ck") as k:
+                re, im = mat.get(j, k)
+                b.store(b.fsub(b.load(acc, typ=T.F64), b.fadd(b.fmul(re, re), b.fmul(im, im))), acc)
+            s = b.load(acc, typ=T.F64)
+            bad = b.fcmp_unordered("ule", s, zero)  # <= 0 or NaN
+            b.store(b.and_(b.load(ok, typ=T.I1), b.not_(bad)), ok)
+            d = M.libm(b, "sqrt", [s])
+            mat.set(j, j, d, zero)
+            with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
+                a_re, a_im = read(i, j)
+                acc_re, acc_im = _var(fe, a_re), _var(fe, a_im)
+                with for_range(b, 0, j, name="ck2") as k:
+                    p, q = mat.get(i, k)
+                    r, t = mat.get(j, k)  # L[i,k] * conj(L[j,k]) = (pr + qt) + (qr - pt) i
+                    b.store(b.fsub(b.load(acc_re, typ=T.F64), b.fadd(b.fmul(p, r), b.fmul(q, t))), acc_re)
+                    b.store(b.fsub(b.load(acc_im, typ=T.F64), b.fsub(b.fmul(q, r), b.fmul(p, t))), acc_im)
+                mat.set(i, j, b.fdiv(b.load(acc_re, typ=T.F64), d), b.fdiv(b.load(acc_im, typ=T.F64), d))
+        good = b.load(ok, typ=T.I1)
+        with for_range(b, 0, n, name="wi") as i:
+            with for_range(b, 0, n, name="wj") as j:
+                r, c = (i, j) if lower else (j, i)  # factor element L[r, c] (upper: U = conj(L^T))
+                inside = b.icmp_signed("<=", c, r)
+                re, im = mat.get(b.select(inside, r, c), b.select(inside, c, r))
+                if not lower:
+                    im = b.fneg(im)
+                re = b.select(inside, b.select(good, re, nan), b.select(good, zero, nan))
+                im = b.select(b.and_(inside, good), im, zero)
+                z = C.make(b, convert_value(b, re, F64, part_out), convert_value(b, im, F64, part_out), out_et)
+                fe.store_element(z, out, out_shape, bidx + [i, j])
+    loop_nest(b, _batch_shape(a.shape, 2), matrix)
+
+
+def _cholesky_scratch(inst: Instruction) -> list[int]:
+    et = inst.operands[0].shape.element_type
+    per_element = 16 if et is not None and et.kind == "complex" else 8
+    return [per_element * inst.operands[0].shape.dims[-1] ** 2]
+
+
+SCRATCH["cholesky"] = _cholesky_scratch
 
 
 @emitter("triangular-solve")

@@ -4,19 +4,25 @@ block filling two neighbours along the first even dimension; Philox-4x32 (10 rou
 rng_default) counts from the 128-bit counter (state[1], state[2]) — for a 2-element state
 (low=state[1], high=state[0]) — in round robin. Every output element computes its own block
 (branch-free, so the loop vectorises); the state output advances the counter.
+
+stochastic-convert (float -> signed integer, rounding by caller-given random bits) is here
+too: XLA's StochasticConvertDecomposer, generated element by element.
 """
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_loops import c64, loop_nest
-from hlotools.backend.llvm.registry import emitter
+from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
+
+if TYPE_CHECKING:
+    from hlotools.backend.llvm.emit_elemental import ElementalGen, Index
 
 B: TypeAlias = ir.IRBuilder
 
@@ -168,3 +174,43 @@ def _prod(dims: tuple[int, ...]) -> int:
     for d in dims:
         n *= d
     return n
+
+
+# ------------------------------------------------------------------ stochastic-convert
+
+def _f64_intrinsic(b: B, name: str, x: ir.Value) -> ir.Value:
+    fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(T.F64, [T.F64]), name)
+    return b.call(fn, [x])
+
+
+@elemental("stochastic-convert")
+def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
+    """XLA's StochasticConvertDecomposer: |x| rounds toward zero, then up by one when the
+    random bits r are below the dropped fraction as a fixed-point number,
+    r < convert(fraction * 2^bits(r)) (the product truncated to the random type), and the
+    sign comes back; results beyond the target's range saturate (x <= min gives min, x >=
+    max gives max) and NaN gives 0. fraction = |x| - floor|x| and its scaling by a power of
+    two are exact, so computing them in f64 gives the source type's values. XLA decomposes
+    only conversions to signed integers."""
+    from hlotools.backend.llvm.emit_arith import convert_value
+    from hlotools.ir.types import ELEMENT_TYPES
+    src = inst.operands[0].shape.element_type
+    bits_et = inst.operands[1].shape.element_type
+    dst = inst.shape.element_type
+    assert src is not None and bits_et is not None and dst is not None
+    if dst.kind != "signed" or src.kind != "float" or bits_et.kind != "unsigned" or bits_et.bits > 64:
+        raise HloUnsupportedError(f"stochastic-convert %{inst.name} from {src.name} (random {bits_et.name}) to "
+                                  f"{dst.name}: XLA converts floats to signed integers only")
+    b = gen.b
+    f64 = ELEMENT_TYPES["f64"]
+    x = convert_value(b, gen.operand(inst, 0, index), src, f64)
+    r = gen.operand(inst, 1, index)
+    r64 = b.zext(r, T.I64) if r.type.width < 64 else r
+    magnitude = _f64_intrinsic(b, "llvm.fabs.f64", x)
+    whole = _f64_intrinsic(b, "llvm.floor.f64", magnitude)
+    fixed = b.fmul(b.fsub(magnitude, whole), ir.Constant(T.F64, float(2 ** bits_et.bits)))
+    fixed_bits = convert_value(b, fixed, f64, ELEMENT_TYPES["u64"])  # saturating; NaN gives 0
+    up = b.icmp_unsigned("<", r64, fixed_bits)
+    rounded = b.select(up, b.fadd(whole, ir.Constant(T.F64, 1.0)), whole)
+    signed = b.select(b.fcmp_ordered("<", x, ir.Constant(T.F64, 0.0)), b.fneg(rounded), rounded)
+    return convert_value(b, signed, f64, dst)  # saturates at min / max, NaN -> 0

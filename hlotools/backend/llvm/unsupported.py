@@ -6,7 +6,7 @@ from __future__ import annotations
 from hlotools.backend.llvm.registry import unsupported
 
 unsupported("not implemented in the LLVM backend yet (the interpreter runs it)",
-            "ragged-dot", "scaled-dot", "stochastic-convert",
+            "ragged-dot", "scaled-dot",
             "dynamic-reshape", "set-dimension-size", "get-dimension-size")
 unsupported("rng draws from a process-global generator whose values XLA does not specify", "rng",
             "rng-get-and-update-state")
