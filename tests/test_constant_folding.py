@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _helpers import scalar_computation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_algsimp import _chain
@@ -28,6 +29,18 @@ def _fold(text: str, **options: object) -> tuple[bool, str]:
     changed = HloConstantFolding(**options).run(module, PassContext(pass_name="constant-folding"))  # type: ignore[arg-type]
     hlotools.verify_module(module)
     return changed, hlotools.print_module(module)
+
+
+def _sum_of_broadcast(value: str, dims: tuple[int, ...]) -> str:
+    """HLO text: the f32 sum over every dimension of `value` broadcast to `dims`."""
+    shape, every = ",".join(map(str, dims)), ",".join(map(str, range(len(dims))))
+    return "HloModule m\n" + scalar_computation("add_f32", "add") + f"""ENTRY main {{
+  c = f32[] constant({value})
+  b = f32[{shape}] broadcast(c), dimensions={{}}
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(b, z), dimensions={{{every}}}, to_apply=add_f32
+}}
+"""
 
 
 @pytest.mark.slow
@@ -97,19 +110,7 @@ ENTRY main {
 def test_a_huge_broadcast_is_never_materialised() -> None:
     """reduce(broadcast(c)) over 10^9 elements: above the limit, so nothing is evaluated (this
     would need 4 GB); the pass returns at once."""
-    text = """HloModule m
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  c = f32[] constant(1)
-  b = f32[1000,1000,1000] broadcast(c), dimensions={}
-  z = f32[] constant(0)
-  ROOT r = f32[] reduce(b, z), dimensions={0,1,2}, to_apply=add_f32
-}
-"""
+    text = _sum_of_broadcast("1", (1000, 1000, 1000))
     start = time.process_time()
     changed, out = _fold(text)
     assert not changed and "reduce(b, z)" in out
@@ -117,19 +118,7 @@ ENTRY main {
 
 
 def test_a_small_reduce_of_a_broadcast_folds() -> None:
-    text = """HloModule m
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  c = f32[] constant(0.5)
-  b = f32[10,10] broadcast(c), dimensions={}
-  z = f32[] constant(0)
-  ROOT r = f32[] reduce(b, z), dimensions={0,1}, to_apply=add_f32
-}
-"""
+    text = _sum_of_broadcast("0.5", (10, 10))
     changed, out = _fold(text)
     assert changed and "ROOT constant = f32[] constant(50)" in out
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _helpers import scalar_computation
 from _interp import run, run1
 
 import hlotools
@@ -88,13 +89,7 @@ ENTRY e {
 
 
 def test_call_fusion_map() -> None:
-    text = """HloModule t
-f {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-fused {
+    text = "HloModule t\n" + scalar_computation("f", "maximum") + """fused {
   p0 = f32[3] parameter(0)
   ROOT n = f32[3] negate(p0)
 }
@@ -110,13 +105,7 @@ ENTRY e {
 
 
 def test_map_with_a_non_elementwise_body_runs_per_element() -> None:
-    text = """HloModule t
-g {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-f {
+    text = "HloModule t\n" + scalar_computation("g", "add") + """f {
   a = f32[] parameter(0)
   unused = f32[] parameter(1)
   b = f32[1] reshape(a)
@@ -147,13 +136,7 @@ ENTRY e {
 
 
 def test_single_device_collectives() -> None:
-    text = """HloModule t
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
+    text = "HloModule t\n" + scalar_computation("add", "add") + """ENTRY e {
   x = f32[2] parameter(0)
   ar = f32[2] all-reduce(x), replica_groups={}, to_apply=add
   cp = f32[2] collective-permute(ar), source_target_pairs={{0,1}}

@@ -7,6 +7,7 @@ import itertools
 import random
 
 import numpy as np
+from _helpers import scalar_computation
 
 import hlotools
 from hlotools.interpreter import evaluate, indexing
@@ -67,17 +68,22 @@ def test_gather_index_vector_dim_first_and_offset_dim_first() -> None:
     assert out.tolist() == [[8, 1], [9, 2]]
 
 
-ADD = """
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
-}
-"""
+ADD = "\n" + scalar_computation("add", "add")
 
 
 def scatter(comps: str, entry: str, *args: np.ndarray) -> np.ndarray:
     return run("HloModule t\n" + comps + "\nENTRY e {\n" + entry + "\n}\n", *args)[0]
+
+
+def scatter_elements(comps: str, to_apply: str, ty: str, x: np.ndarray, i: np.ndarray,
+                     u: np.ndarray) -> np.ndarray:
+    """x[i[k]] = to_apply(x[i[k]], u[k]) in order, for a 1-D `ty` operand x and updates u."""
+    return scatter(comps, f"""
+  x = {ty}[{len(x)}] parameter(0)
+  i = s32[{len(i)},1] parameter(1)
+  u = {ty}[{len(u)}] parameter(2)
+  ROOT s = {ty}[{len(x)}] scatter(x, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply={to_apply}
+""", x, i, u)
 
 
 def test_scatter_add_duplicates_and_out_of_bounds_rows() -> None:
@@ -102,23 +108,18 @@ def test_scatter_skips_a_partially_out_of_bounds_window() -> None:
 
 
 def test_scatter_replace_last_update_wins() -> None:
-    out = scatter("""
+    out = scatter_elements("""
 assign {
   a = f32[] parameter(0)
   ROOT b = f32[] parameter(1)
 }
-""", """
-  x = f32[3] parameter(0)
-  i = s32[3,1] parameter(1)
-  u = f32[3] parameter(2)
-  ROOT s = f32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
-""", np.zeros(3, F), np.array([[1], [1], [2]], I32), np.array([10, 20, 30], F))
+""", "assign", "f32", np.zeros(3, F), np.array([[1], [1], [2]], I32), np.array([10, 20, 30], F))
     assert out.tolist() == [0, 20, 30]
 
 
 def test_scatter_unrecognised_combiner_runs_in_order() -> None:
     # f(a, b) = 2a + b at one target, start 1, updates 1 then 2: (2*1 + 1)*2 + 2 = 8 (reverse order: 9)
-    out = scatter("""
+    out = scatter_elements("""
 twice_plus {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -126,12 +127,7 @@ twice_plus {
   m = f32[] multiply(a, c)
   ROOT r = f32[] add(m, b)
 }
-""", """
-  x = f32[2] parameter(0)
-  i = s32[2,1] parameter(1)
-  u = f32[2] parameter(2)
-  ROOT s = f32[2] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=twice_plus
-""", np.array([5, 1], F), np.array([[1], [1]], I32), np.array([1, 2], F))
+""", "twice_plus", "f32", np.array([5, 1], F), np.array([[1], [1]], I32), np.array([1, 2], F))
     assert out.tolist() == [5, 8]
 
 
@@ -171,18 +167,8 @@ ENTRY e {
 
 
 def test_scatter_multiply_and_integer_max() -> None:
-    out = scatter("""
-mx {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT r = s32[] maximum(a, b)
-}
-""", """
-  x = s32[3] parameter(0)
-  i = s32[3,1] parameter(1)
-  u = s32[3] parameter(2)
-  ROOT s = s32[3] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mx
-""", np.array([5, 5, 5], I32), np.array([[0], [0], [2]], I32), np.array([7, 3, 1], I32))
+    out = scatter_elements("\n" + scalar_computation("mx", "maximum", "s32"), "mx", "s32",
+                           np.array([5, 5, 5], I32), np.array([[0], [0], [2]], I32), np.array([7, 3, 1], I32))
     assert out.tolist() == [7, 5, 5]
 
 

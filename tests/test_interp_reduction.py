@@ -3,20 +3,11 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+from _helpers import scalar_computation
 from _interp import run, run1
 
-ADD = """add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-"""
-MAX = """max {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT m = f32[] maximum(x, y)
-}
-"""
+ADD = scalar_computation("add", "add")
+MAX = scalar_computation("max", "maximum")
 # argmax reducer: (value, index) pairs, ties to the smaller index (a non-simple reducer)
 ARGMAX = """argmax {
   av = f32[] parameter(0)
@@ -76,12 +67,7 @@ def test_variadic_argmax_reduce() -> None:
 
 
 def test_integer_sum_wraps() -> None:
-    text = """add {
-  x = s8[] parameter(0)
-  y = s8[] parameter(1)
-  ROOT s = s8[] add(x, y)
-}
-ENTRY e {
+    text = scalar_computation("add", "add", "s8") + """ENTRY e {
   a = s8[3] parameter(0)
   z = s8[] constant(0)
   ROOT r = s8[] reduce(a, z), dimensions={0}, to_apply=add
@@ -91,12 +77,7 @@ ENTRY e {
 
 def test_bf16_reduce_rounds_each_step() -> None:
     bf = ml_dtypes.bfloat16
-    text = """add {
-  x = bf16[] parameter(0)
-  y = bf16[] parameter(1)
-  ROOT s = bf16[] add(x, y)
-}
-ENTRY e {
+    text = scalar_computation("add", "add", "bf16") + """ENTRY e {
   a = bf16[2] parameter(0)
   z = bf16[] constant(0)
   ROOT r = bf16[] reduce(a, z), dimensions={0}, to_apply=add
@@ -156,12 +137,7 @@ def test_variadic_reduce_window_skips_padding() -> None:
 
 
 def test_select_and_scatter_max_pool_gradient() -> None:
-    text = """ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-""" + ADD + """ENTRY e {
+    text = scalar_computation("ge", "compare", out_ty="pred", attrs=", direction=GE") + ADD + """ENTRY e {
   x = f32[4] parameter(0)
   g = f32[3] parameter(1)
   z = f32[] constant(0)
