@@ -14,7 +14,7 @@ Expectations besides a pass, each with its reason:
 * MISSING: the backend refuses the module with HloUnsupportedError naming the op (strict
   xfail; the message must name it, so the xfail cannot hide another failure).
 * XLA_XFAIL of the interpreter test, for the same reasons (HLO leaves the result
-  unspecified and XLA chose differently), plus UNSTABLE_SORT below.
+  unspecified and XLA chose differently).
 * Infinite loops are skipped as for the interpreter; the other long loops of the
   interpreter's skip list run here (native code finishes them in seconds).
 """
@@ -45,14 +45,8 @@ MISSING: dict[str, str] = {
     "hlo_files/hlofile_0555.hlo": "stochastic-convert",
 }
 
-_UNSTABLE_SORT = ("an unstable sort (is_stable=false) whose keys hold ties: HLO leaves their order unspecified; "
-                  "XLA CPU's std::sort (which the interpreter replays) puts them one way, the LLVM backend's "
-                  "stable merge sort keeps them in input order")
 XFAIL: dict[str, str] = {
     **{f: r for f, r in XLA_XFAIL.items()},
-    "parser_test/parser_test_0121.hlo": _UNSTABLE_SORT,
-    "parser_test/parser_test_0122.hlo": _UNSTABLE_SORT,
-    "hlo_files/hlofile_0560.hlo": _UNSTABLE_SORT,
 }
 SKIP: dict[str, str] = {f: r for f, r in XLA_SKIP.items() if r == _INFINITE or f.startswith("bad/")}
 SUBSET_STRIDE = 8
@@ -139,8 +133,6 @@ def _wild_cases() -> list:
         marks = []
         if file in MISSING:
             marks.append(pytest.mark.xfail(reason=f"the LLVM backend refuses {MISSING[file]}", strict=True))
-        elif XFAIL.get(file) == _UNSTABLE_SORT:
-            marks.append(pytest.mark.xfail(reason=_UNSTABLE_SORT, strict=True))
         out.append(pytest.param(file, marks=marks, id=file))
     return out
 

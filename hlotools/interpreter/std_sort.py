@@ -5,6 +5,14 @@ elements in is whatever that algorithm produces. Replaying the same sequence of
 comparisons and swaps reproduces XLA's result exactly (checked against XLA's outputs for
 sorts with tied keys), so the interpreter uses this model for the rows of an unstable
 sort that contain ties; rows without ties have only one sorted order.
+
+libstdc++'s "unguarded" loops find their stop only if `less` is a strict weak order; here
+every loop is also bounded by its range (the LLVM backend's emit_std_sort.py has the same
+bounds): the partition's forward scan stops at the range's last element, its backward scan
+at the pivot, and the final insertion's backward walk at the start of the list. For an
+asymmetric, irreflexive `less` (IEEE `<`, even with NaNs) the partition bounds never change
+a decision; the walk's bound can: with NaNs, libstdc++ may walk before the array, and
+unbounded, Python's negative indices wrapped round and duplicated elements.
 """
 from __future__ import annotations
 
@@ -62,11 +70,12 @@ def _partition_pivot(a: list[int], first: int, last: int, less: Less) -> int:
 
 
 def _unguarded_partition(a: list[int], first: int, last: int, pivot: int, less: Less) -> int:
+    end = last - 1
     while True:
-        while less(a[first], a[pivot]):
+        while first < end and less(a[first], a[pivot]):
             first += 1
         last -= 1
-        while less(a[pivot], a[last]):
+        while last > pivot and less(a[pivot], a[last]):
             last -= 1
         if not first < last:
             return first
@@ -87,7 +96,7 @@ def _insertion_sort(a: list[int], first: int, last: int, less: Less) -> None:
 def _unguarded_linear_insert(a: list[int], last: int, less: Less) -> None:
     value = a[last]
     nxt = last - 1
-    while less(value, a[nxt]):
+    while nxt >= 0 and less(value, a[nxt]):
         a[last] = a[nxt]
         last = nxt
         nxt -= 1

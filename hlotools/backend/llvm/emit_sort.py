@@ -1,9 +1,18 @@
-"""sort: per row (every index but the sort dimension) a stable bottom-up merge sort of an
-index permutation, compared with the inlined comparator on the operands' elements, then
-every operand is gathered through the permutation into its result. O(n log n), two i64
-scratch rows. A stable order is one valid order of an unstable sort too; it differs from
-XLA only between elements the comparator calls equal (the interpreter replays libstdc++'s
-std::sort there).
+"""sort and topk: per row (every index but the sort dimension) an index permutation is
+sorted, compared with the inlined comparator on the operands' elements, then every operand
+is gathered through the permutation into its result. Two i64 scratch rows.
+
+* is_stable=true (and topk): a stable bottom-up merge sort, std::stable_sort's order.
+* is_stable=false: XLA:CPU uses std::sort, and HLO leaves the order of ties to it. The
+  interpreter replays libstdc++'s introsort (std_sort.py) and so does this backend
+  (emit_std_sort.py), choosing the same comparisons as the interpreter (sorting.py):
+  - a comparator `compare(p[2i], p[2i+1])` or `compare(f(lhs...), f(rhs...))`, LT/GT (the
+    interpreter sorts by a key, and by the values themselves where IEEE compare meets NaN):
+    introsort with the comparator itself;
+  - any other comparator: the interpreter numbers equivalence classes along the stable
+    order (one comparator call per neighbour pair) and runs introsort over class ids, so
+    the same happens here. For a strict weak order both give std::sort's own result; for a
+    comparator that is not one they agree with each other, and never leave the row.
 """
 from __future__ import annotations
 
@@ -14,28 +23,20 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_loops import c64, for_range, loop_nest
+from hlotools.backend.llvm.emit_std_sort import emit_std_sort, new_var, while_loop
 from hlotools.backend.llvm.registry import SCRATCH, emitter
+from hlotools.interpreter.patterns import key_comparator, simple_comparator
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
-
-def _while(b: ir.IRBuilder, cond: Callable[[], ir.Value], body: Callable[[], None], name: str) -> None:
-    head = b.append_basic_block(f"{name}.head")
-    loop = b.append_basic_block(f"{name}.body")
-    done = b.append_basic_block(f"{name}.done")
-    b.branch(head)
-    b.position_at_end(head)
-    b.cbranch(cond(), loop, done)
-    b.position_at_end(loop)
-    body()
-    b.branch(head)
-    b.position_at_end(done)
+At = Callable[[ir.Value], list[ir.Value]]  # position along the sort dim -> the row's index
+RowLess = Callable[[At, ir.Value, ir.Value], ir.Value]
+RowWrite = Callable[[At, ir.Value, ir.Value], None]
 
 
 def _var(fe: FunctionEmitter, init: ir.Value) -> ir.AllocaInstr:
-    slot = fe.in_entry().alloca(init.type)
-    fe.b.store(init, slot)
-    return slot
+    return new_var(fe.in_entry(), fe.b, init)
 
 
 @emitter("sort")
@@ -46,7 +47,7 @@ def emit_sort(fe: FunctionEmitter, inst: Instruction) -> None:
     outs = fe.leaf_ptrs(inst)
     out_shapes = inst.shape.leaves()
 
-    def less(at: Callable[[ir.Value], list[ir.Value]], x: ir.Value, y: ir.Value) -> ir.Value:
+    def less(at: At, x: ir.Value, y: ir.Value) -> ir.Value:
         args: list[ir.Value] = []
         for op in operands:
             args.append(fe.load_element(fe.leaf_ptrs(op)[0], op.shape, at(x)))
@@ -54,10 +55,33 @@ def emit_sort(fe: FunctionEmitter, inst: Instruction) -> None:
         r = fe.gen.apply(comp, args)
         return r[0] if isinstance(r, list) else r
 
-    def write(at: Callable[[ir.Value], list[ir.Value]], i: ir.Value, p: ir.Value) -> None:
+    def write(at: At, i: ir.Value, p: ir.Value) -> None:
         for op, out, s in zip(operands, outs, out_shapes):
             fe.store_element(fe.load_element(fe.leaf_ptrs(op)[0], op.shape, at(p)), out, s, at(i))
-    sort_rows(fe, inst, operands[0].shape, dim, operands[0].shape.dims[dim], less, write)
+    shape, n = operands[0].shape, operands[0].shape.dims[dim]
+    if bool(inst.attrs.get("is_stable", False)):
+        order = _stable_order
+    elif compares_directly(comp, [op.shape for op in operands]):
+        order = _introsort_order
+    else:
+        order = _class_order
+    sort_rows(fe, inst, shape, dim, n, less, write, order)
+
+
+def compares_directly(comp: Computation, shapes: list[Shape]) -> bool:
+    """Does the interpreter's unstable sort replay std::sort with this comparator's own
+    decisions (a key or the values), rather than over equivalence classes? Mirrors
+    sorting.sort_arrays: a simple or keyed comparator whose key is not complex."""
+    simple = simple_comparator(comp)
+    if simple is not None and simple.operand < len(shapes):
+        et = shapes[simple.operand].element_type
+        if et is not None and et.kind != "complex":
+            return True
+    keyed = key_comparator(comp)
+    if keyed is None or keyed.key.root is None:
+        return False
+    et = keyed.key.root.shape.element_type
+    return et is not None and et.kind != "complex"
 
 
 @emitter("topk")
@@ -74,24 +98,28 @@ def emit_topk(fe: FunctionEmitter, inst: Instruction) -> None:
     vshape, ishape = inst.shape.leaves()
     src = fe.leaf_ptrs(x)[0]
 
-    def less(at: Callable[[ir.Value], list[ir.Value]], a: ir.Value, c: ir.Value) -> ir.Value:
+    def less(at: At, a: ir.Value, c: ir.Value) -> ir.Value:
         va, vc = fe.load_element(src, x.shape, at(a)), fe.load_element(src, x.shape, at(c))
         return compare_values(fe.b, "GT" if largest else "LT", va, vc, et, "TOTALORDER")
 
-    def write(at: Callable[[ir.Value], list[ir.Value]], i: ir.Value, p: ir.Value) -> None:
+    def write(at: At, i: ir.Value, p: ir.Value) -> None:
         b = fe.b
         with b.if_then(b.icmp_signed("<", i, c64(k))):
             fe.store_element(fe.load_element(src, x.shape, at(p)), values, vshape, at(i))
             fe.store_element(b.trunc(p, T.I32), indices, ishape, at(i))
     if k > 0:
-        sort_rows(fe, inst, x.shape, dim, x.shape.dims[dim], less, write)
+        sort_rows(fe, inst, x.shape, dim, x.shape.dims[dim], less, write, _stable_order)
+
+
+# An order emitter: given the row's comparator (on original positions), n, and the two
+# scratch rows, leave the sorted permutation in memory and return a pointer to it.
+Order = Callable[[FunctionEmitter, int, Callable[[ir.Value, ir.Value], ir.Value], ir.Value, ir.Value], ir.Value]
 
 
 def sort_rows(fe: FunctionEmitter, inst: Instruction, shape: Shape, dim: int, n: int,
-              less: Callable[[Callable[[ir.Value], list[ir.Value]], ir.Value, ir.Value], ir.Value],
-              write: Callable[[Callable[[ir.Value], list[ir.Value]], ir.Value, ir.Value], None]) -> None:
-    """For every row along `dim`: merge-sort a permutation with `less`, then call
-    write(at, i, perm[i]) for each position (at(k) is the row's index with k at `dim`)."""
+              less: RowLess, write: RowWrite, order: Order) -> None:
+    """For every row along `dim`: sort a permutation with `order` (comparing with `less`),
+    then call write(at, i, perm[i]) for each position (at(k) is the row's index with k at `dim`)."""
     b = fe.b
     if any(d == 0 for d in shape.dims):
         return
@@ -99,61 +127,104 @@ def sort_rows(fe: FunctionEmitter, inst: Instruction, shape: Shape, dim: int, n:
     assert shape.element_type is not None
     row_shape = Shape.array(shape.element_type, tuple(1 if d == dim else s for d, s in enumerate(shape.dims)))
 
-    def load_perm(base: ir.Value, i: ir.Value) -> ir.Value:
-        return b.load(b.gep(base, [i], source_etype=T.I64), typ=T.I64)
-
-    def store_perm(v: ir.Value, base: ir.Value, i: ir.Value) -> None:
-        b.store(v, b.gep(base, [i], source_etype=T.I64))
-
     def row(index: list[ir.Value]) -> None:
         def at(k: ir.Value) -> list[ir.Value]:
             idx = list(index)
             idx[dim] = k
             return idx
 
-        with for_range(b, 0, n, name="p") as i:
-            store_perm(i, perm_a, i)
-        src = _var(fe, perm_a)
-        dst = _var(fe, perm_b)
-        width = _var(fe, c64(1))
-
-        def pass_body() -> None:
-            w = b.load(width, typ=T.I64)
-            s, d = b.load(src, typ=T.PTR), b.load(dst, typ=T.PTR)
-            lo = _var(fe, c64(0))
-
-            def merge() -> None:
-                lo_v = b.load(lo, typ=T.I64)
-                mid = _min(b, b.add(lo_v, w), c64(n))
-                hi = _min(b, b.add(mid, w), c64(n))
-                i, j, k = _var(fe, lo_v), _var(fe, mid), _var(fe, lo_v)
-
-                def step() -> None:
-                    iv, jv, kv = (b.load(v, typ=T.I64) for v in (i, j, k))
-                    left_ok = b.icmp_signed("<", iv, mid)
-                    right_ok = b.icmp_signed("<", jv, hi)
-                    li = load_perm(s, _min(b, iv, c64(n - 1)))
-                    ri = load_perm(s, _min(b, jv, c64(n - 1)))
-                    with fe.gen.region():
-                        right_less = less(at, ri, li)
-                    # take the right element only when it is strictly less (stability)
-                    take_right = b.and_(right_ok, b.or_(b.not_(left_ok), right_less))
-                    store_perm(b.select(take_right, ri, li), d, kv)
-                    b.store(b.select(take_right, iv, b.add(iv, c64(1))), i)
-                    b.store(b.select(take_right, b.add(jv, c64(1)), jv), j)
-                    b.store(b.add(kv, c64(1)), k)
-                _while(b, lambda: b.icmp_signed("<", b.load(k, typ=T.I64), hi), step, "merge")
-                b.store(hi, lo)
-            _while(b, lambda: b.icmp_signed("<", b.load(lo, typ=T.I64), c64(n)), merge, "runs")
-            b.store(d, src)
-            b.store(s, dst)
-            b.store(b.mul(w, c64(2)), width)
-        _while(b, lambda: b.icmp_signed("<", b.load(width, typ=T.I64), c64(n)), pass_body, "pass")
-        final = b.load(src, typ=T.PTR)
+        def row_less(x: ir.Value, y: ir.Value) -> ir.Value:
+            with fe.gen.region():
+                return less(at, x, y)
+        final = order(fe, n, row_less, perm_a, perm_b)
         with for_range(b, 0, n, name="g") as i:
             with fe.gen.region():
-                write(at, i, load_perm(final, i))
+                write(at, i, _load(b, final, i))
     loop_nest(b, row_shape, row)
+
+
+def _load(b: ir.IRBuilder, base: ir.Value, i: ir.Value) -> ir.Value:
+    return b.load(b.gep(base, [i], source_etype=T.I64), typ=T.I64)
+
+
+def _store(b: ir.IRBuilder, v: ir.Value, base: ir.Value, i: ir.Value) -> None:
+    b.store(v, b.gep(base, [i], source_etype=T.I64))
+
+
+def _identity(b: ir.IRBuilder, perm: ir.Value, n: int) -> None:
+    with for_range(b, 0, n, name="p") as i:
+        _store(b, i, perm, i)
+
+
+def _stable_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value], ir.Value],
+                  perm_a: ir.Value, perm_b: ir.Value) -> ir.Value:
+    """Bottom-up merge sort of the identity, ping-ponging between the scratch rows; takes
+    the right element only when it is strictly less (stability)."""
+    b = fe.b
+    _identity(b, perm_a, n)
+    src, dst, width = _var(fe, perm_a), _var(fe, perm_b), _var(fe, c64(1))
+
+    def pass_body() -> None:
+        w = b.load(width, typ=T.I64)
+        s, d = b.load(src, typ=T.PTR), b.load(dst, typ=T.PTR)
+        lo = _var(fe, c64(0))
+
+        def merge() -> None:
+            lo_v = b.load(lo, typ=T.I64)
+            mid = _min(b, b.add(lo_v, w), c64(n))
+            hi = _min(b, b.add(mid, w), c64(n))
+            i, j, k = _var(fe, lo_v), _var(fe, mid), _var(fe, lo_v)
+
+            def step() -> None:
+                iv, jv, kv = (b.load(v, typ=T.I64) for v in (i, j, k))
+                left_ok = b.icmp_signed("<", iv, mid)
+                right_ok = b.icmp_signed("<", jv, hi)
+                li = _load(b, s, _min(b, iv, c64(n - 1)))
+                ri = _load(b, s, _min(b, jv, c64(n - 1)))
+                right_less = less(ri, li)
+                take_right = b.and_(right_ok, b.or_(b.not_(left_ok), right_less))
+                _store(b, b.select(take_right, ri, li), d, kv)
+                b.store(b.select(take_right, iv, b.add(iv, c64(1))), i)
+                b.store(b.select(take_right, b.add(jv, c64(1)), jv), j)
+                b.store(b.add(kv, c64(1)), k)
+            while_loop(b, [lambda: b.icmp_signed("<", b.load(k, typ=T.I64), hi)], step, "merge")
+            b.store(hi, lo)
+        while_loop(b, [lambda: b.icmp_signed("<", b.load(lo, typ=T.I64), c64(n))], merge, "runs")
+        b.store(d, src)
+        b.store(s, dst)
+        b.store(b.mul(w, c64(2)), width)
+    while_loop(b, [lambda: b.icmp_signed("<", b.load(width, typ=T.I64), c64(n))], pass_body, "pass")
+    return b.load(src, typ=T.PTR)
+
+
+def _introsort_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value], ir.Value],
+                     perm_a: ir.Value, perm_b: ir.Value) -> ir.Value:
+    """std::sort of the identity with the comparator."""
+    _identity(fe.b, perm_a, n)
+    emit_std_sort(fe.b, fe.in_entry(), perm_a, n, less)
+    return perm_a
+
+
+def _class_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value], ir.Value],
+                 perm_a: ir.Value, perm_b: ir.Value) -> ir.Value:
+    """The interpreter's way for other comparators: the stable order, equivalence class ids
+    along it (a new class wherever less(previous, next)), then std::sort of the identity by
+    class id (a strict weak order whatever the comparator)."""
+    b = fe.b
+    stable = _stable_order(fe, n, less, perm_a, perm_b)
+    other = b.select(b.icmp_unsigned("==", b.ptrtoint(stable, T.I64), b.ptrtoint(perm_a, T.I64)), perm_b, perm_a)
+    cls, prev = _var(fe, c64(0)), _var(fe, _load(b, stable, c64(0)))
+    _store(b, c64(0), other, b.load(prev, typ=T.I64))
+    with for_range(b, 1, n, name="cls") as p:
+        before, here = b.load(prev, typ=T.I64), _load(b, stable, p)
+        c = b.add(b.load(cls, typ=T.I64), b.zext(less(before, here), T.I64))
+        _store(b, c, other, here)
+        b.store(c, cls)
+        b.store(here, prev)
+    _identity(b, stable, n)
+    emit_std_sort(b, fe.in_entry(), stable, n,
+                  lambda x, y: b.icmp_signed("<", _load(b, other, x), _load(b, other, y)))
+    return stable
 
 
 def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
