@@ -30,19 +30,7 @@ from test_interpreter_corpus import _INFINITE, XLA, XLA_SKIP, XLA_XFAIL, _xla_ro
 
 # module -> the op the LLVM backend refuses in it (HloUnsupportedError).
 MISSING: dict[str, str] = {
-    "parser_test/parser_test_0135.hlo": "all-reduce",
-    "parser_test/parser_test_0139.hlo": "all-reduce",
-    "parser_test/parser_test_0140.hlo": "all-reduce",
-    "parser_test/parser_test_0141.hlo": "all-reduce-start",
-    "pass_tests/hlo_cse_test_0018.hlo": "all-reduce",
-    "pass_tests/layout_assignment_test_0006.hlo": "all-reduce",
-    "pass_tests/layout_assignment_test_0026.hlo": "all-reduce",
-    "hlo_files/hlofile_0078.hlo": "all-reduce",
-    "hlo_files/hlofile_0305.hlo": "collective-permute",
-    "hlo_files/hlofile_0425.hlo": "cholesky of c64",
     "hlo_files/hlofile_0443.hlo": "rng",
-    "hlo_files/hlofile_0529.hlo": "all-reduce",
-    "hlo_files/hlofile_0555.hlo": "stochastic-convert",
 }
 
 XFAIL: dict[str, str] = {
