@@ -1,0 +1,284 @@
+"""The persistent worker pool behind parallel_for (hlotools/backend/llvm/parallel_pool.py):
+every index of [0, n) runs exactly once for any n and thread count, back-to-back calls,
+several Python threads at once, a nested call from inside a chunk, join (idle, repeated,
+then used again), a forked child, failed pthread_create, idle workers asleep (no CPU), and
+the IR for other targets and for a runtime library. Everything that runs generated threaded
+code runs in a child process (tests/_llvm_pool_module.py builds the module), so a crash
+fails one test instead of killing the run."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import llvmlite.ir as ir
+import pytest
+
+from hlotools.backend.llvm import parallel_pool
+from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL
+from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
+from hlotools.errors import HloUnsupportedError
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+PRELUDE = f"""
+import ctypes, os, sys, threading, time
+import numpy as np
+sys.path.insert(0, {str(HERE)!r})
+from _llvm_pool_module import compile_module
+pm = compile_module("pool")
+
+def tasks():
+    return len(os.listdir("/proc/self/task"))
+
+def count(n):
+    c = np.zeros(max(n, 1), np.int64)
+    pm.run_count(c.ctypes.data, n)
+    return c[:n]
+
+def check_once(n, what):
+    c = count(n)
+    assert len(c) == n and (c == 1).all(), (what, n, np.flatnonzero(c != 1)[:10], c[c != 1][:10])
+"""
+
+
+def run_child(body: str, timeout: float = 120) -> str:
+    """PRELUDE + body in a fresh interpreter (faulthandler on); its stdout, or a failure
+    naming the signal and the child's last stderr lines."""
+    r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", PRELUDE + textwrap.dedent(body)],
+                       capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
+    how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
+    assert r.returncode == 0, f"child died ({how})\n{r.stderr[-3000:]}"
+    return r.stdout
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_every_index_runs_exactly_once(threads: int) -> None:
+    out = run_child(f"""
+        pm.threads.value = {threads}
+        base = tasks()
+        for n in (0, 1, 2, 7, 1000, 10**6):
+            for rep in range(3):
+                check_once(n, ("threads", {threads}, rep))
+        # workers: min(threads, n) - 1 of them, and they stay
+        print(tasks() - base)
+    """)
+    assert int(out) == threads - 1
+
+
+def test_ten_thousand_back_to_back_calls_keep_their_workers() -> None:
+    out = run_child("""
+        pm.threads.value = 2
+        c = np.zeros(64, np.int64)
+        pm.run_count(c.ctypes.data, 64)
+        after_first = tasks()
+        for i in range(10_000):
+            pm.run_count(c.ctypes.data, 7 if i % 2 else 64)
+        want = np.full(64, 1 + 5_000, np.int64)   # the first call, then every even i
+        want[:7] += 5_000                           # every odd i
+        assert (c == want).all(), (c[:10], want[:10])
+        print(tasks() - after_first)
+    """)
+    assert int(out) == 0  # no thread created after the first call
+
+
+def test_thread_count_changes_between_calls() -> None:
+    run_child("""
+        for rep in range(50):
+            for t in (8, 1, 3, 2, 8, 5):
+                pm.threads.value = t
+                check_once(7 * rep + 1, ("threads", t, rep))
+        print("ok")
+    """)
+
+
+def test_several_python_threads_call_at_once() -> None:
+    out = run_child("""
+        pm.threads.value = 2
+        errors = []
+
+        def call(k):
+            try:
+                for i in range(300):
+                    check_once(1 + (k * 37 + i * 11) % 2000, ("thread", k, i))
+            except BaseException as e:  # noqa: BLE001
+                errors.append(repr(e))
+
+        ts = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        assert not errors, errors[:3]
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_nested_call_from_a_worker() -> None:
+    out = run_child("""
+        pm.threads.value = 3
+        for n, m in ((16, 100), (3, 1000), (1000, 5)):
+            outer = np.zeros(n, np.int64)
+            inner = np.zeros(m, np.int64)
+            ctx = np.array([outer.ctypes.data, inner.ctypes.data, m], np.uint64)
+            pm.run_nested(ctx.ctypes.data, n)
+            assert (outer == 1).all(), outer
+            assert (inner == n).all(), (n, m, inner[:10])
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+def test_join_idle_repeated_then_call_again() -> None:
+    out = run_child("""
+        pm.threads.value = 3
+        base = tasks()
+        pm.join()                          # before any call: nothing to join
+        check_once(1000, "first")
+        started = tasks() - base
+        pm.join(); pm.join()               # repeated
+        joined = tasks() - base
+        check_once(1000, "after join")     # the pool starts again
+        again = tasks() - base
+        pm.join()
+        print(started, joined, again, tasks() - base)
+    """)
+    assert out.split() == ["2", "0", "2", "0"]
+
+
+def test_forked_child_starts_its_own_pool() -> None:
+    out = run_child("""
+        pm.threads.value = 2
+        check_once(1000, "parent before fork")
+        pid = os.fork()
+        if pid == 0:
+            ok = 1
+            try:
+                for i in range(200):
+                    check_once(1 + i * 13, ("child", i))
+                ok = 0 if tasks() >= 2 else 3   # the child made a worker of its own
+            finally:
+                os._exit(ok)
+        _, status = os.waitpid(pid, 0)
+        check_once(1000, "parent after fork")
+        print(os.waitstatus_to_exitcode(status))
+    """)
+    assert out.strip() == "0"
+
+
+def test_failed_pthread_create_means_fewer_workers() -> None:
+    """An address-space limit below a thread stack: pthread_create fails, the call runs on
+    the caller alone (and does not retry every call); after a join the pool grows again."""
+    out = run_child("""
+        import resource
+        pm.threads.value = 8
+        base = tasks()
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        with open("/proc/self/statm") as f:
+            vsize = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        resource.setrlimit(resource.RLIMIT_AS, (vsize + (4 << 20), hard))
+        try:
+            for rep in range(20):
+                check_once(1000, ("limited", rep))
+            limited = tasks() - base
+        finally:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        check_once(1000, "unlimited, before join")
+        still = tasks() - base
+        pm.join()
+        check_once(1000, "after join")
+        print(limited, still, tasks() - base)
+    """)
+    limited, still, regrown = map(int, out.split())
+    assert limited < 7 and still == limited and regrown == 7
+
+
+def test_idle_workers_sleep() -> None:
+    """After a call, the workers spin `hlotools_pool_spin_ns` and then sleep: the process's
+    CPU time over 0.3 s of idling stays near the spin time (0.05 ms per worker)."""
+    out = run_child("""
+        pm.threads.value = 3
+        for spin_ns in (50_000, 0, 2_000_000):
+            pm.spin_ns.value = spin_ns
+            check_once(1000, spin_ns)
+            c0 = time.process_time()
+            time.sleep(0.3)
+            print(spin_ns, time.process_time() - c0)
+    """)
+    cpu = {int(k): float(v) for k, v in (line.split() for line in out.splitlines())}
+    assert cpu[0] < 0.01 and cpu[50_000] < 0.01, cpu
+    assert cpu[2_000_000] < 0.03, cpu  # 2 workers x 2 ms at most
+
+
+def test_spinning_workers_pick_up_back_to_back_jobs() -> None:
+    """With a long spin, workers are awake for the next call: they take part in (almost)
+    every call (a sleeping pool would leave short calls to the caller)."""
+    out = run_child("""
+        import ctypes
+        pm.threads.value = 2
+        pm.spin_ns.value = 100_000_000
+        c = np.zeros(1000, np.int64)
+        pm.run_count(c.ctypes.data, 1000)
+        c0, t0 = time.process_time(), time.perf_counter()
+        pm.run_empty(2, 20_000)
+        wall = time.perf_counter() - t0
+        pm.spin_ns.value = 0
+        pm.join()
+        print(wall / 20_000 * 1e6)
+    """)
+    assert float(out) < 50.0  # us per call (thread creation per call: ~20-60 us)
+
+
+# ----------------------------------------------------------------------------- the IR itself
+
+def _module(triple: str | None = None) -> ir.Module:
+    m = ir.Module("m")
+    if triple is not None:
+        m.triple = triple
+    return m
+
+
+@pytest.mark.parametrize("triple,number", [("x86_64-unknown-linux-gnu", 202), ("aarch64-unknown-linux-gnu", 98)])
+def test_futex_number_follows_the_triple(triple: str, number: int) -> None:
+    m = _module(triple)
+    pool_parallel_for_function(m)
+    text = str(m)
+    assert f'@"syscall"(i64 {number},' in text
+    assert ("llvm.x86.sse2.pause" in text) == (number == 202)
+    assert ("llvm.aarch64.hint" in text) == (number == 98)
+
+
+def test_host_triple_when_the_module_has_none() -> None:
+    assert parallel_pool.futex_syscall_number(_module()) == parallel_pool.SYS_FUTEX.get(os.uname().machine)
+
+
+def test_unknown_architecture_falls_back_to_thread_per_call() -> None:
+    m = _module("riscv64-unknown-linux-gnu")
+    pf = pool_parallel_for_function(m)
+    assert pf.name == "hlo.parallel_for" and "syscall" not in str(m) and "pthread_create" in str(m)
+    with pytest.raises(HloUnsupportedError, match="futex"):
+        pool_parallel_for_function(_module("riscv64-unknown-linux-gnu"), "other.parallel_for")
+
+
+def test_linkage_for_modules_and_for_a_runtime_library() -> None:
+    m = _module()
+    pf = pool_parallel_for_function(m)
+    assert pf.linkage == "internal" and m.globals[JOIN_SYMBOL].linkage == "weak"
+    assert m.globals[THREADS_GLOBAL].linkage == "weak"
+    assert pool_parallel_for_function(m) is pf  # once per module
+    r = _module()
+    pf = pool_parallel_for_function(r, export=True)
+    assert pf.linkage == "" and r.globals[JOIN_SYMBOL].linkage == "" and r.globals[THREADS_GLOBAL].linkage == ""
+
+
+def test_two_pools_in_one_module_share_the_join() -> None:
+    from hlotools.backend.llvm import jit
+    m = _module()
+    pool_parallel_for_function(m, "a.parallel_for")
+    pool_parallel_for_function(m, "b.parallel_for")
+    join = m.globals[JOIN_SYMBOL]
+    calls = [str(i) for blk in join.blocks for i in blk.instructions if isinstance(i, ir.CallInstr)]
+    assert any("a.parallel_for.pool.join" in c for c in calls) and any("b.parallel_for.pool.join" in c for c in calls)
+    jit.parse_ir(str(m))  # verifies
