@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from _helpers import scalar_computation
 from irbuild import S, computation, entry_with, inst, module_of, param
 
 import hlotools
@@ -15,13 +16,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.verifier import verify
 
-ADD = """
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-"""
+ADD = "\n" + scalar_computation("add", "add")
 
 
 def module(body: str, header: str = "HloModule m") -> Module:
@@ -37,6 +32,12 @@ def rejects(body: str, needle: str, header: str = "HloModule m") -> HloVerifyErr
 
 def accepts(body: str, header: str = "HloModule m") -> None:
     verify(module(body, header))
+
+
+def fails_verify(m: Module, match: str) -> None:
+    """verify(m) raises HloVerifyError with a message that `match` (a regex) finds."""
+    with pytest.raises(HloVerifyError, match=match):
+        verify(m)
 
 
 def test_valid_module_passes() -> None:
@@ -103,8 +104,7 @@ def test_element_type_mismatch_is_rejected() -> None:
 def test_missing_required_attribute() -> None:
     p = param("f32[2,3]")
     comp = entry_with([p, inst("transpose", [p], "f32[3,2]")])
-    with pytest.raises(HloVerifyError, match="missing required attribute 'dimensions'"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "missing required attribute 'dimensions'")
 
 
 def test_reduce_to_apply_signature() -> None:
@@ -120,25 +120,6 @@ ENTRY e {
   z = f32[] constant(0)
   ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=mul3
 }""", "to_apply %mul3 must take (f32[], f32[])")
-
-
-def test_variadic_reduce_to_apply_returns_a_tuple() -> None:
-    rejects(ADD + """
-ENTRY e {
-  p = f32[4] parameter(0)
-  q = f32[4] parameter(1)
-  z = f32[] constant(0)
-  ROOT r = (f32[], f32[]) reduce(p, q, z, z), dimensions={0}, to_apply=add
-}""", "to_apply %add must take (f32[], f32[], f32[], f32[])")
-
-
-def test_reduce_window_mixed_precision_reducer_is_rejected() -> None:
-    rejects(ADD + """
-ENTRY e {
-  p = bf16[8] parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[4] reduce-window(p, z), window={size=2 stride=2}, to_apply=add
-}""", "must take (f32[], bf16[])")
 
 
 WHILE = """
@@ -225,49 +206,42 @@ ENTRY e {
 }""", "non-root instruction %y in fused computation %f must have users")
 
 
-def test_sort_comparator_returns_pred() -> None:
-    rejects(ADD + """
-ENTRY e {
+# ADD (f32[] (f32[], f32[])) called where the caller needs another signature.
+@pytest.mark.parametrize("needle,entry", [
+    pytest.param("to_apply %add must take (f32[], f32[], f32[], f32[])", """
   p = f32[4] parameter(0)
-  ROOT s = f32[4] sort(p), dimensions={0}, to_apply=add
-}""", "comparator to_apply %add must return pred[]")
-
-
-def test_map_parameters() -> None:
-    rejects(ADD + """
-ENTRY e {
+  q = f32[4] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = (f32[], f32[]) reduce(p, q, z, z), dimensions={0}, to_apply=add""", id="variadic-reduce"),
+    pytest.param("must take (f32[], bf16[])", """
+  p = bf16[8] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[4] reduce-window(p, z), window={size=2 stride=2}, to_apply=add""",
+                 id="reduce-window-mixed-precision"),
+    pytest.param("comparator to_apply %add must return pred[]", """
+  p = f32[4] parameter(0)
+  ROOT s = f32[4] sort(p), dimensions={0}, to_apply=add""", id="sort-comparator-returns-pred"),
+    pytest.param("to_apply %add must take (s32[], s32[])", """
   p = s32[4] parameter(0)
-  ROOT m = f32[4] map(p, p), dimensions={0}, to_apply=add
-}""", "to_apply %add must take (s32[], s32[])")
-
-
-def test_scatter_combiner() -> None:
-    rejects(ADD + """
-ENTRY e {
+  ROOT m = f32[4] map(p, p), dimensions={0}, to_apply=add""", id="map-parameters"),
+    pytest.param("to_apply %add must take (s32[], s32[])", """
   o = s32[10] parameter(0)
   i = s32[2,1] parameter(1)
   u = s32[2] parameter(2)
   ROOT s = s32[10] scatter(o, i, u), update_window_dims={}, inserted_window_dims={0},
-      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-}""", "to_apply %add must take (s32[], s32[])")
-
-
-def test_select_and_scatter_select_returns_pred() -> None:
-    rejects(ADD + """
-ENTRY e {
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add""", id="scatter-combiner"),
+    pytest.param("select %add must return pred[]", """
   o = f32[4] parameter(0)
   s = f32[2] parameter(1)
   z = f32[] constant(0)
-  ROOT r = f32[4] select-and-scatter(o, s, z), window={size=2 stride=2}, select=add, scatter=add
-}""", "select %add must return pred[]")
-
-
-def test_all_reduce_reducer() -> None:
-    rejects(ADD + """
-ENTRY e {
+  ROOT r = f32[4] select-and-scatter(o, s, z), window={size=2 stride=2}, select=add, scatter=add""",
+                 id="select-and-scatter-select-returns-pred"),
+    pytest.param("to_apply %add must take (s32[], s32[])", """
   p = s32[4] parameter(0)
-  ROOT r = s32[4] all-reduce(p), to_apply=add
-}""", "to_apply %add must take (s32[], s32[])")
+  ROOT r = s32[4] all-reduce(p), to_apply=add""", id="all-reduce-reducer"),
+])
+def test_a_call_of_add_with_the_wrong_signature(needle: str, entry: str) -> None:
+    rejects(ADD + "\nENTRY e {" + entry + "\n}", needle)
 
 
 def test_async_computation_holds_only_root_and_parameters() -> None:
@@ -331,8 +305,7 @@ def test_hand_built_module_passes() -> None:
 def test_no_entry() -> None:
     m, _, _, _ = simple_module()
     m.entry = None
-    with pytest.raises(HloVerifyError, match="no ENTRY computation"):
-        verify(m)
+    fails_verify(m, "no ENTRY computation")
 
 
 def test_two_entries() -> None:
@@ -340,47 +313,45 @@ def test_two_entries() -> None:
     other = computation("other", ["f32[]"], None)
     other.is_entry = True
     m.add_computation(other)
-    with pytest.raises(HloVerifyError, match="more than one ENTRY"):
-        verify(m)
+    fails_verify(m, "more than one ENTRY")
 
 
 def test_duplicate_computation_names() -> None:
     m, _, _, _ = simple_module()
     m.computations.insert(0, computation("main", ["f32[]"], None))
-    with pytest.raises(HloVerifyError, match="computation name is not unique"):
-        verify(m)
+    fails_verify(m, "computation name is not unique")
 
 
 def test_no_root() -> None:
     m, comp, _, _ = simple_module()
     comp.root = None
-    with pytest.raises(HloVerifyError, match="has no ROOT"):
-        verify(m)
+    fails_verify(m, "has no ROOT")
 
 
 def test_root_from_elsewhere() -> None:
     m, comp, _, _ = simple_module()
     comp.root = param("f32[2]", 0, "stray")
-    with pytest.raises(HloVerifyError, match="ROOT %stray is not an instruction of this"):
-        verify(m)
+    fails_verify(m, "ROOT %stray is not an instruction of this")
 
 
-def test_duplicate_instruction_names() -> None:
+@pytest.mark.parametrize("field,value,match", [
+    ("name", "p0", "instruction name %p0 is not unique"),  # the parameter's name
+    ("shape", None, "has no shape"),
+    ("opcode", "frobnicate", "unknown opcode"),
+])
+def test_a_broken_instruction_field(field: str, value: object, match: str) -> None:
     m, _, _, n = simple_module()
-    n.name = "p0"
-    with pytest.raises(HloVerifyError, match="instruction name %p0 is not unique"):
-        verify(m)
+    setattr(n, field, value)
+    fails_verify(m, match)
 
 
 def test_parameter_numbers_dense_and_unique() -> None:
     p0, p2 = param("f32[2]", 0), param("f32[2]", 2)
     comp = entry_with([p0, p2, inst("add", [p0, p2], "f32[2]")])
-    with pytest.raises(HloVerifyError, match="parameter 1 is missing"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "parameter 1 is missing")
     q0, q1 = param("f32[2]", 0, "a"), param("f32[2]", 0, "b")
     comp = entry_with([q0, q1, inst("add", [q0, q1], "f32[2]")])
-    with pytest.raises(HloVerifyError, match="parameter number 0 is already used by %a"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "parameter number 0 is already used by %a")
 
 
 def test_use_before_definition() -> None:
@@ -388,40 +359,28 @@ def test_use_before_definition() -> None:
     n = inst("negate", [p], "f32[2]", "n")
     comp = entry_with([n, p])
     comp.root = n
-    with pytest.raises(HloVerifyError, match="operand %p0 is used before it is defined"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "operand %p0 is used before it is defined")
 
 
 def test_operand_from_another_computation() -> None:
     stray = param("f32[2]", 0, "stray")
     p = param("f32[2]")
     comp = entry_with([p, inst("add", [p, stray], "f32[2]")])
-    with pytest.raises(HloVerifyError, match="operand %stray is not an instruction of this"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "operand %stray is not an instruction of this")
 
 
 def test_users_lists_are_consistent() -> None:
     m, _, p, n = simple_module()
     p.users.remove(n)
-    with pytest.raises(HloVerifyError, match="does not list it as a user"):
-        verify(m)
+    fails_verify(m, "does not list it as a user")
 
 
 def test_operand_count_from_the_table() -> None:
     p = param("f32[2]")
     comp = entry_with([p, inst("negate", [p, p], "f32[2]")])
-    with pytest.raises(HloVerifyError, match="expects 1 operand, got 2"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "expects 1 operand, got 2")
     comp = entry_with([p2 := param("f32[]"), inst("reduce", [p2], "f32[]")])
-    with pytest.raises(HloVerifyError, match="expects at least 2 operands, got 1"):
-        verify(module_of(comp))
-
-
-def test_missing_shape() -> None:
-    m, _, _, n = simple_module()
-    n.shape = None  # type: ignore[assignment]
-    with pytest.raises(HloVerifyError, match="has no shape"):
-        verify(m)
+    fails_verify(module_of(comp), "expects at least 2 operands, got 1")
 
 
 def test_invalid_layout_and_negative_dims() -> None:
@@ -429,26 +388,16 @@ def test_invalid_layout_and_negative_dims() -> None:
     from hlotools.ir.types import F32
     m, _, _, n = simple_module()
     n.shape = Shape(F32, (2,), Layout((1, 0)))
-    with pytest.raises(HloVerifyError, match="contains 2 elements, but the shape has 1 dimensions"):
-        verify(m)
+    fails_verify(m, "contains 2 elements, but the shape has 1 dimensions")
     n.shape = Shape(F32, (-2,), None)
-    with pytest.raises(HloVerifyError, match="negative dimension"):
-        verify(m)
-
-
-def test_unknown_opcode() -> None:
-    m, _, _, n = simple_module()
-    n.opcode = "frobnicate"
-    with pytest.raises(HloVerifyError, match="unknown opcode"):
-        verify(m)
+    fails_verify(m, "negative dimension")
 
 
 def test_called_computation_must_be_in_the_module() -> None:
     add = computation("add", ["f32[]", "f32[]"])
     p, z = param("f32[4]"), param("f32[]", 1)
     comp = entry_with([p, z, inst("reduce", [p, z], "f32[]", dimensions=(0,), to_apply=add)])
-    with pytest.raises(HloVerifyError, match="called computation %add is not in the module"):
-        verify(module_of(comp))
+    fails_verify(module_of(comp), "called computation %add is not in the module")
     verify(module_of(comp, add))
 
 
@@ -472,8 +421,7 @@ def test_fusion_kind() -> None:
     f = computation("f", ["f32[2]"], "negate")
     p = param("f32[2]")
     comp = entry_with([p, inst("fusion", [p], "f32[2]", calls=f, kind=Enum("kFancy"))])
-    with pytest.raises(HloVerifyError, match="unknown fusion kind kFancy"):
-        verify(module_of(comp, f))
+    fails_verify(module_of(comp, f), "unknown fusion kind kFancy")
 
 
 def test_custom_call_operand_layout_constraints() -> None:
@@ -521,12 +469,10 @@ def test_called_computations_are_required() -> None:
     cond = entry_with([c0, inst("compare", [c0, c0], "pred[]", "lt", direction=Enum("LT"))], "cond")
     p = param("s32[]")
     w = inst("while", [p], "s32[]", condition=cond)
-    with pytest.raises(HloVerifyError, match="missing required attribute 'body'"):
-        verify(module_of(entry_with([p, w]), cond))
+    fails_verify(module_of(entry_with([p, w]), cond), "missing required attribute 'body'")
     x, z = param("f32[4]"), param("f32[]", 1)
     r = inst("reduce", [x, z], "f32[]", dimensions=(0,))
-    with pytest.raises(HloVerifyError, match="missing required attribute 'to_apply'"):
-        verify(module_of(entry_with([x, z, r])))
+    fails_verify(module_of(entry_with([x, z, r])), "missing required attribute 'to_apply'")
 
 
 def test_recursive_computations_are_rejected() -> None:
@@ -537,5 +483,4 @@ def test_recursive_computations_are_rejected() -> None:
     c.attrs["to_apply"] = loop
     p = param("f32[]")
     m = module_of(entry_with([p, inst("call", [p], "f32[]", "go", to_apply=loop)]), loop)
-    with pytest.raises(HloVerifyError, match="already on the call stack"):
-        verify(m)
+    fails_verify(m, "already on the call stack")
