@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -34,17 +35,20 @@ from hlotools.cli.common import (
     read_input,
     usage_error,
 )
-from hlotools.cli.difference import Difference, largest_difference
 from hlotools.cli.report import Reporter, Timing
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.io.arrays import LeafSpec, parameter_leaves, result_leaves, shape_text
-from hlotools.io.compare import Comparison, compare
-from hlotools.io.literal_text import literal_text
-from hlotools.io.npz import bind, read_arrays, save_npz
-from hlotools.io.random_inputs import random_inputs
 from hlotools.io.summary import Summary, summarize
 from hlotools.ir.module import Module
 from hlotools.log import cli_logging
+
+if TYPE_CHECKING:
+    from hlotools.cli.difference import Difference
+    from hlotools.io.compare import Comparison
+
+# Imported where they are used, not here: a cached run on random inputs that prints a summary
+# (the warm start issue 5 times) needs none of hlotools.io.npz (zipfile), literal_text,
+# random_inputs (numpy.random), compare or difference.
 
 EPILOG = """\b
 Examples:
@@ -117,11 +121,13 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     specs = parameter_leaves(module)
     wanted = [s for s in specs if not s.is_token]
     if inputs:
+        from hlotools.io.npz import bind, read_arrays
         arrays = read_arrays(list(inputs))
         if len(inputs) > 1 and any(a.key is not None for a in arrays):
             raise usage_error("give --inputs one .npz file, or .npy/literal files for the parameters in order")
         return _with_tokens(specs, bind(arrays, specs))
     if seed is not None:
+        from hlotools.io.random_inputs import random_inputs
         return _with_tokens(specs, random_inputs(module, seed))
     if wanted:
         params = ", ".join(f"{s.name}: {shape_text(s.shape)}" for s in wanted)
@@ -193,6 +199,8 @@ def _summaries(result: RunResult) -> list[Summary]:
 
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
                  atol: float | None) -> list[Comparison]:
+    from hlotools.io.compare import compare
+    from hlotools.io.npz import bind, read_arrays
     expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="result")
     out = []
     for (spec, actual), want in zip(_data_outputs(result), expected):
@@ -205,6 +213,8 @@ def _compare_backends(result: RunResult, reference: RunResult, rtol: float | Non
                       atol: float | None) -> tuple[list[Comparison], dict[str, Difference]]:
     """Each output of `result` against the same output of another backend's run, and the
     largest absolute and relative difference of each (by comparison name)."""
+    from hlotools.cli.difference import largest_difference
+    from hlotools.io.compare import compare
     out, differences = [], {}
     for (spec, actual), (_, want) in zip(_data_outputs(result), _data_outputs(reference)):
         assert spec.shape.element_type is not None
@@ -217,6 +227,7 @@ def _compare_backends(result: RunResult, reference: RunResult, rtol: float | Non
 
 def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_timings: bool,
                  literals: bool, differences: dict[str, Difference] | None = None) -> str:
+    from hlotools.io.literal_text import literal_text
     outputs = []
     for spec, summary in zip(result_leaves(result.module), _summaries(result)):
         entry = summary.to_json()
@@ -248,6 +259,7 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
                   literals: bool, differences: dict[str, Difference] | None = None) -> None:
     reporter = Reporter()
     if literals:
+        from hlotools.io.literal_text import literal_text
         for spec in result_leaves(result.module):
             reporter.line(literal_text(None if spec.is_token else result.outputs[spec.index], spec.shape))
     else:
@@ -340,6 +352,7 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
         between, differences = _compare_backends(result, reference, rtol, atol)
         comparisons = (comparisons or []) + between
     if output:
+        from hlotools.io.npz import save_npz
         save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
     if as_json:
         click.echo(_json_report(result, comparisons, repeat is not None, print_literals, differences))

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hlotools.interpreter import Evaluator
-from hlotools.interpreter.registry import KERNELS
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
@@ -29,6 +27,9 @@ from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.algsimp_core import inherit_attrs
 from hlotools.passes.base import HloPass, PassContext
+
+if TYPE_CHECKING:
+    from hlotools.interpreter import Evaluator
 
 # Opcodes XLA's constant folding leaves alone (besides side effects and the op categories below).
 NEVER_FOLD = frozenset({
@@ -66,9 +67,8 @@ class _Folder:
         self.options = options
         self.ctx = ctx
         self.rw = Rewriter(module)
-        # A loop that does not stop must not hang the compiler: past the cap the evaluation
-        # fails and the loop is simply not folded.
-        self.evaluator = Evaluator(module, max_while_iterations=options.max_while_iterations)
+        self.module = module
+        self._evaluator: Evaluator | None = None
         self.folded = 0
         self._clean_computations: dict[int, bool] = {}
         self._debug = ctx.logger.isEnabledFor(logging.DEBUG)
@@ -150,7 +150,19 @@ class _Folder:
         return ok
 
     # -- evaluating ----------------------------------------------------------------------------
+    @property
+    def evaluator(self) -> Evaluator:
+        """Made (and the interpreter imported, ~10 ms in a fresh process, ~50 ms without
+        .pyc files) only when something is to be folded: most modules fold nothing."""
+        if self._evaluator is None:
+            from hlotools.interpreter import Evaluator
+            # A loop that does not stop must not hang the compiler: past the cap the evaluation
+            # fails and the loop is simply not folded.
+            self._evaluator = Evaluator(self.module, max_while_iterations=self.options.max_while_iterations)
+        return self._evaluator
+
     def _evaluate(self, inst: Instruction) -> np.ndarray | None:
+        from hlotools.interpreter.registry import KERNELS
         try:
             with np.errstate(all="ignore"):
                 args = [_operand_value(o, self.evaluator) for o in inst.operands]
@@ -190,6 +202,7 @@ def _foldable_operand(op: Instruction) -> bool:
 
 
 def _operand_value(op: Instruction, ev: Evaluator) -> Any:
+    from hlotools.interpreter.registry import KERNELS
     if op.opcode == "constant":
         assert op.literal is not None
         return op.literal.value()
