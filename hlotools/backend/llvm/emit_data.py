@@ -12,6 +12,7 @@ from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, cla
 from hlotools.backend.llvm.emit_loops import c64, layout_of, loop_nest
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 
 @elemental("gather")
@@ -28,21 +29,9 @@ def _gather(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     b = gen.b
     op_dims = operand.shape.dims
     batch_out = [d for d in range(len(inst.shape.dims)) if d not in offset_dims]
-    idx_rank = len(indices.shape.dims)
-    # the start_indices index for one batch position (index_vector_dim left free)
-    batch_index: list[ir.Value] = []
-    it = iter(batch_out)
-    for d in range(idx_rank):
-        batch_index.append(c64(0) if d == ivd else index[next(it)])
-    starts: list[ir.Value] = [c64(0)] * len(op_dims)
-    for k, od in enumerate(start_map):
-        ii = list(batch_index)
-        if ivd < idx_rank:
-            ii[ivd] = c64(k)
-        v = index_value(gen, inst, 1, ii)
-        starts[od] = clamp_index(b, v, 0, op_dims[od] - sizes[od])
-    for od, idd in zip(op_batch, idx_batch):
-        starts[od] = batch_index[idd]
+    # XLA clamps each start so that the slice fits in the operand
+    starts = _operand_starts(gen, inst, 1, [index[d] for d in batch_out], ivd, start_map,
+                             (op_batch, idx_batch), sizes)
     window_dims = [d for d in range(len(op_dims)) if d not in collapsed and d not in op_batch]
     src = list(starts)
     for j, od in enumerate(window_dims):
@@ -52,15 +41,44 @@ def _gather(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 def copy_value(fe: FunctionEmitter, src: Instruction, dst: ir.Value, dst_inst: Instruction) -> None:
     """dst (the buffer of dst_inst) := the value of src (same dims)."""
-    if (fe.is_materialised(src) and not src.shape.is_tuple
-            and layout_of(src.shape) == layout_of(dst_inst.shape)):
-        fe.memcpy(dst, fe.leaf_ptrs(src)[0], leaf_bytes(dst_inst.shape))
+    _copy_into(fe, src, dst, dst_inst.shape)
+
+
+def _copy_into(fe: FunctionEmitter, src: Instruction, dst: ir.Value, shape: Shape) -> None:
+    """dst (an array buffer of `shape`) := the value of src: one memcpy when src has a buffer
+    in the same layout, else an element loop (src computed in place, or a relayout)."""
+    if fe.is_materialised(src) and not src.shape.is_tuple and layout_of(src.shape) == layout_of(shape):
+        fe.memcpy(dst, fe.leaf_ptrs(src)[0], leaf_bytes(shape))
         return
 
     def body(index: list[ir.Value]) -> None:
         with fe.gen.region():
-            fe.store_element(fe.gen.value_at(src, index), dst, dst_inst.shape, index)
-    loop_nest(fe.b, dst_inst.shape, body)
+            fe.store_element(fe.gen.value_at(src, index), dst, shape, index)
+    loop_nest(fe.b, shape, body)
+
+
+def _operand_starts(gen: ElementalGen, inst: Instruction, indices_no: int, batch: list[ir.Value],
+                    ivd: int, index_map: tuple[int, ...], batching: tuple[tuple[int, ...], tuple[int, ...]],
+                    slice_sizes: tuple[int, ...] | None = None) -> list[ir.Value]:
+    """Gather's and scatter's operand start for one batch position: `batch` indexes the
+    start indices (operand `indices_no`) in every dim but index_vector_dim `ivd`, whose k-th
+    entry starts operand dim index_map[k]; operand batching dims (batching[0]) take the
+    position of their start-indices batching dim (batching[1]); other dims start at 0. With
+    `slice_sizes`, each loaded start is clamped into [0, operand_dim - slice_size]."""
+    idx_rank = len(inst.operands[indices_no].shape.dims)
+    op_dims = inst.operands[0].shape.dims
+    it = iter(batch)
+    batch_index = [c64(0) if d == ivd else next(it) for d in range(idx_rank)]
+    starts: list[ir.Value] = [c64(0)] * len(op_dims)
+    for k, od in enumerate(index_map):
+        ii = list(batch_index)
+        if ivd < idx_rank:
+            ii[ivd] = c64(k)
+        v = index_value(gen, inst, indices_no, ii)
+        starts[od] = v if slice_sizes is None else clamp_index(gen.b, v, 0, op_dims[od] - slice_sizes[od])
+    for od, idd in zip(*batching):
+        starts[od] = batch_index[idd]
+    return starts
 
 
 @emitter("dynamic-update-slice")
@@ -118,23 +136,13 @@ def _scatter(fe: FunctionEmitter, inst: Instruction) -> None:
     op_dims = operands[0].shape.dims
     ushape = updates[0].shape
     upd_scatter = [d for d in range(len(ushape.dims)) if d not in uwd]
-    idx_rank = len(indices.shape.dims)
     window_op_dims = [d for d in range(len(op_dims)) if d not in inserted and d not in in_batch]
 
     def body(uidx: list[ir.Value]) -> None:
         with gen.region():
-            batch_index: list[ir.Value] = []
-            it = iter(upd_scatter)
-            for d in range(idx_rank):
-                batch_index.append(c64(0) if d == ivd else uidx[next(it)])
-            full: list[ir.Value] = [c64(0)] * len(op_dims)
-            for k, od in enumerate(sdims):
-                ii = list(batch_index)
-                if ivd < idx_rank:
-                    ii[ivd] = c64(k)
-                full[od] = index_value(gen, inst, n, ii)
-            for od, idd in zip(in_batch, idx_batch):
-                full[od] = batch_index[idd]
+            # not clamped: a window that does not fit is skipped below
+            full = _operand_starts(gen, inst, n, [uidx[d] for d in upd_scatter], ivd, sdims,
+                                   (in_batch, idx_batch))
             ok: ir.Value = ir.Constant(ir.IntType(1), 1)
             window_sizes = {od: ushape.dims[uwd[j]] for j, od in enumerate(window_op_dims)}
             for od in range(len(op_dims)):
@@ -154,37 +162,3 @@ def _scatter(fe: FunctionEmitter, inst: Instruction) -> None:
                         fe.store_element(v, p, s, safe)
     if not any(d == 0 for d in ushape.dims):
         loop_nest(b, ushape, body)
-
-
-def _copy_into(fe: FunctionEmitter, src: Instruction, dst: ir.Value, shape: object) -> None:
-    from hlotools.ir.shape import Shape
-    assert isinstance(shape, Shape)
-
-    def body(index: list[ir.Value]) -> None:
-        with fe.gen.region():
-            fe.store_element(fe.gen.value_at(src, index), dst, shape, index)
-    if fe.is_materialised(src) and layout_of(src.shape) == layout_of(shape):
-        fe.memcpy(dst, fe.leaf_ptrs(src)[0], leaf_bytes(shape))
-    else:
-        loop_nest(fe.b, shape, body)
-
-
-@emitter("custom-call")
-def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
-    """Targets in registry.CUSTOM_CALLS (LAPACK factorizations, ...) and the ones that are
-    identities on one device (Sharding, ...: the interpreter's IDENTITY_TARGETS); anything
-    else is refused naming the target."""
-    from hlotools.backend.llvm.registry import CUSTOM_CALLS
-    from hlotools.errors import HloUnsupportedError
-    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
-    target = str(inst.attrs.get("custom_call_target", ""))
-    if target in CUSTOM_CALLS:
-        CUSTOM_CALLS[target](fe, inst)
-        return
-    if target not in IDENTITY_TARGETS or len(inst.operands) != 1 or inst.shape.is_tuple:
-        raise HloUnsupportedError(f"custom-call target \"{target}\" is not supported by the LLVM backend")
-    copy_value(fe, inst.operands[0], fe.leaf_ptrs(inst)[0], inst)
-
-
-# The LAPACK targets register themselves in CUSTOM_CALLS (and SCRATCH["custom-call"]).
-from hlotools.backend.llvm import emit_lapack  # noqa: E402,F401
