@@ -29,9 +29,7 @@ from _llvm_sandbox import run_in_sandbox
 from test_interpreter_corpus import _INFINITE, XLA, XLA_SKIP, XLA_XFAIL, _xla_rows
 
 # module -> the op the LLVM backend refuses in it (HloUnsupportedError).
-MISSING: dict[str, str] = {
-    "hlo_files/hlofile_0443.hlo": "rng",
-}
+MISSING: dict[str, str] = {}
 
 XFAIL: dict[str, str] = {
     **{f: r for f, r in XLA_XFAIL.items()},

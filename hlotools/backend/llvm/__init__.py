@@ -23,7 +23,9 @@ How it fits together (read in this order):
                   (storage vs value types; narrow floats by bit manipulation), emit_loops.py
                   (loop nests in layout order), emit_reduce.py, emit_data.py (gather, scatter,
                   dynamic-update-slice, custom-call identities), emit_dot.py, emit_conv.py,
-                  emit_sort.py, emit_rng.py, emit_control.py (while, conditional, call, fusion).
+                  emit_sort.py, emit_rng.py (rng-bit-generator, stochastic-convert),
+                  emit_rng_distributions.py (rng, rng-get-and-update-state), emit_collective.py
+                  (collectives on one device), emit_control.py (while, conditional, call, fusion).
 * jit.py          the only importer of llvmlite.binding: target machine, new-PM pipeline,
                   MCJIT, symbol checks, object/assembly emission.
 * runtime.py      CompiledModule: numpy leaves in, numpy leaves out (like interpreter.evaluate).
@@ -44,7 +46,7 @@ from typing import Any
 # imports neither llvmlite nor the emitters.
 EMITTER_MODULES = ("emit_arith", "emit_collective", "emit_control", "emit_conv", "emit_conv_gemm", "emit_data",
                    "emit_dot", "emit_elemental", "emit_fft", "emit_gemm", "emit_linalg", "emit_reduce", "emit_rng",
-                   "emit_sort", "unsupported")
+                   "emit_rng_distributions", "emit_sort", "unsupported")
 
 
 def load_emitters() -> None:

@@ -69,6 +69,21 @@ def philox4x32(b: B, x: list[ir.Value], k0: ir.Value, k1: ir.Value) -> list[ir.V
     return [x0, x1, x2, x3]
 
 
+def philox_bits(b: B, lo: ir.Value, hi: ir.Value, k0: ir.Value, k1: ir.Value, e: ir.Value,
+                width: int) -> ir.Value:
+    """Element `e` (row-major) of prng.cc's PhiloxRngBit32 (width <= 32: lane e % 4 of block
+    e / 4) or PhiloxRngBit64 (half e % 2 of block e / 2), counting from the 128-bit counter
+    (lo, hi) with key (k0, k1)."""
+    block = b.udiv(e, c64(2)) if width == 64 else b.udiv(e, c64(4))
+    low = b.add(lo, block)
+    high = b.add(hi, b.zext(b.icmp_unsigned("<", low, lo), T.I64))
+    out = philox4x32(b, [*_split(b, low), *_split(b, high)], k0, k1)
+    if width == 64:
+        first = b.icmp_unsigned("==", b.urem(e, c64(2)), c64(0))
+        return b.select(first, _join(b, out[0], out[1]), _join(b, out[2], out[3]))
+    return _pick(b, out, b.urem(e, c64(4)))
+
+
 def _split_dim(dims: tuple[int, ...]) -> int:
     for i, d in enumerate(dims):
         if d % 2 == 0:
@@ -138,15 +153,7 @@ def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
                 bits = b.select(b.icmp_unsigned("==", b.urem(index[s], c64(2)), c64(0)), x0, x1)
         else:
             lo, hi = (state[1], state[2]) if size >= 3 else (state[1], state[0])
-            block = b.udiv(e, c64(2)) if width == 64 else b.udiv(e, c64(4))
-            low = b.add(lo, block)
-            high = b.add(hi, b.zext(b.icmp_unsigned("<", low, lo), T.I64))
-            out = philox4x32(b, [*_split(b, low), *_split(b, high)], k0, k1)
-            if width == 64:
-                first = b.icmp_unsigned("==", b.urem(e, c64(2)), c64(0))
-                bits = b.select(first, _join(b, out[0], out[1]), _join(b, out[2], out[3]))
-            else:
-                bits = _pick(b, out, b.urem(e, c64(4)))
+            bits = philox_bits(b, lo, hi, k0, k1, e, width)
         fe.store_element(_as_value(b, bits, et), bits_out, bits_shape, index)
     if n:
         loop_nest(b, bits_shape, element)

@@ -8,8 +8,6 @@ from hlotools.backend.llvm.registry import unsupported
 unsupported("not implemented in the LLVM backend yet (the interpreter runs it)",
             "ragged-dot", "scaled-dot",
             "dynamic-reshape", "set-dimension-size", "get-dimension-size")
-unsupported("rng draws from a process-global generator whose values XLA does not specify", "rng",
-            "rng-get-and-update-state")
 unsupported("ragged all-to-all offsets/sizes are not modelled for a single device (nor in the interpreter)",
             "ragged-all-to-all")
 unsupported("host transfers (infeed/outfeed/send/recv) have no host runtime in the LLVM backend",
