@@ -1,0 +1,222 @@
+"""Unstable sorts (is_stable=false) on the LLVM backend put ties exactly where the
+interpreter's libstdc++ std::sort replay puts them (hlotools/interpreter/std_sort.py), bit for
+bit: many ties, several operands, rows along any dimension and layout, NaNs and -0.0 under
+IEEE compare (not a strict weak order), TOTALORDER, keyed and generic comparators, sizes
+around the insertion-sort threshold (16/17) and inputs that drive introsort to its depth
+limit (heap sort)."""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import hlotools
+from hlotools.backend.llvm import compile_module
+from hlotools.interpreter import evaluate
+from hlotools.interpreter import std_sort as model
+from hlotools.ir.types import ELEMENT_TYPES
+
+KEY_TYPES = ["f32", "f64", "bf16", "f16", "s32", "u8", "s64", "pred"]
+PAYLOAD_TYPES = ["s32", "u32", "f32", "bf16"]
+SIZES = [1, 2, 3, 15, 16, 17, 18, 31, 32, 33, 64, 100, 257]
+# simple compares, a keyed one (the same expression of lhs and rhs), and generic ones the
+# interpreter sorts by equivalence classes
+COMPARATORS = ["lt", "gt", "lt_total", "gt_total", "swapped", "keyed", "lex", "wrapped"]
+GENERIC = {"lex", "wrapped"}
+
+
+def _shape(et: str, dims: tuple[int, ...], layout: tuple[int, ...]) -> str:
+    return f"{et}[{','.join(map(str, dims))}]{{{','.join(map(str, layout))}}}"
+
+
+def _comparator(kind: str, types: list[str]) -> str:
+    params = "\n".join(f"  p{2 * k + s} = {t}[] parameter({2 * k + s})" for k, t in enumerate(types) for s in (0, 1))
+    total = ", type=TOTALORDER" if ELEMENT_TYPES[types[0]].is_float and kind.endswith("_total") else ""
+    if kind in ("lt", "gt", "lt_total", "gt_total"):
+        body = f"  ROOT c = pred[] compare(p0, p1), direction={kind[:2].upper()}{total}"
+    elif kind == "swapped":  # compare(rhs, lhs): descending
+        body = "  ROOT c = pred[] compare(p1, p0), direction=LT"
+    elif kind == "keyed":
+        body = (f"  k0 = {types[0]}[] negate(p0)\n  k1 = {types[0]}[] negate(p1)\n"
+                "  ROOT c = pred[] compare(k0, k1), direction=LT")
+    elif kind == "lex":  # by operand 0, then operand 1
+        body = ("  lt0 = pred[] compare(p0, p1), direction=LT\n  eq0 = pred[] compare(p0, p1), direction=EQ\n"
+                "  lt1 = pred[] compare(p2, p3), direction=LT\n  t = pred[] and(eq0, lt1)\n"
+                "  ROOT c = pred[] or(lt0, t)")
+    else:  # "wrapped": LT, but not at the root
+        body = "  c0 = pred[] compare(p0, p1), direction=LT\n  ROOT c = pred[] and(c0, c0)"
+    return f"cmp {{\n{params}\n{body}\n}}\n"
+
+
+def sort_module(kind: str, types: list[str], dims: tuple[int, ...], layouts: list[tuple[int, ...]], dim: int) -> str:
+    shapes = [_shape(t, dims, lay) for t, lay in zip(types, layouts)]
+    params = "\n".join(f"  x{k} = {s} parameter({k})" for k, s in enumerate(shapes))
+    result = shapes[0] if len(shapes) == 1 else f"({', '.join(shapes)})"
+    args = ", ".join(f"x{k}" for k in range(len(shapes)))
+    return (f"HloModule ties\n{_comparator(kind, types)}\nENTRY e {{\n{params}\n"
+            f"  ROOT s = {result} sort({args}), dimensions={{{dim}}}, to_apply=cmp\n}}\n")
+
+
+def _values(rng: np.random.Generator, et: str, dims: tuple[int, ...], distinct: int, specials: bool) -> np.ndarray:
+    """Few distinct values (ties), and for floats NaNs (both signs), -0.0 and +0.0."""
+    dt = ELEMENT_TYPES[et].dtype
+    if et == "pred":
+        return rng.integers(0, 2, dims).astype(bool)
+    x = rng.integers(0, distinct, dims)
+    if not ELEMENT_TYPES[et].is_float:
+        return (x if et.startswith("u") else x - distinct // 2).astype(dt)
+    v = (x - distinct // 2).astype(np.float64) * 0.5
+    if specials:
+        pick = rng.random(dims)
+        v = np.where(pick < 0.1, np.nan, v)
+        v = np.where((pick >= 0.1) & (pick < 0.15), -np.nan, v)
+        v = np.where((pick >= 0.15) & (pick < 0.25), -0.0, v)
+        v = np.where((pick >= 0.25) & (pick < 0.3), 0.0, v)
+    return v.astype(dt)
+
+
+def _leaves(x: Any) -> list[np.ndarray]:
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [np.ascontiguousarray(np.asarray(x))]
+
+
+def assert_same_bits(text: str, args: list[np.ndarray]) -> None:
+    m = hlotools.parse_module(text)
+    want, got = _leaves(evaluate(m, args)), _leaves(compile_module(m)(args))
+    assert len(want) == len(got)
+    for k, (w, g) in enumerate(zip(want, got)):
+        assert w.shape == g.shape and w.dtype == g.dtype, (k, w.shape, g.shape, w.dtype, g.dtype)
+        assert np.array_equal(w.view(np.uint8), g.view(np.uint8)), f"{text}\noutput {k}\nllvm {g}\ninterpreter {w}"
+
+
+@st.composite
+def sorts(draw: st.DrawFn) -> tuple[str, list[np.ndarray]]:
+    rank = draw(st.integers(1, 3))
+    dim = draw(st.integers(0, rank - 1))
+    n = draw(st.sampled_from(SIZES))
+    dims = tuple(n if d == dim else draw(st.integers(1, 3)) for d in range(rank))
+    kind = draw(st.sampled_from(COMPARATORS))
+    key = draw(st.sampled_from(KEY_TYPES))
+    if kind == "keyed" and key == "pred":
+        key = "s32"
+    payloads = draw(st.lists(st.sampled_from(PAYLOAD_TYPES), min_size=1 if kind == "lex" else 0, max_size=2))
+    types = [key, *payloads]
+    layouts = [tuple(draw(st.permutations(range(rank)))) for _ in types]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    distinct = draw(st.sampled_from([1, 2, 3, 5, 1000]))
+    # the generic comparators only on a strict weak order (the interpreter's merge assumes one)
+    specials = kind not in GENERIC and draw(st.booleans())
+    args = [_values(rng, key, dims, distinct, specials)]
+    args += [_values(rng, t, dims, 7, False) for t in payloads]
+    return sort_module(kind, types, dims, layouts, dim), args
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sorts())
+def test_unstable_sort_puts_ties_where_the_interpreter_does(case: tuple[str, list[np.ndarray]]) -> None:
+    assert_same_bits(*case)
+
+
+@pytest.mark.parametrize("n", [16, 17, 18, 33])
+@pytest.mark.parametrize("kind", ["lt", "gt", "lt_total", "lex"])
+def test_threshold_sizes_with_every_row_tied(n: int, kind: str) -> None:
+    """Rows of 16/17/18/33: the final insertion sort alone, or after one partition."""
+    dims = (4, n)
+    rng = np.random.default_rng(n)
+    keys = _values(rng, "f32", dims, 3, kind != "lex")
+    iota = np.broadcast_to(np.arange(n, dtype=np.int32), dims).copy()
+    assert_same_bits(sort_module(kind, ["f32", "s32"], dims, [(1, 0), (1, 0)], 1), [keys, iota])
+
+
+def _counting_heap_sort(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = model._heap_sort
+
+    def counted(a: list[int], first: int, last: int, less: model.Less) -> None:
+        calls.append(last - first)
+        real(a, first, last, less)
+    monkeypatch.setattr(model, "_heap_sort", counted)
+    return calls
+
+
+def killer_keys(n: int, nans: frozenset[int] = frozenset()) -> list[float]:
+    """McIlroy's adversary ("A killer adversary for quicksort"): values fixed lazily while
+    the model sorts, so that every pivot is nearly the smallest; sorting them again makes the
+    same comparisons and drives introsort to its depth limit. Positions in `nans` are NaN
+    (they compare false both ways throughout)."""
+    gas = float(n)
+    val = [float("nan") if i in nans else gas for i in range(n)]
+    state = {"solid": 0, "candidate": 0}
+
+    def less(x: int, y: int) -> bool:
+        if val[x] == gas and val[y] == gas:
+            frozen = x if x == state["candidate"] else y
+            val[frozen] = float(state["solid"])
+            state["solid"] += 1
+        if val[x] == gas:
+            state["candidate"] = x
+        elif val[y] == gas:
+            state["candidate"] = y
+        return val[x] < val[y]
+    model.std_sort(list(range(n)), less)
+    return val
+
+
+@pytest.mark.parametrize("n", [100, 300, 1000])
+@pytest.mark.parametrize("variant", ["ties", "nans", "descending"])
+def test_depth_limit_heap_sort(n: int, variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adversarial keys push introsort to its depth limit: the heap sort runs (counted in the
+    model) and the LLVM backend agrees with it, ties and NaNs included."""
+    kind = "lt"
+    if variant == "ties":  # pairs of equal keys: ties the replay has to place
+        keys = np.array(killer_keys(n), np.float32) // 2
+    elif variant == "nans":
+        keys = np.array(killer_keys(n, frozenset(range(3, n, 7))), np.float32)
+    else:  # the same degenerate order, through GT
+        keys = -(np.array(killer_keys(n), np.float32) // 2)
+        kind = "gt"
+    calls = _counting_heap_sort(monkeypatch)
+    rows = np.stack([keys, keys[::-1], keys])
+    iota = np.broadcast_to(np.arange(n, dtype=np.int32), rows.shape).copy()
+    assert_same_bits(sort_module(kind, ["f32", "s32"], rows.shape, [(1, 0), (1, 0)], 1), [rows, iota])
+    assert calls, "the adversarial keys did not reach the heap sort"
+
+
+def test_depth_limit_through_equivalence_classes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generic-comparator path: std::sort over class ids reaches the heap sort too."""
+    n = 300
+    keys = np.array(killer_keys(n), np.float32) // 2
+    calls = _counting_heap_sort(monkeypatch)
+    iota = np.arange(n, dtype=np.int32)
+    assert_same_bits(sort_module("wrapped", ["f32", "s32"], (n,), [(0,), (0,)], 0), [keys, iota])
+    assert calls
+
+
+def test_tie_order_is_std_sort_not_stable() -> None:
+    """Not just the interpreter's word: a row of 20 equal keys comes out in std::sort's
+    order, which is not the input order."""
+    n = 20
+    text = sort_module("lt", ["f32", "s32"], (n,), [(0,), (0,)], 0)
+    m = hlotools.parse_module(text)
+    keys, iota = np.zeros(n, np.float32), np.arange(n, dtype=np.int32)
+    got = _leaves(compile_module(m)([keys, iota]))[1]
+    keys_list = keys.tolist()
+    want = model.std_sort(list(range(n)), lambda i, j: keys_list[i] < keys_list[j])
+    assert got.tolist() == want
+    assert want != list(range(n))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_model_stays_in_its_list_for_any_comparator(seed: int) -> None:
+    """The model's loops are bounded: a comparator that is not even asymmetric (random
+    answers) still gives a permutation, never an IndexError or a wrapped index."""
+    rng = np.random.default_rng(seed)
+    for n in itertools.chain(range(1, 40), (64, 200, 1000)):
+        table = rng.random((n, n)) < 0.5
+        out = model.std_sort(list(range(n)), lambda i, j: bool(table[i, j]))
+        assert sorted(out) == list(range(n))
