@@ -24,9 +24,23 @@ from hlotools.backend.llvm.emit_elemental import clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
-from hlotools.ir.attributes import ConvDimLabels, Window
+from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES
+
+
+def input_position(b: ir.IRBuilder, w: WindowDim, out_pos: ir.Value, k: ir.Value, size: int,
+                   inside: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """The input index that output position `out_pos` reads at window offset `k` along one
+    spatial dim of `size` (clamped into range, so the load is always safe), and `inside`
+    and-ed with whether that is a real element: not padding, not a base-dilation hole."""
+    pos = b.add(b.mul(out_pos, c64(w.stride)), b.mul(k, c64(w.window_dilation)))
+    pos = b.sub(pos, c64(w.padding_low))
+    if w.base_dilation > 1:
+        inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
+        pos = b.sdiv(pos, c64(w.base_dilation))
+    inside = b.and_(inside, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(size))))
+    return clamp_index(b, pos, 0, max(0, size - 1)), inside
 
 
 @emitter("convolution")
@@ -70,14 +84,8 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         idx[labels.input_feature] = b.add(b.mul(fgi, c64(c_g)), ci_var[0]) if g > 1 else ci_var[0]
         inside: ir.Value = ir.Constant(T.I1, 1)
         for i, w in enumerate(window.dims):
-            pos = b.add(b.mul(out_idx[labels.output_spatial[i]], c64(w.stride)), b.mul(kpos[i], c64(w.window_dilation)))
-            pos = b.sub(pos, c64(w.padding_low))
-            if w.base_dilation > 1:
-                inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
-                pos = b.sdiv(pos, c64(w.base_dilation))
-            size = ld[labels.input_spatial[i]]
-            inside = b.and_(inside, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(size))))
-            idx[labels.input_spatial[i]] = clamp_index(b, pos, 0, max(0, size - 1))
+            idx[labels.input_spatial[i]], inside = input_position(
+                b, w, out_idx[labels.output_spatial[i]], kpos[i], ld[labels.input_spatial[i]], inside)
         return idx, inside
 
     def rhs_value() -> ir.Value:

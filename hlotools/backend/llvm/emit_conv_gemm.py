@@ -26,7 +26,6 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_arith import convert_value
-from hlotools.backend.llvm.emit_elemental import clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of, strides
 from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
 from hlotools.ir.attributes import ConvDimLabels, Window
@@ -162,14 +161,8 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
             for i, w in enumerate(window.dims):
                 kr = kidx[labels.kernel_spatial[i]]
                 kp = b.sub(c64(w.size - 1), kr) if w.window_reversal else kr
-                pos = b.add(b.mul(o_idx[labels.output_spatial[i]], c64(w.stride)), b.mul(kp, c64(w.window_dilation)))
-                pos = b.sub(pos, c64(w.padding_low))
-                if w.base_dilation > 1:
-                    inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
-                    pos = b.sdiv(pos, c64(w.base_dilation))
-                size = ld[labels.input_spatial[i]]
-                inside = b.and_(inside, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(size))))
-                idx[labels.input_spatial[i]] = clamp_index(b, pos, 0, max(0, size - 1))
+                idx[labels.input_spatial[i]], inside = emit_conv.input_position(
+                    b, w, o_idx[labels.output_spatial[i]], kp, ld[labels.input_spatial[i]], inside)
             with fe.gen.region():
                 v = convert_value(b, fe.gen.value_at(lhs, idx), lhs_et, p.ct)
             b.store(b.select(inside, v, T.constant(p.ct, 0)), b.gep(row, [col], source_etype=sty))
