@@ -9,6 +9,11 @@ Exported (all void unless said):
     run_empty(i64 n, i64 reps)               `reps` parallel_for calls of an empty worker
     run_scale(ptr ctx, i64 rows, i64 reps)   ctx = {ptr x, ptr y, i64 cols}: y = exp(x) * 0.5 + x,
                                              rows split across threads, `reps` times
+    run_stamp(ptr ctx, i64 n)                ctx = {ptr out, i64 busy_ns, i64 t_call, i64 caller}:
+                                             t_call = now, caller = pthread_self(),
+                                             then index i stores (now, pthread_self()) at out[2i],
+                                             out[2i + 1] and keeps its thread busy for busy_ns
+                                             (when a sleeping or spinning worker joins in)
     hlotools_parallel_join(), globals hlotools_num_threads (i32), hlotools_pool_spin_ns (i64)
 """
 from __future__ import annotations
@@ -89,6 +94,7 @@ def build_ir(impl: str = "pool") -> str:
     b.ret_void()
 
     _scale(module, pf)
+    _stamp(module, pf)
     return str(module)
 
 
@@ -109,6 +115,40 @@ def _scale(module: ir.Module, pf: ir.Function) -> None:
     b.ret_void()
 
 
+def _now(b: ir.IRBuilder, module: ir.Module, ts: ir.Value) -> ir.Value:
+    clock = module.globals.get("clock_gettime") or ir.Function(
+        module, ir.FunctionType(T.I32, [T.I32, T.PTR]), "clock_gettime")
+    b.call(clock, [ir.Constant(T.I32, 1), ts])  # CLOCK_MONOTONIC
+    sec = b.load(b.gep(ts, [c64(0)], source_etype=T.I64), typ=T.I64)
+    nsec = b.load(b.gep(ts, [c64(1)], source_etype=T.I64), typ=T.I64)
+    return b.add(b.mul(sec, c64(1_000_000_000)), nsec)
+
+
+def _stamp(module: ir.Module, pf: ir.Function) -> None:
+    self_ = ir.Function(module, ir.FunctionType(T.I64, []), "pthread_self")
+    stamp, b = _worker(module, "stamp")
+    ctx, lo, hi = stamp.args
+    ts = b.alloca(ir.ArrayType(T.I64, 2))
+    out, busy = _field(b, ctx, 0, T.PTR), _field(b, ctx, 1, T.I64)
+    with for_range(b, lo, hi) as i:
+        t0 = _now(b, module, ts)
+        b.store(t0, b.gep(out, [b.mul(i, c64(2))], source_etype=T.I64))
+        b.store(b.call(self_, []), b.gep(out, [b.add(b.mul(i, c64(2)), c64(1))], source_etype=T.I64))
+        spin = stamp.append_basic_block("busy")
+        done = stamp.append_basic_block("busy.done")
+        b.branch(spin)
+        b.position_at_end(spin)
+        b.cbranch(b.icmp_signed("<", b.sub(_now(b, module, ts), t0), busy), spin, done)
+        b.position_at_end(done)
+    b.ret_void()
+    fn, b = _export(module, "run_stamp", [T.PTR, T.I64])
+    ts = b.alloca(ir.ArrayType(T.I64, 2))
+    b.store(_now(b, module, ts), b.gep(fn.args[0], [c64(2)], source_etype=T.I64))
+    b.store(b.call(self_, []), b.gep(fn.args[0], [c64(3)], source_etype=T.I64))
+    b.call(pf, [stamp, fn.args[0], fn.args[1]])
+    b.ret_void()
+
+
 @dataclass
 class PoolModule:
     """The compiled module and ctypes entry points (keep it alive while calling)."""
@@ -118,6 +158,7 @@ class PoolModule:
     run_nested: Any
     run_empty: Any
     run_scale: Any
+    run_stamp: Any
     join: Any
     threads: ctypes.c_int32
     spin_ns: ctypes.c_int64
@@ -131,6 +172,6 @@ def compile_module(impl: str = "pool") -> PoolModule:
     def fn(name: str, *args: Any) -> Any:
         return ctypes.CFUNCTYPE(None, *args)(engine.get_function_address(name))
     return PoolModule(jm, fn("run_count", vp, i64), fn("run_nested", vp, i64), fn("run_empty", i64, i64),
-                      fn("run_scale", vp, i64, i64), fn(JOIN_SYMBOL),
+                      fn("run_scale", vp, i64, i64), fn("run_stamp", vp, i64), fn(JOIN_SYMBOL),
                       ctypes.c_int32.from_address(engine.get_global_value_address(THREADS_GLOBAL)),
                       ctypes.c_int64.from_address(engine.get_global_value_address(SPIN_GLOBAL)))
