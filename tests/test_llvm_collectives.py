@@ -213,3 +213,45 @@ def test_in_place_collective_permute_is_refused() -> None:
     m = hlotools.parse_module(text, verify=False)
     with pytest.raises(HloUnsupportedError, match=r"collective-permute-start %s: the in-place form"):
         compile_module(m)
+
+
+# ------------------------------------------------------------------ asynchronous wrappers
+
+ASYNC_AR = ("wrapped {\n  p = f32[4,6] parameter(0)\n"
+            "  ROOT ar = f32[4,6] all-reduce(p), replica_groups={}, to_apply=add\n}\n")
+
+
+def test_async_start_update_done_around_an_all_reduce(preset: str) -> None:
+    text = (f"HloModule m\n{ADD}{ASYNC_AR}ENTRY e {{\n  x = f32[4,6]{{0,1}} parameter(0)\n"
+            "  s = ((f32[4,6]{0,1}), f32[4,6], s32[]) async-start(x), calls=wrapped\n"
+            "  u = ((f32[4,6]{0,1}), f32[4,6], s32[]) async-update(s)\n"
+            "  d = f32[4,6] async-done(u)\n"
+            "  ROOT t = (f32[4,6], ((f32[4,6]{0,1}), f32[4,6], s32[])) tuple(d, u)\n}\n")
+    got = assert_same(text, preset)
+    x = _operands(text)[0]
+    assert np.array_equal(got[0], x) and np.array_equal(got[1], x) and got[3] == 0
+
+
+def test_async_start_of_a_computation_that_computes(preset: str) -> None:
+    text = ("HloModule m\n" + ADD + "sq {\n  p = f32[8] parameter(0)\n  q = f32[8] parameter(1)\n"
+            "  ROOT m = f32[8] multiply(p, q)\n}\n"
+            "pair {\n  p = f32[8] parameter(0)\n  q = f32[8] parameter(1)\n"
+            "  ROOT r = (f32[8], f32[8]) all-reduce(p, q), replica_groups={}, to_apply=add\n}\n"
+            "ENTRY e {\n  x = f32[8] parameter(0)\n  y = f32[8] parameter(1)\n"
+            "  s = ((f32[8], f32[8]), f32[8], u32[]) async-start(x, y), calls=sq\n"
+            "  d = f32[8] async-done(s)\n"
+            "  st = ((f32[8], f32[8]), (f32[8], f32[8])) async-start(d, y), calls=pair\n"
+            "  ROOT d2 = (f32[8], f32[8]) async-done(st)\n}\n")
+    got = assert_same(text, preset)
+    x, y = _operands(text)
+    assert np.array_equal(got[0], x * y) and np.array_equal(got[1], y)
+
+
+def test_copy_start_done_with_another_layout(preset: str) -> None:
+    text = ("HloModule m\nENTRY e {\n  x = f32[4,6]{0,1} parameter(0)\n"
+            "  s = (f32[4,6]{1,0}, f32[4,6]{0,1}, u32[]) copy-start(x)\n"
+            "  d = f32[4,6]{1,0} copy-done(s)\n  n = f32[4,6]{1,0} negate(d)\n"
+            "  ROOT t = (f32[4,6]{1,0}, (f32[4,6]{1,0}, f32[4,6]{0,1}, u32[])) tuple(n, s)\n}\n")
+    got = assert_same(text, preset)
+    x = _operands(text)[0]
+    assert np.array_equal(got[0], -x) and np.array_equal(got[1], x) and got[3] == 0

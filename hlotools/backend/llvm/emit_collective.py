@@ -8,7 +8,8 @@ all-gather / reduce-scatter / all-to-all / collective-broadcast return their ope
 the pair 0->0 is listed; otherwise nobody sends to this device and the result is zeros (XLA
 fills receive buffers nobody writes). The asynchronous pairs split that in two: a -start's
 shape is either the result's (current XLA) or (operands, results[, u32 contexts...]); the
--done returns the results part.
+-done returns the results part. The generic asynchronous wrappers (async-start/update/done,
+copy-start/done) run synchronously too, as in the interpreter.
 
 Every op is described per result leaf by a source: an operand leaf or zeros (`_sources`).
 Array results also have an elemental generator (value_at of the source), so a collective
@@ -39,7 +40,10 @@ COPIES = ("all-reduce", "all-reduce-start", "all-gather", "all-gather-start", "r
           "collective-broadcast")
 DONES = ("all-reduce-done", "all-gather-done", "collective-permute-done")
 PERMUTES = ("collective-permute", "collective-permute-start")
-LOWERED = COPIES + DONES + PERMUTES
+# the asynchronous wrappers, run synchronously (interpreter/control.py): async-start calls
+# its computation at once (its own emitter below); the others move leaves
+WRAPPERS = ("async-update", "async-done", "copy-start", "copy-done")
+LOWERED = COPIES + DONES + PERMUTES + WRAPPERS
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,8 @@ def _sources(inst: Instruction) -> list[Source]:
             srcs = srcs + srcs
     elif op in DONES:
         srcs = _done_sources(inst)
+    elif op in WRAPPERS:
+        srcs = _wrapper_sources(inst)
     elif op == "collective-permute" or not inst.shape.is_tuple:
         srcs = _permute_sources(inst)
     else:  # collective-permute-start: (operands, results, u32 contexts...)
@@ -119,6 +125,24 @@ def _done_sources(inst: Instruction) -> list[Source]:
     raise _fail(inst, f"its start %{start.name} has shape {start.shape}, which holds no {inst.shape}")
 
 
+def _wrapper_sources(inst: Instruction) -> list[Source]:
+    """async-update: its operand; async-done: element 1 (the result) of the async-start
+    value ((operands), result, contexts...); copy-start: (destination, source, context) =
+    (operand, operand, 0); copy-done: element 0 of that."""
+    operand = inst.operands[0]
+    srcs = _leaves_of([operand])
+    if inst.opcode == "async-update":
+        return srcs
+    if inst.opcode == "copy-start":
+        return srcs + srcs + [ZEROS] * (len(inst.shape.leaves()) - 2 * len(srcs))
+    parts = operand.shape.tuple_shapes or ()
+    k = 1 if inst.opcode == "async-done" else 0
+    if len(parts) <= k:
+        raise _fail(inst, f"its operand %{operand.name} is not a {'async' if k else 'copy'}-start value")
+    first = sum(len(p.leaves()) for p in parts[:k])
+    return srcs[first:first + len(parts[k].leaves())]
+
+
 def _same_leaves(a: Shape, b: Shape) -> bool:
     la, lb = a.leaves(), b.leaves()
     return len(la) == len(lb) and all(x.dims == y.dims and x.element_type == y.element_type for x, y in zip(la, lb))
@@ -153,17 +177,46 @@ def _collective_value(gen: ElementalGen, inst: Instruction, index: Index) -> Val
 
 @emitter(*LOWERED)
 def _collective(fe: FunctionEmitter, inst: Instruction) -> None:
-    from hlotools.backend.llvm.compiler import leaf_bytes
     for src, dst, shape in zip(_sources(inst), fe.leaf_ptrs(inst), inst.shape.leaves()):
-        nbytes = leaf_bytes(shape)
-        if not nbytes:
-            continue
-        if src.inst is None:
-            memset_zero(fe, dst, nbytes)
-        elif fe.is_materialised(src.inst) and layout_of(src.inst.shape.leaves()[src.leaf]) == layout_of(shape):
-            fe.memcpy(dst, fe.leaf_ptrs(src.inst)[src.leaf], nbytes)
-        else:
-            _copy_loop(fe, src, dst, shape)
+        copy_leaf(fe, src, dst, shape)
+
+
+def copy_leaf(fe: FunctionEmitter, src: Source, dst: ir.Value, shape: Shape) -> None:
+    """dst (a leaf of `shape`) := the source (memset for zeros, memcpy when the layouts agree)."""
+    from hlotools.backend.llvm.compiler import leaf_bytes
+    nbytes = leaf_bytes(shape)
+    if not nbytes:
+        return
+    if src.inst is None:
+        memset_zero(fe, dst, nbytes)
+    elif fe.is_materialised(src.inst) and layout_of(src.inst.shape.leaves()[src.leaf]) == layout_of(shape):
+        fe.memcpy(dst, fe.leaf_ptrs(src.inst)[src.leaf], nbytes)
+    else:
+        _copy_loop(fe, src, dst, shape)
+
+
+@emitter("async-start")
+def _async_start(fe: FunctionEmitter, inst: Instruction) -> None:
+    """((operands), result, contexts...): the operands are copied, the wrapped computation
+    (`calls`) runs now writing the result leaves, contexts are 0."""
+    comp = inst.attrs.get("calls")
+    parts = inst.shape.tuple_shapes or ()
+    if comp is None or comp.root is None or len(parts) < 2:
+        raise _fail(inst, "expected calls= and a ((operands), result, contexts...) shape")
+    ptrs, shapes = fe.leaf_ptrs(inst), inst.shape.leaves()
+    n0, n1 = len(parts[0].leaves()), len(parts[1].leaves())
+    operands = _leaves_of(list(inst.operands))
+    if len(operands) != n0 or not _same_leaves(parts[0], Shape.tuple_of([o.shape for o in inst.operands])):
+        raise _fail(inst, f"its element 0 {parts[0]} is not its operands")
+    if not _same_leaves(parts[1], comp.root.shape):
+        raise _fail(inst, f"its element 1 {parts[1]} is not the result of %{comp.name} ({comp.root.shape})")
+    for src, dst, shape in zip(operands, ptrs[:n0], shapes[:n0]):
+        copy_leaf(fe, src, dst, shape)
+    args = [p for op in inst.operands for p in fe.leaf_ptrs(op)]
+    arg_shapes = [s for op in inst.operands for s in op.shape.leaves()]
+    fe.call_computation(comp, args, ptrs[n0:n0 + n1], arg_shapes=arg_shapes, out_shapes=shapes[n0:n0 + n1])
+    for dst, shape in zip(ptrs[n0 + n1:], shapes[n0 + n1:]):
+        copy_leaf(fe, ZEROS, dst, shape)
 
 
 def _copy_loop(fe: FunctionEmitter, src: Source, dst: ir.Value, shape: Shape) -> None:

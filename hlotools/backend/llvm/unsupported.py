@@ -12,5 +12,3 @@ unsupported("ragged all-to-all offsets/sizes are not modelled for a single devic
             "ragged-all-to-all")
 unsupported("host transfers (infeed/outfeed/send/recv) have no host runtime in the LLVM backend",
             "infeed", "outfeed", "send", "send-done", "recv", "recv-done")
-unsupported("asynchronous wrappers are not lowered yet (run async-collective-conversion first)",
-            "async-start", "async-update", "async-done", "copy-start", "copy-done")
