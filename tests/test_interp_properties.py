@@ -19,14 +19,19 @@ def _c_div(x: int, y: int) -> int:
     return q if (x >= 0) == (y > 0) else -q
 
 
-@settings(max_examples=25, deadline=None)
-@given(ty=st.sampled_from(sorted(WIDTHS)), data=st.data())
-def test_signed_division_matches_c_semantics(ty: str, data: st.DataObject) -> None:
+def _draw_operands(data: st.DataObject, ty: str) -> tuple[int, list[int], list[int], np.ndarray, np.ndarray]:
+    """(bits, xs, ys, x, y): two lists of 1 to 16 values of `ty`, of one length, and their arrays."""
     dtype, bits = WIDTHS[ty]
     ints = st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     xs = data.draw(st.lists(ints, min_size=1, max_size=16))
     ys = data.draw(st.lists(ints, min_size=len(xs), max_size=len(xs)))
-    x, y = np.array(xs, dtype), np.array(ys, dtype)
+    return bits, xs, ys, np.array(xs, dtype), np.array(ys, dtype)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ty=st.sampled_from(sorted(WIDTHS)), data=st.data())
+def test_signed_division_matches_c_semantics(ty: str, data: st.DataObject) -> None:
+    bits, xs, ys, x, y = _draw_operands(data, ty)
     q = binary("divide", ty, x, y).tolist()
     r = binary("remainder", ty, x, y).tolist()
     for a, b, qq, rr in zip(xs, ys, q, r):
@@ -40,11 +45,7 @@ def test_signed_division_matches_c_semantics(ty: str, data: st.DataObject) -> No
 @settings(max_examples=25, deadline=None)
 @given(ty=st.sampled_from(sorted(WIDTHS)), data=st.data())
 def test_add_multiply_shift_wrap_like_twos_complement(ty: str, data: st.DataObject) -> None:
-    dtype, bits = WIDTHS[ty]
-    ints = st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-    xs = data.draw(st.lists(ints, min_size=1, max_size=16))
-    ys = data.draw(st.lists(st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1), min_size=len(xs), max_size=len(xs)))
-    x, y = np.array(xs, dtype), np.array(ys, dtype)
+    bits, xs, ys, x, y = _draw_operands(data, ty)
     assert binary("add", ty, x, y).tolist() == [_wrap(a + b, bits) for a, b in zip(xs, ys)]
     assert binary("multiply", ty, x, y).tolist() == [_wrap(a * b, bits) for a, b in zip(xs, ys)]
     shl = binary("shift-left", ty, x, y).tolist()

@@ -97,30 +97,26 @@ def test_reduce_window_max_pool_with_padding_and_stride() -> None:
     assert run1(text, np.array([[1, 5, 2, 7]], np.float32)).tolist() == [[1, 5, 7]]
 
 
+def _window_sums(x: list[float], init: float, out: int, window: str) -> list[float]:
+    """reduce-window add of the f32 vector x (init `init`, `out` windows, window={`window`})."""
+    text = ADD + f"""ENTRY e {{
+  a = f32[{len(x)}] parameter(0)
+  z = f32[] constant({init})
+  ROOT r = f32[{out}] reduce-window(a, z), window={{{window}}}, to_apply=add
+}}"""
+    got: list[float] = run1(text, np.array(x, np.float32)).tolist()
+    return got
+
+
 def test_reduce_window_init_combined_once_and_dilations() -> None:
-    text = ADD + """ENTRY e {
-  a = f32[4] parameter(0)
-  z = f32[] constant(100)
-  ROOT r = f32[2] reduce-window(a, z), window={size=2 rhs_dilate=2}, to_apply=add
-}"""
     # windows {0, 2} and {1, 3}; init added once per window
-    assert run1(text, np.array([1, 2, 3, 4], np.float32)).tolist() == [104, 106]
-    text = ADD + """ENTRY e {
-  a = f32[3] parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[4] reduce-window(a, z), window={size=2 lhs_dilate=2}, to_apply=add
-}"""
+    assert _window_sums([1, 2, 3, 4], 100, 2, "size=2 rhs_dilate=2") == [104, 106]
     # base-dilated operand [1, _, 2, _, 3]: holes contribute nothing
-    assert run1(text, np.array([1, 2, 3], np.float32)).tolist() == [1, 2, 2, 3]
+    assert _window_sums([1, 2, 3], 0, 4, "size=2 lhs_dilate=2") == [1, 2, 2, 3]
 
 
 def test_reduce_window_cumulative_sum_like_jax() -> None:
-    text = ADD + """ENTRY e {
-  a = f32[5] parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[5] reduce-window(a, z), window={size=5 pad=4_0}, to_apply=add
-}"""
-    assert run1(text, np.array([1, 2, 3, 4, 5], np.float32)).tolist() == [1, 3, 6, 10, 15]
+    assert _window_sums([1, 2, 3, 4, 5], 0, 5, "size=5 pad=4_0") == [1, 3, 6, 10, 15]
 
 
 def test_variadic_reduce_window_skips_padding() -> None:
