@@ -45,11 +45,12 @@ def check_once(n, what):
 """
 
 
-def run_child(body: str, timeout: float = 120) -> str:
+def run_child(body: str, timeout: float = 120, env: dict[str, str] | None = None) -> str:
     """PRELUDE + body in a fresh interpreter (faulthandler on); its stdout, or a failure
     naming the signal and the child's last stderr lines."""
     r = subprocess.run([sys.executable, "-X", "faulthandler", "-c", PRELUDE + textwrap.dedent(body)],
-                       capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
+                       capture_output=True, text=True, timeout=timeout, cwd=str(ROOT),
+                       env={**os.environ, **(env or {})})
     how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit {r.returncode}"
     assert r.returncode == 0, f"child died ({how})\n{r.stderr[-3000:]}"
     return r.stdout
@@ -282,3 +283,62 @@ def test_two_pools_in_one_module_share_the_join() -> None:
     calls = [str(i) for blk in join.blocks for i in blk.instructions if isinstance(i, ir.CallInstr)]
     assert any("a.parallel_for.pool.join" in c for c in calls) and any("b.parallel_for.pool.join" in c for c in calls)
     jit.parse_ir(str(m))  # verifies
+
+
+def test_drop_in_for_the_backend() -> None:
+    """The LLVM backend with parallel.py's parallel_for swapped for the pool (as the runtime
+    will be switched): threaded elementwise loops and a threaded GEMM give numpy's results,
+    calls from several Python threads too, and the pool is what ran them."""
+    out = run_child("""
+        from hlotools.backend.llvm import parallel, parallel_pool
+        if hasattr(parallel, "_define_parallel_for"):   # the runtime library's and AOT's definition
+            parallel._define_parallel_for = lambda module, export: parallel_pool.pool_parallel_for_function(
+                module, export=export)
+        else:
+            parallel.parallel_for_function = parallel_pool.pool_parallel_for_function
+        from hlotools import parse_module
+        from hlotools.backend.llvm import runtime_library
+        from hlotools.backend.llvm.runtime import CompiledModule
+        EW = '''HloModule ew
+        ENTRY main {
+          a = f32[1024,512] parameter(0)
+          b = f32[1024,512] parameter(1)
+          m = f32[1024,512] multiply(a, b)
+          e = f32[1024,512] exponential(m)
+          ROOT r = f32[1024,512] add(e, a)
+        }'''
+        DOT = '''HloModule dot
+        ENTRY main {
+          a = f32[320,320] parameter(0)
+          b = f32[320,320] parameter(1)
+          ROOT d = f32[320,320] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+        }'''
+        rng = np.random.default_rng(0)
+        A = rng.standard_normal((1024, 512)).astype(np.float32) * 0.5
+        B = rng.standard_normal((1024, 512)).astype(np.float32) * 0.5
+        D = rng.standard_normal((320, 320)).astype(np.float32)
+        ew, dot = CompiledModule(parse_module(EW)), CompiledModule(parse_module(DOT))
+        engines = [ew._jit.engine, dot._jit.engine]
+        rt = runtime_library.get("parallel") if hasattr(runtime_library, "get") else None
+        if rt is not None:
+            engines.append(rt.jit_module.engine)
+        assert any(e.get_global_value_address("hlotools_pool_spin_ns") for e in engines), "the pool is not in use"
+        want_ew = np.exp(A.astype(np.float64) * B) + A
+        want_dot = D.astype(np.float64) @ D
+        errors = []
+
+        def calls(k):
+            try:
+                for i in range(5):
+                    assert np.allclose(ew([A, B])[0], want_ew, rtol=1e-4, atol=1e-4), ("ew", k, i)
+                    assert np.allclose(dot([D, D])[0], want_dot, rtol=1e-3, atol=1e-3), ("dot", k, i)
+            except BaseException as e:  # noqa: BLE001
+                errors.append(repr(e))
+        calls(-1)
+        ts = [threading.Thread(target=calls, args=(k,)) for k in range(3)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        assert not errors, errors[:3]
+        print(tasks())
+    """, env={"HLOTOOLS_NUM_THREADS": "2"})
+    assert int(out) >= 2  # the pool's worker is alive
