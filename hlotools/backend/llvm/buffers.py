@@ -13,10 +13,16 @@ the time that output is defined.
 
 Aliasing instructions (tuple, get-tuple-element, bitcast, ...) define nothing: their leaves
 are their operands' leaves.
+
+Concurrent sets (emit_concurrent.py: kernels run at the same time by one parallel_for) are
+contiguous in the order and occupy ONE schedule position: every member's buffers and scratch
+are defined there and every operand is read there, so like the buffers of one instruction they
+never share memory with each other (outputs, scratch, and the operands another member still
+reads), and nothing dies before the whole set is done.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from hlotools.ir.instruction import Instruction
@@ -86,8 +92,9 @@ def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> BufferPlan:
-    pos = {id(inst): i for i, inst in enumerate(order)}
+def assign(order: list[Instruction], root: Instruction, cls: Classifier,
+           concurrent: Sequence[Sequence[Instruction]] = ()) -> BufferPlan:
+    pos = schedule_positions(order, concurrent)
     buffers: list[LogicalBuffer] = []
     leaves: dict[int, list[Leaf]] = {}
     kinds = {id(inst): cls.kind(inst) for inst in order}
@@ -129,6 +136,27 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier) -> Buff
     for b in buffers:
         location[b.id] = location[find(b.id)]
     return BufferPlan(buffers, leaves, location, scratch, output_copies, arena, in_place, alias_safe)
+
+
+def schedule_positions(order: list[Instruction], concurrent: Sequence[Sequence[Instruction]] = ()
+                       ) -> dict[int, int]:
+    """id(inst) -> schedule position; the members of a concurrent set share one."""
+    set_of = {id(i): k for k, s in enumerate(concurrent) for i in s}
+    pos: dict[int, int] = {}
+    p = -1
+    prev: int | None = None
+    seen: set[int] = set()
+    for inst in order:
+        k = set_of.get(id(inst))
+        if k is None or k != prev:
+            if k is not None and k in seen:
+                raise ValueError(f"concurrent set {k} (%{inst.name}) is not contiguous in the order")
+            p += 1
+        if k is not None:
+            seen.add(k)
+        prev = k
+        pos[id(inst)] = p
+    return pos
 
 
 def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], find: Callable[[int], int],

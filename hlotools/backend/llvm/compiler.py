@@ -66,6 +66,8 @@ class CompiledFunction:
     alias_params: bool = False  # compiled for outs[k] == params[k] where alias_safe says so
     alias_safe: set[int] = field(default_factory=set)  # result leaves that may share their param leaf
     donation: dict[int, int] = field(default_factory=dict)  # entry: result leaf -> donated param leaf
+    plan: bufs.BufferPlan | None = None  # the buffer assignment it was compiled with
+    concurrent: list[list[Instruction]] = field(default_factory=list)  # sets run as one parallel_for
 
 
 class ModuleCompiler:
@@ -250,15 +252,22 @@ class FunctionEmitter:
 
     # -- emission -------------------------------------------------------------------
     def emit(self) -> None:
+        from hlotools.backend.llvm.emit_concurrent import emit_set, plan_concurrency
         self.classify()
         root = self.comp.root
         assert root is not None
-        self.plan = bufs.assign(self.order, root, self._classifier())
+        conc = plan_concurrency(self)  # independent kernels run at once (emit_concurrent.py)
+        self.order = conc.order
+        self.plan = bufs.assign(self.order, root, self._classifier(), conc.sets)
+        set_of = {id(i): k for k, s in enumerate(conc.sets) for i in s}
+        emitted: set[int] = set()
         for inst in self.order:
-            try:
-                self.emit_instruction(inst)
-            except HloError as e:
-                raise _locate(e, inst) from None
+            k = set_of.get(id(inst))
+            if k is None:
+                self._emit_located(inst)
+            elif k not in emitted:  # the set's first member in the order: the whole set here
+                emitted.add(k)
+                emit_set(self, conc.sets[k], self._emit_located)
         for j, lf in self.plan.output_copies:
             shape = root.shape.leaves()[j]
             if j in self.plan.alias_safe:  # normally the caller passes the parameter's own memory
@@ -270,8 +279,16 @@ class FunctionEmitter:
         with self.b.goto_block(self.entry_block):
             self.b.branch(self.body_block)
         self.cf.alias_safe = set(self.plan.alias_safe)
+        self.cf.plan = self.plan
+        self.cf.concurrent = conc.sets
         self.cf.peak_own = self.plan.arena_bytes
         self.cf.arena_bytes = self.plan.arena_bytes + self.callee_bytes
+
+    def _emit_located(self, inst: Instruction) -> None:
+        try:
+            self.emit_instruction(inst)
+        except HloError as e:
+            raise _locate(e, inst) from None
 
     def emit_instruction(self, inst: Instruction) -> None:
         kind = self.kinds[id(inst)]
