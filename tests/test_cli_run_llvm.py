@@ -24,9 +24,9 @@ MLP = MODELS / "mlp2_relu.hlo"
 MLP_IN = MODELS / "mlp2_relu.inputs.npz"
 MLP_OUT = MODELS / "mlp2_relu.expected.npz"
 PLAIN = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None}
-# Collectives stay refused by the LLVM backend (one CPU, no devices); the interpreter runs
-# an all-reduce over one replica as the identity.
-ALL_REDUCE = """HloModule ar
+# get-dimension-size stays refused by the LLVM backend (unsupported.py); the interpreter
+# runs it (4, the size of dimension 0).
+REFUSED = """HloModule gds
 
 add {
   a = f32[] parameter(0)
@@ -36,7 +36,7 @@ add {
 
 ENTRY main {
   x = f32[4] parameter(0)
-  ROOT r = f32[4] all-reduce(x), replica_groups={}, to_apply=add
+  ROOT r = s32[] get-dimension-size(x), dimensions={0}
 }
 """
 CAN_LINK = native.enabled() and native.c_compiler() is not None
@@ -75,7 +75,7 @@ def test_help_documents_the_default_and_the_fallback() -> None:
 
 def test_refused_module_falls_back_to_the_interpreter_with_a_note(tmp_path: Path) -> None:
     model = tmp_path / "ar.hlo"
-    model.write_text(ALL_REDUCE)
+    model.write_text(REFUSED)
     np.save(tmp_path / "x.npy", np.array([1, 2, 3, 4], np.float32))
     r = invoke([model, "--inputs", tmp_path / "x.npy", "--json"])
     assert r.exit_code == 0, r.output
@@ -87,12 +87,12 @@ def test_refused_module_falls_back_to_the_interpreter_with_a_note(tmp_path: Path
     verbose = invoke([model, "--inputs", tmp_path / "x.npy", "-v"])
     assert verbose.exit_code == 0
     (note,) = [line for line in verbose.stderr.splitlines() if line.startswith("note:")]
-    assert f"({model}:11:" in note and "all-reduce %r is not supported by the LLVM backend" in note
+    assert f"({model}:11:" in note and "get-dimension-size %r is not supported by the LLVM backend" in note
 
 
 def test_explicit_llvm_reports_the_refusal(tmp_path: Path) -> None:
     model = tmp_path / "ar.hlo"
-    model.write_text(ALL_REDUCE)
+    model.write_text(REFUSED)
     for extra in (["--backend=llvm"], ["--compare"]):  # --compare needs LLVM's own answer too
         r = invoke([model, "--random", "0", *extra])
         assert r.exit_code == 1, (extra, r.output)
