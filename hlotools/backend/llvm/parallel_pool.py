@@ -68,7 +68,7 @@ class _Pool:
     """The IR globals of one pool (internal to its module: its workers run this module's code)."""
 
     lock: ir.GlobalVariable      # i32: 1 while a call owns the pool
-    pid: ir.GlobalVariable       # i32: the process the state belongs to (0: never used, -1: resetting)
+    pid: ir.GlobalVariable       # i32: the process the state belongs to (0: never used, -pid: resetting)
     workers: ir.GlobalVariable   # i64: workers started (indices 1..workers), under the lock
     limit: ir.GlobalVariable     # i64: most workers to start (lowered when pthread_create fails)
     stop: ir.GlobalVariable      # i32: 1 while join stops the workers
@@ -247,20 +247,23 @@ def _own_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.
     """`own()`, run before the lock is touched: the state belongs to the process whose pid is
     in `pid`. A child made by fork() has none of the parent's workers (and may have copied a
     lock some parent thread held), so another process first resets the pool; the first caller
-    of a process claims it (pid -1 while it resets; 0: never used, nothing to forget)."""
+    of a process claims it (0: never used, nothing to forget). While a thread resets, `pid`
+    is minus its process's pid: other threads of that process wait, while a child forked in
+    that instant sees another process's mark and claims the pool for itself."""
     fn = _internal(module, f"{name}.pool.own", ir.VoidType(), [])
     entry, check, other, claim, busy, forget, forked, publish, done = _blocks(
         fn, "entry", "check", "other", "claim", "busy", "forget", "forked", "publish", "done")
     b = ir.IRBuilder(entry)
     me = b.call(libc.getpid, [])
+    mark = b.neg(me)
     b.branch(check)
     b.position_at_end(check)
     cur = b.load_atomic(pool.pid, "acquire", 4, typ=T.I32)
     b.cbranch(b.icmp_signed("==", cur, me), done, other)
     b.position_at_end(other)
-    b.cbranch(b.icmp_signed("==", cur, _i32(-1)), busy, claim)
+    b.cbranch(b.icmp_signed("==", cur, mark), busy, claim)
     b.position_at_end(claim)
-    pair = b.cmpxchg(pool.pid, cur, _i32(-1), "acq_rel", "acquire")
+    pair = b.cmpxchg(pool.pid, cur, mark, "acq_rel", "acquire")
     b.cbranch(b.extract_value(pair, 1), forget, busy)
     b.position_at_end(busy)  # another thread of this process is claiming it
     b.call(libc.yield_, [])
