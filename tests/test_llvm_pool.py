@@ -249,6 +249,17 @@ def test_futex_number_follows_the_triple(triple: str, number: int) -> None:
     assert f'@"syscall"(i64 {number},' in text
     assert ("llvm.x86.sse2.pause" in text) == (number == 202)
     assert ("llvm.aarch64.hint" in text) == (number == 98)
+    from hlotools.backend.llvm import jit
+    user = ir.Function(m, parallel_pool_type(), "user")  # an exported caller keeps the pool
+    b = ir.IRBuilder(user.append_basic_block("entry"))
+    b.call(m.globals["hlo.parallel_for"], list(user.args))
+    b.ret_void()
+    asm = jit.emit_assembly(str(m), jit.target_machine_for(triple, "generic"))
+    assert ("\tpause" in asm) == (number == 202) and ("\tyield" in asm) == (number == 98)
+
+
+def parallel_pool_type() -> ir.FunctionType:
+    return ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), ir.IntType(64)])
 
 
 def test_host_triple_when_the_module_has_none() -> None:
