@@ -63,7 +63,9 @@ class HloPass:
     @classmethod
     def from_options(cls, options: dict[str, str]) -> HloPass:
         """Build the pass from `{key=value}` text options, converting to the field types."""
-        fields: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+        if not options:
+            return cls()
+        fields: dict[str, dataclasses.Field[Any]] = {f.name: f for f in _fields(cls)}
         kwargs: dict[str, Any] = {}
         for key, text in options.items():
             fname = key.replace("-", "_")
@@ -74,14 +76,27 @@ class HloPass:
         return cls(**kwargs)
 
     def options_text(self) -> str:
-        if not dataclasses.is_dataclass(self):
+        fields = _fields(type(self))
+        if not fields:
             return ""
         parts = []
-        for f in dataclasses.fields(self):
+        for f in fields:
             value = getattr(self, f.name)
             if value != f.default:
                 parts.append(f"{f.name.replace('_', '-')}={str(value).lower() if isinstance(value, bool) else value}")
         return "{" + ",".join(parts) + "}" if parts else ""
+
+
+_FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
+
+
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    """dataclasses.fields of a pass class, looked up once: options_text runs for every pass
+    application (its record), and fields() costs more than the pass itself on small modules."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        known = _FIELDS[cls] = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+    return known
 
 
 def _convert(pass_name: str, key: str, text: str, f: dataclasses.Field[Any]) -> Any:

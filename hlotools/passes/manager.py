@@ -14,12 +14,9 @@ change; the module text (for reproducers, diffs and dumps) is printed again only
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
-import json
 import logging
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -131,7 +128,8 @@ class PassManager:
         self.report.module = module.name
         self._text = None
         self._clean_at = {}
-        log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
+        if log.isEnabledFor(logging.INFO):
+            log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
         self._dump(module, "0000.before_optimizations", force=True)
         try:
             with _quiet_gc():
@@ -185,7 +183,8 @@ class PassManager:
         ctx = _FuelContext(fuel, p.name)
         before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
-        log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
         t0 = time.perf_counter()
         try:
             changed = bool(p.run(module, ctx))
@@ -241,6 +240,7 @@ class PassManager:
     def _print_changed(self, module: Module, pass_name: str, n: int, before_text: str) -> None:
         after_text = self._text_of(module)
         if self.options.print_changed == "diff":
+            import difflib
             diff = difflib.unified_diff(before_text.splitlines(True), after_text.splitlines(True),
                                         f"before {pass_name} ({n})", f"after {pass_name} ({n})")
             self._err.write("".join(diff))
@@ -262,6 +262,7 @@ class PassManager:
         """Write the module as it was before the failing pass; the message tail naming the file."""
         if before_text is None:
             return ""
+        import tempfile
         d = self.options.reproducer_dir or self.options.dump_dir or Path(tempfile.gettempdir())
         path = Path(d) / f"module_{self.options.module_id:04d}.{_safe(module_name)}.before_{pass_name}.reproducer.hlo"
         try:
@@ -296,6 +297,7 @@ class PassManager:
                   f"{r.instructions_before}\t{r.instructions_after}\t{r.rewrites}" for r in rows]
         prefix = f"module_{self.options.module_id:04d}." if self.options.module_id else ""
         (d / f"{prefix}index.txt").write_text("\n".join(lines) + "\n")
+        import json
         (d / f"{prefix}index.json").write_text(json.dumps({"module": module.name, "dumps": self.report.dumps}
                                                  | self.report.to_json(), indent=1) + "\n")
 

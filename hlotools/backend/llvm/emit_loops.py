@@ -15,10 +15,18 @@ from hlotools.backend.llvm.calling import layout_of  # noqa: F401  (re-exported)
 from hlotools.ir.shape import Shape
 
 I64 = ir.IntType(64)
+_C64: dict[int, ir.Constant] = {}
 
 
 def c64(v: int) -> ir.Constant:
-    return ir.Constant(I64, v)
+    """The i64 constant `v`; one shared object per value (llvmlite constants are immutable
+    values that print the same wherever they are used; ~12k are asked for per large module)."""
+    c = _C64.get(v)
+    if c is None:
+        if len(_C64) > 4096:
+            _C64.clear()
+        c = _C64[v] = ir.Constant(I64, v)
+    return c
 
 
 @contextmanager

@@ -8,16 +8,28 @@ The pipeline runs on a copy (print + parse), so the caller's module is never cha
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from hlotools.ir.module import Module
 
+_AVAILABLE: dict[tuple[str, frozenset[str]], str] = {}
+
 
 def available_pipeline(preset: str = "O2") -> str:
+    """`preset`'s spec without the passes that are not registered (remembered per spec and
+    set of registered passes: every compile asks)."""
     from hlotools.passes.pipeline import PRESETS
     from hlotools.passes.registry import PASSES
-    spec = PRESETS.get(preset, preset)
+    key = (PRESETS.get(preset, preset), frozenset(PASSES))
+    known = _AVAILABLE.get(key)
+    if known is None:
+        known = _AVAILABLE[key] = _available_pipeline(key[0], PASSES)
+    return known
+
+
+def _available_pipeline(spec: str, registered: Container[str]) -> str:
     spec = re.sub(r"[\w.\-]+(\{[^}]*\})?",
-                  lambda m: m.group(0) if m.group(0).split("{")[0] in PASSES or m.group(0) == "fixed-point" else "",
+                  lambda m: m.group(0) if m.group(0).split("{")[0] in registered or m.group(0) == "fixed-point" else "",
                   spec)
     while True:
         new = re.sub(r",,+", ",", spec).replace("(,", "(").replace(",)", ")").replace("fixed-point()", "")
