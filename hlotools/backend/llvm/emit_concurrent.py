@@ -29,12 +29,17 @@ of level(p) + [p is a task kernel]). Task kernels of one level never depend on e
 (a path between them passes through one of them, which adds 1), and merging each level's
 kernels into one node keeps the graph acyclic (levels never decrease along an edge and rise
 after a merged node), so a stable topological sort (by first position) places every set
-contiguously; only the set members move. Fusion computations are not planned (brief), nor is
-code compiled inside a task.
+contiguously; besides the members only what waits for a set moves. Pinned instructions keep
+their order (each depends on the previous one). Fusion computations are not planned (their
+instructions are parts of one kernel), nor is anything compiled while a set is emitted.
 
-Inside a worker nothing may call parallel_for (parallel.py: no nesting; a worker that joins
-its sibling threads can deadlock): the members' loops are the workers' bodies, which never
-ask for threads, and `_check_no_nesting` asserts it of every member worker.
+Emitting a set: while its members are emitted `parallel.worth_parallel` answers True (a
+wrapper installed on parallel.py's module once, steered by a context variable; outside a set
+it is the original), so each member's emitter takes its parallel path, and the parallel_for
+call that ends a member is taken out into the merged call. Inside a worker nothing may call
+parallel_for (parallel.py: no nesting; a worker that joins its sibling threads can
+deadlock): the members' workers are their loop bodies, which never ask for threads, and
+`_check_no_nesting` asserts it of each.
 """
 from __future__ import annotations
 
@@ -334,19 +339,17 @@ _GUARD_MARK = "_hlotools_task_guard"
 
 
 def _install_guard() -> None:
-    """parallel.worth_parallel as `_MODE` says while a set is emitted ("force": every member
-    loop goes through parallel_for, to be merged; "serial": nothing does), else unchanged.
-    The emitters ask it through the module (par.worth_parallel, parallel_loop_nest's global)."""
+    """parallel.worth_parallel answers True (threads enabled) while a set's members are emitted
+    (`_MODE` "force": every member loop goes through parallel_for, to be merged), else it is
+    the original. The emitters ask it through the module (par.worth_parallel in emit_gemm,
+    the module global in parallel_loop_nest), so replacing the attribute reaches them all."""
     current = par.worth_parallel
     if getattr(current, _GUARD_MARK, False):
         return
 
     def worth_parallel(*args: Any, **kwargs: Any) -> bool:
-        mode = _MODE.get()
-        if mode == "force":
+        if _MODE.get() == "force":
             return par.enabled()
-        if mode == "serial":
-            return False
         return current(*args, **kwargs)
     setattr(worth_parallel, _GUARD_MARK, True)
     worth_parallel.__doc__ = current.__doc__
