@@ -211,12 +211,58 @@ def test_tie_order_is_std_sort_not_stable() -> None:
     assert want != list(range(n))
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_model_stays_in_its_list_for_any_comparator(seed: int) -> None:
-    """The model's loops are bounded: a comparator that is not even asymmetric (random
-    answers) still gives a permutation, never an IndexError or a wrapped index."""
-    rng = np.random.default_rng(seed)
+@pytest.mark.parametrize("kind", sorted(GENERIC))
+def test_generic_comparator_on_nans_stays_a_permutation(kind: str) -> None:
+    """A generic comparator that is not a strict weak order (IEEE LT with NaNs, not at the
+    root): the LLVM backend still returns every element exactly once per row."""
+    n = 200
+    rng = np.random.default_rng(7)
+    keys = _values(rng, "f32", (3, n), 3, True)
+    iota = np.broadcast_to(np.arange(n, dtype=np.int32), (3, n)).copy()
+    m = hlotools.parse_module(sort_module(kind, ["f32", "s32"], (3, n), [(1, 0), (1, 0)], 1))
+    got = _leaves(compile_module(m)([keys, iota]))
+    assert all(sorted(row) == list(range(n)) for row in got[1].tolist())
+    assert np.array_equal(np.sort(got[0].view(np.uint32), axis=1), np.sort(keys.view(np.uint32), axis=1))
+
+
+@pytest.mark.xfail(strict=True, reason="the interpreter's vectorised merge (sorting.merge_sort_permutation) "
+                   "assumes a strict weak order: with NaNs under a generic comparator its merge positions "
+                   "collide and its stable order is not a permutation, so the class ids differ from the "
+                   "backend's sequential merge")
+def test_generic_comparator_on_nans_matches_the_interpreter() -> None:
+    n = 40
+    rng = np.random.default_rng(1)
+    keys = _values(rng, "f32", (3, n), 3, True)
+    iota = np.broadcast_to(np.arange(n, dtype=np.int32), (3, n)).copy()
+    assert_same_bits(sort_module("lex", ["f32", "s32"], (3, n), [(1, 0), (1, 0)], 1), [keys, iota])
+
+
+class _Bounded(list):  # type: ignore[type-arg]
+    """A list that refuses indices outside [0, len): Python's negative indices would
+    otherwise let an unbounded walk wrap round silently."""
+
+    def _check(self, i: Any) -> None:
+        if isinstance(i, int) and not 0 <= i < len(self):
+            raise AssertionError(f"index {i} outside [0, {len(self)})")
+
+    def __getitem__(self, i: Any) -> Any:
+        self._check(i)
+        return super().__getitem__(i)
+
+    def __setitem__(self, i: Any, v: Any) -> None:
+        self._check(i)
+        super().__setitem__(i, v)
+
+
+@pytest.mark.parametrize("answer", ["true", "false", "random"])
+def test_model_stays_in_its_list_for_any_comparator(answer: str) -> None:
+    """The model's loops are bounded: a comparator that is not even irreflexive (always
+    true, random answers) still gives a permutation without an index outside the list."""
+    rng = np.random.default_rng(0)
     for n in itertools.chain(range(1, 40), (64, 200, 1000)):
-        table = rng.random((n, n)) < 0.5
-        out = model.std_sort(list(range(n)), lambda i, j: bool(table[i, j]))
+        table = rng.random((n, n)) < 0.5 if answer == "random" else np.full((n, n), answer == "true")
+
+        def less(i: int, j: int, t: np.ndarray = table) -> bool:
+            return bool(t[i, j])
+        out = model.std_sort(_Bounded(range(n)), less)
         assert sorted(out) == list(range(n))

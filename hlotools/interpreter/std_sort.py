@@ -9,10 +9,12 @@ sort that contain ties; rows without ties have only one sorted order.
 libstdc++'s "unguarded" loops find their stop only if `less` is a strict weak order; here
 every loop is also bounded by its range (the LLVM backend's emit_std_sort.py has the same
 bounds): the partition's forward scan stops at the range's last element, its backward scan
-at the pivot, and the final insertion's backward walk at the start of the list. For an
-asymmetric, irreflexive `less` (IEEE `<`, even with NaNs) the partition bounds never change
-a decision; the walk's bound can: with NaNs, libstdc++ may walk before the array, and
-unbounded, Python's negative indices wrapped round and duplicated elements.
+at the pivot, and the final insertion's backward walk at the start of the list. The bounds
+only act where libstdc++ would leave the range: never for an asymmetric, irreflexive
+`less` in the partition (IEEE `<` even with NaNs: the median-of-3 leaves a stop inside the
+range), and for the walk no input was found (McIlroy's adversary with NaNs placed in it).
+Unbounded, a `less` that is no order at all (always true) ran this model off its list,
+and Python's negative indices let a walk wrap round silently.
 """
 from __future__ import annotations
 

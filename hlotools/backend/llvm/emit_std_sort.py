@@ -16,12 +16,12 @@ are disjoint, so the order would not matter anyway). Depths on the stack strictl
 so it never holds more than depth_limit + 1 ranges.
 
 Safety: libstdc++'s "unguarded" loops find their stop only if the comparator is a strict
-weak order. Every loop here is bounded by its range as well (the model has the same bounds):
-the partition's forward scan stops at the range's last element, its backward scan at the
-pivot, the final insertion's backward walk at the row's start. With an asymmetric and
-irreflexive comparator (compare LT/GT, even on NaNs) the partition bounds never change a
-decision; the walk's bound can (IEEE LT with NaNs), where libstdc++ would read before the
-array.
+weak order. Every loop here is bounded by its range as well (the model has the same bounds,
+so both still agree): the partition's forward scan stops at the range's last element, its
+backward scan at the pivot, the final insertion's backward walk at the row's start. For the
+comparators that reach this code (a compare LT/GT at the root: asymmetric and irreflexive
+even on NaNs, or integer class ids) the partition bounds never act; they and the walk's
+bound keep every access inside the row whatever the data.
 """
 from __future__ import annotations
 
