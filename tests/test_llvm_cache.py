@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import struct
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ def _fix_env() -> None:
 
 
 @pytest.fixture(autouse=True)
-def fixed_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def fixed_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(cache, "environment", lambda: dict(FIXED_ENV))
+    yield
+    cache.wait_for_all_links(60)  # no background link of this test says anything during the next
 
 
 class Recorder:
@@ -241,6 +244,7 @@ def test_no_temp_files_are_left(tmp_path: Path) -> None:
     rec = Recorder(tmp_path)
     rec.compile()
     rec.compile(TEXT.replace("multiply", "subtract"))
+    assert rec.cache.wait_for_links(60)  # the shared libraries are linked in the background
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
     assert len(list(tmp_path.rglob("*.entry"))) == 4  # two objects, two aliases
 

@@ -142,9 +142,11 @@ from hlotools.backend.llvm.runtime import CompiledModule
 modules = [CompiledModule(hlotools.parse_module(THREADED))]
 if len(sys.argv) > 1:  # and one dlopened from the compile cache (the same code as a shared library)
     log = []
+    store = CompileCache(Path(sys.argv[1]), log=log.append)
     for _ in range(2):
         cm = compile_cached(hlotools.parse_module(THREADED), CompileOptions(),
-                            compile_cache=CompileCache(Path(sys.argv[1]), log=log.append), source_text=THREADED)
+                            compile_cache=store, source_text=THREADED)
+        assert store.wait_for_links(120)  # the shared library is linked in the background
     assert any("loaded with dlopen" in line for line in log), log
     modules.append(cm)
 for cm in modules:
@@ -376,6 +378,7 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
         assert any("loaded with dlopen" in line for line in log), log
         assert np.array_equal(warm([x, y])[0], x + y)
         compile_cached(hlotools.parse_module(mul), compile_cache=other, source_text=mul)
+        assert other.wait_for_links(120)  # its library is linked in the background
         # file mul's entry and library under add's key, as a writer with other code would
         alias = here.get(cache.make_key("source", add, CompileOptions().key_fields()), "alias")
         key = alias.meta["target"]

@@ -22,8 +22,14 @@ last one wins and both wrote the same thing.
 
 Beside an object entry, KEY.so is the same machine code linked into a shared library
 (native.py; the entry's header keeps its SHA-256), which a warm start dlopens instead of
-loading the object into MCJIT, so it never imports llvmlite; `llvm/host/*.json` (host.py)
-remembers LLVM's description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
+loading the object into MCJIT, so it never imports llvmlite. The link runs on a background
+thread once the object entry is stored (`link_later`; the entry is then rewritten with the
+library's record; `wait_for_links` waits for it). `llvm/host/*.json` (host.py) remembers LLVM's
+description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
+
+The runtime library's objects (runtime_library.py: the parallel runtime, the GEMM kernels) are
+entries of kind "runtime" in `llvm/runtime/`, keyed by their own sources; object entries list
+the groups their code calls (meta "runtime"), loaded before the object.
 
 Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
 (folder `llvm` inside). After each new object the least recently written entries are
@@ -37,8 +43,9 @@ import json
 import logging
 import os
 import struct
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -51,6 +58,7 @@ from hlotools.ir.shape import Shape
 from hlotools.text.parse_shape import ShapeError
 
 MAGIC = b"HLOCACHE"
+RUNTIME_KIND = "runtime"  # runtime_library.KIND
 FORMAT_VERSION = 1
 _FIXED = struct.Struct("<8sIIQ32s")  # magic, version, header length, payload length, checksum
 _LOGGER = logging.getLogger("hlotools.cache")
@@ -120,13 +128,16 @@ class CompileCache:
         self.directory = (directory or default_cache_dir()) / "llvm"
         self._log = log
         self.max_bytes = max_bytes if max_bytes is not None else _max_bytes_from_env()
+        self._links: list[threading.Thread] = []
 
     def say(self, message: str) -> None:
         _LOGGER.info(message)
         if self._log is not None:
             self._log(message)
 
-    def path(self, key: str) -> Path:
+    def path(self, key: str, kind: str = "object") -> Path:
+        if kind == RUNTIME_KIND:  # runtime_library.py's objects, few: one folder
+            return self.directory / "runtime" / f"{key}.entry"
         return self.directory / key[:2] / f"{key}.entry"
 
     def get(self, key: str, kind: str) -> Entry | None:
@@ -138,7 +149,7 @@ class CompileCache:
 
     def read(self, key: str, kind: str) -> Entry:
         try:
-            data = self.path(key).read_bytes()
+            data = self.path(key, kind).read_bytes()
         except FileNotFoundError:
             raise Rejected("no entry") from None
         except OSError as e:
@@ -147,7 +158,7 @@ class CompileCache:
 
     def put(self, entry: Entry) -> bool:
         import tempfile  # (here: a warm start only reads)
-        target = self.path(entry.key)
+        target = self.path(entry.key, entry.kind)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{entry.key[:12]}.", suffix=".tmp")
@@ -164,6 +175,79 @@ class CompileCache:
         if entry.kind == "object":
             self.trim()
         return True
+
+    def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> threading.Thread | None:
+        """Link the object entry `key` (with the runtime library objects it calls) into
+        KEY.so on a background thread, then record the library in the entry; None when no
+        library can be made here. A process that exits first (after at most
+        LINK_EXIT_WAIT_S at exit) leaves no library: warm starts use the object."""
+        if not native.enabled() or native.c_compiler() is None:
+            return None
+        from hlotools.backend.llvm import runtime_library
+        try:
+            runtime = runtime_library.objects(runtime_groups, self)  # loaded already: no work
+        except HloError as e:
+            self.say(f"compile cache: no shared library ({e.message})")
+            return None
+        thread = threading.Thread(target=self._link, args=(key, object_code, runtime), daemon=True,
+                                  name=f"hlotools-link-{key[:12]}")
+        with _LINKS_LOCK:
+            self._links.append(thread)
+            _PENDING_LINKS.add(thread)
+            _LINKING[(str(self.directory), key)] = thread
+        _wait_at_exit_once()
+        thread.start()
+        return thread
+
+    def _link(self, key: str, object_code: bytes, runtime: list[bytes]) -> None:
+        """(The background thread.) What it says goes to the logger at debug level only: the
+        log callback belongs to a call that has returned, and -v output would show it in the
+        middle of another one's (hlo-run calls in one process)."""
+        say = _LOGGER.debug
+        try:
+            t0 = time.perf_counter()
+            entry_path = self.path(key)
+            library = native.link(object_code, entry_path, say, runtime)
+            if library is None:
+                return
+            if not library.install(native.library_path(entry_path)):
+                say(f"compile cache: no shared library (cannot install {key[:12]}{native.SUFFIX})")
+                return
+            entry = self.get(key, "object")
+            if entry is None or entry.payload != object_code:  # deleted or rewritten meanwhile
+                say(f"compile cache: shared library of {key[:12]} not recorded (its entry changed)")
+                return
+            entry.meta["shared_library"] = library.record()
+            if self.put(entry):
+                say(f"compile cache: linked {key[:12]}{native.SUFFIX} in "
+                         f"{1e3 * (time.perf_counter() - t0):.0f} ms (in the background)")
+        finally:
+            with _LINKS_LOCK:
+                _PENDING_LINKS.discard(threading.current_thread())
+                if _LINKING.get((str(self.directory), key)) is threading.current_thread():
+                    del _LINKING[(str(self.directory), key)]
+
+    def wait_for_link(self, key: str, timeout: float = 30.0) -> bool:
+        """Wait for this process's background link of entry `key`, if one is running (a warm
+        start of the module just compiled then gets its library); True if there was one."""
+        with _LINKS_LOCK:
+            thread = _LINKING.get((str(self.directory), key))
+        if thread is None:
+            return False
+        thread.join(timeout)
+        return True
+
+    def wait_for_links(self, timeout: float | None = None) -> bool:
+        """Wait for this cache's background links (tests, benchmarks); True when none is
+        left running."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with _LINKS_LOCK:
+            threads = list(self._links)
+        for t in threads:
+            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        with _LINKS_LOCK:
+            self._links = [t for t in self._links if t.is_alive()]
+            return not self._links
 
     def trim(self) -> int:
         """Delete the least recently written entries while the folder holds more than
@@ -201,6 +285,33 @@ class CompileCache:
         return removed
 
 
+_LINKS_LOCK = threading.Lock()
+_PENDING_LINKS: set[threading.Thread] = set()
+_LINKING: dict[tuple[str, str], threading.Thread] = {}  # (cache folder, key) -> its link
+LINK_EXIT_WAIT_S = 10.0
+
+
+@cache
+def _wait_at_exit_once() -> None:
+    """At exit, give links still running LINK_EXIT_WAIT_S to finish (a cold `hlo-run` then
+    leaves the library its next run dlopens); after that they die with the process."""
+    import atexit
+    atexit.register(_wait_for_pending_links, LINK_EXIT_WAIT_S)
+
+
+def wait_for_all_links(timeout: float | None = None) -> None:
+    """Wait for the background links of every CompileCache of the process (tests, exit)."""
+    _wait_for_pending_links(3600.0 if timeout is None else timeout)
+
+
+def _wait_for_pending_links(timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    with _LINKS_LOCK:
+        threads = list(_PENDING_LINKS)
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+
+
 def _max_bytes_from_env() -> int:
     """HLOTOOLS_CACHE_MAX_MB (default 1024 MiB)."""
     try:
@@ -234,16 +345,34 @@ def _source_fingerprint() -> str:
     (the backend, the passes, the IR, the custom-call tables): a development tree's edits
     invalidate old entries even though the version number stays the same. An installed release (site-packages)
     is identified by its version alone."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if os.path.basename(os.path.dirname(root)) in ("site-packages", "dist-packages"):
+    root = _package_root()
+    if _is_release(root):
         return "release"
-    lines = []
-    paths = [os.path.join(root, "interpreter", "custom_calls.py")]  # the emitters read its tables
+    paths = ["interpreter/custom_calls.py"]  # the emitters read its tables
     for sub in ("backend", "passes", "ir"):
         for folder, dirs, files in os.walk(os.path.join(root, sub)):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
-            paths += [os.path.join(folder, name) for name in files if name.endswith(".py")]
-    for path in paths:
+            paths += [os.path.relpath(os.path.join(folder, name), root) for name in files if name.endswith(".py")]
+    return files_fingerprint(paths)
+
+
+def _package_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _is_release(root: str) -> bool:
+    return os.path.basename(os.path.dirname(root)) in ("site-packages", "dist-packages")
+
+
+def files_fingerprint(paths: Iterable[str]) -> str:
+    """Names, sizes and modification times of `paths` (relative to the hlotools package), or
+    "release" for an installed release (site-packages), identified by its version alone."""
+    root = _package_root()
+    if _is_release(root):
+        return "release"
+    lines = []
+    for rel in paths:
+        path = os.path.join(root, rel)
         try:
             st = os.stat(path)
         except OSError:  # deleted while we walked (someone editing the tree)
@@ -315,7 +444,7 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
         compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
         return found
     compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion,
-                              keep_object=True)
+                              keep_object=True, runtime_cache=compile_cache)
     compiled.timings.extra.update({"passes": t2 - t1, "cache_lookup": t1 - t0})
     spent = (f"passes {1e3 * (t2 - t1):.0f} ms, codegen {1e3 * compiled.timings.codegen_s:.0f} ms, "
              f"LLVM {1e3 * compiled.timings.llvm_s:.0f} ms")
@@ -325,26 +454,24 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
         compile_cache.say(f"compile cache: compiled ({spent}); not cacheable, nothing stored")
         return compiled
     meta = _meta(compiled, module.name)
-    t3 = time.perf_counter()
-    library = native.link(compiled.object_code, compile_cache.path(module_key), compile_cache.say)
-    if library is not None:  # a warm start dlopens it instead of loading the object into MCJIT
-        meta["shared_library"] = library.record()
-        compiled.timings.extra["link"] = time.perf_counter() - t3
     if compile_cache.put(Entry(module_key, "object", meta, compiled.object_code)):
-        if library is not None:
-            library.install(native.library_path(compile_cache.path(module_key)))
         compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
-        linked = f", linked {1e3 * compiled.timings.extra['link']:.0f} ms" if library is not None else ""
-        compile_cache.say(f"compile cache: compiled ({spent}{linked}) and stored {module_key[:12]} "
-                          f"in {compile_cache.directory}")
-    elif library is not None:
-        library.discard()
+        # a warm start dlopens the library instead of loading the object into MCJIT; linking
+        # it (cc, 15-25 ms) is nobody's wait: a thread does it ("link" is what starting it cost)
+        t3 = time.perf_counter()
+        linking = compile_cache.link_later(module_key, compiled.object_code, list(compiled.runtime_groups))
+        if linking is not None:
+            compiled.timings.extra["link"] = time.perf_counter() - t3
+        compile_cache.say(f"compile cache: compiled ({spent}) and stored {module_key[:12]} in "
+                          f"{compile_cache.directory}" + ("; its shared library is linked in the background"
+                                                          if linking is not None else ""))
     return compiled
 
 
 def _meta(compiled: Any, name: str) -> dict[str, Any]:
     from hlotools.backend.llvm.calling import ENTRY_NAME
-    return {"module": name, "entry": ENTRY_NAME, "params": [s.to_text(True) for s in compiled.param_leaves],
+    return {"module": name, "entry": ENTRY_NAME, "runtime": list(compiled.runtime_groups),
+            "params": [s.to_text(True) for s in compiled.param_leaves],
             "results": [s.to_text(True) for s in compiled.result_leaves], "stats": asdict(compiled.stats),
             "compile_seconds": {"codegen": compiled.timings.codegen_s, "llvm": compiled.timings.llvm_s}}
 
@@ -356,6 +483,8 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
     entry = compile_cache.get(key, "object") if key else None
     if entry is None:
         return None
+    if "shared_library" not in entry.meta and compile_cache.wait_for_link(key):
+        entry = compile_cache.get(key, "object") or entry  # now with its library's record
     try:
         if entry.meta.get("entry") != ENTRY_NAME:
             raise Rejected(f"entry symbol {entry.meta.get('entry')!r}")
@@ -364,10 +493,14 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
         _check_leaves(module, params, results)
         stats = CompileStats(**entry.meta["stats"])
         stats.donated = {int(k): v for k, v in stats.donated.items()}  # JSON keys are strings
+        groups = entry.meta.get("runtime", [])
+        if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+            raise Rejected(f"runtime groups {groups!r}")
         compiled = _from_library(compile_cache, key, entry, stats, params, results)
         how = "dlopen"
         if compiled is None:
-            compiled = CompiledModule.from_object(entry.payload, stats, params, results)
+            compiled = CompiledModule.from_object(entry.payload, stats, params, results, runtime_groups=groups,
+                                                  runtime_cache=compile_cache)
             how = "MCJIT"
     except (Rejected, HloError, ShapeError, KeyError, TypeError, ValueError) as e:
         compile_cache.say(f"compile cache: miss, object entry {key[:12]} ignored: {e}")

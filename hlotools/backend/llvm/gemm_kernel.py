@@ -1,6 +1,8 @@
-"""The generated GEMM micro-kernel: one LLVM function per compute type and module, shared
-by every dot of that type (sizes and strides are run-time values from a descriptor, so a
-module with many dots compiles one kernel, not one per dot: compile time).
+"""The generated GEMM micro-kernel: one LLVM function per compute type, shared by every dot
+of that type (sizes and strides are run-time values from a descriptor, so a module with many
+dots compiles one kernel, not one per dot: compile time). The JIT goes further: each variant
+is a group of the runtime library (runtime_library.py), compiled once per machine, and modules
+only declare it; AOT objects define it inside (internal).
 
     void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
 
@@ -22,6 +24,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import parallel as par
+from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ElementType
 
@@ -49,15 +52,31 @@ def lanes_for(ct: ElementType, features: str) -> int:
     return max(2, vector_bytes(features) // (ct.bits // 8))
 
 
+def kernel_name(ct: ElementType, L: int, MR: int) -> str:  # noqa: N803
+    """The kernel's symbol, which is also its runtime library group (runtime_library.py)."""
+    return f"gemm.{ct.name}.x{L}.r{MR}"
+
+
 def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.Function:  # noqa: N803
-    name = f"gemm.{ct.name}.x{L}.r{MR}"
+    """The kernel in `module`: declared while the JIT compiles (the runtime library defines
+    it once per process: runtime_library.external()), else defined here (internal)."""
+    name = kernel_name(ct, L, MR)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
     fn = ir.Function(module, par.WORKER_TYPE, name)
+    if RL.external():
+        return fn
     fn.linkage = "internal"
     _build(fn, ct, L, MR)
     return fn
+
+
+def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[str]:  # noqa: N803
+    """The runtime library's group for one kernel variant: the kernel, exported."""
+    fn = ir.Function(module, par.WORKER_TYPE, kernel_name(ct, L, MR))
+    _build(fn, ct, L, MR)
+    return [fn.name]
 
 
 def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:

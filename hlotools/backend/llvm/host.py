@@ -132,3 +132,23 @@ def _write(path: Path, doc: dict[str, object]) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+# -- threads ---------------------------------------------------------------------------------
+# Here rather than in parallel.py (which builds IR with llvmlite): a warm start that dlopens a
+# module's shared library sets the thread count of its parallel runtime without importing it.
+
+MAX_THREADS = 64
+THREADS_GLOBAL = "hlotools_num_threads"  # the parallel runtime's knob (0: sysconf's online CPUs)
+
+
+def host_threads() -> int:
+    """Threads the runtime tells generated code to use: $HLOTOOLS_NUM_THREADS, else the
+    CPUs this process may run on."""
+    env = os.environ.get("HLOTOOLS_NUM_THREADS", "")
+    if env.isdigit() and int(env) > 0:
+        return min(MAX_THREADS, int(env))
+    try:
+        return max(1, min(MAX_THREADS, len(os.sched_getaffinity(0))))
+    except (AttributeError, OSError):
+        return max(1, min(MAX_THREADS, os.cpu_count() or 1))

@@ -11,7 +11,7 @@ import ctypes
 import ctypes.util
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -269,6 +269,21 @@ def jit(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None,
         engine.finalize_object()
         engine.run_static_constructors()
     return JitModule(engine, mod)
+
+
+def export_symbols(jm: JitModule, names: Iterable[str]) -> dict[str, int]:
+    """The addresses of `names` (functions or globals defined in `jm`), each registered with
+    LLVM's process-wide symbol table (llvm.add_symbol), so that every module finalised or
+    object loaded later resolves those names to this code (runtime_library.py)."""
+    found: dict[str, int] = {}
+    for name in names:
+        addr = jm.engine.get_function_address(name) or jm.engine.get_global_value_address(name)
+        if not addr:
+            raise HloUnsupportedError(f"internal: symbol {name} not found in the runtime library's object")
+        found[name] = int(addr)
+    for name, addr in found.items():
+        llvm.add_symbol(name, addr)
+    return found
 
 
 def compile_ir(text: str, level: int = 3,

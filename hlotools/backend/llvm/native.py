@@ -1,7 +1,8 @@
 """Cached machine code as a shared library, so that a warm start needs no llvmlite at all.
 
-When the compile cache stores a new object (cache.py), `link` also links it with the system
-C compiler (`$CC`, else `cc`) into `KEY.so` beside the entry: `cc -shared` with `-z defs`
+When the compile cache stores a new object (cache.py), a background thread links it and the
+runtime library objects it calls (runtime_library.py) with the system C compiler (`$CC`, else
+`cc`) into `KEY.so` beside the entry: `cc -shared` with `-z defs`
 (every symbol must resolve at link time: libc, libm, libpthread and, for dots that call BLAS,
 numpy's OpenBLAS through a small C shim that gives its ILP64 cblas_?gemm the stable names
 emit_gemm calls). On a warm start `load` opens it with dlopen (ctypes): no llvmlite.binding
@@ -21,7 +22,7 @@ import hashlib
 import os
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,48 +83,77 @@ class LinkedLibrary:
             pass
 
 
-def link(object_code: bytes, entry_path: Path, say: Say) -> LinkedLibrary | None:
-    """Link `object_code` (MCJIT's object for this host) into a shared library in a temp file
-    next to `entry_path`; None (saying why) when it cannot be done here."""
+def link(object_code: bytes, entry_path: Path, say: Say,
+         runtime_objects: Sequence[bytes] | None = None) -> LinkedLibrary | None:
+    """Link `object_code` (MCJIT's object for this host) and the runtime library objects it
+    calls (runtime_library.py; None: those its undefined symbols name, loaded or built in this
+    process) into a shared library in a temp file next to `entry_path`: each library has its
+    own copy of the runtime, so it stays self-contained. None (saying why) when it cannot be
+    done here."""
     cc = c_compiler()
     if not enabled() or cc is None:
         return None
-    import subprocess  # (here, not at the top: a warm start only loads)
+    import shutil
     import tempfile
 
     from hlotools.backend.llvm.objfile import read_object
-    undefined = set(read_object(object_code).undefined)
-    with tempfile.TemporaryDirectory(prefix="hlotools-link-") as work:
-        obj = os.path.join(work, "module.o")
-        with open(obj, "wb") as f:
-            f.write(object_code)
-        inputs = ["module.o"]  # relative, linked in `work`: the same object links to the same bytes
-        for name, ctype in BLAS_SHIMS.items():
-            if name in undefined:
-                shim = _blas_shim(name, ctype, work)
-                if shim is None:
-                    say(f"compile cache: no shared library ({name} has no library to link)")
-                    return None
-                inputs += shim
-        try:
-            entry_path.parent.mkdir(parents=True, exist_ok=True)
-            fd, out = tempfile.mkstemp(dir=entry_path.parent, prefix=f".{entry_path.stem[:12]}.", suffix=".so.tmp")
-            os.close(fd)
-        except OSError as e:
-            say(f"compile cache: no shared library (cannot write {entry_path.parent}: {e.strerror or e})")
-            return None
-        cmd = [cc, "-shared", "-o", out, *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
-               "-Wl,-z,now"]
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=work)
-        except (OSError, subprocess.SubprocessError) as e:
-            done = None
-            why = str(e)
-        if done is None or done.returncode != 0:
-            why = why if done is None else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
-            say(f"compile cache: no shared library ({os.path.basename(cc)} failed: {why})")
-            _unlink(out)
-            return None
+    from hlotools.errors import HloError
+    try:
+        undefined = set(read_object(object_code).undefined)
+        if runtime_objects is None:
+            from hlotools.backend.llvm import runtime_library
+            runtime_objects = runtime_library.objects(runtime_library.groups_of_symbols(undefined))
+    except HloError as e:
+        say(f"compile cache: no shared library ({e.message})")
+        return None
+    # mkdtemp, not TemporaryDirectory: this may run on a thread at interpreter exit, after
+    # weakref finalizers (TemporaryDirectory's cleanup) have run
+    work = tempfile.mkdtemp(prefix="hlotools-link-")
+    try:
+        return _link_in(work, cc, object_code, undefined, runtime_objects, entry_path, say)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtime_objects: Sequence[bytes],
+             entry_path: Path, say: Say) -> LinkedLibrary | None:
+    import subprocess  # (here, not at the top: a warm start only loads)
+    import tempfile
+    with open(os.path.join(work, "module.o"), "wb") as f:
+        f.write(object_code)
+    inputs = ["module.o"]  # relative, linked in `work`: the same object links to the same bytes
+    for k, code in enumerate(runtime_objects):
+        with open(os.path.join(work, f"runtime{k}.o"), "wb") as f:
+            f.write(code)
+        inputs.append(f"runtime{k}.o")
+    for name, ctype in BLAS_SHIMS.items():
+        if name in undefined:
+            shim = _blas_shim(name, ctype, work)
+            if shim is None:
+                say(f"compile cache: no shared library ({name} has no library to link)")
+                return None
+            inputs += shim
+    try:
+        entry_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, out = tempfile.mkstemp(dir=entry_path.parent, prefix=f".{entry_path.stem[:12]}.", suffix=".so.tmp")
+        os.close(fd)
+    except OSError as e:
+        say(f"compile cache: no shared library (cannot write {entry_path.parent}: {e.strerror or e})")
+        return None
+    cmd = [cc, "-shared", "-o", out, *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
+           "-Wl,-z,now"]
+    why = ""
+    try:
+        done: subprocess.CompletedProcess[str] | None = subprocess.run(cmd, capture_output=True, text=True,
+                                                                        timeout=120, cwd=work)
+    except (OSError, subprocess.SubprocessError) as e:
+        done = None
+        why = str(e)
+    if done is None or done.returncode != 0:
+        why = why if done is None else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
+        say(f"compile cache: no shared library ({os.path.basename(cc)} failed: {why})")
+        _unlink(out)
+        return None
     try:
         data = Path(out).read_bytes()
     except OSError as e:  # the cache folder was wiped meanwhile (another process, a user's rm -r)
@@ -183,6 +213,15 @@ class SharedLibrary:
     def join_at_release(self, owner: object) -> None:
         if self.address(JOIN_SYMBOL):
             weakref.finalize(owner, self._handle[JOIN_SYMBOL])
+
+    def set_threads(self) -> None:
+        """Tell the library's parallel runtime how many threads to use (host_threads()),
+        as parallel._set_threads does for MCJIT; 0 would mean sysconf's online CPUs."""
+        from hlotools.backend.llvm.host import THREADS_GLOBAL, host_threads
+        try:
+            ctypes.c_int32.in_dll(self._handle, THREADS_GLOBAL).value = host_threads()
+        except ValueError:  # no parallel loops: no such global
+            pass
 
 
 class Unusable(Exception):

@@ -11,6 +11,12 @@ only need libc) and a call costs a few thread creations (~10-30 us), never the G
         counter; the caller returns once every chunk is done (seq_cst counters: every
         write of a chunk happens before parallel_for returns).
 
+The functions that do not depend on the module (parallel_for, its chunks, trampoline and
+join, the pending-thread list and `hlotools_num_threads`) are the runtime library's group
+"parallel" (runtime_library.py): while the JIT compiles (`runtime_library.external()`), a module
+only declares `hlo.parallel_for` and the process-wide runtime, compiled once per machine,
+defines it; AOT objects define everything inside (internal, weak exports), self-contained.
+
 Safety: a failed pthread_create or malloc leaves the chunks to the calling thread (the
 result never depends on threads); the number of threads is min(n, MAX_THREADS, threads()) where
 threads() is the exported global `hlotools_num_threads` if the runtime set it (> 0), else
@@ -28,13 +34,13 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.emit_loops import c64, for_range
+from hlotools.backend.llvm.host import MAX_THREADS, THREADS_GLOBAL, host_threads
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.compiler import FunctionEmitter
 
-MAX_THREADS = 64
-THREADS_GLOBAL = "hlotools_num_threads"
 _SC_NPROCESSORS_ONLN = 84  # glibc, x86_64 and aarch64
 # Below this many "element operations" (elements times the work per element) a kernel
 # runs serially: thread creation and joining cost ~10-30 us per call.
@@ -43,23 +49,13 @@ MIN_PARALLEL_WORK = 1 << 18
 # ~200 us on one core, worth two thread creations even on a busy machine.
 MIN_PARALLEL_GEMM = 1 << 24
 WORKER_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64])
+PARALLEL_FOR = "hlo.parallel_for"
+PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64])
 
 
 def enabled() -> bool:
     """HLOTOOLS_NUM_THREADS=1 turns generated multithreading off at compile time."""
     return os.environ.get("HLOTOOLS_NUM_THREADS", "") != "1"
-
-
-def host_threads() -> int:
-    """Threads the runtime tells generated code to use: $HLOTOOLS_NUM_THREADS, else the
-    CPUs this process may run on."""
-    env = os.environ.get("HLOTOOLS_NUM_THREADS", "")
-    if env.isdigit() and int(env) > 0:
-        return min(MAX_THREADS, int(env))
-    try:
-        return max(1, min(MAX_THREADS, len(os.sched_getaffinity(0))))
-    except (AttributeError, OSError):
-        return max(1, min(MAX_THREADS, os.cpu_count() or 1))
 
 
 def worth_parallel(work: int, threshold: int = MIN_PARALLEL_WORK) -> bool:
@@ -73,11 +69,13 @@ def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function
     return fn
 
 
-def _threads_global(module: ir.Module) -> ir.GlobalVariable:
+def _threads_global(module: ir.Module, export: bool = False) -> ir.GlobalVariable:
     g = module.globals.get(THREADS_GLOBAL)
     if g is None:
         g = ir.GlobalVariable(module, T.I32, THREADS_GLOBAL)
-        g.linkage = "weak"  # several AOT objects in one program share it (no duplicate symbol)
+        # several AOT objects in one program share it (no duplicate symbol); the runtime
+        # library's is the only one of its process (or shared library)
+        g.linkage = "" if export else "weak"
         g.initializer = ir.Constant(T.I32, 0)
         g.align = 4
     return g
@@ -107,7 +105,7 @@ def _pending_globals(module: ir.Module) -> tuple[ir.GlobalVariable, ir.GlobalVar
             glob("hlo.par.lock", T.I32, ir.Constant(T.I32, 0)))
 
 
-def _join_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
+def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Function, ir.Function]:
     """(add_pending(tid), join_pending()) under a spin lock, and the exported
     `hlotools_parallel_join` the JIT runtime calls before it frees the code: helper threads
     are joined late (at the next parallel_for or then), never waited for at the end of a
@@ -166,7 +164,8 @@ def _join_functions(module: ir.Module) -> tuple[ir.Function, ir.Function]:
     locked(ap, add)
 
     ex = ir.Function(module, ir.FunctionType(ir.VoidType(), []), JOIN_SYMBOL)
-    ex.linkage = "weak"  # AOT objects linked together: any one will do (their code never unmaps)
+    # AOT objects linked together: any one will do (their code never unmaps)
+    ex.linkage = "" if export else "weak"
     b = ir.IRBuilder(ex.append_basic_block("entry"))
     b.call(jp, [])
     b.ret_void()
@@ -218,21 +217,30 @@ def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.Glo
     return fn
 
 
-def join_at_release(owner: object, jit_module: object) -> None:
-    """Call the module's `hlotools_parallel_join` when `owner` is collected, keeping the
-    JIT engine (the code helper threads run) alive until then."""
+def join_at_release(owner: object, jit_module: object, runtime: object | None = None) -> None:
+    """Call `hlotools_parallel_join` when `owner` is collected, keeping the JIT engine (the
+    code helper threads run) alive until then: the module's own (a module defining its
+    parallel_for), else that of `runtime`, the JitModule of the runtime library's group
+    "parallel" the module calls (whose helper threads run this module's workers)."""
     import ctypes
     import weakref
     engine = getattr(jit_module, "engine", None)
+    addr = _join_address(engine)
+    if not addr and runtime is not None:
+        engine = getattr(runtime, "engine", None)
+        addr = _join_address(engine)
     _set_threads(engine)
-    try:
-        addr = engine.get_function_address(JOIN_SYMBOL) if engine is not None else 0
-    except Exception:  # noqa: BLE001 - a module without threads has no such symbol
-        addr = 0
     if not addr:
         return
     fn = ctypes.CFUNCTYPE(None)(addr)
     weakref.finalize(owner, _join_then_release, fn, jit_module)
+
+
+def _join_address(engine: object) -> int:
+    try:
+        return int(engine.get_function_address(JOIN_SYMBOL) or 0) if engine is not None else 0  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a module without threads has no such symbol
+        return 0
 
 
 def _set_threads(engine: object) -> None:
@@ -253,6 +261,25 @@ def _join_then_release(fn: Callable[[], None], jit_module: object) -> None:
 
 
 def parallel_for_function(module: ir.Module) -> ir.Function:
+    """`hlo.parallel_for` of this module: a declaration of the runtime library's while the JIT
+    compiles (runtime_library.external()), else defined in the module (internal)."""
+    existing = module.globals.get(PARALLEL_FOR)
+    if existing is not None:
+        return existing
+    if RL.external():
+        return ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
+    return _define_parallel_for(module, export=False)
+
+
+def define_runtime(module: ir.Module) -> list[str]:
+    """The runtime library's group "parallel": everything parallel_for needs, defined in
+    `module` with external linkage for what modules and the runtime call. Returns those
+    symbols."""
+    _define_parallel_for(module, export=True)
+    return [PARALLEL_FOR, JOIN_SYMBOL, THREADS_GLOBAL]
+
+
+def _define_parallel_for(module: ir.Module, export: bool) -> ir.Function:
     """`hlo.parallel_for` and its thread body, built once per LLVM module.
 
     Work is split into chunks (4 per thread) that threads *claim* with an atomic counter;
@@ -262,18 +289,15 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     not started (joining at the end made 2 threads slower than 1 under load): threads are
     joined at the start of the next call, or by `hlotools_parallel_join`. The state is
     reference counted; the last one out frees it."""
-    existing = module.globals.get("hlo.parallel_for")
-    if existing is not None:
-        return existing
     pthread_t = T.I64  # unsigned long on x86_64 and aarch64 Linux
     i64p = T.I64.as_pointer()
     create = _declare(module, "pthread_create", ir.FunctionType(T.I32, [T.PTR, T.PTR, T.PTR, T.PTR]))
-    add_pending, join_pending = _join_functions(module)
+    add_pending, join_pending = _join_functions(module, export)
     sysconf = _declare(module, "sysconf", ir.FunctionType(T.I64, [T.I32]))
     malloc = _declare(module, "malloc", ir.FunctionType(T.PTR, [T.I64]))
     free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [T.PTR]))
     yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
-    gthreads = _threads_global(module)
+    gthreads = _threads_global(module, export)
 
     def slot(b: ir.IRBuilder, st: ir.Value, k: int) -> ir.Value:
         return b.gep(st, [c64(k)], source_etype=T.I64)
@@ -316,8 +340,8 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     release(b, st)
     b.ret(ir.Constant(T.PTR, None))
 
-    pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64]), "hlo.parallel_for")
-    pf.linkage = "internal"
+    pf = ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
+    pf.linkage = "" if export else "internal"
     fn, ctx, n = pf.args
     entry = pf.append_basic_block("entry")
     b = ir.IRBuilder(entry)

@@ -23,6 +23,7 @@ from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.cache import CompileCache
     from hlotools.backend.llvm.native import SharedLibrary
 
 
@@ -34,34 +35,53 @@ class Timings:
 
 
 class CompiledModule(EntryCaller):
-    """A module compiled to native code; call it with flattened argument leaves."""
+    """A module compiled to native code; call it with flattened argument leaves. JIT code
+    calls the process's runtime library (runtime_library.py) for the parallel runtime and
+    the GEMM kernels: `runtime_groups` names the groups it needs."""
+
+    runtime_groups: list[str]
 
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
-                 keep_object: bool = False) -> None:
+                 keep_object: bool = False, runtime_cache: CompileCache | None = None) -> None:
+        """`runtime_cache`: where the runtime library's objects are kept between processes
+        (None: built in this process when it has not loaded them yet)."""
         from hlotools.backend.llvm import compiler, jit
+        from hlotools.backend.llvm import runtime_library as RL
         from hlotools.backend.llvm.emit_gemm import blas_enabled
         t0 = time.perf_counter()
-        with blas_enabled(bool(jit.blas_symbols())):  # JIT only: AOT objects never call BLAS
+        # JIT only: AOT objects never call BLAS, and define the runtime library's functions
+        with blas_enabled(bool(jit.blas_symbols())), RL.external_runtime():
             ir_module, stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
         self.llvm_ir = str(ir_module)
+        self.runtime_groups = RL.groups_needed(ir_module)
         t1 = time.perf_counter()
+        runtime_s = RL.ensure(self.runtime_groups, runtime_cache)  # before the JIT resolves symbols
+        t2 = time.perf_counter()
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
         jit_module, self._llmod = jit.compile_ir(self.llvm_ir, opt_level, objects.append if keep_object else None)
-        t2 = time.perf_counter()
+        t3 = time.perf_counter()
         self.object_code: bytes | None = objects[0] if objects else None
         entry = module.entry
         assert entry is not None and entry.root is not None
         self._bind(jit_module, stats, [leaf for p in entry.parameters for leaf in p.shape.leaves()],
-                   entry.root.shape.leaves(), Timings(t1 - t0, t2 - t1))
+                   entry.root.shape.leaves(), Timings(t1 - t0, t3 - t2, {"runtime_library": runtime_s}))
 
     @classmethod
     def from_object(cls, object_code: bytes, stats: CompileStats, param_leaves: list[Shape],
-                    result_leaves: list[Shape]) -> CompiledModule:
+                    result_leaves: list[Shape], runtime_groups: list[str] | None = None,
+                    runtime_cache: CompileCache | None = None) -> CompiledModule:
         """A module compiled earlier (cache.py stores the object and these facts): loads the
-        object into the JIT without codegen or LLVM's optimiser."""
+        object into the JIT without codegen or LLVM's optimiser, after the runtime library
+        groups it calls (`runtime_groups`, else read from the object's undefined symbols)."""
         from hlotools.backend.llvm import jit
+        from hlotools.backend.llvm import runtime_library as RL
         t0 = time.perf_counter()
         self = cls.__new__(cls)
+        if runtime_groups is None:
+            from hlotools.backend.llvm.objfile import read_object
+            runtime_groups = RL.groups_of_symbols(read_object(object_code).undefined)
+        self.runtime_groups = list(runtime_groups)
+        RL.ensure(self.runtime_groups, runtime_cache)
         jit_module = jit.load_object(object_code)
         self.llvm_ir = ""  # not kept in the cache
         self._llmod = jit_module.module
@@ -80,7 +100,9 @@ class CompiledModule(EntryCaller):
         self._llmod = None
         self.object_code = None
         self._jit = library  # type: ignore[assignment]  # keeps the library alive with the module
+        self.runtime_groups = []  # linked into the library
         self.timings = Timings(extra={"dlopen": seconds})
+        library.set_threads()
         library.join_at_release(self)
         self.bind_entry(library.address(ENTRY_NAME), stats, param_leaves, result_leaves)
         return self
@@ -88,10 +110,13 @@ class CompiledModule(EntryCaller):
     def _bind(self, jit_module: jit.JitModule, stats: CompileStats, param_leaves: list[Shape],
               result_leaves: list[Shape], timings: Timings) -> None:
         """Everything a call needs, from a fresh compile or a cached object alike."""
+        from hlotools.backend.llvm import runtime_library as RL
         from hlotools.backend.llvm.parallel import join_at_release
         self._jit = jit_module
         self.timings = timings
-        join_at_release(self, jit_module)  # helper threads run this code: join them before it is freed
+        runtime = RL.get(RL.PARALLEL) if RL.PARALLEL in self.runtime_groups else None
+        # helper threads run this code: join them before it is freed
+        join_at_release(self, jit_module, runtime.jit_module if runtime is not None else None)
         self.bind_entry(jit_module.address(ENTRY_NAME), stats, param_leaves, result_leaves)
 
     def optimised_ir(self) -> str:
