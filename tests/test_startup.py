@@ -1,0 +1,135 @@
+"""Start-up guarantees (issue 5: a cached hlo-run starts in milliseconds, a cold compile pays
+no Python first-use costs it does not need): what a fresh process imports on each path, checked
+in a child process through sys.modules, and the small replacements made for speed."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hlotools.backend.llvm.pipeline import available_pipeline
+from hlotools.cli.report import Timing, _median
+
+ADD = """HloModule add4
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT c = f32[4] add(a, b)
+}
+"""
+
+FOLDABLE = """HloModule fold
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  one = f32[] constant(1)
+  two = f32[] constant(2)
+  three = f32[] add(one, two)
+  b = f32[4] broadcast(three), dimensions={}
+  ROOT c = f32[4] add(a, b)
+}
+"""
+
+# Run a command's main in this child and report which of the watched modules it imported.
+CHILD = """
+import json, sys
+kind = sys.argv[1]
+try:
+    if kind == "run":
+        from hlotools.cli.run import main
+        main(sys.argv[2:], standalone_mode=False)
+    else:
+        import hlotools
+        from hlotools.passes.manager import run_pipeline
+        from hlotools.passes.pipeline import PRESETS, parse_pipeline
+        module = hlotools.parse_module(open(sys.argv[2]).read(), "m")
+        run_pipeline(module, parse_pipeline(PRESETS["O2"]))
+        print(hlotools.print_module(module))
+finally:
+    watched = ("llvmlite", "lark", "rich", "statistics", "hlotools.interpreter", "hlotools.passes",
+               "hlotools.backend.llvm.compiler", "hlotools.backend.llvm.jit", "hlotools.io.npz",
+               "hlotools.io.literal_text", "hlotools.cli.difference")
+    print("MODULES " + json.dumps(sorted(w for w in watched if w in sys.modules)), file=sys.stderr)
+"""
+
+
+def _child(*args: str, cache: Path | None = None) -> tuple[subprocess.CompletedProcess, list[str]]:
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "HLOTOOLS_LOG")}
+    if cache is not None:
+        env["HLOTOOLS_CACHE_DIR"] = str(cache)
+    r = subprocess.run([sys.executable, "-c", CHILD, *args], capture_output=True, text=True, env=env,
+                       timeout=300)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("MODULES ")]
+    assert lines, r.stderr
+    return r, json.loads(lines[-1][len("MODULES "):])
+
+
+def _llvm_works() -> bool:
+    try:
+        import llvmlite.binding  # noqa: F401
+    except ImportError:
+        return False
+    return shutil.which("cc") is not None or shutil.which("gcc") is not None
+
+
+@pytest.mark.skipif(not _llvm_works(), reason="llvmlite or a C compiler missing: no shared-library warm start")
+def test_cached_hlo_run_imports_neither_the_compiler_nor_the_parser_generator(tmp_path: Path) -> None:
+    model = tmp_path / "add.hlo"
+    model.write_text(ADD)
+    args = ("run", str(model), "--random", "0", "-v")
+    # The cache keys include a fingerprint of the backend's sources: in a tree that others edit
+    # at the same moment a warm run may miss, so the pair is tried again (three times at most).
+    for _ in range(3):
+        cold, cold_modules = _child(*args, cache=tmp_path / "cache")
+        assert cold.returncode == 0, cold.stderr
+        warm, warm_modules = _child(*args, cache=tmp_path / "cache")
+        if "compile cache: hit" in warm.stderr:
+            break
+    assert warm.returncode == 0, warm.stderr
+    assert "compile cache: hit" in warm.stderr
+    assert "out0: f32[4]" in warm.stdout and warm.stdout == cold.stdout
+    assert "llvmlite" in cold_modules and "hlotools.passes" in cold_modules  # the check can fail
+    # A hit needs the parser (the module's signature) and the cache: nothing of the compiler,
+    # the passes, lark (tables are pickled), rich (not a terminal), the interpreter, nor the
+    # readers and writers of files this command line does not name.
+    assert warm_modules == []
+
+
+def test_passes_import_the_interpreter_only_when_constant_folding_evaluates(tmp_path: Path) -> None:
+    plain = tmp_path / "add.hlo"
+    plain.write_text(ADD)
+    foldable = tmp_path / "fold.hlo"
+    foldable.write_text(FOLDABLE)
+    r, modules = _child("opt", str(plain))
+    assert r.returncode == 0, r.stderr
+    assert "hlotools.passes" in modules and "hlotools.interpreter" not in modules
+    assert "llvmlite" not in modules and "lark" not in modules
+    r, modules = _child("opt", str(foldable))
+    assert r.returncode == 0, r.stderr
+    assert "hlotools.interpreter" in modules
+    assert "f32[] constant(3)" in r.stdout  # folded: the interpreter was loaded when needed
+
+
+@pytest.mark.parametrize("values", [[3.0], [2.0, 1.0], [5.0, 1.0, 4.0], [4.0, 1.0, 3.0, 2.0], [0.5] * 6])
+def test_timing_median_is_statistics_median(values: list[float]) -> None:
+    assert _median(values) == statistics.median(values)
+    assert Timing("run", values).median == statistics.median(values)
+
+
+def test_available_pipeline_follows_the_registered_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hlotools.passes import registry
+    full = available_pipeline("O2")
+    assert "fusion" in full and full == available_pipeline("O2")
+    without = {k: v for k, v in registry.PASSES.items() if k != "fusion"}
+    monkeypatch.setattr(registry, "PASSES", without)
+    reduced = available_pipeline("O2")
+    assert "fusion" not in reduced.replace("fusion-", "") and "layout-assignment" in reduced
+    monkeypatch.undo()
+    assert available_pipeline("O2") == full
