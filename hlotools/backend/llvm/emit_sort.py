@@ -21,6 +21,7 @@ from collections.abc import Callable
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.alias_scopes import scopes_of
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.emit_std_sort import emit_std_sort, new_var, while_loop
@@ -57,7 +58,7 @@ def emit_sort(fe: FunctionEmitter, inst: Instruction) -> None:
 
     def write(at: At, i: ir.Value, p: ir.Value) -> None:
         for op, out, s in zip(operands, outs, out_shapes):
-            fe.store_element(fe.load_element(fe.leaf_ptrs(op)[0], op.shape, at(p)), out, s, at(i))
+            copy_element(fe, fe.leaf_ptrs(op)[0], op.shape, at(p), out, s, at(i))
     shape, n = operands[0].shape, operands[0].shape.dims[dim]
     if bool(inst.attrs.get("is_stable", False)):
         order = _stable_order
@@ -66,6 +67,17 @@ def emit_sort(fe: FunctionEmitter, inst: Instruction) -> None:
     else:
         order = _class_order
     sort_rows(fe, inst, shape, dim, n, less, write, order)
+
+
+def copy_element(fe: FunctionEmitter, src: ir.Value, src_shape: Shape, src_index: list[ir.Value],
+                 dst: ir.Value, dst_shape: Shape, dst_index: list[ir.Value]) -> None:
+    """Move one element's storage bits: a sort permutes its operands and must not change
+    them (a narrow float's NaN payload would not survive a round trip through f32)."""
+    et = src_shape.element_type
+    assert et is not None
+    raw = fe.b.load(fe.element_ptr(src, src_shape, src_index), typ=T.storage_type(et))
+    scopes_of(fe).tag(raw, src)
+    scopes_of(fe).tag(fe.b.store(raw, fe.element_ptr(dst, dst_shape, dst_index)), dst)
 
 
 def compares_directly(comp: Computation, shapes: list[Shape]) -> bool:
@@ -105,7 +117,7 @@ def emit_topk(fe: FunctionEmitter, inst: Instruction) -> None:
     def write(at: At, i: ir.Value, p: ir.Value) -> None:
         b = fe.b
         with b.if_then(b.icmp_signed("<", i, c64(k))):
-            fe.store_element(fe.load_element(src, x.shape, at(p)), values, vshape, at(i))
+            copy_element(fe, src, x.shape, at(p), values, vshape, at(i))
             fe.store_element(b.trunc(p, T.I32), indices, ishape, at(i))
     if k > 0:
         sort_rows(fe, inst, x.shape, dim, x.shape.dims[dim], less, write, _stable_order)
