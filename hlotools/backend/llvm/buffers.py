@@ -6,8 +6,8 @@ instruction that is emitted inside a consumer's loop ("inlined", implicit fusion
 where that consumer is emitted. Buffers whose ranges do not overlap share memory: they are
 packed into ONE preallocated temp arena, first fit in definition order (XLA's heap
 simulator idea). Leaves of the root are written straight into the caller's output buffers
-when they can be (else copied at the end); an in-place instruction (dynamic-update-slice)
-shares its operand's buffer when it is that buffer's only and last reader; a donated entry
+when they can be (else copied at the end); an in-place instruction (dynamic-update-slice,
+or a fusion whose root updates one of its parameters) shares its operand's buffer when it is that buffer's only and last reader; a donated entry
 parameter (input_output_alias) becomes the memory of the output it aliases when it is dead by
 the time that output is defined.
 
@@ -131,7 +131,7 @@ def assign(order: list[Instruction], root: Instruction, cls: Classifier,
     alias_safe: set[int] = set()
     if cls.param_alias:
         alias_safe = _alias_safe_leaves(root_leaves, buffers, find, location, param_readers, output_copies,
-                                        leaves, in_place, cls.param_alias)
+                                        leaves, in_place, cls.param_alias, cls.in_place_operand)
     arena, scratch = _pack_arena(order, buffers, find, location, pos, cls)
     for b in buffers:
         location[b.id] = location[find(b.id)]
@@ -162,11 +162,14 @@ def schedule_positions(order: list[Instruction], concurrent: Sequence[Sequence[I
 def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], find: Callable[[int], int],
                        location: dict[int, Location], param_readers: dict[int, list[tuple[int, Instruction]]],
                        output_copies: list[tuple[int, Leaf]], leaves: dict[int, list[Leaf]],
-                       in_place: set[int], param_alias: dict[int, int]) -> set[int]:
+                       in_place: set[int], param_alias: dict[int, int],
+                       in_place_operand: Callable[[Instruction], int | None]) -> set[int]:
     """Result leaves k that may be written into the memory of parameter leaf param_alias[k]:
     a pass-through (the result is that parameter itself), or a result whose first write
-    comes after every read of the parameter — except a dynamic-update-slice of the parameter
-    that is its only reader, which then updates it in place (the scan / KV-cache pattern).
+    comes after every read of the parameter — except an in-place instruction (a
+    dynamic-update-slice, or a fusion whose root is one: Classifier.in_place_operand) of the
+    parameter that is its only reader, which then updates it in place (the scan / KV-cache
+    pattern).
     The generated code stays correct when the caller passes distinct memory anyway (it copies
     when the pointers differ), so aliasing is purely an optimisation."""
     copied = {lf.index for _, lf in output_copies if lf.kind == "param"}
@@ -189,13 +192,14 @@ def _alias_safe_leaves(root_leaves: list[Leaf], buffers: list[LogicalBuffer], fi
         members = [b for b in buffers if find(b.id) == g]
         first = min(members, key=lambda b: b.start)
         readers = param_readers.get(i, [])
-        dus = first.inst
+        upd = first.inst
+        j = in_place_operand(upd)
         if all(p < first.start for p, _ in readers):
             safe.add(k)
-        elif (dus.opcode == "dynamic-update-slice" and len(readers) == 1 and readers[0][1] is dus
-              and leaves[id(dus.operands[0])] == [Leaf("param", i)]):
+        elif (j is not None and len(readers) == 1 and readers[0][1] is upd
+              and leaves[id(upd.operands[j])] == [Leaf("param", i)]):
             safe.add(k)
-            in_place.add(id(dus))  # its operand's memory is (normally) the output: copy only if not
+            in_place.add(id(upd))  # its operand's memory is (normally) the output: copy only if not
     return safe
 
 
@@ -250,8 +254,8 @@ def _share_in_place(order: list[Instruction], leaves: dict[int, list[Leaf]], buf
         sb, db = buffers[src[0].index], buffers[dst[0].index]
         if sb.end != pos[id(inst)] or sb.size != db.size or any(r is not inst for r in sb.readers):
             continue
-        if sum(1 for op in inst.operands if op is inst.operands[k]) != 1:
-            continue
+        if any(src[0] in leaves.get(id(op), []) for j, op in enumerate(inst.operands) if j != k):
+            continue  # the same buffer is also another operand (e.g. through a bitcast): not in place
         group[find(db.id)] = find(sb.id)
         shared.add(id(inst))
     return shared

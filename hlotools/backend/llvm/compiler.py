@@ -106,6 +106,8 @@ class ModuleCompiler:
         fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
         if not export:
             fn.linkage = "internal"
+        if donation is None and comp.is_fusion_computation:
+            donation = fused_update_donation(comp)
         cf = CompiledFunction(comp, fn, alias_params=alias_params, donation=dict(donation or {}))
         self.functions[key] = cf
         FunctionEmitter(self, comp, cf).emit()
@@ -236,7 +238,7 @@ class FunctionEmitter:
             alias_leaves=_alias_leaves,
             leaf_sizes=lambda i: [leaf_bytes(s) for s in i.shape.leaves()],
             scratch=lambda i: SCRATCH[i.opcode](i) if i.opcode in SCRATCH else [],
-            in_place_operand=lambda i: 0 if i.opcode == "dynamic-update-slice" else None,
+            in_place_operand=in_place_operand,
             param_leaf_base=lambda i: base[id(i)],
             param_alias=self._param_alias(),
         )
@@ -500,6 +502,47 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
     from hlotools.backend.llvm.parallel import parallel_loop_nest, work_per_element
     if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst)):
         loop_nest(fe.b, loop_shape, body)
+
+
+def in_place_operand(inst: Instruction) -> int | None:
+    """The operand whose buffer `inst` may update in place: a dynamic-update-slice's operand 0,
+    and for a fusion whose root is a dynamic-update-slice of one of its parameters (the scan's
+    `ys = dynamic_update_slice(ys, y, i)`, XLA's in-place DUS fusion) the operand bound to it."""
+    if inst.opcode == "dynamic-update-slice":
+        return 0
+    if inst.opcode == "fusion":
+        comp = inst.attrs.get("calls")
+        n = _fused_update_parameter(comp) if isinstance(comp, Computation) else None
+        if n is not None and n < len(inst.operands) and inst.operands[n].shape == inst.shape:
+            return n
+    return None
+
+
+def _fused_update_parameter(comp: Computation) -> int | None:
+    """n when the root of `comp` is a dynamic-update-slice whose operand 0 is parameter(n)
+    and that parameter has no other use (so nothing else reads what the update overwrites)."""
+    root = comp.root
+    if root is None or root.opcode != "dynamic-update-slice" or root.shape.is_tuple:
+        return None
+    op = root.operands[0]
+    if op.opcode != "parameter" or op.parameter_number is None or any(u is not root for u in op.users):
+        return None
+    if sum(1 for o in root.operands if o is op) != 1 or op.shape != root.shape:
+        return None
+    return op.parameter_number
+
+
+def fused_update_donation(comp: Computation) -> dict[int, int]:
+    """{result leaf 0: the updated parameter's leaf} for such a fusion computation: its
+    function then updates in place when the caller passes the parameter's memory as the
+    output (and copies first when it does not: memcpy_if_distinct)."""
+    n = _fused_update_parameter(comp)
+    if n is None:
+        return {}
+    params = sorted(comp.parameters, key=lambda p: p.parameter_number or 0)
+    if n >= len(params):
+        return {}
+    return {0: sum(len(p.shape.leaves()) for p in params[:n])}
 
 
 def _alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> list[bufs.Leaf]:
