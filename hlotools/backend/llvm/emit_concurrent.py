@@ -266,9 +266,11 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
     parts: list[_Part] = []
     try:
         for inst in members:
-            known = set(map(id, _parallel_calls(fe.fn)))
+            block, done, nblocks = fe.b.block, len(fe.b.block.instructions), len(fe.fn.blocks)
             emit_one(inst)
-            calls = [c for c in _parallel_calls(fe.fn) if id(c) not in known]
+            # what the member emitted: the rest of the block it started in, and new blocks
+            new = block.instructions[done:] + [i for blk in fe.fn.blocks[nblocks:] for i in blk.instructions]
+            calls = [c for c in new if _is_parallel_call(c)]
             last = fe.b.block.instructions[-1] if fe.b.block.instructions else None
             for call in calls:
                 worker, ctx, n = call.args[:3]
@@ -289,9 +291,12 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
     par.call_parallel_for(fe, worker, ctx, total)
 
 
+def _is_parallel_call(instr: ir.Instruction) -> bool:
+    return isinstance(instr, ir.CallInstr) and getattr(instr.callee, "name", "") == PARALLEL_FOR
+
+
 def _parallel_calls(fn: ir.Function) -> list[ir.CallInstr]:
-    return [instr for block in fn.blocks for instr in block.instructions
-            if isinstance(instr, ir.CallInstr) and getattr(instr.callee, "name", "") == PARALLEL_FOR]
+    return [instr for block in fn.blocks for instr in block.instructions if _is_parallel_call(instr)]
 
 
 def _remove(call: ir.CallInstr) -> None:
