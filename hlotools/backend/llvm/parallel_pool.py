@@ -3,10 +3,9 @@ top of libc only (pthread_create/pthread_join, syscall(SYS_futex), clock_gettime
 
 parallel.parallel_for_function starts fresh threads on every call (~10-30 us each), which
 made small kernels slower on two threads than on one and kept per-step kernels of while
-loops serial. Here the threads stay: between calls they spin for a bounded time (the
-exported `hlotools_pool_spin_ns`, DEFAULT_SPIN_NS) watching a futex word, then sleep on it
-(FUTEX_WAIT_PRIVATE), so an idle pool costs no CPU beyond the spin (sched_yield in the watch loop: a caller
-sharing the CPU gets it back at once).
+loops serial. Here the threads stay: between calls they watch a futex word for a bounded
+time (the exported `hlotools_pool_spin_ns`, DEFAULT_SPIN_NS; yielding the CPU while they
+watch), then sleep on it (FUTEX_WAIT_PRIVATE), so an idle pool costs no CPU beyond the spin.
 
     void <name>(ptr fn, ptr ctx, i64 n)      the same contract as parallel.py's:
         fn(ctx, begin, end) runs on disjoint chunks covering [0, n) (4 per thread), claimed
