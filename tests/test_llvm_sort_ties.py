@@ -227,9 +227,9 @@ def test_generic_comparator_on_nans_stays_a_permutation(kind: str) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="the interpreter's vectorised merge (sorting.merge_sort_permutation) "
-                   "assumes a strict weak order: with NaNs under a generic comparator its merge positions "
-                   "collide and its stable order is not a permutation, so the class ids differ from the "
-                   "backend's sequential merge")
+                   "assumes a strict weak order: on NaNs under IEEE compare (in a stable sort, or in an unstable "
+                   "one with a generic comparator) its merge positions collide and its stable order is not a "
+                   "permutation, unlike the backend's sequential merge")
 @pytest.mark.parametrize(("kind", "stable"), [("lex", False), ("lt", True)])
 def test_generic_comparator_on_nans_matches_the_interpreter(kind: str, stable: bool) -> None:
     """The same merge serves stable sorts: a stable LT sort of data with NaNs loses and
