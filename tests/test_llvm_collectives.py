@@ -204,15 +204,44 @@ def test_more_than_one_participant_is_refused_naming_the_instruction(body: str, 
         compile_module(m)
 
 
-def test_in_place_collective_permute_is_refused() -> None:
-    text = ("HloModule m\nENTRY e {\n  x = f32[4,2] parameter(0)\n  o = f32[4,4] parameter(1)\n"
-            "  z = s32[] constant(0)\n  t = (s32[], s32[]) tuple(z, z)\n"
-            "  s = (f32[4,2], f32[4,4], u32[], u32[]) collective-permute-start(x, o, t, t), "
-            "source_target_pairs={{0,0}}, slice_sizes={{4,2}}\n"
-            "  ROOT d = f32[4,4] collective-permute-done(s)\n}\n")
-    m = hlotools.parse_module(text, verify=False)
-    with pytest.raises(HloUnsupportedError, match=r"collective-permute-start %s: the in-place form"):
+def in_place_permute(pairs: str, start: bool) -> str:
+    head = ("HloModule m\nENTRY e {\n  x = f32[4,2] parameter(0)\n  o = f32[4,4] parameter(1)\n"
+            "  z = s32[] constant(0)\n  t = (s32[], s32[]) tuple(z, z)\n")
+    if start:
+        return head + ("  s = (f32[4,2], f32[4,4], u32[], u32[]) collective-permute-start(x, o, t, t), "
+                       f"source_target_pairs={pairs}, slice_sizes={{{{4,2}}}}\n"
+                       "  d = f32[4,4] collective-permute-done(s)\n"
+                       "  ROOT r = (f32[4,4], (f32[4,2], f32[4,4], u32[], u32[])) tuple(d, s)\n}\n")
+    return head + (f"  ROOT r = f32[4,4] collective-permute(x, o, t, t), source_target_pairs={pairs}, "
+                   "slice_sizes={{4,2}}\n}\n")
+
+
+@pytest.mark.parametrize("start", [False, True])
+def test_in_place_collective_permute_nobody_sends_here_gives_zeros(start: bool, preset: str) -> None:
+    text = in_place_permute("{{0,1},{1,2}}", start)
+    got = assert_same(text, preset, verify=False)
+    assert not got[0].any()
+    if start:
+        assert np.array_equal(got[1], _operands(text)[0])
+
+
+@pytest.mark.parametrize("start", [False, True])
+def test_in_place_collective_permute_to_itself_is_refused(start: bool) -> None:
+    m = hlotools.parse_module(in_place_permute("{{0,0}}", start), verify=False)
+    op = "collective-permute-start %s" if start else "collective-permute %r"
+    with pytest.raises(HloUnsupportedError, match=op + r": the in-place form .* sending 0 -> 0"):
         compile_module(m)
+
+
+def test_collective_broadcast_with_a_dynamic_root(preset: str) -> None:
+    text = ("HloModule m\nENTRY e {\n  x = f32[4,6]{0,1} parameter(0)\n  root = f32[1] parameter(1)\n"
+            "  ROOT cb = f32[4,6]{0,1} collective-broadcast(x, root), replica_groups={{0}}, has_dynamic_root=true\n}\n")
+    got = assert_same(text, preset, verify=False)
+    assert np.array_equal(got[0], _operands_unverified(text)[0])
+
+
+def _operands_unverified(text: str) -> list[np.ndarray]:
+    return inputs(hlotools.parse_module(text, verify=False))
 
 
 # ------------------------------------------------------------------ asynchronous wrappers

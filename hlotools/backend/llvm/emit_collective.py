@@ -81,7 +81,9 @@ def _sources(inst: Instruction) -> list[Source]:
     results = inst.shape.leaves()
     op = inst.opcode
     if op in COPIES:
-        srcs = _leaves_of(list(inst.operands))
+        # an array result is the first operand (collective-broadcast's second operand, with
+        # has_dynamic_root, names the root: one participant is the root)
+        srcs = _leaves_of(list(inst.operands) if inst.shape.is_tuple else inst.operands[:1])
         if len(results) == 2 * len(srcs) and inst.shape.is_tuple:  # (operands, results)
             srcs = srcs + srcs
     elif op in DONES:
@@ -91,7 +93,7 @@ def _sources(inst: Instruction) -> list[Source]:
     elif op == "collective-permute" or not inst.shape.is_tuple:
         srcs = _permute_sources(inst)
     else:  # collective-permute-start: (operands, results, u32 contexts...)
-        operands = _leaves_of(list(inst.operands))
+        operands = _leaves_of(inst.operands[:1] if _in_place(inst) else list(inst.operands))
         srcs = operands + _permute_sources(inst)
         srcs += [ZEROS] * (len(results) - len(srcs))
     if len(srcs) != len(results):
@@ -104,9 +106,16 @@ def _sources(inst: Instruction) -> list[Source]:
     return srcs
 
 
+def _in_place(inst: Instruction) -> bool:
+    """The in-place form (input, output, input start indices, output start indices)."""
+    return len(inst.operands) == 4 and (inst.operands[2].shape.is_tuple or "slice_sizes" in inst.attrs)
+
+
 def _permute_sources(inst: Instruction) -> list[Source]:
-    if len(inst.operands) == 4 and inst.operands[2].shape.is_tuple:
-        raise _fail(inst, "the in-place form (input, output, start indices) is not lowered")
+    if _in_place(inst):
+        if _receives(inst):
+            raise _fail(inst, "the in-place form (input, output, start indices) sending 0 -> 0 is not lowered")
+        return [Source(None, 0, s) for s in inst.operands[1].shape.leaves()]  # nobody sends: zeros
     srcs = _leaves_of(list(inst.operands))
     return srcs if _receives(inst) else [Source(None, 0, s.shape) for s in srcs]
 
