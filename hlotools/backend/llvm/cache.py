@@ -288,6 +288,19 @@ class CompileCache:
 _LINKS_LOCK = threading.Lock()
 _PENDING_LINKS: set[threading.Thread] = set()
 _LINKING: dict[tuple[str, str], threading.Thread] = {}  # (cache folder, key) -> its link
+
+
+def _after_fork_in_child() -> None:
+    """The parent's link threads do not exist in a child made by fork(): forget them (and a
+    lock one of them may have held)."""
+    global _LINKS_LOCK
+    _LINKS_LOCK = threading.Lock()
+    _PENDING_LINKS.clear()
+    _LINKING.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 LINK_EXIT_WAIT_S = 10.0
 
 

@@ -7,7 +7,8 @@ dims are contiguous in the buffer's layout: a strided *view*; otherwise the oper
 Two kernels, chosen per dot:
 
 * generated (the default): gemm_kernel.py's register-blocked micro-kernel with explicit
-  LLVM vectors, one function per compute type shared by every dot of the module. B is read
+  LLVM vectors, one function per compute type shared by every dot of the module (for the JIT
+  a group of the runtime library, compiled once per machine: runtime_library.py). B is read
   in place when its columns are contiguous (few rows) or packed panel-major (many rows, or
   any other layout/type); tasks (batch x panel x row chunk) are split across threads by
   parallel.py when the product is big.

@@ -27,6 +27,7 @@ AOT objects never set the flag: they define everything inside and need only libc
 """
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -131,6 +132,18 @@ class Loaded:
 _LOADED: dict[str, Loaded] = {}
 _RETIRED: list[Loaded] = []  # forgotten groups: modules bound to them still run their code
 _LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A child forked while another thread of the parent held the lock (building a group)
+    would wait for it forever: the child gets a fresh one (the registry's code is mapped in
+    the child too)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def loaded() -> dict[str, Loaded]:
