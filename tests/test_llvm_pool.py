@@ -31,8 +31,15 @@ sys.path.insert(0, {str(HERE)!r})
 from _llvm_pool_module import compile_module
 pm = compile_module("pool")
 
-def tasks():
-    return len(os.listdir("/proc/self/task"))
+def tasks(want=None):
+    # threads of this process; with `want`, waits up to 2 s for that many (a joined thread
+    # leaves /proc a moment after pthread_join / Thread.join return)
+    deadline = time.monotonic() + 2
+    while True:
+        n = len(os.listdir("/proc/self/task"))
+        if want is None or n == want or time.monotonic() > deadline:
+            return n
+        time.sleep(0.01)
 
 def count(n):
     c = np.zeros(max(n, 1), np.int64)
@@ -96,6 +103,61 @@ def test_thread_count_changes_between_calls() -> None:
     """)
 
 
+def test_thread_count_caps_the_workers_that_take_part() -> None:
+    """Workers started for 8 threads stay, but a call for 2 (or 3) threads runs on at most 2
+    (3) distinct threads (workers above the job's count sit it out)."""
+    out = run_child("""
+        pm.threads.value = 8
+        check_once(1000, "start 7 workers")
+        seen = {}
+        for t in (2, 3, 8):
+            pm.threads.value = t
+            who = set()
+            for _ in range(10):
+                out = np.zeros(2 * 32, np.int64)
+                ctx = np.array([out.ctypes.data, 50_000, 0, 0], np.uint64)
+                pm.run_stamp(ctx.ctypes.data, 32)
+                assert (out[0::2] > 0).all()
+                who |= set(out[1::2].tolist())
+            seen[t] = len(who)
+        print(seen[2], seen[3], seen[8])
+    """)
+    two, three, eight = map(int, out.split())
+    assert 1 <= two <= 2 and 1 <= three <= 3 and 1 <= eight <= 8, out
+
+
+def test_join_while_other_threads_call() -> None:
+    """With one pool per process (the runtime library) a module's release joins it while
+    other threads may be calling: calls stay correct, the pool restarts after each join."""
+    out = run_child("""
+        pm.threads.value = 3
+        base = tasks()
+        errors = []
+        stop = threading.Event()
+
+        def call(k):
+            try:
+                i = 0
+                while not stop.is_set():
+                    check_once(1 + (k * 101 + i * 17) % 5000, ("thread", k, i))
+                    i += 1
+            except BaseException as e:  # noqa: BLE001
+                errors.append(repr(e))
+
+        ts = [threading.Thread(target=call, args=(k,)) for k in range(3)]
+        for t in ts: t.start()
+        for _ in range(200):
+            pm.join()
+            time.sleep(0.0005)
+        stop.set()
+        for t in ts: t.join()
+        assert not errors, errors[:3]
+        pm.join()
+        print(tasks(want=base) - base)
+    """)
+    assert int(out) == 0  # every worker (and Python thread) gone at the end
+
+
 def test_several_python_threads_call_at_once() -> None:
     out = run_child("""
         pm.threads.value = 2
@@ -140,11 +202,11 @@ def test_join_idle_repeated_then_call_again() -> None:
         check_once(1000, "first")
         started = tasks() - base
         pm.join(); pm.join()               # repeated
-        joined = tasks() - base
+        joined = tasks(want=base) - base
         check_once(1000, "after join")     # the pool starts again
         again = tasks() - base
         pm.join()
-        print(started, joined, again, tasks() - base)
+        print(started, joined, again, tasks(want=base) - base)
     """)
     assert out.split() == ["2", "0", "2", "0"]
 
@@ -189,6 +251,7 @@ def test_failed_pthread_create_means_fewer_workers() -> None:
         check_once(1000, "unlimited, before join")
         still = tasks() - base
         pm.join()
+        tasks(want=base)
         check_once(1000, "after join")
         print(limited, still, tasks() - base)
     """)
