@@ -146,9 +146,9 @@ def test_join_while_other_threads_call() -> None:
 
         ts = [threading.Thread(target=call, args=(k,)) for k in range(3)]
         for t in ts: t.start()
-        for _ in range(200):
+        for _ in range(50):
             pm.join()
-            time.sleep(0.0005)
+            time.sleep(0.001)
         stop.set()
         for t in ts: t.join()
         assert not errors, errors[:3]
