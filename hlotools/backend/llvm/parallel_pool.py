@@ -1,5 +1,6 @@
 """A persistent worker pool behind generated code's `parallel_for`, emitted in LLVM IR on
-top of libc only (pthread_create/pthread_join, syscall(SYS_futex), clock_gettime, getpid).
+top of libc only (pthread_create/pthread_join, syscall(SYS_futex), clock_gettime, getpid,
+sched_yield, usleep, sysconf).
 
 parallel.parallel_for_function starts fresh threads on every call (~10-30 us each), which
 made small kernels slower on two threads than on one and kept per-step kernels of while
@@ -98,6 +99,7 @@ class _Libc:
     clock: ir.Function
     getpid: ir.Function
     yield_: ir.Function
+    usleep: ir.Function
     sysconf: ir.Function
     pause: ir.Function | None
     pause_args: tuple[ir.Value, ...]
@@ -197,6 +199,7 @@ def _libc(module: ir.Module, futex: int) -> _Libc:
                  clock=_declare(module, "clock_gettime", ir.FunctionType(i32, [i32, ptr])),
                  getpid=_declare(module, "getpid", ir.FunctionType(i32, [])),
                  yield_=_declare(module, "sched_yield", ir.FunctionType(i32, [])),
+                 usleep=_declare(module, "usleep", ir.FunctionType(i32, [i32])),
                  sysconf=_declare(module, "sysconf", ir.FunctionType(i64, [i32])),
                  pause=pause, pause_args=pause_args, futex=futex)
 
@@ -236,14 +239,15 @@ def _now_ns(b: ir.IRBuilder, libc: _Libc, ts: ir.Value) -> ir.Value:
 
 
 def _lock_blocking(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, lock: ir.Value) -> None:
-    """Spin (sched_yield) until `lock` goes 0 -> 1; b continues in the locked block."""
+    """Take `lock` (0 -> 1), sleeping 50 us between tries (join waits for a running call,
+    which may take milliseconds); b continues in the locked block."""
     spin, wait, got = _blocks(fn, "lock", "lock.wait", "locked")
     b.branch(spin)
     b.position_at_end(spin)
     pair = b.cmpxchg(lock, _i32(0), _i32(1), "acquire", "monotonic")
     b.cbranch(b.extract_value(pair, 1), got, wait)
     b.position_at_end(wait)
-    b.call(libc.yield_, [])
+    b.call(libc.usleep, [_i32(50)])
     b.branch(spin)
     b.position_at_end(got)
 
