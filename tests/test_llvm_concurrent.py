@@ -405,3 +405,53 @@ def test_a_member_never_takes_memory_another_member_still_reads() -> None:
     assert span(serial, "xn") == span(serial, "r")
     args = [_floats((16, 256), 1), _floats((256, 1024), 2), _floats((16, 256, 32), 3)]
     _same_bits(_compile(REUSE)(args), _compile(REUSE, on=False)(args))
+
+
+# A scalar reduction has no loop to split: it runs serially in the caller, the dot's GEMM
+# loop is then the only one left and is called directly (no merged worker, no threads).
+SCALAR_REDUCE = """HloModule scalar
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[262143] parameter(0)
+  x = f32[16,256] parameter(1)
+  u = f32[256,1024] parameter(2)
+  z = f32[] constant(0)
+  r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  d = f32[16,1024] dot(x, u), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[], f32[16,1024]) tuple(r, d)
+}
+"""
+
+
+def test_a_set_with_one_parallel_loop_left_runs_it_directly() -> None:
+    assert [sorted(s) for s in _sets(SCALAR_REDUCE)] == [["d", "r"]]
+    compiled = _compile(SCALAR_REDUCE)
+    assert _task_workers(compiled.llvm_ir) == []
+    entry = compiled.llvm_ir[compiled.llvm_ir.index("define void @"):]
+    assert "hlo.parallel_for" not in entry[:entry.index("\n}\n")]
+    args = [_ints((262143,), 12), _ints((16, 256), 13), _ints((256, 1024), 14)]
+    _same_bits(compiled(args), evaluate(hlotools.parse_module(SCALAR_REDUCE), args))
+
+
+# A bf16 dot accumulates in f32 scratch and converts afterwards: its GEMM loop is not its last
+# code, so it becomes a plain serial call (and the f32 dot's loop, alone, a direct call).
+MIXED = TWO_DOTS.replace("h = f32[16,256]", "h = bf16[16,256]").replace("u = f32[256,1024]", "u = bf16[256,1024]") \
+    .replace("d2 = f32[16,1024] dot(h, u)", "d2b = bf16[16,1024] dot(h, u)") \
+    .replace("ROOT s = f32[16,1024] add(d1, d2)", "d2 = f32[16,1024] convert(d2b)\n  ROOT s = f32[16,1024] add(d1, d2)")
+
+
+def test_a_loop_that_is_not_its_members_last_code_runs_serially() -> None:
+    import ml_dtypes
+    assert [sorted(s) for s in _sets(MIXED)] == [["d1", "d2b"]]
+    compiled = _compile(MIXED)
+    assert _task_workers(compiled.llvm_ir) == []
+    entry = compiled.llvm_ir[compiled.llvm_ir.index("define void @"):]
+    assert "hlo.parallel_for" not in entry[:entry.index("\n}\n")]
+    args = [_ints((16, 128), 15), _ints((128, 1024), 16), _ints((16, 256), 17).astype(ml_dtypes.bfloat16),
+            _ints((256, 1024), 18).astype(ml_dtypes.bfloat16)]
+    _same_bits(compiled(args), _compile(MIXED, on=False)(args))
+    _same_bits(compiled(args), evaluate(hlotools.parse_module(MIXED), args))
