@@ -23,8 +23,8 @@ last one wins and both wrote the same thing.
 Beside an object entry, KEY.so is the same machine code linked into a shared library
 (native.py; the entry's header keeps its SHA-256), which a warm start dlopens instead of
 loading the object into MCJIT, so it never imports llvmlite. The link runs on a background
-thread once the object entry is stored (`link_later`; the entry is then rewritten with the
-library's record; `wait_for_links` waits for it). `llvm/host/*.json` (host.py) remembers LLVM's
+worker once the object entry is stored (`link_later`, background_link.py; the entry is then
+rewritten with the library's record; `wait_for_links` waits for it). `llvm/host/*.json` (host.py) remembers LLVM's
 description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
 
 The runtime library's objects (runtime_library.py: the parallel runtime, the GEMM kernels) are
@@ -43,7 +43,6 @@ import json
 import logging
 import os
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -128,7 +127,6 @@ class CompileCache:
         self.directory = (directory or default_cache_dir()) / "llvm"
         self._log = log
         self.max_bytes = max_bytes if max_bytes is not None else _max_bytes_from_env()
-        self._links: list[threading.Thread] = []
 
     def say(self, message: str) -> None:
         _LOGGER.info(message)
@@ -176,78 +174,36 @@ class CompileCache:
             self.trim()
         return True
 
-    def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> threading.Thread | None:
-        """Link the object entry `key` (with the runtime library objects it calls) into
-        KEY.so on a background thread, then record the library in the entry; None when no
-        library can be made here. A process that exits first (after at most
-        LINK_EXIT_WAIT_S at exit) leaves no library: warm starts use the object."""
+    def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> Any:
+        """Queue the link of object entry `key` (with the runtime library objects it calls)
+        into KEY.so for the background worker (background_link.py), which then records the
+        library in the entry; returns the job, or None when no library can be made here."""
         if not native.enabled() or native.c_compiler() is None:
             return None
-        from hlotools.backend.llvm import runtime_library
+        from hlotools.backend.llvm import background_link, runtime_library
         try:
             runtime = runtime_library.objects(runtime_groups, self)  # loaded already: no work
         except HloError as e:
             self.say(f"compile cache: no shared library ({e.message})")
             return None
-        thread = threading.Thread(target=self._link, args=(key, object_code, runtime), daemon=True,
-                                  name=f"hlotools-link-{key[:12]}")
-        with _LINKS_LOCK:
-            self._links.append(thread)
-            _PENDING_LINKS.add(thread)
-            _LINKING[(str(self.directory), key)] = thread
-        _wait_at_exit_once()
-        thread.start()
-        return thread
-
-    def _link(self, key: str, object_code: bytes, runtime: list[bytes]) -> None:
-        """(The background thread.) What it says goes to the logger at debug level only: the
-        log callback belongs to a call that has returned, and -v output would show it in the
-        middle of another one's (hlo-run calls in one process)."""
-        say = _LOGGER.debug
-        try:
-            t0 = time.perf_counter()
-            entry_path = self.path(key)
-            library = native.link(object_code, entry_path, say, runtime)
-            if library is None:
-                return
-            if not library.install(native.library_path(entry_path)):
-                say(f"compile cache: no shared library (cannot install {key[:12]}{native.SUFFIX})")
-                return
-            entry = self.get(key, "object")
-            if entry is None or entry.payload != object_code:  # deleted or rewritten meanwhile
-                say(f"compile cache: shared library of {key[:12]} not recorded (its entry changed)")
-                return
-            entry.meta["shared_library"] = library.record()
-            if self.put(entry):
-                say(f"compile cache: linked {key[:12]}{native.SUFFIX} in "
-                         f"{1e3 * (time.perf_counter() - t0):.0f} ms (in the background)")
-        finally:
-            with _LINKS_LOCK:
-                _PENDING_LINKS.discard(threading.current_thread())
-                if _LINKING.get((str(self.directory), key)) is threading.current_thread():
-                    del _LINKING[(str(self.directory), key)]
-
-    def wait_for_link(self, key: str, timeout: float = 30.0) -> bool:
-        """Wait for this process's background link of entry `key`, if one is running (a warm
-        start of the module just compiled then gets its library); True if there was one."""
-        with _LINKS_LOCK:
-            thread = _LINKING.get((str(self.directory), key))
-        if thread is None:
-            return False
-        thread.join(timeout)
-        return True
+        return background_link.submit(background_link.LinkJob(self, key, object_code, runtime))
 
     def wait_for_links(self, timeout: float | None = None) -> bool:
-        """Wait for this cache's background links (tests, benchmarks); True when none is
-        left running."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with _LINKS_LOCK:
-            threads = list(self._links)
-        for t in threads:
-            t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        with _LINKS_LOCK:
-            self._links = [t for t in self._links if t.is_alive()]
-            return not self._links
+        """Wait for the background links into this folder (tests, benchmarks); True when none
+        is left."""
+        from hlotools.backend.llvm import background_link
+        return background_link.wait_all(timeout, str(self.directory))
+
+    def wait_for_link(self, key: str, timeout: float = 30.0) -> bool:
+        """Wait for this process's background link of entry `key`, if one is queued (a warm
+        start of the module just compiled then gets its library); True if there was one."""
+        import sys
+        background_link = sys.modules.get("hlotools.backend.llvm.background_link")  # a warm start never imports it
+        job = background_link.pending(str(self.directory), key) if background_link is not None else None
+        if job is None:
+            return False
+        job.wait(timeout)
+        return True
 
     def trim(self) -> int:
         """Delete the least recently written entries while the folder holds more than
@@ -285,44 +241,10 @@ class CompileCache:
         return removed
 
 
-_LINKS_LOCK = threading.Lock()
-_PENDING_LINKS: set[threading.Thread] = set()
-_LINKING: dict[tuple[str, str], threading.Thread] = {}  # (cache folder, key) -> its link
-
-
-def _after_fork_in_child() -> None:
-    """The parent's link threads do not exist in a child made by fork(): forget them (and a
-    lock one of them may have held)."""
-    global _LINKS_LOCK
-    _LINKS_LOCK = threading.Lock()
-    _PENDING_LINKS.clear()
-    _LINKING.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-LINK_EXIT_WAIT_S = 10.0
-
-
-@cache
-def _wait_at_exit_once() -> None:
-    """At exit, give links still running LINK_EXIT_WAIT_S to finish (a cold `hlo-run` then
-    leaves the library its next run dlopens); after that they die with the process."""
-    import atexit
-    atexit.register(_wait_for_pending_links, LINK_EXIT_WAIT_S)
-
-
-def wait_for_all_links(timeout: float | None = None) -> None:
-    """Wait for the background links of every CompileCache of the process (tests, exit)."""
-    _wait_for_pending_links(3600.0 if timeout is None else timeout)
-
-
-def _wait_for_pending_links(timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    with _LINKS_LOCK:
-        threads = list(_PENDING_LINKS)
-    for t in threads:
-        t.join(max(0.0, deadline - time.monotonic()))
+def wait_for_all_links(timeout: float | None = None) -> bool:
+    """Wait for the background links of every CompileCache of the process (tests)."""
+    from hlotools.backend.llvm import background_link
+    return background_link.wait_all(timeout)
 
 
 def _max_bytes_from_env() -> int:
