@@ -387,3 +387,35 @@ def test_cache_limit_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert CompileCache(tmp_path).max_bytes == 3 << 20
     monkeypatch.setenv("HLOTOOLS_CACHE_MAX_MB", "lots")
     assert CompileCache(tmp_path).max_bytes == 1024 << 20
+
+
+def test_the_shared_library_is_linked_after_compile_cached_returns(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link (cc, 15-25 ms) is off the critical path: compile_cached returns with the object
+    stored while the link still runs; the library is recorded in the entry once it is done."""
+    import threading
+
+    from hlotools.backend.llvm import native
+    if not (native.enabled() and native.c_compiler()):
+        pytest.skip("no C compiler (or not Linux): no shared libraries")
+    release = threading.Event()
+    real_link = native.link
+
+    def slow_link(*args: Any, **kwargs: Any) -> Any:
+        assert release.wait(60)
+        return real_link(*args, **kwargs)
+    monkeypatch.setattr(native, "link", slow_link)
+    rec = Recorder(tmp_path)
+    compiled = rec.compile()
+    check_results(compiled)  # usable at once, from MCJIT
+    assert "link" in compiled.timings.extra and compiled.timings.extra["link"] < 0.5
+    (entry_path,) = object_entries(rec)
+    assert "shared_library" not in cache.decode_entry(entry_path.read_bytes(), entry_path.stem, "object").meta
+    assert not rec.cache.wait_for_links(0.05)  # still linking
+    release.set()
+    assert rec.cache.wait_for_links(60)
+    entry = cache.decode_entry(entry_path.read_bytes(), entry_path.stem, "object")
+    assert entry.meta["shared_library"]["bytes"] == native.library_path(entry_path).stat().st_size
+    warm = rec.compile()
+    assert rec.hit and any("loaded with dlopen" in line for line in rec.lines), rec.lines
+    check_results(warm)
