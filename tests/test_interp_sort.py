@@ -10,7 +10,7 @@ import pytest
 
 import hlotools
 from hlotools.interpreter import evaluate
-from hlotools.interpreter.sorting import merge_sort_permutation
+from hlotools.interpreter.sorting import stable_sort_permutation
 
 F = np.float32
 I32 = np.int32
@@ -147,7 +147,7 @@ class _LessThan:
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 33])
 def test_merge_sort_is_a_stable_sort(n: int) -> None:
     keys = (np.arange(n) * 7 % 4).reshape(1, n)  # many ties
-    perm = merge_sort_permutation(_LessThan(), None, [keys])
+    perm = stable_sort_permutation(_LessThan(), None, [keys])
     expected = sorted(range(n), key=lambda i: (keys[0, i], i))
     assert perm[0].tolist() == expected
 

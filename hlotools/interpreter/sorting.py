@@ -1,11 +1,18 @@
 """sort (multi-operand, custom comparator) and topk.
 
-XLA:CPU sorts with std::stable_sort when is_stable is set and std::sort otherwise. The
-interpreter sorts stably, and for an unstable sort replays libstdc++'s std::sort (std_sort.py)
-on the rows that contain ties, so equal keys end up in XLA's order too. Comparators of the form `compare(p[2i], p[2i+1])`
-with LT/GT become one stable numpy argsort; any other comparator drives a bottom-up merge
-sort whose merge positions are found by a vectorised binary search, so the comparator runs
-on whole arrays O(log^2 n) times instead of O(n log n) scalar calls.
+XLA:CPU sorts with std::stable_sort when is_stable is set and std::sort otherwise, and both
+leave an order that is the algorithm's own where the comparator is not a strict weak order
+(IEEE LT/GT meeting NaN) or where ties are visible (std::sort). The interpreter gives
+libstdc++'s answer in every case:
+- a comparator `compare(p[2i], p[2i+1])` or `compare(f(lhs...), f(rhs...))` with LT/GT on
+  data where it is a strict weak order (integers, TOTALORDER, floats of a NaN-free row)
+  becomes one stable numpy argsort: all stable sorts agree there. An unstable sort then
+  replays std::sort (std_sort.py) on the rows whose ties are visible.
+- the same compare on a row with NaNs replays libstdc++ on the values themselves:
+  std::stable_sort (std_stable_sort.py) or std::sort.
+- any other comparator: the std::stable_sort replay with the comparator run on whole
+  arrays once per lockstep step (O(n) calls, not O(n log n) scalar ones); an unstable sort
+  then numbers equivalence classes along that order and replays std::sort over them.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ from hlotools.interpreter.linalg import dtype_kind
 from hlotools.interpreter.patterns import KeyComparator, guard, key_comparator, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
+from hlotools.interpreter.std_stable_sort import stable_sort_rows
 from hlotools.ir.instruction import Instruction
 
 
@@ -73,45 +81,27 @@ def _permute(arrays: list[np.ndarray], perm: np.ndarray) -> list[np.ndarray]:
     return [np.take_along_axis(a, perm, axis=-1) for a in arrays]
 
 
-def merge_sort_permutation(ev: Any, comp: Any, rows: list[np.ndarray]) -> np.ndarray:
-    """Stable sort permutation of every row (operands shaped (M, n)) under `comp`.
-
-    Bottom-up merge sort; at each level, every element finds its place in the partner run
-    by binary search: a left-run element x goes after the partner elements b with
-    less(b, x), a right-run element after the partner elements a with not less(x, a),
-    which is exactly a stable merge.
-    """
+def stable_sort_permutation(ev: Any, comp: Any, rows: list[np.ndarray]) -> np.ndarray:
+    """std::stable_sort's permutation of every row (operands shaped (M, n)) under `comp`,
+    the comparator run on whole arrays once per lockstep step (std_stable_sort.py): exact
+    for any comparator, a strict weak order or not."""
     m, n = rows[0].shape
-    perm = np.broadcast_to(np.arange(n), (m, n)).copy()
-    pos = np.arange(n)
-    width = 1
-    while width < n:
-        cur = _permute(rows, perm)
-        run = pos // width
-        left = run % 2 == 0
-        partner_start = (run ^ 1) * width
-        partner_len = np.clip(n - partner_start, 0, width)
-        lo = np.zeros((m, n), np.int64)
-        hi = np.broadcast_to(partner_len, (m, n)).copy()
-        while True:
-            active = lo < hi
-            if not active.any():
-                break
-            mid = (lo + hi) // 2
-            probe = np.clip(partner_start + mid, 0, n - 1)
-            other = [np.take_along_axis(r, probe, axis=-1) for r in cur]
-            lhs = [np.where(left, o, c) for o, c in zip(other, cur)]
-            rhs = [np.where(left, c, o) for o, c in zip(other, cur)]
-            less = _compare(ev, comp, lhs, rhs)
-            go_right = np.where(left, less, ~less) & active
-            lo = np.where(go_right, mid + 1, lo)
-            hi = np.where(active & ~go_right, mid, hi)
-        base = np.minimum(run, run ^ 1) * width
-        new_pos = base + (pos - run * width) + lo
-        new_perm = np.empty_like(perm)
-        np.put_along_axis(new_perm, new_pos, perm, axis=-1)
-        perm = new_perm
-        width *= 2
+
+    def less(r: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return _compare(ev, comp, [op[r, x] for op in rows], [op[r, y] for op in rows])
+    return stable_sort_rows(m, n, less)
+
+
+def _stable_by_values(wide: np.ndarray) -> np.ndarray:
+    """std::stable_sort of rows of floats under IEEE `<`: a key sort where the row holds
+    no NaN (a strict weak order there, so every stable sort agrees), the exact replay on
+    the rows that do (NaN compares false both ways, which is no strict weak order)."""
+    nan = np.isnan(wide)
+    perm = np.argsort(np.where(nan, 0.0, wide) + 0.0, axis=-1, kind="stable")
+    bad = np.flatnonzero(nan.any(axis=1))
+    if bad.size:
+        keys = wide[bad]
+        perm[bad] = stable_sort_rows(bad.size, wide.shape[1], lambda r, x, y: keys[r, x] < keys[r, y])
     return perm
 
 
@@ -183,11 +173,13 @@ def _sort_by_key(col: np.ndarray, total_order: bool, descending: bool, stable: b
             sk = np.take_along_axis(k, perm, axis=-1)
             perm = _std_sort_rows(perm, _visible_tie_rows(sk[:, 1:] == sk[:, :-1], rows, perm), k)
         return perm
-    if not stable and dtype_kind(col.dtype) == "f":
-        # IEEE compare with NaNs (no strict weak order): replay std::sort on the values.
+    if dtype_kind(col.dtype) == "f":
+        # IEEE compare with NaNs (no strict weak order): replay libstdc++ on the values.
         wide = col.astype(np.float64)
-        return _std_sort_rows(np.zeros(col.shape, np.int64), list(range(col.shape[0])),
-                              -wide if descending else wide)
+        wide = -wide if descending else wide
+        if stable:
+            return _stable_by_values(wide)
+        return _std_sort_rows(np.zeros(col.shape, np.int64), list(range(col.shape[0])), wide)
     return None
 
 
@@ -208,7 +200,7 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
             key = np.asarray(ev.apply(keyed.key, rows)[0])
             perm = _sort_by_key(key, keyed.total_order, keyed.descending, stable, rows)
     if perm is None:
-        perm = merge_sort_permutation(ev, comp, rows)
+        perm = stable_sort_permutation(ev, comp, rows)
         if not stable:
             perm = _unstable_from_classes(ev, comp, rows, perm)
     out = _permute(rows, perm)
