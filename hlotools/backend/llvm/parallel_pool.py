@@ -163,11 +163,21 @@ def _globals(module: ir.Module, name: str, export: bool) -> _Pool:
                  word=glob("word", i64, 0, 64), done=glob("done", i64, 0, 64),
                  fn=glob("fn", T.PTR, None, 64), ctx=glob("ctx", T.PTR, None), n=glob("n", i64, 0),
                  tids=glob("tids", tids, [0] * MAX_THREADS, 64),
-                 spin=_exported_global(module, SPIN_GLOBAL, T.I64, DEFAULT_SPIN_NS, export))
+                 spin=_spin_global(module, export))
+
+
+def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
+    """`hlotools_pool_spin_ns`: weak in a module (benchmarks and tests tune it through the
+    engine); internal in a runtime library, whose exports stay parallel.py's three
+    (parallel_for, the join, hlotools_num_threads)."""
+    g = _exported_global(module, SPIN_GLOBAL, T.I64, DEFAULT_SPIN_NS, False)
+    if export:
+        g.linkage = "internal"
+    return g
 
 
 def _exported_global(module: ir.Module, name: str, ty: ir.IntType, init: int, export: bool) -> ir.GlobalVariable:
-    """A global the runtime sets (hlotools_num_threads, the spin time): weak unless
+    """A global the runtime sets (hlotools_num_threads): weak unless
     `export` (several AOT objects in one program share it; a runtime library has the one
     of its process). The same name and type as parallel.py's, so either may create it."""
     g = module.globals.get(name)
