@@ -3,7 +3,8 @@ layout assignment, scheduling) from hlotools.passes.pipeline.PRESETS, keeping on
 passes that are registered (the rest are being written; the compiler handles modules
 without fusions or layouts by fusing implicitly and assuming row-major layouts).
 
-The pipeline runs on a copy (print + parse), so the caller's module is never changed.
+The pipeline runs on a copy (text/reparse.py: the module parse(print(module)) would build),
+so the caller's module is never changed.
 """
 from __future__ import annotations
 
@@ -45,9 +46,9 @@ def optimise_module(module: Module, preset: str = "O2") -> Module:
     spec = available_pipeline(preset)
     if not spec:
         return module
-    import hlotools
     from hlotools.passes.manager import run_pipeline
     from hlotools.passes.pipeline import parse_pipeline
-    copy = hlotools.parse_module(hlotools.print_module(module), module.name, verify=False)
+    from hlotools.text.reparse import reparsed_copy
+    copy = reparsed_copy(module)  # what parse(print(module)) builds, without the text (~5x faster)
     run_pipeline(copy, parse_pipeline(spec))
     return copy
