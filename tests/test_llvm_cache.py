@@ -419,3 +419,42 @@ def test_the_shared_library_is_linked_after_compile_cached_returns(tmp_path: Pat
     warm = rec.compile()
     assert rec.hit and any("loaded with dlopen" in line for line in rec.lines), rec.lines
     check_results(warm)
+
+
+def test_a_child_forked_during_a_background_link_does_not_wait_for_it(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork() copies the parent's queue of links but not its worker thread: the child starts
+    with none (waiting for the parent's would hang it) and can compile and link its own."""
+    import threading
+
+    from hlotools.backend.llvm import native
+    if not (native.enabled() and native.c_compiler()):
+        pytest.skip("no C compiler (or not Linux): no shared libraries")
+    release = threading.Event()
+    real_link = native.link
+
+    def slow_link(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "hlotools-link" and os.getpid() == parent:
+            assert release.wait(60)
+        return real_link(*args, **kwargs)
+    parent = os.getpid()
+    monkeypatch.setattr(native, "link", slow_link)
+    rec = Recorder(tmp_path / "parent")
+    rec.compile()
+    assert not cache.wait_for_all_links(0.05)  # the parent's link is still running
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 0
+        try:
+            code = 1 if not cache.wait_for_all_links(5) else 0
+            child = Recorder(tmp_path / "child")
+            check_results(child.compile())
+            code = code or (0 if child.cache.wait_for_links(60) else 2)
+            code = code or (0 if list((tmp_path / "child").rglob("*.so")) else 3)
+        except BaseException:  # noqa: BLE001 - reported through the exit status
+            code = 4
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    release.set()
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    assert rec.cache.wait_for_links(60)
