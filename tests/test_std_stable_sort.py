@@ -140,7 +140,7 @@ def test_replay_matches_libstdcxx_for_any_relation(n: int) -> None:
     for rel in (lambda r, x, y: table[r, x, y], lambda r, x, y: keys[r, x] < keys[r, y]):
         got = stable_sort_rows(3, n, rel)
         for r in range(3):
-            want = libstdcxx_stable_sort(list(range(n)), lambda x, y, r=r: bool(rel(r, x, y)))  # type: ignore[misc]
+            want = libstdcxx_stable_sort(list(range(n)), lambda x, y, r=r, f=rel: bool(f(r, x, y)))  # type: ignore[misc]
             assert sorted(want) == list(range(n))
             assert got[r].tolist() == want
 
