@@ -304,37 +304,57 @@ def _module(triple: str | None = None) -> ir.Module:
     return m
 
 
+def _emit_assembly(m: ir.Module, triple: str) -> str:
+    """Assembly for `triple` of a module holding the pool (an exported caller keeps it)."""
+    from hlotools.backend.llvm import jit
+    user = ir.Function(m, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), ir.IntType(64)]),
+                       "user")
+    b = ir.IRBuilder(user.append_basic_block("entry"))
+    b.call(m.globals["hlo.parallel_for"], list(user.args))
+    b.ret_void()
+    m.triple = triple
+    return jit.emit_assembly(str(m), jit.target_machine_for(triple, "generic"))
+
+
 @pytest.mark.parametrize("triple,number", [("x86_64-unknown-linux-gnu", 202), ("aarch64-unknown-linux-gnu", 98)])
 def test_futex_number_follows_the_triple(triple: str, number: int) -> None:
     m = _module(triple)
     pool_parallel_for_function(m)
     text = str(m)
-    assert f'@"syscall"(i64 {number},' in text
+    assert f'@"hlo.parallel_for.pool.sysno" = internal global i64 {number}' in text
     assert ("llvm.x86.sse2.pause" in text) == (number == 202)
     assert ("llvm.aarch64.hint" in text) == (number == 98)
-    from hlotools.backend.llvm import jit
-    user = ir.Function(m, parallel_pool_type(), "user")  # an exported caller keeps the pool
-    b = ir.IRBuilder(user.append_basic_block("entry"))
-    b.call(m.globals["hlo.parallel_for"], list(user.args))
-    b.ret_void()
-    asm = jit.emit_assembly(str(m), jit.target_machine_for(triple, "generic"))
+    asm = _emit_assembly(m, triple)
     assert ("\tpause" in asm) == (number == 202) and ("\tyield" in asm) == (number == 98)
 
 
-def parallel_pool_type() -> ir.FunctionType:
-    return ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), ir.IntType(64)])
-
-
-def test_host_triple_when_the_module_has_none() -> None:
-    assert parallel_pool.futex_syscall_number(_module()) == parallel_pool.SYS_FUTEX.get(os.uname().machine)
+@pytest.mark.parametrize("triple", ["aarch64-unknown-linux-gnu", "x86_64-unknown-linux-gnu",
+                                    "riscv64-unknown-linux-gnu"])
+def test_no_triple_while_emitted_asks_uname_at_run_time(triple: str) -> None:
+    """The JIT's modules and AOT's (aot.py sets the triple after codegen) have no triple while
+    the pool is emitted: no target intrinsic and no fixed syscall number, so the object is
+    right for whatever target it is compiled for (the number comes from uname())."""
+    from hlotools.backend.llvm import jit
+    try:
+        jit.target_machine_checked(triple, "", "")
+    except ValueError:
+        pytest.skip(f"LLVM was built without {triple}")
+    m = _module()
+    assert parallel_pool.futex_syscall_number(m) == -1  # the host (x86_64 or aarch64) has a pool
+    pool_parallel_for_function(m)
+    text = str(m)
+    assert '@"hlo.parallel_for.pool.sysno" = internal global i64 -1' in text
+    assert "llvm.x86" not in text and "llvm.aarch64" not in text
+    asm = _emit_assembly(m, triple)
+    assert "uname" in asm and "syscall" in asm
 
 
 def test_unknown_architecture_falls_back_to_thread_per_call() -> None:
-    m = _module("riscv64-unknown-linux-gnu")
+    m = _module("powerpc64le-unknown-linux-gnu")
     pf = pool_parallel_for_function(m)
     assert pf.name == "hlo.parallel_for" and "syscall" not in str(m) and "pthread_create" in str(m)
     with pytest.raises(HloUnsupportedError, match="futex"):
-        pool_parallel_for_function(_module("riscv64-unknown-linux-gnu"), "other.parallel_for")
+        pool_parallel_for_function(_module("powerpc64le-unknown-linux-gnu"), "other.parallel_for")
 
 
 def test_linkage_for_modules_and_for_a_runtime_library() -> None:

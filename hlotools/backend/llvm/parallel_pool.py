@@ -61,7 +61,13 @@ DEFAULT_SPIN_NS = 50_000
 # pause -> yield: big_layernorm_softmax 0.76 -> 0.69 ms, big_scan_lstm 15.6 -> 12.9 ms, and
 # less CPU); awake workers still see a job within ~1 us.
 WATCH_WITH_YIELD = True
-SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
+SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98, "riscv64": 98}
+# uname()'s machine field -> SYS_FUTEX, for modules whose triple is not known while they are
+# emitted (the JIT's, and AOT's: aot.py sets the triple after codegen, so a cross-compiled
+# object must not carry the host's number). First 8 bytes, little-endian, NUL included.
+UNAME_MACHINES = {b"x86_64\0": 202, b"aarch64\0": 98, b"riscv64\0": 98}
+UTSNAME_BYTES = 6 * 65  # struct utsname on Linux: six char[65] fields
+UTSNAME_MACHINE = 4 * 65
 FUTEX_WAIT_PRIVATE = 0 | 128
 FUTEX_WAKE_PRIVATE = 1 | 128
 CLOCK_MONOTONIC = 1
@@ -89,6 +95,7 @@ class _Pool:
     n: ir.GlobalVariable         # i64
     tids: ir.GlobalVariable      # [MAX_THREADS x i64]: pthread_t of worker i + 1 at i
     spin: ir.GlobalVariable      # i64: exported spin time in ns
+    sysno: ir.GlobalVariable     # i64: SYS_futex (-1: ask uname() when the pool starts; 0: none)
 
 
 @dataclass(frozen=True)
@@ -101,17 +108,26 @@ class _Libc:
     yield_: ir.Function
     usleep: ir.Function
     sysconf: ir.Function
+    uname: ir.Function
     pause: ir.Function | None
     pause_args: tuple[ir.Value, ...]
-    futex: int
+
+
+def target_arch(module: ir.Module) -> str | None:
+    """The architecture of the module's target triple; None while it has none."""
+    triple = str(module.triple or "")
+    if not triple or triple.startswith("unknown"):
+        return None
+    return triple.split("-")[0].lower()
 
 
 def futex_syscall_number(module: ir.Module) -> int | None:
-    """SYS_futex for the module's target triple (the host's when it has none); None for an
-    architecture this file does not know."""
-    triple = str(module.triple or "")
-    arch = triple.split("-")[0] if triple and not triple.startswith("unknown") else platform.machine()
-    return SYS_FUTEX.get(arch.lower())
+    """SYS_futex for the module's target triple (-1: no triple yet, the pool asks uname() at
+    run time); None for an architecture this file does not know."""
+    arch = target_arch(module)
+    if arch is None:
+        return -1 if platform.machine().lower() in SYS_FUTEX else None
+    return SYS_FUTEX.get(arch)
 
 
 def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for",
@@ -134,8 +150,8 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
         if name == "hlo.parallel_for":
             return parallel_for_function(module)
         raise HloUnsupportedError(f"parallel_for pool: no futex syscall number for target {module.triple!r}")
-    pool = _globals(module, name, export)
-    libc = _libc(module, futex)
+    pool = _globals(module, name, export, futex)
+    libc = _libc(module, target_arch(module))
     own = _own_function(module, name, pool, libc)
     chunks = _chunks_function(module, name, pool)
     worker = _worker_function(module, name, pool, libc, chunks)
@@ -148,7 +164,7 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
 
 # ----------------------------------------------------------------------------- declarations
 
-def _globals(module: ir.Module, name: str, export: bool) -> _Pool:
+def _globals(module: ir.Module, name: str, export: bool, futex: int) -> _Pool:
     def glob(field: str, ty: ir.Type, init: object, align: int = 8) -> ir.GlobalVariable:
         g = ir.GlobalVariable(module, ty, f"{name}.pool.{field}")
         g.linkage = "internal"
@@ -163,7 +179,7 @@ def _globals(module: ir.Module, name: str, export: bool) -> _Pool:
                  word=glob("word", i64, 0, 64), done=glob("done", i64, 0, 64),
                  fn=glob("fn", T.PTR, None, 64), ctx=glob("ctx", T.PTR, None), n=glob("n", i64, 0),
                  tids=glob("tids", tids, [0] * MAX_THREADS, 64),
-                 spin=_spin_global(module, export))
+                 spin=_spin_global(module, export), sysno=glob("sysno", i64, futex))
 
 
 def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
@@ -194,13 +210,15 @@ def _exported_i32(module: ir.Module, name: str, export: bool) -> ir.GlobalVariab
     return _exported_global(module, name, T.I32, 0, export)
 
 
-def _libc(module: ir.Module, futex: int) -> _Libc:
+def _libc(module: ir.Module, arch: str | None) -> _Libc:
+    """libc's functions, and the spin-wait hint of `arch` (none while the target is not
+    known: a target intrinsic of the wrong architecture would abort code generation)."""
     i32, i64, ptr = T.I32, T.I64, T.PTR
     pause: ir.Function | None = None
     pause_args: tuple[ir.Value, ...] = ()
-    if futex == 202:
+    if arch in ("x86_64", "amd64"):
         pause = _declare(module, "llvm.x86.sse2.pause", ir.FunctionType(ir.VoidType(), []))
-    elif futex == 98:
+    elif arch in ("aarch64", "arm64"):
         pause = _declare(module, "llvm.aarch64.hint", ir.FunctionType(ir.VoidType(), [i32]))
         pause_args = (ir.Constant(i32, 1),)  # YIELD
     return _Libc(create=_declare(module, "pthread_create", ir.FunctionType(i32, [ptr, ptr, ptr, ptr])),
@@ -211,7 +229,8 @@ def _libc(module: ir.Module, futex: int) -> _Libc:
                  yield_=_declare(module, "sched_yield", ir.FunctionType(i32, [])),
                  usleep=_declare(module, "usleep", ir.FunctionType(i32, [i32])),
                  sysconf=_declare(module, "sysconf", ir.FunctionType(i64, [i32])),
-                 pause=pause, pause_args=pause_args, futex=futex)
+                 uname=_declare(module, "uname", ir.FunctionType(i32, [ptr])),
+                 pause=pause, pause_args=pause_args)
 
 
 def _internal(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
@@ -228,11 +247,13 @@ def _i32(v: int) -> ir.Constant:
     return ir.Constant(T.I32, v)
 
 
-def _futex(b: ir.IRBuilder, libc: _Libc, word: ir.Value, op: int, val: ir.Value) -> None:
-    """syscall(SYS_futex, word, op, val, NULL, NULL, 0), every argument a full register
-    (syscall() is variadic: an i32 would leave the upper half undefined)."""
+def _futex(b: ir.IRBuilder, libc: _Libc, pool: _Pool, op: int, val: ir.Value) -> None:
+    """syscall(SYS_futex, &wake, op, val, NULL, NULL, 0), every argument a full register
+    (syscall() is variadic: an i32 would leave the upper half undefined). Only reached with
+    workers, so `sysno` is known (> 0)."""
     null = ir.Constant(T.PTR, None)
-    b.call(libc.syscall, [c64(libc.futex), word, c64(op), val, null, null, c64(0)])
+    sysno = b.load_atomic(pool.sysno, "monotonic", 8, typ=T.I64)
+    b.call(libc.syscall, [sysno, pool.wake, c64(op), val, null, null, c64(0)])
 
 
 def _pause(b: ir.IRBuilder, libc: _Libc) -> None:
@@ -374,7 +395,7 @@ def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, chu
     quiet = b.and_(b.icmp_signed("==", again, seen), b.icmp_signed("==", stopping, _i32(0)))
     b.cbranch(quiet, do_wait, woke)
     b.position_at_end(do_wait)  # the kernel sleeps only while wake still equals `seen`
-    _futex(b, libc, pool.wake, FUTEX_WAIT_PRIVATE, b.zext(seen, T.I64))
+    _futex(b, libc, pool, FUTEX_WAIT_PRIVATE, b.zext(seen, T.I64))
     b.branch(woke)
     b.position_at_end(woke)
     b.atomic_rmw("sub", pool.sleepers, _i32(1), "seq_cst")
@@ -384,10 +405,39 @@ def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, chu
     return fn
 
 
+def _sysno_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.Function:
+    """`sysno() -> i64`: SYS_futex, asked of uname() the first time when the module had no
+    triple (0: a machine UNAME_MACHINES does not know, or uname failed: no workers)."""
+    fn = _internal(module, f"{name}.pool.ask_sysno", T.I64, [])
+    entry, ask, known = _blocks(fn, "entry", "ask", "known")
+    b = ir.IRBuilder(entry)
+    cur = b.load_atomic(pool.sysno, "monotonic", 8, typ=T.I64)
+    b.cbranch(b.icmp_signed("<", cur, c64(0)), ask, known)
+    b.position_at_end(known)
+    b.ret(cur)
+    b.position_at_end(ask)
+    buf = b.alloca(ir.ArrayType(T.I8, UTSNAME_BYTES), name="utsname")
+    buf.align = 8
+    rc = b.call(libc.uname, [buf])
+    machine = b.load(b.gep(buf, [c64(UTSNAME_MACHINE)], source_etype=T.I8), typ=T.I64)
+    machine.align = 1
+    got: ir.Value = c64(0)
+    for text, number in UNAME_MACHINES.items():
+        mask = (1 << (8 * len(text))) - 1
+        same = b.icmp_unsigned("==", b.and_(machine, ir.Constant(T.I64, mask)),
+                               ir.Constant(T.I64, int.from_bytes(text, "little")))
+        got = b.select(same, c64(number), got)
+    got = b.select(b.icmp_signed("==", rc, _i32(0)), got, c64(0))
+    b.store_atomic(got, pool.sysno, "monotonic", 8)
+    b.ret(got)
+    return fn
+
+
 def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, worker: ir.Function) -> ir.Function:
     """`grow(i64 want) -> i64` (under the lock): start workers until there are min(want,
     limit); returns how many there are. A failed pthread_create lowers the limit to what
-    exists (no retry on every call; join resets it)."""
+    exists (no retry on every call; join resets it). No futex number: no workers."""
+    sysno = _sysno_function(module, name, pool, libc)
     fn = _internal(module, f"{name}.pool.grow", T.I64, [T.I64])
     want = fn.args[0]
     entry, cond, spawn, ok, fail, out = _blocks(fn, "entry", "cond", "spawn", "ok", "fail", "out")
@@ -395,6 +445,7 @@ def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, worke
     have = b.load(pool.workers, typ=T.I64)
     lim = b.load(pool.limit, typ=T.I64)
     target = b.select(b.icmp_signed("<", want, lim), want, lim)
+    target = b.select(b.icmp_signed(">", b.call(sysno, []), c64(0)), target, c64(0))
     b.branch(cond)
     b.position_at_end(cond)
     i = b.phi(T.I64, name="i")
@@ -429,7 +480,7 @@ def _join_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: 
     with b.if_then(b.icmp_signed(">", k, c64(0))):
         b.store_atomic(_i32(1), pool.stop, "seq_cst", 4)
         b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
-        _futex(b, libc, pool.wake, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
+        _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
         with for_range(b, 0, k, name="j") as j:
             tid = b.load(b.gep(pool.tids, [c64(0), j], source_etype=pool.tids.value_type), typ=T.I64)
             b.call(libc.join, [tid, ir.Constant(T.PTR, None)])
@@ -520,7 +571,7 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: i
     b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
     asleep = b.load_atomic(pool.sleepers, "seq_cst", 4, typ=T.I32)
     with b.if_then(b.icmp_signed(">", asleep, _i32(0)), likely=False):
-        _futex(b, libc, pool.wake, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
+        _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
     b.call(chunks_fn, [c64(0)])
     _wait_done(b, pf, libc, pool, chunks)
     b.store_atomic(_i32(0), pool.lock, "release", 4)
