@@ -137,10 +137,14 @@ def test_replay_matches_libstdcxx_for_any_relation(n: int) -> None:
     rng = np.random.default_rng(n)
     table = rng.random((3, max(n, 1), max(n, 1))) < 0.5
     keys = np.where(rng.random((3, n)) < 0.3, np.nan, rng.integers(0, 4, (3, n)).astype(float))
-    for rel in (lambda r, x, y: table[r, x, y], lambda r, x, y: keys[r, x] < keys[r, y]):
+    relations: list[Callable[[Any, Any, Any], Any]] = [lambda r, x, y: table[r, x, y],
+                                                       lambda r, x, y: keys[r, x] < keys[r, y]]
+    for rel in relations:
         got = stable_sort_rows(3, n, rel)
         for r in range(3):
-            want = libstdcxx_stable_sort(list(range(n)), lambda x, y, r=r, f=rel: bool(f(r, x, y)))  # type: ignore[misc]
+            def less(x: int, y: int, r: int = r, f: Callable[[Any, Any, Any], Any] = rel) -> bool:
+                return bool(f(r, x, y))
+            want = libstdcxx_stable_sort(list(range(n)), less)
             assert sorted(want) == list(range(n))
             assert got[r].tolist() == want
 
