@@ -539,6 +539,15 @@ def _thread_count(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, gthreads: ir.Gl
 
 def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: ir.Function,
                   chunks_fn: ir.Function, grow: ir.Function, gthreads: ir.GlobalVariable) -> ir.Function:
+    """The entry point. Orderings: the owner writes fn, ctx and n (plain: no thread reads them
+    outside a job) and done = 0, then publishes `word` (release) and bumps `wake` (seq_cst);
+    a claim is an acq_rel compare-and-swap of `word`, which reads the owner's release (or a
+    later claim continuing its release sequence), so the job's fields are visible; each
+    finished chunk adds to `done` (release) and the owner's acquire load of done == chunks
+    makes every chunk's writes visible before it returns. Sleeping: a worker adds itself to
+    `sleepers` and then reads `wake`, the owner bumps `wake` and then reads `sleepers`, all
+    seq_cst, so either the worker sees the new job or the owner sees the sleeper and wakes it
+    (FUTEX_WAIT also rechecks `wake` in the kernel). The lock is acquire / release."""
     pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64]), name)
     fn, ctx, n = pf.args
     entry, empty, count = _blocks(pf, "entry", "empty", "count")
