@@ -458,3 +458,32 @@ def test_a_child_forked_during_a_background_link_does_not_wait_for_it(tmp_path: 
     release.set()
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     assert rec.cache.wait_for_links(60)
+
+
+def test_a_cache_folder_deleted_during_a_background_link_stays_deleted(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is written into the folder while the linker runs, and the library and the entry's
+    new record are never written into a folder that is gone (a user's rm -r, a temp folder's
+    cleanup)."""
+    import shutil
+    import threading
+
+    from hlotools.backend.llvm import native
+    if not (native.enabled() and native.c_compiler()):
+        pytest.skip("no C compiler (or not Linux): no shared libraries")
+    started, release = threading.Event(), threading.Event()
+    real_link = native.link
+
+    def slow_link(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        assert release.wait(60)
+        return real_link(*args, **kwargs)
+    monkeypatch.setattr(native, "link", slow_link)
+    rec = Recorder(tmp_path / "c")
+    check_results(rec.compile())
+    assert started.wait(60)
+    assert not [p for p in (tmp_path / "c").rglob("*") if p.name.endswith(".tmp")]
+    shutil.rmtree(tmp_path / "c")
+    release.set()
+    assert rec.cache.wait_for_links(60)
+    assert not (tmp_path / "c").exists()

@@ -93,8 +93,10 @@ def _work(jobs: queue.SimpleQueue[LinkJob]) -> None:
 
 def link_now(job: LinkJob) -> bool:
     """Link, install and record the library of `job`; True when the entry now names it.
-    What it says goes to the logger at debug level only: the caller's log callback belongs to
-    a call that has returned, and -v output would show it in the middle of another one's."""
+    What it says goes to the logger at debug level only (job.cache is CompileCache.quiet()):
+    the caller's log callback belongs to a call that has returned, and -v output would show it
+    in the middle of another one's. Nothing is written into the cache folder before the link
+    is done, and a folder deleted meanwhile is not brought back."""
     say = _LOGGER.debug
     t0 = time.perf_counter()
     entry_path = job.cache.path(job.key)
@@ -104,12 +106,12 @@ def link_now(job: LinkJob) -> bool:
     if not library.install(native.library_path(entry_path)):
         say(f"compile cache: no shared library (cannot install {job.key[:12]}{native.SUFFIX})")
         return False
-    entry = job.cache.get(job.key, "object")
+    entry = job.cache.get(job.key, "object")  # (job.cache is quiet: CompileCache.quiet)
     if entry is None or entry.payload != job.object_code:  # deleted or rewritten meanwhile
         say(f"compile cache: shared library of {job.key[:12]} not recorded (its entry changed)")
         return False
     entry.meta["shared_library"] = library.record()
-    if not job.cache.put(entry):
+    if not job.cache.put(entry, create_folders=False):
         return False
     say(f"compile cache: linked {job.key[:12]}{native.SUFFIX} in {1e3 * (time.perf_counter() - t0):.0f} ms "
         "(in the background)")

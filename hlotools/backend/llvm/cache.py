@@ -127,11 +127,24 @@ class CompileCache:
         self.directory = (directory or default_cache_dir()) / "llvm"
         self._log = log
         self.max_bytes = max_bytes if max_bytes is not None else _max_bytes_from_env()
+        self._quiet = False
 
     def say(self, message: str) -> None:
+        if self._quiet:
+            _LOGGER.debug(message)
+            return
         _LOGGER.info(message)
         if self._log is not None:
             self._log(message)
+
+    def quiet(self) -> CompileCache:
+        """The same folder, saying things at debug level only (for background work: the log
+        callback belongs to a call that has returned, and -v output would show its messages
+        in the middle of another call's)."""
+        import copy
+        other = copy.copy(self)
+        other._quiet = True
+        return other
 
     def path(self, key: str, kind: str = "object") -> Path:
         if kind == RUNTIME_KIND:  # runtime_library.py's objects, few: one folder
@@ -154,11 +167,14 @@ class CompileCache:
             raise Rejected(f"unreadable: {e.strerror or e}") from None
         return decode_entry(data, key, kind)
 
-    def put(self, entry: Entry) -> bool:
+    def put(self, entry: Entry, create_folders: bool = True) -> bool:
+        """Write `entry` (temp file + rename). `create_folders` False: only into a folder that
+        exists (a background writer must not bring back a cache deleted meanwhile)."""
         import tempfile  # (here: a warm start only reads)
         target = self.path(entry.key, entry.kind)
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if create_folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{entry.key[:12]}.", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as f:
@@ -186,7 +202,7 @@ class CompileCache:
         except HloError as e:
             self.say(f"compile cache: no shared library ({e.message})")
             return None
-        return background_link.submit(background_link.LinkJob(self, key, object_code, runtime))
+        return background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime))
 
     def wait_for_links(self, timeout: float | None = None) -> bool:
         """Wait for the background links into this folder (tests, benchmarks); True when none

@@ -58,9 +58,11 @@ def library_path(entry_path: Path) -> Path:
 
 @dataclass
 class LinkedLibrary:
-    """A library linked into a temp file beside its entry, waiting to be renamed into place."""
+    """A library linked in a private folder, held in memory until it is installed beside its
+    entry: nothing is written into the cache folder while the linker runs (it may run in the
+    background while someone deletes the folder)."""
 
-    temp_path: str
+    data: bytes
     sha256: str
     size: int
 
@@ -69,27 +71,34 @@ class LinkedLibrary:
         return {"sha256": self.sha256, "bytes": self.size}
 
     def install(self, final: Path) -> bool:
+        """Write the library to a temp file in `final`'s folder and rename it into place
+        (atomic). The folder is never created: a cache deleted meanwhile stays deleted."""
+        import tempfile
         try:
-            os.replace(self.temp_path, final)
+            fd, tmp = tempfile.mkstemp(dir=final.parent, prefix=f".{final.stem[:12]}.", suffix=".so.tmp")
+        except OSError:
+            return False
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.data)
+            os.replace(tmp, final)
             return True
         except OSError:
-            self.discard()
+            _unlink(tmp)
             return False
 
     def discard(self) -> None:
-        try:
-            os.unlink(self.temp_path)
-        except OSError:
-            pass
+        """Drop a library that will not be installed (nothing is on disk before install)."""
+        self.data = b""
 
 
 def link(object_code: bytes, entry_path: Path, say: Say,
          runtime_objects: Sequence[bytes] | None = None) -> LinkedLibrary | None:
     """Link `object_code` (MCJIT's object for this host) and the runtime library objects it
     calls (runtime_library.py; None: those its undefined symbols name, loaded or built in this
-    process) into a shared library in a temp file next to `entry_path`: each library has its
-    own copy of the runtime, so it stays self-contained. None (saying why) when it cannot be
-    done here."""
+    process) into a shared library for the entry at `entry_path` (LinkedLibrary.install puts it
+    there): each library has its own copy of the runtime, so it stays self-contained. None
+    (saying why) when it cannot be done here."""
     cc = c_compiler()
     if not enabled() or cc is None:
         return None
@@ -110,15 +119,14 @@ def link(object_code: bytes, entry_path: Path, say: Say,
     # weakref finalizers (TemporaryDirectory's cleanup) have run
     work = tempfile.mkdtemp(prefix="hlotools-link-")
     try:
-        return _link_in(work, cc, object_code, undefined, runtime_objects, entry_path, say)
+        return _link_in(work, cc, object_code, undefined, runtime_objects, say)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtime_objects: Sequence[bytes],
-             entry_path: Path, say: Say) -> LinkedLibrary | None:
+             say: Say) -> LinkedLibrary | None:
     import subprocess  # (here, not at the top: a warm start only loads)
-    import tempfile
     with open(os.path.join(work, "module.o"), "wb") as f:
         f.write(object_code)
     inputs = ["module.o"]  # relative, linked in `work`: the same object links to the same bytes
@@ -133,14 +141,8 @@ def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtim
                 say(f"compile cache: no shared library ({name} has no library to link)")
                 return None
             inputs += shim
-    try:
-        entry_path.parent.mkdir(parents=True, exist_ok=True)
-        fd, out = tempfile.mkstemp(dir=entry_path.parent, prefix=f".{entry_path.stem[:12]}.", suffix=".so.tmp")
-        os.close(fd)
-    except OSError as e:
-        say(f"compile cache: no shared library (cannot write {entry_path.parent}: {e.strerror or e})")
-        return None
-    cmd = [cc, "-shared", "-o", out, *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
+    out = os.path.join(work, "module.so")
+    cmd = [cc, "-shared", "-o", "module.so", *inputs, "-lm", "-lpthread", "-Wl,-z,defs", "-Wl,-Bsymbolic",
            "-Wl,-z,now"]
     why = ""
     try:
@@ -152,14 +154,13 @@ def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtim
     if done is None or done.returncode != 0:
         why = why if done is None else (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[0]
         say(f"compile cache: no shared library ({os.path.basename(cc)} failed: {why})")
-        _unlink(out)
         return None
     try:
         data = Path(out).read_bytes()
-    except OSError as e:  # the cache folder was wiped meanwhile (another process, a user's rm -r)
-        say(f"compile cache: no shared library (its temp file went away: {e.strerror or e})")
+    except OSError as e:
+        say(f"compile cache: no shared library (cannot read the linker's output: {e.strerror or e})")
         return None
-    return LinkedLibrary(out, hashlib.sha256(data).hexdigest(), len(data))
+    return LinkedLibrary(data, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def _blas_shim(name: str, ctype: str, work: str) -> list[str] | None:
