@@ -164,8 +164,13 @@ class PoolModule:
     spin_ns: ctypes.c_int64
 
 
-def compile_module(impl: str = "pool") -> PoolModule:
-    jm, _ = jit.compile_ir(build_ir(impl))
+def compile_module(impl: str = "pool", edit: tuple[str, str] | None = None) -> PoolModule:
+    """Compiled through hlotools' JIT; `edit`: (old, new) text replaced in the IR first."""
+    text = build_ir(impl)
+    if edit is not None:
+        assert edit[0] in text, edit
+        text = text.replace(*edit)
+    jm, _ = jit.compile_ir(text)
     engine = jm.engine
     vp, i64 = ctypes.c_void_p, ctypes.c_int64
 

@@ -259,6 +259,21 @@ def test_failed_pthread_create_means_fewer_workers() -> None:
     assert limited < 7 and still == limited and regrown == 7
 
 
+def test_no_futex_number_means_no_workers() -> None:
+    """uname() naming a machine without a known SYS_futex (here: the number forced to 0):
+    the pool starts no thread and every call runs on the caller, still exactly once."""
+    out = run_child("""
+        pm = compile_module("pool", edit=('@"hlo.parallel_for.pool.sysno" = internal global i64 -1',
+                                          '@"hlo.parallel_for.pool.sysno" = internal global i64 0'))
+        pm.threads.value = 4
+        base = tasks()
+        for n in (1, 7, 1000, 10**5):
+            check_once(n, "no futex")
+        print(tasks() - base)
+    """)
+    assert int(out) == 0
+
+
 def test_idle_workers_sleep() -> None:
     """After a call, the workers spin `hlotools_pool_spin_ns` and then sleep: their CPU time
     (the process's minus the main thread's) over 0.3 s of idling stays near the spin time."""
