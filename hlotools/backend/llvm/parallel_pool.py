@@ -157,7 +157,8 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
     worker = _worker_function(module, name, pool, libc, chunks)
     grow = _grow_function(module, name, pool, libc, worker)
     _export_join(module, _join_function(module, name, pool, libc, own), export)
-    pf = _parallel_for(module, name, pool, libc, own, chunks, grow, _exported_i32(module, THREADS_GLOBAL, export))
+    gthreads = _exported_global(module, THREADS_GLOBAL, T.I32, 0, export)
+    pf = _parallel_for(module, name, pool, libc, own, chunks, grow, gthreads)
     pf.linkage = "" if export else "internal"
     return pf
 
@@ -204,10 +205,6 @@ def _exported_global(module: ir.Module, name: str, ty: ir.IntType, init: int, ex
         g.align = ty.width // 8
     assert isinstance(g, ir.GlobalVariable)
     return g
-
-
-def _exported_i32(module: ir.Module, name: str, export: bool) -> ir.GlobalVariable:
-    return _exported_global(module, name, T.I32, 0, export)
 
 
 def _libc(module: ir.Module, arch: str | None) -> _Libc:
