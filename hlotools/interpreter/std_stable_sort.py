@@ -107,19 +107,117 @@ def _merge(src: np.ndarray, dst: np.ndarray, runs: list[tuple[int, int, int]], l
     m = src.shape[0]
     lo, mid, hi = (np.tile(np.array(c, np.int64), m) for c in zip(*runs))
     rows = np.repeat(np.arange(m), len(runs))
-    i, j, k = lo.copy(), mid.copy(), lo.copy()
-    active = np.flatnonzero((i < mid) & (j < hi))
-    while active.size:
-        r, ia, ja = rows[active], i[active], j[active]
-        left, right = src[r, ia], src[r, ja]
-        take_right = less(r, right, left)
-        dst[r, k[active]] = np.where(take_right, right, left)
-        i[active] = ia + ~take_right
-        j[active] = ja + take_right
-        k[active] += 1
-        still = (i[active] < mid[active]) & (j[active] < hi[active])
-        active = active[still]
+    i, j, k = _merge_path(src, dst, rows, (lo.copy(), mid.copy(), lo.copy()), (mid, hi), 1, less)
     _move_tails(src, dst, rows, [(i, mid), (j, hi)], k)
+
+
+def _merge_backward(src: np.ndarray, dst: np.ndarray, half: int, less: BatchLess) -> None:
+    """std::__move_merge_adaptive_backward of [0, half) and [half, n) from the back: the
+    first run's last element goes last only if less(second's last, first's last)."""
+    m, n = src.shape
+    rows = np.arange(m)
+    start = (np.full(m, half - 1, np.int64), np.full(m, n - 1, np.int64), np.full(m, n - 1, np.int64))
+    ends = (np.full(m, -1, np.int64), np.full(m, half - 1, np.int64))
+    i, j, _ = _merge_path(src, dst, rows, start, ends, -1, less)
+    # what is left of one run goes, in order, to the front of the row
+    _move_tails(src, dst, rows, [(np.zeros(m, np.int64), i + 1), (np.full(m, half, np.int64), j + 1)],
+                np.zeros(m, np.int64))
+
+
+BLOCK_BUDGET = 1 << 13  # comparator evaluations per speculative block
+PYTHON_WALK = 32  # up to this many merges at once, walk each in plain Python
+Block = tuple[np.ndarray, np.ndarray, np.ndarray]  # less table (P, K, K), first and second (P, K)
+
+
+def _merge_path(src: np.ndarray, dst: np.ndarray, rows: np.ndarray,
+                start: tuple[np.ndarray, np.ndarray, np.ndarray], ends: tuple[np.ndarray, np.ndarray],
+                sign: int, less: BatchLess) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run merges (one per entry of `rows`) while both runs have elements: first run at i,
+    second at j, output at k, all moving by `sign` and stopping at `ends` (exclusive).
+    Forward (sign 1) the second run's element is taken where less(second, first), backward
+    (sign -1) the first run's.
+
+    The merges' decisions come in speculative K x K blocks: one vectorised `less` call
+    evaluates every pair (first[i + a], second[j + b]) the next K steps could meet, then a
+    walk follows each merge's path through its block (at least K steps unless a run ends):
+    lockstep in numpy for many merges, in plain Python for a few, where numpy's per-call
+    cost would dominate. K shrinks as more merges run at once, so a block stays near
+    BLOCK_BUDGET evaluations: few long merges (the last passes) need few calls."""
+    i, j, k = (v.copy() for v in start)
+    i_end, j_end = ends
+    active = np.flatnonzero(((i - i_end) * sign < 0) & ((j - j_end) * sign < 0))
+    while active.size:
+        p = active.size
+        kb = max(1, min(64, int(np.sqrt(BLOCK_BUDGET // p))))
+        r = rows[active]
+        ai, aj, ak = i[active], j[active], k[active]
+        ie, je = i_end[active], j_end[active]
+        offs = np.arange(kb) * sign
+        ii = ai[:, None] + offs  # positions past a run's end are clipped; the walk never reads them
+        jj = aj[:, None] + offs
+        ii = np.minimum(ii, ie[:, None] - 1) if sign > 0 else np.maximum(ii, ie[:, None] + 1)
+        jj = np.minimum(jj, je[:, None] - 1) if sign > 0 else np.maximum(jj, je[:, None] + 1)
+        first, second = src[r[:, None], ii], src[r[:, None], jj]
+        shape = (p, kb, kb)
+        table = less(np.broadcast_to(r[:, None, None], shape).ravel(),
+                     np.broadcast_to(second[:, None, :], shape).ravel(),
+                     np.broadcast_to(first[:, :, None], shape).ravel()).reshape(shape)
+        if p <= PYTHON_WALK:
+            da, db = _walk_each(dst, r, (ai, aj, ak), (ie, je), sign, (table, first, second))
+        else:
+            da, db = _walk_lockstep(dst, r, (ai, aj, ak), (ie, je), sign, (table, first, second))
+        i[active] = ai + da * sign
+        j[active] = aj + db * sign
+        k[active] = ak + (da + db) * sign
+        still = ((i[active] - ie) * sign < 0) & ((j[active] - je) * sign < 0)
+        active = active[still]
+    return i, j, k
+
+
+def _walk_lockstep(dst: np.ndarray, r: np.ndarray, at: tuple[np.ndarray, np.ndarray, np.ndarray],
+                   ends: tuple[np.ndarray, np.ndarray], sign: int, block: Block) -> tuple[np.ndarray, np.ndarray]:
+    """Follow every merge's path through its block, all merges one step at a time; returns
+    how far each went in its first and its second run."""
+    (ai, aj, ak), (ie, je), (table, first, second) = at, ends, block
+    p, kb = first.shape
+    da, db = np.zeros(p, np.int64), np.zeros(p, np.int64)
+    live = np.arange(p)
+    while live.size:
+        x, y = da[live], db[live]
+        hit = table[live, x, y]
+        take_second = hit if sign > 0 else ~hit
+        dst[r[live], ak[live] + (x + y) * sign] = np.where(take_second, second[live, y], first[live, x])
+        da[live] = x + ~take_second
+        db[live] = y + take_second
+        x, y = da[live], db[live]
+        inside = ((x < kb) & (y < kb) & ((ai[live] + x * sign - ie[live]) * sign < 0)
+                  & ((aj[live] + y * sign - je[live]) * sign < 0))
+        live = live[inside]
+    return da, db
+
+
+def _walk_each(dst: np.ndarray, r: np.ndarray, at: tuple[np.ndarray, np.ndarray, np.ndarray],
+               ends: tuple[np.ndarray, np.ndarray], sign: int, block: Block) -> tuple[np.ndarray, np.ndarray]:
+    """_walk_lockstep for a few merges: each path in plain Python, one store per merge."""
+    (ai, aj, ak), (ie, je), (table, first, second) = at, ends, block
+    p, kb = first.shape
+    da, db = np.zeros(p, np.int64), np.zeros(p, np.int64)
+    tables, firsts, seconds = table.tolist(), first.tolist(), second.tolist()
+    for q in range(p):
+        t, f, s = tables[q], firsts[q], seconds[q]
+        lim_x, lim_y = min(kb, int((ie[q] - ai[q]) * sign)), min(kb, int((je[q] - aj[q]) * sign))
+        x = y = 0
+        out: list[int] = []
+        while x < lim_x and y < lim_y:
+            if t[x][y] == (sign > 0):
+                out.append(s[y])
+                y += 1
+            else:
+                out.append(f[x])
+                x += 1
+        dst[r[q], ak[q] + np.arange(len(out)) * sign] = out
+        da[q], db[q] = x, y
+    return da, db
 
 
 def _move_tails(src: np.ndarray, dst: np.ndarray, rows: np.ndarray,
@@ -133,24 +231,3 @@ def _move_tails(src: np.ndarray, dst: np.ndarray, rows: np.ndarray,
             offset = np.arange(total) - np.repeat(np.cumsum(length) - length, length)
             dst[rows[rep], out[rep] + offset] = src[rows[rep], start[rep] + offset]
             out = out + length
-
-
-def _merge_backward(src: np.ndarray, dst: np.ndarray, half: int, less: BatchLess) -> None:
-    """std::__move_merge_adaptive_backward of [0, half) and [half, n) from the back: the
-    first run's last element goes last only if less(second's last, first's last)."""
-    m, n = src.shape
-    rows = np.arange(m)
-    i, j, k = (np.full(m, v, np.int64) for v in (half - 1, n - 1, n - 1))
-    active = rows.copy()
-    while active.size:
-        ia, ja = i[active], j[active]
-        left, right = src[active, ia], src[active, ja]
-        take_left = less(active, right, left)
-        dst[active, k[active]] = np.where(take_left, left, right)
-        i[active] = ia - take_left
-        j[active] = ja - ~take_left
-        k[active] -= 1
-        active = active[(i[active] >= 0) & (j[active] >= half)]
-    # what is left of one run goes, in order, to the front of the row
-    _move_tails(src, dst, rows, [(np.zeros(m, np.int64), i + 1), (np.full(m, half, np.int64), j + 1)],
-                np.zeros(m, np.int64))
