@@ -17,10 +17,12 @@ that sequence (libstdc++ with its temporary buffer available, as for any row XLA
       merge takes the first run's element only if comp(second, first).
 
 The structure (chunks, runs, passes) depends only on the row length; only the path of each
-insertion and merge depends on the data. So all rows, and all merges of one pass, advance
-in lockstep: one vectorised `less` call per merge step instead of one scalar call per
-comparison. `less(r, x, y)` takes flat arrays (row, original position, original position)
-and says whether row r's element x goes before its element y.
+insertion and merge depends on the data. So all rows, and all chunks or merges of one
+pass, advance together: one vectorised `less` call per insertion step, and per block of
+merge steps (_merge_path: every comparison the next K steps could make, evaluated at once),
+instead of one scalar call per comparison. `less(r, x, y)` takes flat arrays (row,
+original position, original position) and says whether row r's element x goes before its
+element y; it must be pure (it may be asked about pairs the algorithm never compares).
 
 Every loop is bounded by its range (libstdc++'s "unguarded" insertion walk is bounded by
 the chunk's first element, whose comparison already failed), so any comparator, even one
