@@ -295,3 +295,19 @@ def test_large_generic_rows_along_a_major_dimension(kind: str) -> None:
     keys = _data(rng, "f32", (n, 2), 0.2)
     payload = rng.integers(0, 3, (n, 2)).astype(np.int32)
     check(kind, ["f32", "s32"], [keys, payload], 0)
+
+
+@pytest.mark.parametrize("answer", ["true", "false"])
+def test_constant_comparators_give_libstdcxx_permutations(answer: str) -> None:
+    """A comparator that is no order at all (always true: not even irreflexive): every
+    size up to a few chunks and passes, both backends, libstdc++'s permutation."""
+    for n in [*range(1, 31), 57, 100]:
+        text = (f"HloModule c\ncmp {{\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+                f"  ROOT c = pred[] constant({answer})\n}}\n\nENTRY e {{\n  x = s32[2,{n}] parameter(0)\n"
+                f"  ROOT s = s32[2,{n}] sort(x), dimensions={{1}}, is_stable=true, to_apply=cmp\n}}\n")
+        m = hlotools.parse_module(text)
+        x = np.stack([np.arange(n), np.arange(n)[::-1]]).astype(np.int32)
+        want = [x[r][libstdcxx_stable_sort(list(range(n)), lambda i, j: answer == "true")] for r in range(2)]
+        interp = _leaves(evaluate(m, [x]))[0]
+        assert interp.tolist() == [w.tolist() for w in want], n
+        assert np.array_equal(_leaves(compile_module(m)([x]))[0], interp), n
