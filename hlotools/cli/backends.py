@@ -46,6 +46,7 @@ class Compiled:
 
 @dataclass(frozen=True)
 class Backend:
+    """A way to run a module (llvm, interp) and how to compile for it."""
     name: str
     description: str
     compile: Callable[[Module], Runner]

@@ -14,6 +14,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Extreme:
+    """A difference and the index where it occurs (the largest absolute or relative one)."""
     value: float
     index: tuple[int, ...]
 

@@ -75,6 +75,7 @@ outputs, 70 internal error such as a crashing pass (add --debug for a traceback)
 
 @dataclass
 class OptOptions:
+    """What hlo-opt does to each module: print style, verification, pipeline, manager options."""
     style: str | None = None  # None: the module's own style (module.source_style)
     verify: bool = True
     pipeline: list[Step] = field(default_factory=list)  # from --passes / -O; empty: print only

@@ -85,6 +85,7 @@ Exit status: 0 ok (and results match --expected), 1 bad input or a runtime refus
 
 @dataclass
 class RunResult:
+    """One backend's run of a module: outputs, timings and how it was compiled."""
     module: Module
     backend: Backend
     outputs: list[np.ndarray]

@@ -17,6 +17,7 @@ _DASH_LINE = re.compile(r"^\s*//\s*-{2,4}\s*$")
 
 @dataclass(frozen=True)
 class Chunk:
+    """One module of a --split-input-file input, padded so positions match the whole file."""
     text: str  # the chunk, preceded by (first_line - 1) newlines
     first_line: int  # 1-based line of the chunk's first line in the whole file
 

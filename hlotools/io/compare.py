@@ -33,6 +33,7 @@ def default_tolerance(type_name: str) -> tuple[float, float]:
 
 @dataclass
 class Comparison:
+    """One output checked against its expected array, with what differed."""
     name: str
     ok: bool
     mismatches: int

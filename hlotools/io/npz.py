@@ -25,6 +25,7 @@ from hlotools.io.literal_text import parse_literal_lines
 
 @dataclass(frozen=True)
 class NamedArray:
+    """An array read from a file, with the npz key it was stored under."""
     key: str | None  # npz key; None for a .npy file (bound by position)
     array: np.ndarray
     source: str  # file the array came from (for messages)

@@ -16,6 +16,7 @@ PREVIEW = 6
 
 @dataclass
 class Summary:
+    """What hlo-run shows of one result leaf: shape, first values, statistics."""
     name: str
     shape: str  # f32[32,64]
     dtype: str  # numpy/ml_dtypes name: float32, bfloat16, ...

@@ -45,6 +45,7 @@ class Raw(str):
 
 @dataclass(frozen=True)
 class WindowDim:
+    """One dimension of a window: size, stride, padding, dilations, reversal."""
     size: int
     stride: int = 1
     padding_low: int = 0
@@ -56,6 +57,7 @@ class WindowDim:
 
 @dataclass(frozen=True)
 class Window:
+    """A window attribute (reduce-window, select-and-scatter, convolution), one entry per dimension."""
     dims: tuple[WindowDim, ...]
 
     def to_text(self) -> str:
@@ -98,6 +100,7 @@ class ConvDimLabels:
 
 @dataclass(frozen=True)
 class PaddingConfig:
+    """A pad instruction's padding: (low, high, interior) per dimension."""
     dims: tuple[tuple[int, int, int], ...]  # (low, high, interior) per dimension
 
     def to_text(self) -> str:
@@ -109,6 +112,7 @@ class PaddingConfig:
 
 @dataclass(frozen=True)
 class SliceRange:
+    """One dimension of a slice: [start:limit:stride]."""
     start: int
     limit: int
     stride: int = 1

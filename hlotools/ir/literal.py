@@ -15,6 +15,7 @@ from hlotools.ir.shape import Shape
 
 @dataclass(eq=False)
 class Literal:
+    """A constant's value: a numpy array of the shape's type, tuple elements, or elided."""
     shape: Shape
     array: np.ndarray | None = None  # logical row-major values, dtype = shape.dtype
     elided: bool = False

@@ -17,6 +17,7 @@ VARIADIC = -1
 
 @dataclass(frozen=True)
 class OpcodeInfo:
+    """One row of the opcode table: what every consumer of the IR asks about an opcode."""
     name: str
     arity: int  # exact operand count, or VARIADIC
     category: str  # see CATEGORIES

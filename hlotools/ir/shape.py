@@ -19,6 +19,7 @@ from hlotools.ir.types import ElementType
 
 @dataclass(frozen=True)
 class Layout:
+    """minor_to_major plus XLA's layout extras (tiles, memory space, ...) as text."""
     minor_to_major: tuple[int, ...]
     extras: str = ""  # e.g. "T(8,128)(2,1)S(1)" — text after ':' (without the ':')
 

@@ -13,6 +13,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ElementType:
+    """An HLO element type and its numpy/ml_dtypes counterpart."""
     name: str
     kind: str  # 'pred' | 'signed' | 'unsigned' | 'float' | 'complex' | 'token' | 'opaque'
     bits: int

@@ -67,6 +67,7 @@ class Probe:
 
 @dataclass
 class BisectResult:
+    """What --bisect-against found: the culprit pass application and rewrite, if any."""
     applications: int  # pass applications the whole pipeline makes
     probes: int
     application: PassRecord | None = None  # the first application that changes the outputs

@@ -22,6 +22,7 @@ def call_context(inst: Instruction) -> str:
 
 @dataclass
 class CallGraph:
+    """The call sites of every computation (by id of the callee)."""
     module: Module
     callers: dict[int, list[Instruction]] = field(default_factory=dict)  # id(callee) -> call sites
 

@@ -26,6 +26,7 @@ from hlotools.passes.dce import HloDCE
 
 @dataclass
 class CallInliner(HloPass):
+    """XLA's CallInliner: replaces call instructions by the called computation's body."""
     name = "call-inliner"
     description = "inline every call instruction (callees first), then remove the dead callees"
 

@@ -43,6 +43,7 @@ NEVER_FOLD_CATEGORIES = frozenset({"collective", "async"})
 
 @dataclass
 class HloConstantFolding(HloPass):
+    """XLA's HloConstantFolding (see the module docstring)."""
     name = "constant-folding"
     description = "evaluate instructions whose operands are all constants and replace them by constants"
 

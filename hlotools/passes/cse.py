@@ -38,6 +38,7 @@ NEVER_MERGED = frozenset({"parameter", "after-all", "add-dependency", "domain", 
 
 @dataclass
 class HloCSE(HloPass):
+    """XLA's HloCSE: one instruction for each set of identical ones."""
     name = "cse"
     description = "compute identical instructions (same opcode, shape, operands, attributes) once"
 

@@ -23,6 +23,7 @@ from hlotools.passes.side_effects import SideEffects, disables_while_dce
 
 @dataclass
 class HloDCE(HloPass):
+    """XLA's HloDCE: removes instructions and computations nothing uses."""
     name = "dce"
     description = "remove dead instructions (no users, no side effects) and unreachable computations"
 

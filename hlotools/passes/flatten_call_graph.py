@@ -24,6 +24,7 @@ from hlotools.passes.cloning import clone_computation, retarget_called_computati
 
 @dataclass
 class FlattenCallGraph(HloPass):
+    """XLA's FlattenCallGraph: one computation per call site."""
     name = "flatten-call-graph"
     description = "clone computations called from several control-flow sites so each has one caller"
 

@@ -63,6 +63,7 @@ log = logging.getLogger("hlotools.passes")
 
 @dataclass
 class InstructionFusion(HloPass):
+    """XLA CPU's instruction fusion (see the module docstring)."""
     name = "fusion"
     description = "loop and input fusion of elementwise/data-movement producers into consumers (XLA CPU rules)"
 

@@ -34,6 +34,7 @@ CONTROL_FLOW_ATTRS = {"while": ("condition", "body"), "conditional": ("true_comp
 
 @dataclass(frozen=True)
 class KernelCount:
+    """How many kernels a computation runs (fusions and unfused instructions), for the fusion log."""
     fusions: int
     unfused: int
     by_opcode: tuple[tuple[str, int], ...]  # unfused kernels per opcode, most frequent first

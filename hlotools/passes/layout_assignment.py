@@ -38,6 +38,7 @@ from hlotools.passes.base import HloPass, PassContext
 
 @dataclass
 class LayoutAssignment(HloPass):
+    """XLA's LayoutAssignment for the CPU (see the module docstring)."""
     name = "layout-assignment"
     description = "row-major layouts everywhere (CPU), entry layout honoured; free transposes, copies, bitcasts"
 

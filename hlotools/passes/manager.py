@@ -34,6 +34,7 @@ log = logging.getLogger("hlotools.passes")
 
 @dataclass
 class ManagerOptions:
+    """How the pass manager runs a pipeline: verification, dumps, printing, bisection."""
     verify_each: bool = False
     dump_dir: Path | None = None
     dump_all: bool = False  # also dump passes that changed nothing
@@ -49,6 +50,7 @@ class ManagerOptions:
 
 @dataclass
 class PassRecord:
+    """One pass application: whether it changed the module, how long it took, sizes before and after."""
     index: int
     name: str
     changed: bool
@@ -63,6 +65,7 @@ class PassRecord:
 
 @dataclass
 class PipelineReport:
+    """The records of one pipeline run and the files it dumped."""
     records: list[PassRecord] = field(default_factory=list)
     dumps: list[str] = field(default_factory=list)
     module: str = ""

@@ -68,6 +68,7 @@ def preset_spec(name: str) -> str:
 
 @dataclass
 class PassStep:
+    """One pass of a pipeline."""
     hlo_pass: HloPass
 
     def text(self) -> str:
@@ -76,6 +77,7 @@ class PassStep:
 
 @dataclass
 class FixedPoint:
+    """Steps repeated until none changes the module (at most max_iterations times)."""
     steps: list[PassStep | FixedPoint] = field(default_factory=list)
     max_iterations: int = 25
 

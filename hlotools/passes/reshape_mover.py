@@ -27,6 +27,7 @@ from hlotools.passes.dce import remove_dead_from
 
 @dataclass
 class ReshapeMover(HloPass):
+    """XLA's ReshapeMover (see the module docstring)."""
     name = "reshape-mover"
     description = "sink reshapes/transposes below elementwise ops when that removes them"
 

@@ -44,6 +44,7 @@ log = logging.getLogger("hlotools.passes")
 
 @dataclass
 class Scheduling(HloPass):
+    """A memory-minimising list schedule of every computation (see the module docstring)."""
     name = "scheduling"
     description = "memory-minimising list schedule of every computation; is_scheduled=true; parallel groups"
 

@@ -15,6 +15,7 @@ from hlotools.passes.manager import PipelineReport
 
 @dataclass
 class PassTiming:
+    """One pass's applications in a pipeline run added up, for --time-passes."""
     name: str
     runs: int = 0
     seconds: float = 0.0

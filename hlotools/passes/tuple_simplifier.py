@@ -25,6 +25,7 @@ from hlotools.passes.side_effects import SideEffects
 
 @dataclass
 class TupleSimplifier(HloPass):
+    """XLA's TupleSimplifier: get-tuple-element of a tuple becomes the element."""
     name = "tuple-simplifier"
     description = "gte(tuple(...), i) -> operand i; tuple(gte(t, 0..n-1)) -> t"
 

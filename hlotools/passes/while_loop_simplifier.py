@@ -34,6 +34,7 @@ from hlotools.passes.while_trip_count import parameter_indices, small_trip_count
 
 @dataclass
 class WhileLoopSimplifier(HloPass):
+    """XLA's WhileLoopSimplifier (see the module docstring)."""
     name = "while-loop-simplifier"
     description = "remove while loops that run 0 times, inline those that run once, drop dead loop state"
 

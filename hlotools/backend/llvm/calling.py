@@ -28,6 +28,7 @@ JOIN_SYMBOL = "hlotools_parallel_join"
 
 @dataclass
 class CompileStats:
+    """Sizes of one compiled module (functions, instructions, arena bytes) and its donated leaves."""
     functions: int = 0
     instructions: int = 0
     arena_bytes: int = 0
