@@ -31,6 +31,8 @@ from hlotools.ir.shape import Shape
 
 @dataclass
 class CompiledFunction:
+    """One computation's LLVM function and what its callers need to know about it."""
+
     comp: Computation
     function: ir.Function
     arena_bytes: int = 0  # own peak plus the largest callee's total
