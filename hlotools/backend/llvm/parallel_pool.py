@@ -1,6 +1,6 @@
 """A persistent worker pool behind generated code's `parallel_for`, emitted in LLVM IR on
 top of libc only (pthread_create/pthread_join, syscall(SYS_futex), clock_gettime, getpid,
-sched_yield, usleep, sysconf).
+sched_yield, usleep, sysconf, uname).
 
 parallel.parallel_for_function starts fresh threads on every call (~10-30 us each), which
 made small kernels slower on two threads than on one and kept per-step kernels of while
@@ -27,7 +27,9 @@ Workers numbered above `nactive` sit a job out (the thread count went down, or n
 The caller never waits for a worker to wake up: it claims chunks itself and then waits only
 for chunks other threads have claimed. A failed pthread_create means fewer workers (and no
 retry until the next join); after fork() the child sees another pid than the one that made
-the pool, forgets the parent's workers and starts its own.
+the pool, forgets the parent's workers and starts its own. SYS_futex comes from the module's
+triple, or from uname() at run time when the module has none yet (the JIT's; AOT's, whose
+triple aot.py sets after codegen); no known number means no workers (calls run serially).
 """
 from __future__ import annotations
 
