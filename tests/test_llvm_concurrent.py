@@ -182,6 +182,10 @@ def test_kernels_that_split_themselves_or_are_tiny_stay_out() -> None:
 def test_no_sets_with_one_thread_or_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     with _concurrent(False):
         assert _sets(TWO_DOTS) == []
+    monkeypatch.setenv("HLOTOOLS_CONCURRENT", "0")
+    assert _sets(TWO_DOTS) == []
+    monkeypatch.delenv("HLOTOOLS_CONCURRENT")
+    assert _sets(TWO_DOTS) != []
     monkeypatch.setenv("HLOTOOLS_NUM_THREADS", "1")
     assert _sets(TWO_DOTS) == []
 

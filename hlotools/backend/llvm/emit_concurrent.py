@@ -44,6 +44,7 @@ deadlock): the members' workers are their loop bodies, which never ask for threa
 from __future__ import annotations
 
 import heapq
+import os
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -77,9 +78,11 @@ MIN_SET_WORK = 1 << 22
 PINNED_OPCODES = frozenset({"while", "conditional", "call", "custom-call", "map", "after-all", "add-dependency",
                             "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed",
                             "send", "send-done", "recv", "recv-done"})
-# Off: compile without concurrent sets (tests and the A/B benchmark). HLOTOOLS_NUM_THREADS=1
-# (parallel.enabled() False) turns them off too.
+# Off: compile without concurrent sets (tests and the A/B benchmark); so do HLOTOOLS_CONCURRENT=0
+# and HLOTOOLS_NUM_THREADS=1 (parallel.enabled() False). HLOTOOLS_* variables are part of the
+# compile cache's key.
 CONCURRENT: ContextVar[bool] = ContextVar("hlotools_llvm_concurrent", default=True)
+ENV = "HLOTOOLS_CONCURRENT"
 _MODE: ContextVar[str] = ContextVar("hlotools_llvm_task_mode", default="")  # see _install_guard
 WORKER_PREFIX = "tasks"  # the merged worker functions are named par.tasks.N
 PARALLEL_FOR = "hlo.parallel_for"
@@ -93,6 +96,10 @@ class ConcurrentPlan:
     order: list[Instruction]
     sets: list[list[Instruction]] = field(default_factory=list)
     work: dict[int, int] = field(default_factory=dict)  # id(member) -> estimated work
+
+
+def enabled() -> bool:
+    return CONCURRENT.get() and os.environ.get(ENV, "") != "0" and par.enabled()
 
 
 def in_task() -> bool:
@@ -163,7 +170,7 @@ def _elements(dims: tuple[int, ...]) -> int:
 
 def plan_concurrency(fe: FunctionEmitter) -> ConcurrentPlan:
     order = list(fe.order)
-    if not CONCURRENT.get() or not par.enabled() or in_task() or fe.comp.is_fusion_computation:
+    if not enabled() or in_task() or fe.comp.is_fusion_computation:
         return ConcurrentPlan(order)
     work = {id(i): w for i in order if (w := task_work(fe, i)) is not None}
     if len(work) < 2:
