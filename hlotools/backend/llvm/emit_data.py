@@ -162,3 +162,24 @@ def _scatter(fe: FunctionEmitter, inst: Instruction) -> None:
                         fe.store_element(v, p, s, safe)
     if not any(d == 0 for d in ushape.dims):
         loop_nest(b, ushape, body)
+
+
+@emitter("custom-call")
+def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
+    """Targets in registry.CUSTOM_CALLS (LAPACK factorizations, ...) and the ones that are
+    identities on one device (Sharding, ...: the interpreter's IDENTITY_TARGETS); anything
+    else is refused naming the target."""
+    from hlotools.backend.llvm.registry import CUSTOM_CALLS
+    from hlotools.errors import HloUnsupportedError
+    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
+    target = str(inst.attrs.get("custom_call_target", ""))
+    if target in CUSTOM_CALLS:
+        CUSTOM_CALLS[target](fe, inst)
+        return
+    if target not in IDENTITY_TARGETS or len(inst.operands) != 1 or inst.shape.is_tuple:
+        raise HloUnsupportedError(f"custom-call target \"{target}\" is not supported by the LLVM backend")
+    copy_value(fe, inst.operands[0], fe.leaf_ptrs(inst)[0], inst)
+
+
+# The LAPACK targets register themselves in CUSTOM_CALLS (and SCRATCH["custom-call"]).
+from hlotools.backend.llvm import emit_lapack  # noqa: E402,F401
