@@ -133,3 +133,32 @@ def test_available_pipeline_follows_the_registered_passes(monkeypatch: pytest.Mo
     assert "fusion" not in reduced.replace("fusion-", "") and "layout-assignment" in reduced
     monkeypatch.undo()
     assert available_pipeline("O2") == full
+
+
+def test_lazy_regex_behaves_as_the_compiled_pattern() -> None:
+    import re
+
+    from hlotools.text.lazy_regex import LazyRegex, lazy_regex
+    lazy = lazy_regex(r"(?P<k>[a-z]+)=(\d+)", re.I)
+    assert isinstance(lazy, LazyRegex) and "match" not in vars(lazy)  # nothing compiled yet
+    m = lazy.match("Key=12")
+    assert m is not None and m.group("k") == "Key" and m.group(2) == "12"
+    assert "match" in vars(lazy)  # compiled once; later calls go straight to the pattern's method
+    assert lazy.sub(r"\2", "a=1 b=2") == "1 2"
+    assert [x.group(1) for x in lazy.finditer("a=1,b=2")] == ["a", "b"]
+    assert lazy.pattern == r"(?P<k>[a-z]+)=(\d+)" and lazy.groups == 2 and lazy.flags & re.I
+
+
+def test_parsing_a_small_module_leaves_the_rare_patterns_uncompiled() -> None:
+    script = ("import sys, hlotools\n"
+              "from hlotools.text import parse_attrs, parse_mini\n"
+              "hlotools.parse_module(sys.argv[1])\n"
+              "print(sorted(n for n in ('_TOKEN', '_FRAMES_FAST', '_METADATA_FAST') "
+              "if 'match' in vars(getattr(parse_mini, n))), 'match' in vars(parse_attrs._DIMLABELS))\n")
+    r = subprocess.run([sys.executable, "-c", script, ADD], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["[]", "False"]
+    with_metadata = ADD.replace("add(a, b)", 'add(a, b), metadata={op_name="x"}')
+    r = subprocess.run([sys.executable, "-c", script, with_metadata], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "'_METADATA_FAST'" in r.stdout  # compiled when a module needs it

@@ -18,6 +18,7 @@ from collections.abc import Generator, Iterator
 from hlotools.errors import HloParseError
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer_fast import fast_instruction
 
 Token = tuple  # (type, text, pos, aux)
@@ -48,11 +49,11 @@ _SHAPE_REST = re.compile(r"\[[^\]\[]*\]" + r"(?:" + GAP + r"\{(?=" + GAP + r"[0-
 _SKIP = re.compile(GAP)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _VALUE_SPECIAL = re.compile(r'[\s,{}()\[\]"/]')
-_PARENS = re.compile(r"[()]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*|\"(?:[^\"\\]|\\.)*\"")
-_FRAMES = re.compile(r"""(?:[ \t\n\r]+|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*\*/
+_PARENS = lazy_regex(r"[()]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*|\"(?:[^\"\\]|\\.)*\"")
+_FRAMES = lazy_regex(r"""(?:[ \t\n\r]+|//[^\n\r]*|/\*(?:[^*]|\*(?!/))*\*/
   |(?:FileNames|FunctionNames|FileLocations|StackFrames)(?![A-Za-z0-9_.\-])
   |-?[0-9]+|"(?:[^"\\]|\\.)*"|\{[^{}]*\})*""", re.X)
-_MESH_CONT = re.compile(r"[ \t\n\r]*(?:\{|,[ \t\n\r]*device_ids=)")
+_MESH_CONT = lazy_regex(r"[ \t\n\r]*(?:\{|,[ \t\n\r]*device_ids=)")
 
 
 class LineMap:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, WindowDim
+from hlotools.text.lazy_regex import lazy_regex
 
 _INT_LIST_ATTRS = frozenset("""dimensions slice_sizes dynamic_slice_sizes fft_length lhs_batch_dims
 lhs_contracting_dims rhs_batch_dims rhs_contracting_dims lhs_ragged_dims rhs_group_dims offset_dims
@@ -31,20 +32,20 @@ convolution_kind schedule api_version transpose_a mode""".split())
 _STRING_ATTRS = frozenset("""custom_call_target infeed_config outfeed_config async_execution_thread
 execution_thread""".split())
 
-_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
+_COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _INT = re.compile(r"-?[0-9]+$")
 _INT_LIST = re.compile(r"\{\s*(-?[0-9]+(?:\s*,\s*-?[0-9]+)*)?\s*\}$")
 # No leading '.': XLA lexes a number only from a digit or '-' (`.5` is an error, `-.5` is not).
-_FLOAT = re.compile(r"(?=-|[0-9]|inf)-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf)$")
+_FLOAT = lazy_regex(r"(?=-|[0-9]|inf)-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf)$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*$")
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"$', re.S)
-_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.S)
+_STRING = lazy_regex(r'"((?:[^"\\]|\\.)*)"$', re.S)
+_ESCAPE = lazy_regex(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a", "b": "\b",
             "f": "\f", "v": "\v", "?": "?"}
-_DIMLABELS = re.compile(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})$")
-_DXD = re.compile(r"[0-9]+(?:x[0-9]+)*$")
-_PAD = re.compile(r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*$")
-_SLICE_ITEM = re.compile(r"\s*\[\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*(?::\s*(-?[0-9]+)\s*)?\]\s*")
+_DIMLABELS = lazy_regex(r"([0-9bf?]{2,})_([0-9io?]{2,})->([0-9bf?]{2,})$")
+_DXD = lazy_regex(r"[0-9]+(?:x[0-9]+)*$")
+_PAD = lazy_regex(r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*$")
+_SLICE_ITEM = lazy_regex(r"\s*\[\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*(?::\s*(-?[0-9]+)\s*)?\]\s*")
 _WINDOW_KEYS = ("size", "stride", "pad", "lhs_dilate", "rhs_dilate", "rhs_reversal")
 
 _CACHE: dict[tuple[str, str], Any] = {}

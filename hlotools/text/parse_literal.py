@@ -19,15 +19,16 @@ if TYPE_CHECKING:
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
+from hlotools.text.lazy_regex import lazy_regex
 
-_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
+_COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _LEX = re.compile(r"\s*(?:(-?nan\(0x[0-9a-fA-F]+\))|([{}(),])|(\.\.\.)|([^\s{}(),]+))")
 # Decimal only, leading zeros allowed: XLA lexes `0x1F` as the window pattern `0x1` then `F`.
 _INT = re.compile(r"-?[0-9]+$")
 # XLA lexes a number only from a digit or '-': `.5` is an error, `-.5` and `5.` are values.
 _FLOAT = re.compile(r"(?=-|[0-9])-?(?:(?:[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+)[eE][+-]?[0-9]+|[0-9]+\.[0-9]*|[0-9]*\.[0-9]+"
                     r"|[0-9]+)$")
-_NAN = re.compile(r"(-?)nan(?:\(0x([0-9a-fA-F]+)\))?$")
+_NAN = lazy_regex(r"(-?)nan(?:\(0x([0-9a-fA-F]+)\))?$")
 _SMALL_CACHE: dict[tuple[Shape, str], np.ndarray] = {}
 
 

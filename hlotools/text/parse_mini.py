@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.parse_attrs import AttrError
 
-_TOKEN = re.compile(r"""\s*(?:
+_TOKEN = lazy_regex(r"""\s*(?:
    (?P<comment>/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*)
  | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
  | (?P<attr>[A-Za-z_][A-Za-z0-9_.\-]*)=
@@ -277,7 +278,7 @@ def _entries(body: str) -> str:
 
 _NAMES = r'(?:\s+[0-9]+\s+"(?:[^"\\]|\\.)*")*'
 # The printer's own layout in one regex (the common case); anything else goes through Mini.
-_FRAMES_FAST = re.compile(r"FileNames" + _NAMES + r"\s+FunctionNames" + _NAMES + r"\s+FileLocations"
+_FRAMES_FAST = lazy_regex(r"FileNames" + _NAMES + r"\s+FunctionNames" + _NAMES + r"\s+FileLocations"
                           + _entries(" ".join(_FILE_LOCATION)) + r"\s+StackFrames"
                           + _entries(" ".join(_STACK_FRAME)) + r"\s*$")
 
@@ -347,7 +348,7 @@ def computation_layout(text: str) -> None:
 _METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name",
                      "metadata_payload")
 _METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
-_METADATA_FAST = re.compile(r"\{(?:[\s,]*(?:(?:" + "|".join(_METADATA_STRINGS) + r')="(?:[^"\\]|\\.)*"|(?:'
+_METADATA_FAST = lazy_regex(r"\{(?:[\s,]*(?:(?:" + "|".join(_METADATA_STRINGS) + r')="(?:[^"\\]|\\.)*"|(?:'
                             + "|".join(_METADATA_INTS) + r")=-?[0-9]+|profile_type=\{[0-9,\s]*\}))*[\s,]*\}$")
 
 
@@ -379,12 +380,12 @@ def metadata(text: str) -> None:
     m.done()
 
 
-_FRONTEND_FAST = re.compile(r"""\{(?:[\s]*[A-Za-z_][A-Za-z0-9_.\-]*="(?:[^"\\]|\\.)*"[\s]*(?:,|(?=\})))*[\s]*\}$""")
+_FRONTEND_FAST = lazy_regex(r"""\{(?:[\s]*[A-Za-z_][A-Za-z0-9_.\-]*="(?:[^"\\]|\\.)*"[\s]*(?:,|(?=\})))*[\s]*\}$""")
 
 
-_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
-_STR = re.compile(r'\s*"(?:[^"\\]|\\.)*"')
-_SEP = re.compile(r"\s*([,}])")
+_KEY = lazy_regex(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)=")
+_STR = lazy_regex(r'\s*"(?:[^"\\]|\\.)*"')
+_SEP = lazy_regex(r"\s*([,}])")
 
 
 def _raw_dict_end(s: str, pos: int) -> int:

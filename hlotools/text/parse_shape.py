@@ -13,14 +13,15 @@ import re
 from hlotools.errors import HloParseError
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer import GAP, LineMap
 
 _CACHE: dict[str, Shape] = {}
-_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
+_COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
 _DIM = re.compile(r"\s*(?:(\d+)|(<=)\s*(\d+)|(\?))\s*$")
 # Layout extras in the fixed order XLA's ParseLayout reads them (S(1)T(8,128) does not parse).
-_EXTRAS = re.compile(r"(?:D\([^)]*\))?(?:T(?:\([^)]*\))+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
+_EXTRAS = lazy_regex(r"(?:D\([^)]*\))?(?:T(?:\([^)]*\))+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
                      r"(?:E\(\d+\))?(?:S\(\d+\))?(?:(?:SC\([^)]*\))+)?(?:P\(.*\))?(?:M\(\d+\))?")
 
 
@@ -121,7 +122,7 @@ def _check_extras(extras: str, text: str) -> None:
 
 # Shapes inside attribute values (outfeed_shape=, operand_layout_constraints=, ...): comments may
 # stand between any two tokens there too (GAP, as the lexer skips them).
-_TUPLE_TOKEN = re.compile(GAP + r"(?:([a-z][a-z0-9_]*\[[^\]]*\](?:" + GAP + r"\{(?=" + GAP
+_TUPLE_TOKEN = lazy_regex(GAP + r"(?:([a-z][a-z0-9_]*\[[^\]]*\](?:" + GAP + r"\{(?=" + GAP
                           + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?)|(b?\()|(\))|(,))")
 
 
