@@ -186,6 +186,7 @@ def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
     module = hlotools.parse_module(hlo.read_text())
     inputs = np.load(XLA / "expected" / f"{name}.inputs.npz")
     expected = np.load(XLA / "expected" / f"{name}.expected.npz")
+    assert module.entry is not None
     params = [leaf for p in module.entry.parameters for leaf in p.shape.leaves()]
     args = [inputs[f"in{i}"].view(s.dtype) for i, s in enumerate(params)]
     outs = evaluate(module, args)
