@@ -238,3 +238,15 @@ ENTRY e {
     x = np.array([np.nan, 0.0, -0.0, 1, -1, -np.nan], F)
     _, idx = run(text, x, np.arange(6, dtype=I32))
     assert idx.tolist() == [4, 1, 2, 3, 0, 5]
+
+
+def test_stable_sort_with_nans_is_libstdcxx_not_a_plain_merge() -> None:
+    """[2, NaN, 1] under IEEE LT: std::stable_sort merges the halves [2, NaN] and [1]
+    backward (odd length): less(1, NaN) fails, so 1 stays last: [2, NaN, 1]. A forward
+    merge would give [1, 2, NaN]. A NaN-free row of the same sort is sorted as usual."""
+    x = np.array([[2, np.nan, 1], [3, 1, 2]], F)
+    text = cmp_module("", "f32", 3, "LT").replace("f32[3]", "f32[2,3]").replace("s32[3]", "s32[2,3]")
+    text = text.replace("dimensions={0}", "dimensions={1}")
+    keys, vals = run(text, x, np.broadcast_to(np.arange(3, dtype=I32), (2, 3)).copy())
+    assert vals.tolist() == [[0, 1, 2], [1, 2, 0]]
+    assert np.isnan(keys[0, 1]) and keys[1].tolist() == [1, 2, 3]
