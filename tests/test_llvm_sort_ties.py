@@ -3,7 +3,8 @@ interpreter's libstdc++ std::sort replay puts them (hlotools/interpreter/std_sor
 bit: many ties, several operands, rows along any dimension and layout, NaNs and -0.0 under
 IEEE compare (not a strict weak order), TOTALORDER, keyed and generic comparators, sizes
 around the insertion-sort threshold (16/17) and inputs that drive introsort to its depth
-limit (heap sort)."""
+limit (heap sort). Stable sorts (std::stable_sort's order on NaNs and generic comparators)
+are tests/test_std_stable_sort.py's."""
 from __future__ import annotations
 
 import itertools
