@@ -22,6 +22,7 @@ from hlotools.passes.fusion_rules import fusion_kind, is_elementwise
 from hlotools.passes.side_effects import SideEffects
 
 SEARCH_BUDGET = 256
+EXACT_BUDGET = 4096
 
 
 def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operands: int,
@@ -50,6 +51,8 @@ def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operand
             more = operands | {id(o) for o in b.operands}
             if len(more) > max_operands or any(_reaches(a, b, pos) for a in group):
                 continue
+            if dead and any(_connected(a, b) for a in group):
+                continue  # an earlier merge made `pos` stale: fusing these would make a cycle
             group.append(b)
             operands = more
         if len(group) < 2:
@@ -98,6 +101,31 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
         p = pos.get(id(u))
         if p is not None and p >= limit:
             continue
+        stack.extend(u.users)
+    return False
+
+
+def _connected(a: Instruction, b: Instruction) -> bool:
+    """Does either reach the other over user edges? Exact (no positions): after a merge in
+    this computation the textual positions are no longer a topological order (the merged
+    fusion sits at its last member's place and replaces earlier ones), so `_reaches` can miss
+    a path, and fusing two connected siblings makes a cycle (the post-order walk then never
+    ends: hlofile_0710 grew past 15 GB). A search past EXACT_BUDGET nodes counts as connected."""
+    return _reaches_exact(a, b) or _reaches_exact(b, a)
+
+
+def _reaches_exact(a: Instruction, b: Instruction) -> bool:
+    stack = list(a.users)
+    seen: set[int] = set()
+    while stack:
+        u = stack.pop()
+        if u is b:
+            return True
+        if id(u) in seen:
+            continue
+        seen.add(id(u))
+        if len(seen) > EXACT_BUDGET:
+            return True
         stack.extend(u.users)
     return False
 
