@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter.numeric import contiguous, finfo, finish, int_limits, wrap_int
+from hlotools.interpreter.numeric import contiguous, finfo, finish, int_limits, unsigned_view, wrap_int
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
@@ -165,21 +165,57 @@ def reduce_precision(inst: Instruction, args: list, ev: object) -> Array:
     return reduce_precision_array(np.asarray(args[0]), et, e, m)
 
 
+def _as_type(value: float | Array, et: ElementType) -> Array:
+    """`value` converted to the float type `et` as XLA's literals do (static_cast through
+    ml_dtypes: overflow gives inf, or NaN for the fn/fnuz types, or saturates for the
+    4/6-bit types that have neither)."""
+    assert et.dtype is not None
+    with np.errstate(all="ignore"):
+        return np.asarray(value, np.float64).astype(et.dtype)
+
+
+def stochastic_fixed_fraction(frac: Array, src: ElementType, bits: int) -> Array:
+    """XLA's fixed-point fraction: convert(fraction * 2^bits, u<bits>) with the product
+    taken in the operand's type (f32 for f16), as StochasticConvertDecomposer builds it.
+    The product is exact whenever 2^bits fits that type; where it does not (f8e4m3,
+    f8e3m4: inf; the fnuz types: NaN; f4/f6: saturated) the same overflow happens here.
+    The conversion to unsigned saturates and maps NaN to 0 (XLA CPU's fptoui.sat)."""
+    from hlotools.ir.types import ELEMENT_TYPES
+    work = ELEMENT_TYPES["f32"] if src.name == "f16" else src
+    scale = _as_type(2.0 ** bits, work)
+    with np.errstate(all="ignore"):
+        if float(scale) == 2.0 ** bits:  # exact: fraction < 1 keeps the product below 2^bits
+            product = np.nan_to_num(frac * 2.0 ** bits, nan=0.0)
+        else:
+            product = (_as_type(frac, work) * scale).astype(np.float64)
+    return _float_to_int(product, ELEMENT_TYPES[f"u{bits}"]).astype(np.uint64)
+
+
 @kernel("stochastic-convert")
 def stochastic_convert(inst: Instruction, args: list, ev: object) -> Array:
-    """Round toward zero, then up in magnitude when the random bits are below the dropped
-    fraction scaled to the random type's range (XLA's StochasticConvertOp)."""
+    """XLA's StochasticConvertDecomposer, step by step: t = convert(floor|x|) (saturating,
+    NaN -> 0), plus one when the random bits are below the fixed-point fraction (wrapping,
+    as XLA's integer add), negated for x < 0; then x <= convert(min) gives min and x >=
+    convert(max) gives max, those bounds converted to the operand's type as XLA's
+    MakeScalarLike does. The random bits are compared as unsigned integers (no float
+    rounding of u64 bits). XLA converts only to signed integers: the decomposer and the
+    evaluator refuse any other target at run time (shape inference accepts it), so do we."""
     src = inst.operands[0].shape.element_type
     bits_et = inst.operands[1].shape.element_type
     dst = inst.shape.element_type
     assert src is not None and dst is not None and bits_et is not None
+    if dst.kind != "signed" or src.kind != "float" or bits_et.kind != "unsigned":
+        raise HloUnsupportedError(f"stochastically converting from {src.name} (random {bits_et.name}) to "
+                                  f"{dst.name} is not implemented (XLA converts floats to signed integers only)")
     x = np.asarray(args[0]).astype(np.float64)
-    rnd = np.asarray(args[1]).astype(np.float64)
-    if dst.kind not in ("signed", "unsigned"):
-        raise HloUnsupportedError(f"stochastic-convert to {dst}")
+    rnd = unsigned_view(np.asarray(args[1]), bits_et)
+    lo, hi = int_limits(dst)
     with np.errstate(all="ignore"):
-        t = np.trunc(x)
-        frac = np.abs(x - t)
-        up = rnd < frac * float(1 << bits_et.bits)
-        r = t + np.where(up, np.sign(x), 0)
-    return finish(_float_to_int(np.where(np.isnan(x), np.nan, r), dst), dst)
+        magnitude = np.abs(x)
+        whole = np.floor(magnitude)
+        up = rnd < stochastic_fixed_fraction(magnitude - whole, src, bits_et.bits)
+        t = _float_to_int(whole, dst).astype(np.int64) + up.astype(np.int64)
+        t = wrap_int(np.where(x < 0, -t, t), dst)
+        t = np.where(x <= float(_as_type(float(lo), src)), lo, t)
+        t = np.where(x >= float(_as_type(float(hi), src)), hi, t)
+    return finish(np.asarray(t, np.int64), dst)

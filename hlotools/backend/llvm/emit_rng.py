@@ -192,14 +192,19 @@ def _f64_intrinsic(b: B, name: str, x: ir.Value) -> ir.Value:
 
 @elemental("stochastic-convert")
 def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """XLA's StochasticConvertDecomposer: |x| rounds toward zero, then up by one when the
-    random bits r are below the dropped fraction as a fixed-point number,
-    r < convert(fraction * 2^bits(r)) (the product truncated to the random type), and the
-    sign comes back; results beyond the target's range saturate (x <= min gives min, x >=
-    max gives max) and NaN gives 0. fraction = |x| - floor|x| and its scaling by a power of
-    two are exact, so computing them in f64 gives the source type's values. XLA decomposes
-    only conversions to signed integers."""
+    """XLA's StochasticConvertDecomposer, as the interpreter (interpreter/convert.py) runs
+    it: t = convert(floor|x|) (saturating, NaN -> 0), plus one (wrapping) when the random
+    bits r are below the fixed-point fraction r < convert(fraction * 2^bits(r)) (the
+    product truncated to the random type), negated for x < 0; x <= convert(min) gives
+    min and x >= convert(max) gives max, with those bounds converted to the operand's type
+    at compile time as XLA's MakeScalarLike does. fraction = |x| - floor|x| and its
+    scaling by 2^bits are exact in f64, and equal the operand type's values whenever
+    2^bits fits that type (f32 for f16); where it does not (f8e4m3 and f8e3m4: inf, the
+    fnuz types: NaN, f4/f6: saturated) the product is rounded to the operand's type as
+    XLA does. XLA decomposes only conversions to signed integers."""
     from hlotools.backend.llvm.emit_arith import convert_value
+    from hlotools.interpreter.convert import _as_type
+    from hlotools.interpreter.numeric import int_limits
     from hlotools.ir.types import ELEMENT_TYPES
     src = inst.operands[0].shape.element_type
     bits_et = inst.operands[1].shape.element_type
@@ -207,17 +212,29 @@ def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> i
     assert src is not None and bits_et is not None and dst is not None
     if dst.kind != "signed" or src.kind != "float" or bits_et.kind != "unsigned" or bits_et.bits > 64:
         raise HloUnsupportedError(f"stochastic-convert %{inst.name} from {src.name} (random {bits_et.name}) to "
-                                  f"{dst.name}: XLA converts floats to signed integers only")
+                                  f"{dst.name}: XLA converts floats to signed integers only",
+                                  inst.line or None, inst.column or None)
     b = gen.b
     f64 = ELEMENT_TYPES["f64"]
+    work = ELEMENT_TYPES["f32"] if src.name == "f16" else src
+    scale = float(_as_type(2.0 ** bits_et.bits, work))
     x = convert_value(b, gen.operand(inst, 0, index), src, f64)
     r = gen.operand(inst, 1, index)
     r64 = b.zext(r, T.I64) if r.type.width < 64 else r
     magnitude = _f64_intrinsic(b, "llvm.fabs.f64", x)
     whole = _f64_intrinsic(b, "llvm.floor.f64", magnitude)
-    fixed = b.fmul(b.fsub(magnitude, whole), ir.Constant(T.F64, float(2 ** bits_et.bits)))
-    fixed_bits = convert_value(b, fixed, f64, ELEMENT_TYPES["u64"])  # saturating; NaN gives 0
-    up = b.icmp_unsigned("<", r64, fixed_bits)
-    rounded = b.select(up, b.fadd(whole, ir.Constant(T.F64, 1.0)), whole)
-    signed = b.select(b.fcmp_ordered("<", x, ir.Constant(T.F64, 0.0)), b.fneg(rounded), rounded)
-    return convert_value(b, signed, f64, dst)  # saturates at min / max, NaN -> 0
+    fixed = b.fmul(b.fsub(magnitude, whole), ir.Constant(T.F64, scale))
+    if scale != 2.0 ** bits_et.bits:  # 2^bits overflows the operand's type: round like XLA
+        fixed = convert_value(b, convert_value(b, fixed, f64, work), work, f64)
+    fixed_bits = convert_value(b, fixed, f64, ELEMENT_TYPES[f"u{bits_et.bits}"])  # saturating; NaN gives 0
+    fixed64 = b.zext(fixed_bits, T.I64) if fixed_bits.type.width < 64 else fixed_bits
+    up = b.icmp_unsigned("<", r64, fixed64)
+    truncated = convert_value(b, whole, f64, dst)  # saturating; NaN gives 0
+    one = ir.Constant(truncated.type, 1)
+    rounded = b.select(up, b.add(truncated, one), truncated)
+    negative = b.fcmp_ordered("<", x, ir.Constant(T.F64, 0.0))
+    result = b.select(negative, b.neg(rounded), rounded)
+    lo, hi = int_limits(dst)
+    lo_x, hi_x = float(_as_type(float(lo), src)), float(_as_type(float(hi), src))
+    result = b.select(b.fcmp_ordered("<=", x, ir.Constant(T.F64, lo_x)), ir.Constant(result.type, lo), result)
+    return b.select(b.fcmp_ordered(">=", x, ir.Constant(T.F64, hi_x)), ir.Constant(result.type, hi), result)
