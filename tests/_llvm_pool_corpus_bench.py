@@ -43,12 +43,11 @@ def compile_variant(text: str, variant: str) -> Any:
         if variant == "serial":
             parallel.enabled = lambda: False  # type: ignore[assignment]
             parallel.worth_parallel = lambda work, threshold=0: False  # type: ignore[assignment,misc]
+        elif variant == "spawn":  # the thread-per-call reference
+            parallel._define_parallel_for = parallel._define_spawning_parallel_for  # type: ignore[attr-defined]
         elif variant.startswith("pool"):
-            if hasattr(parallel, "_define_parallel_for"):
-                parallel._define_parallel_for = (  # type: ignore[attr-defined]
-                    lambda module, export: parallel_pool.pool_parallel_for_function(module, export=export))
-            else:
-                parallel.parallel_for_function = parallel_pool.pool_parallel_for_function  # type: ignore[assignment]
+            parallel._define_parallel_for = (  # type: ignore[attr-defined]
+                lambda module, export: parallel_pool.pool_parallel_for_function(module, export=export))
         compiled = compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=None)
     finally:
         RL.external = saved_external  # type: ignore[assignment]

@@ -64,7 +64,7 @@ def build_ir(impl: str = "pool") -> str:
         pf = pool_parallel_for_function(module)
     else:
         from hlotools.backend.llvm import parallel
-        make = getattr(parallel, "_define_parallel_for", None)
+        make = getattr(parallel, "_define_spawning_parallel_for", None)
         pf = make(module, export=False) if make is not None else parallel.parallel_for_function(module)
     if SPIN_GLOBAL not in module.globals:  # parallel.py has no spin: a dummy for the same API
         g = ir.GlobalVariable(module, T.I64, SPIN_GLOBAL)

@@ -47,7 +47,6 @@ from hlotools.backend.llvm.parallel import (
     THREADS_GLOBAL,
     _as_worker,
     _declare,
-    parallel_for_function,
 )
 from hlotools.errors import HloUnsupportedError
 
@@ -150,7 +149,8 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
     futex = futex_syscall_number(module)
     if futex is None:
         if name == "hlo.parallel_for":
-            return parallel_for_function(module)
+            from hlotools.backend.llvm.parallel import _define_spawning_parallel_for
+            return _define_spawning_parallel_for(module, export)
         raise HloUnsupportedError(f"parallel_for pool: no futex syscall number for target {module.triple!r}")
     pool = _globals(module, name, export, futex)
     libc = _libc(module, target_arch(module))

@@ -50,7 +50,8 @@ PARALLEL_SYMBOL = "hlo.parallel_for"  # parallel.PARALLEL_FOR (not imported: llv
 KIND = "runtime"  # cache entry kind
 _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.r(\d+)$")
 # The files whose code ends up in the runtime objects (paths under hlotools/).
-SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/gemm_kernel.py",
+SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py",
+           "backend/llvm/gemm_kernel.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
