@@ -6,7 +6,10 @@ With one participant every collective is a copy: all-reduce reduces over the ope
 all-gather / reduce-scatter / all-to-all / collective-broadcast return their operands
 (dimensions times or divided by one), and collective-permute delivers the operand only when
 the pair 0->0 is listed; otherwise nobody sends to this device and the result is zeros (XLA
-fills receive buffers nobody writes). The asynchronous pairs split that in two: a -start's
+fills receive buffers nobody writes). The in-place collective-permute (input, output, start
+indices; slice_sizes) receiving from itself is the output buffer with the input's slices
+written over it at the (clamped) output offsets (`_in_place_value`, generated element by
+element like every other source). The asynchronous pairs split that in two: a -start's
 shape is either the result's (current XLA) or (operands, results[, u32 contexts...]); the
 -done returns the results part. The generic asynchronous wrappers (async-start/update/done,
 copy-start/done) run synchronously too, as in the interpreter.
@@ -53,6 +56,7 @@ class Source:
     inst: Instruction | None
     leaf: int = 0
     shape: Shape | None = None
+    in_place: Instruction | None = None  # an in-place collective-permute writing its slices over it
 
 
 ZEROS = Source(None)
@@ -113,9 +117,11 @@ def _in_place(inst: Instruction) -> bool:
 
 def _permute_sources(inst: Instruction) -> list[Source]:
     if _in_place(inst):
-        if _receives(inst):
-            raise _fail(inst, "the in-place form (input, output, start indices) sending 0 -> 0 is not lowered")
-        return [Source(None, 0, s) for s in inst.operands[1].shape.leaves()]  # nobody sends: zeros
+        outputs = inst.operands[1].shape.leaves()
+        if not _receives(inst):
+            return [Source(None, 0, s) for s in outputs]  # nobody sends: zeros
+        _check_in_place(inst)
+        return [Source(inst.operands[1], a, s, in_place=inst) for a, s in enumerate(outputs)]
     srcs = _leaves_of(list(inst.operands))
     return srcs if _receives(inst) else [Source(None, 0, s.shape) for s in srcs]
 
@@ -157,10 +163,88 @@ def _same_leaves(a: Shape, b: Shape) -> bool:
     return len(la) == len(lb) and all(x.dims == y.dims and x.element_type == y.element_type for x, y in zip(la, lb))
 
 
+def _slices(inst: Instruction) -> list[tuple[int, tuple[int, ...]]]:
+    """(array, slice sizes) per slice of an in-place permute, in order: the slices are
+    split evenly over the output arrays (interpreter/collective.py)."""
+    outputs = len(inst.operands[1].shape.leaves())
+    sizes = [tuple(int(d) for d in s) for s in inst.attrs.get("slice_sizes", ()) or ()]
+    if not sizes or len(sizes) % outputs:
+        raise _fail(inst, f"slice_sizes has {len(sizes)} slices for {outputs} output arrays")
+    per = len(sizes) // outputs
+    return [(k // per, s) for k, s in enumerate(sizes)]
+
+
+def _check_in_place(inst: Instruction) -> None:
+    """The slices fit their arrays and the index tuples hold one scalar per dimension."""
+    inputs, outputs = inst.operands[0].shape.leaves(), inst.operands[1].shape.leaves()
+    if len(inputs) != len(outputs):
+        raise _fail(inst, f"{len(inputs)} input arrays for {len(outputs)} output arrays")
+    slices = _slices(inst)
+    for a, sizes in slices:
+        for dims in (inputs[a].dims, outputs[a].dims):
+            if len(sizes) != len(dims) or any(z < 0 or z > d for z, d in zip(sizes, dims)):
+                raise _fail(inst, f"slice of size {list(sizes)} does not fit an array of dims {list(dims)}")
+    count = sum(len(z) for _, z in slices)
+    for k in (2, 3):
+        idx = inst.operands[k].shape.leaves()
+        if len(idx) != count or any(s.dims or s.element_type is None or s.element_type.kind
+                                    not in ("signed", "unsigned") for s in idx):
+            raise _fail(inst, f"operand {k} holds {len(idx)} start indices, slice_sizes needs {count} integer scalars")
+
+
+def _starts(gen: ElementalGen, op: Instruction) -> list[ir.Value]:
+    """The scalars of a start-index tuple (depth-first), as i64."""
+    vals = gen.value_at(op, [])
+    vals = vals if isinstance(vals, list) else [vals]
+    out = []
+    for v, s in zip(vals, op.shape.leaves()):
+        assert s.element_type is not None
+        if v.type.width < 64:
+            v = gen.b.sext(v, T.I64) if s.element_type.kind == "signed" else gen.b.zext(v, T.I64)
+        out.append(v)
+    return out
+
+
+def _clamp(b: ir.IRBuilder, v: ir.Value, hi: int) -> ir.Value:
+    v = b.select(b.icmp_signed("<", v, c64(0)), c64(0), v)
+    return b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+
+
+def _in_place_value(gen: ElementalGen, src: Source, shape: Shape, index: Index) -> ir.Value:
+    """Output array `src.leaf` with the slices received from device 0 written over it
+    (later slices over earlier ones), starts clamped into bounds as the interpreter does;
+    the input is read at a valid index whether or not the element is inside a slice."""
+    inst = src.in_place
+    assert inst is not None
+    b, a = gen.b, src.leaf
+    value = source_value(gen, Source(src.inst, a, src.shape), shape, index)
+    in_shape = inst.operands[0].shape.leaves()[a]
+    in_starts, out_starts = _starts(gen, inst.operands[2]), _starts(gen, inst.operands[3])
+    pos = 0
+    for arr, sizes in _slices(inst):
+        here, pos = pos, pos + len(sizes)
+        if arr != a or not all(sizes):
+            continue
+        inside: ir.Value = ir.Constant(T.I1, 1)
+        at = []
+        for d, z in enumerate(sizes):
+            lo_out = _clamp(b, out_starts[here + d], shape.dims[d] - z)
+            lo_in = _clamp(b, in_starts[here + d], in_shape.dims[d] - z)
+            off = b.sub(index[d], lo_out)
+            inside = b.and_(inside, b.icmp_unsigned("<", off, c64(z)))
+            at.append((off, lo_in))
+        j = [b.select(inside, b.add(off, lo_in), c64(0)) for off, lo_in in at]
+        got = source_value(gen, Source(inst.operands[0], a, in_shape), in_shape, j)
+        value = b.select(inside, got, value)
+    return value
+
+
 # ------------------------------------------------------------------ elemental
 
 def source_value(gen: ElementalGen, src: Source, shape: Shape, index: Index) -> ir.Value:
     """The value of one source at `index` (zeros of `shape`'s type for ZEROS)."""
+    if src.in_place is not None:
+        return _in_place_value(gen, src, shape, index)
     if src.inst is None:
         et = shape.element_type
         assert et is not None
@@ -198,7 +282,7 @@ def copy_leaf(fe: FunctionEmitter, src: Source, dst: ir.Value, shape: Shape) -> 
         return
     if src.inst is None:
         memset_zero(fe, dst, nbytes)
-    elif fe.is_materialised(src.inst) and layout_of(src.inst.shape.leaves()[src.leaf]) == layout_of(shape):
+    elif src.in_place is None and fe.is_materialised(src.inst) and layout_of(src.inst.shape.leaves()[src.leaf]) == layout_of(shape):
         fe.memcpy(dst, fe.leaf_ptrs(src.inst)[src.leaf], nbytes)
     else:
         _copy_loop(fe, src, dst, shape)
