@@ -189,21 +189,21 @@ HEAD = ("HloModule m\nENTRY e {\n  x = f32[4,2] parameter(0)\n  o = f32[4,4] par
         "  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  z = s32[] constant(0)\n"
         "  t0 = (s32[], s32[]) tuple(z, z)\n  tij = (s32[], s32[]) tuple(i, j)\n")
 X = np.arange(1, 9, dtype=np.float32).reshape(4, 2)
-O = np.full((4, 4), -1, np.float32)
+OUT = np.full((4, 4), -1, np.float32)
 
 
 def args_at(i: int, j: int) -> list[np.ndarray]:
-    return [X, O, np.array(i, np.int32), np.array(j, np.int32)]
+    return [X, OUT, np.array(i, np.int32), np.array(j, np.int32)]
 
 
 def test_in_place_permute_to_itself_writes_the_slice_at_the_output_offset() -> None:
     text = HEAD + ("  ROOT r = f32[4,4] collective-permute(x, o, t0, tij), source_target_pairs={{0,0}}, "
                    "slice_sizes={{3,2}}\n}\n")
-    want = O.copy()
+    want = OUT.copy()
     want[1:4, 1:3] = X[0:3, 0:2]
     assert np.array_equal(interp(text, args_at(1, 1), verify=False)[0], want)
     # an offset that would leave the buffer is clamped: (5, 3) -> (1, 2)
-    want = O.copy()
+    want = OUT.copy()
     want[1:4, 2:4] = X[0:3, 0:2]
     assert np.array_equal(interp(text, args_at(5, 3), verify=False)[0], want)
     for i, j in [(1, 1), (5, 3), (-2, 0)]:
@@ -213,7 +213,7 @@ def test_in_place_permute_to_itself_writes_the_slice_at_the_output_offset() -> N
 def test_in_place_permute_reads_the_input_at_the_input_offset() -> None:
     text = HEAD + ("  ROOT r = f32[4,4] collective-permute(x, o, tij, t0), source_target_pairs={{0,0}}, "
                    "slice_sizes={{2,1}}\n}\n")
-    want = O.copy()
+    want = OUT.copy()
     want[0:2, 0:1] = X[2:4, 1:2]
     assert np.array_equal(interp(text, args_at(2, 1), verify=False)[0], want)
     assert_backend_agrees(text, args_at(2, 1), verify=False)
@@ -224,7 +224,7 @@ def test_in_place_permute_with_two_slices_and_two_arrays() -> None:
            "  uu = ((s32[], s32[]), (s32[], s32[])) tuple(tij, t0)\n")
     text = HEAD + two + ("  ROOT r = f32[4,4] collective-permute(x, o, tt, uu), source_target_pairs={{0,0}}, "
                          "slice_sizes={{2,2},{1,1}}\n}\n")
-    want = O.copy()
+    want = OUT.copy()
     want[2:4, 1:3] = X[0:2, 0:2]  # slice 0: input (0,0) -> output (2,1)
     want[0:1, 0:1] = X[2:3, 1:2]  # slice 1: input (2,1) -> output (0,0)
     assert np.array_equal(interp(text, args_at(2, 1), verify=False)[0], want)
@@ -232,7 +232,7 @@ def test_in_place_permute_with_two_slices_and_two_arrays() -> None:
     tuples = HEAD + two + ("  xs = (f32[4,2], f32[4,2]) tuple(x, x)\n  os = (f32[4,4], f32[4,4]) tuple(o, o)\n"
                            "  ROOT r = (f32[4,4], f32[4,4]) collective-permute(xs, os, tt, uu), "
                            "source_target_pairs={{0,0}}, slice_sizes={{2,2},{4,1}}\n}\n")
-    first, second = O.copy(), O.copy()
+    first, second = OUT.copy(), OUT.copy()
     first[2:4, 1:3] = X[0:2, 0:2]  # array 0 gets slice 0
     second[0:4, 0:1] = X[0:4, 1:2]  # array 1 gets slice 1: input (2,1) clamped to (0,1)
     got = interp(tuples, args_at(2, 1), verify=False)
@@ -245,7 +245,7 @@ def test_in_place_permute_start_done() -> None:
                    "source_target_pairs={{0,0}}, slice_sizes={{4,2}}\n"
                    "  d = f32[4,4] collective-permute-done(s)\n"
                    "  ROOT r = (f32[4,4], (f32[4,2], f32[4,4], u32[], u32[])) tuple(d, s)\n}\n")
-    want = O.copy()
+    want = OUT.copy()
     want[:, 2:4] = X
     got = interp(text, args_at(0, 2), verify=False)
     assert np.array_equal(got[0], want) and np.array_equal(got[1], X) and np.array_equal(got[2], want)
