@@ -1,6 +1,6 @@
 """Collectives on one device in the LLVM backend (emit_collective.py) vs the interpreter
 (interpreter/collective.py): every lowered opcode, array and tuple (variadic, combined)
-forms, layouts that differ between operand and result, the -start/-done pairs, permutes
+forms, the in-place collective-permute, layouts that differ between operand and result, the -start/-done pairs, permutes
 that deliver and that do not (zeros), and collectives generated inside a consumer's loop.
 Each module runs as written and after the -O2 pipeline hlo-run uses; copies are exact."""
 from __future__ import annotations
@@ -131,16 +131,15 @@ def _operands(text: str) -> list[np.ndarray]:
 
 
 def test_combined_all_gather_start_done(preset: str) -> None:
-    """((operands), (results)): the interpreter's kernel cannot build this shape yet, so
-    the results are checked against the operands themselves."""
+    """((operands), (results)): both parts are the operands."""
     body = ("  s = ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2])) all-gather-start(x, y), "
             "replica_groups={{0}}, dimensions={0}\n"
             "  d = (f32[4,6], s32[3,2]) all-gather-done(s)\n"
-            "  ROOT t = ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2])) tuple(d, d)\n")
+            "  ROOT t = ((f32[4,6], s32[3,2]), ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2]))) tuple(d, s)\n")
     text = module(body, P_2D)
     x, y = _operands(text)
-    got = run_llvm(text, preset)
-    for g, w in zip(got, [x, y, x, y]):
+    got = assert_same(text, preset)
+    for g, w in zip(got, [x, y] * 3):
         assert np.array_equal(g, w)
 
 
@@ -155,13 +154,13 @@ def test_collective_permute_start_done(pairs: str, preset: str) -> None:
 
 @pytest.mark.parametrize("pairs", ["{{0,0}}", "{{0,1}}"])
 def test_combined_collective_permute_start_done(pairs: str, preset: str) -> None:
-    """((operands), (results)) (parser_test_0163's shape), checked against the operands
-    (the interpreter's kernel cannot build this shape yet) or zeros."""
+    """((operands), (results)) (parser_test_0163's shape): the results are the operands
+    or zeros."""
     body = ("  s = ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2])) collective-permute-start(x, y), "
             f"source_target_pairs={pairs}\n"
             "  ROOT d = (f32[4,6], s32[3,2]) collective-permute-done(s)\n")
     text = module(body, P_2D)
-    got = run_llvm(text, preset)
+    got = assert_same(text, preset)
     for g, w in zip(got, _operands(text)):
         assert np.array_equal(g, w if pairs == "{{0,0}}" else np.zeros_like(w))
 
@@ -226,11 +225,15 @@ def test_in_place_collective_permute_nobody_sends_here_gives_zeros(start: bool, 
 
 
 @pytest.mark.parametrize("start", [False, True])
-def test_in_place_collective_permute_to_itself_is_refused(start: bool) -> None:
-    m = hlotools.parse_module(in_place_permute("{{0,0}}", start), verify=False)
-    op = "collective-permute-start %s" if start else "collective-permute %r"
-    with pytest.raises(HloUnsupportedError, match=op + r": the in-place form .* sending 0 -> 0"):
-        compile_module(m)
+def test_in_place_collective_permute_to_itself(start: bool, preset: str) -> None:
+    """0 -> 0 writes the input (a 4x2 slice at offset (0, 0)) over the output buffer;
+    the rest of the buffer stays (tests/test_interp_collective_fixes.py has offsets)."""
+    text = in_place_permute("{{0,0}}", start)
+    got = assert_same(text, preset, verify=False)
+    x, o = _operands_unverified(text)
+    want = o.copy()
+    want[:, :2] = x
+    assert np.array_equal(got[0], want)
 
 
 def test_collective_broadcast_with_a_dynamic_root(preset: str) -> None:
