@@ -178,8 +178,10 @@ def stochastic_fixed_fraction(frac: Array, src: ElementType, bits: int) -> Array
     """XLA's fixed-point fraction: convert(fraction * 2^bits, u<bits>) with the product
     taken in the operand's type (f32 for f16), as StochasticConvertDecomposer builds it.
     The product is exact whenever 2^bits fits that type; where it does not (f8e4m3,
-    f8e3m4: inf; the fnuz types: NaN; f4/f6: saturated) the same overflow happens here.
-    The conversion to unsigned saturates and maps NaN to 0 (XLA CPU's fptoui.sat)."""
+    f8e3m4: inf; the fnuz types: NaN; f4/f6: saturated) the same overflow happens here
+    (XLA's HloEvaluator scales in double instead and differs for those types only; the
+    decomposer is what XLA's CPU compiler runs). The conversion to unsigned saturates and
+    maps NaN to 0 (XLA CPU's fptoui.sat)."""
     from hlotools.ir.types import ELEMENT_TYPES
     work = ELEMENT_TYPES["f32"] if src.name == "f16" else src
     scale = _as_type(2.0 ** bits, work)
