@@ -66,12 +66,14 @@ def test_stochastic_convert_matches_xla_and_the_interpreter(src: str, bits: str,
 
 def test_stochastic_convert_truncates_the_scaled_fraction_like_xla() -> None:
     """1e-10 * 2^32 = 0.43 truncates to 0 in XLA's u32 comparison: random 0 does not round up
-    (the interpreter compares with the exact product and rounds up)."""
+    (on both backends: the interpreter follows XLA's StochasticConvertDecomposer too)."""
     x = np.array([1e-10, -1e-10, 0.75], np.float32)
     r = np.array([0, 0, 3 << 30], np.uint32)
-    got = llvm(sc_module("f32", "u32", "s32", 3), [x, r])[0]
+    text = sc_module("f32", "u32", "s32", 3)
+    got = llvm(text, [x, r])[0]
     assert got.tolist() == [0, 0, 0]
     assert np.array_equal(got, xla_stochastic_convert(x, r, np.dtype(np.int32)))
+    assert np.array_equal(got, interp(text, [x, r])[0])
 
 
 def test_stochastic_convert_to_unsigned_is_refused() -> None:
