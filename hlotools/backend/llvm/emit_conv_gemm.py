@@ -13,13 +13,24 @@ The product, per batch element b:  C[b][m][o] = sum_kk A[b][m][kk] * W[kk][o]
   position, zeros where the window reads padding or the holes of a base dilation;
 * W is packed into the kernel's panel-major layout once (it is small).
 The im2col fill runs on several threads when big (parallel.run_parallel).
+
+The im2col and the packing of W are conv_kernel.py's generic functions (for the JIT in the
+runtime library, compiled once per machine) whenever both operands are in memory in the
+compute type and there are at most conv_kernel.MAX_SPATIAL spatial dims: the module then only
+fills their descriptors (LLVM time: big_conv's ~61 ms of per-module im2col and packing code).
+Otherwise (an operand computed inline, a narrow float operand, more spatial dims) the loop
+nests below are generated for the convolution, with the same element order: A and B, hence
+the result, are the same bit for bit either way.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import conv_kernel as CK
 from hlotools.backend.llvm import emit_conv
 from hlotools.backend.llvm import emit_gemm as G
 from hlotools.backend.llvm import emit_types as T
@@ -32,6 +43,18 @@ from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
 
 MIN_WORK = 1 << 15  # m*n*k below which the direct loop nest is as good (and compiles faster)
+_GENERATED = ContextVar("hlotools_llvm_generated_im2col", default=False)
+
+
+@contextmanager
+def generated_im2col(on: bool = True) -> Iterator[None]:
+    """Generate the im2col and packing loop nests per convolution instead of calling
+    conv_kernel's functions (tests and A/B measurements of the two)."""
+    tok = _GENERATED.set(on)
+    try:
+        yield
+    finally:
+        _GENERATED.reset(tok)
 
 
 def conv_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
@@ -90,6 +113,10 @@ def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     lhs, rhs = inst.operands
     a_ptr, b_ptr = fe.scratch_ptrs(inst)
+    if _runtime_ok(fe, inst, p, sp_order, k_order):
+        _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr)
+        G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(inst)[0], None)
+        return
     G._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, G.View(True, (), 0, 1),
             p.npad, 2 * G.lanes(p.ct))
     _im2col(fe, inst, p, sp_order, k_order)
@@ -172,6 +199,75 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
             kidx[d] = iv
             level(j + 1, b.add(b.mul(col, c64(rd[d])), iv))
     level(0, c64(0))
+
+
+def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+                k_order: tuple[int, ...]) -> bool:
+    """Can conv_kernel's generic functions do the im2col and the packing of W?"""
+    if _GENERATED.get() or len(sp_order) > CK.MAX_SPATIAL:
+        return False
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    window: Window = inst.attrs.get("window") or Window(())
+    rd = inst.operands[1].shape.dims
+    if any(w.size != rd[labels.kernel_spatial[i]] for i, w in enumerate(window.dims)):
+        return False
+    return all(op.shape.element_type == p.ct and fe.is_materialised(op) for op in inst.operands)
+
+
+def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+                  k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value) -> None:
+    """Fill the descriptors of conv_kernel's pack and im2col and call them (im2col on several
+    threads when big, as the generated one)."""
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    window: Window = inst.attrs.get("window") or Window(())
+    lhs, rhs = inst.operands
+    out, ld, rd = inst.shape.dims, lhs.shape.dims, rhs.shape.dims
+    lst, rst = strides(lhs.shape), strides(rhs.shape)
+    nbatch, m, k, n = p.dims.batch[0], p.dims.m, p.dims.k, p.dims.n
+    im2col, pack = CK.functions(fe.mc.ir, p.ct)
+    b = fe.b
+    nv = 2 * G.lanes(p.ct)
+    lev: list[tuple[int, int]] = [(1, 0)] * (CK.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
+    pack_vals: list[ir.Value | int] = [b.ptrtoint(fe.leaf_ptrs(rhs)[0], T.I64), b.ptrtoint(b_ptr, T.I64), k, n, nv,
+                                       rst[labels.kernel_output_feature], *(x for lv in lev for x in lv)]
+    pd = _descriptor(fe, "conv.pack.desc", pack_vals)
+    b.call(pack, [pd, c64(0), c64(p.npad // nv)])
+    s0 = out[sp_order[0]] if sp_order else 1
+    pos: list[tuple[int, ...]] = []
+    for d in sp_order:
+        w = window.dims[labels.output_spatial.index(d)]
+        pos.append((out[d], w.stride, w.padding_low))
+    pos += [(1, 0, 0)] * (CK.MAX_SPATIAL - len(pos))
+    dummy = (1, CK.MAX_SPATIAL, 1, 1, 1, 0, 0)  # L_SIZE, L_LINK, L_WDIL, L_BDIL, L_IN_SIZE, L_IN_STRIDE, L_REV
+    levels: list[tuple[int, ...]] = [dummy] * (CK.LEVELS - len(k_order))
+    for d in k_order:
+        if d == labels.kernel_input_feature:
+            f = labels.input_feature
+            levels.append((rd[d], CK.MAX_SPATIAL, 1, 1, ld[f], lst[f], 0))
+            continue
+        i = labels.kernel_spatial.index(d)
+        w = window.dims[i]
+        levels.append((rd[d], sp_order.index(labels.output_spatial[i]), w.window_dilation, w.base_dilation,
+                       ld[labels.input_spatial[i]], lst[labels.input_spatial[i]], int(bool(w.window_reversal))))
+    plain = int(k_order[-1] == labels.kernel_input_feature)
+    vals: list[ir.Value | int] = [b.ptrtoint(fe.leaf_ptrs(lhs)[0], T.I64), b.ptrtoint(a_ptr, T.I64), m, k, s0,
+                                  lst[labels.input_batch], plain, *(x for q in pos for x in q),
+                                  *(x for lv in levels for x in lv)]
+    assert len(vals) == CK.IM2COL_FIELDS and len(pack_vals) == CK.PACK_FIELDS
+    desc = _descriptor(fe, "conv.im2col.desc", vals)
+    total = nbatch * s0
+    if par.worth_parallel(nbatch * m * k) and total > 1:
+        par.call_parallel_for(fe, im2col, desc, total)
+    else:
+        b.call(im2col, [desc, c64(0), c64(total)])
+
+
+def _descriptor(fe: FunctionEmitter, name: str, vals: list[ir.Value | int]) -> ir.Value:
+    """An i64 array in the entry block's frame holding `vals`, stored here."""
+    desc = fe.in_entry().alloca(T.I64, size=c64(len(vals)), name=name)
+    for j, v in enumerate(vals):
+        fe.b.store(c64(v) if isinstance(v, int) else v, fe.b.gep(desc, [c64(j)], source_etype=T.I64))
+    return fe.b.bitcast(desc, T.PTR)
 
 
 EMITTERS["convolution"] = emit_conv_gemm  # emit_conv's direct loop nest stays the fallback

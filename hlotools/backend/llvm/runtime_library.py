@@ -9,7 +9,10 @@ Groups (each one LLVM module, one object, one cache entry):
   LLVM time that every module with a parallel loop used to spend;
 - one per GEMM kernel variant, named by its symbol `gemm.<type>.x<L>.r<MR>` (gemm_kernel.py):
   ~60 ms each. One group per variant, not one for all: a module needs one or two of the
-  twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine.
+  twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine;
+- one per convolution compute type, `conv.<type>` (conv_kernel.py): the generic im2col and
+  kernel-packing functions of emit_conv_gemm's convolutions (`conv.im2col.<type>`,
+  `conv.pack.<type>`), which were ~60% of big_conv's LLVM time when generated per module.
 
 While `external()` is set (CompiledModule sets it around codegen), emitters only *declare*
 these functions. `ensure(groups, cache)` then makes them resolvable: a group already loaded in
@@ -49,9 +52,11 @@ PARALLEL = "parallel"
 PARALLEL_SYMBOL = "hlo.parallel_for"  # parallel.PARALLEL_FOR (not imported: llvmlite.ir)
 KIND = "runtime"  # cache entry kind
 _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.r(\d+)$")
+_CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack)\.(f32|f64)$")
+_CONV = re.compile(r"conv\.(f32|f64)$")
 # The files whose code ends up in the runtime objects (paths under hlotools/).
 SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py",
-           "backend/llvm/gemm_kernel.py",
+           "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
@@ -77,6 +82,9 @@ def group_of(symbol: str) -> str | None:
         return PARALLEL
     if _GEMM.match(symbol):
         return symbol
+    m = _CONV_SYMBOL.match(symbol)
+    if m:
+        return f"conv.{m.group(1)}"
     return None
 
 
@@ -99,15 +107,24 @@ def gemm_group(type_name: str) -> str:
     return K.kernel_name(ct, K.lanes_for(ct, features), K.rows_for(features))
 
 
+def conv_group(type_name: str) -> str:
+    """The group of the convolution functions of compute type `type_name` (f32, f64)."""
+    return f"conv.{type_name}"
+
+
 def build_ir(group: str) -> str:
     """The LLVM IR text of one group (HloError for a name that is no group)."""
     import llvmlite.ir as ir
 
-    from hlotools.backend.llvm import gemm_kernel, parallel
+    from hlotools.backend.llvm import conv_kernel, gemm_kernel, parallel
     from hlotools.ir.types import ELEMENT_TYPES
     module = ir.Module(name=f"hlotools.runtime.{group}")
     if group == PARALLEL:
         parallel.define_runtime(module)
+        return str(module)
+    conv = _CONV.match(group)
+    if conv:
+        conv_kernel.define_runtime(module, ELEMENT_TYPES[conv.group(1)])
         return str(module)
     m = _GEMM.match(group)
     ct = ELEMENT_TYPES.get(m.group(1)) if m else None
@@ -174,9 +191,10 @@ def ensure(groups: Iterable[str], compile_cache: CompileCache | None = None) -> 
 
 
 def prepare(compile_cache: CompileCache | None = None, types: Iterable[str] = ("f32", "f64")) -> float:
-    """Load the parallel runtime and the GEMM kernels of `types` ahead of any module (the
-    benchmark's one-time cost, like XLA's runtime in its binary). Returns the seconds spent."""
-    return ensure([PARALLEL, *(gemm_group(t) for t in types)], compile_cache)
+    """Load the parallel runtime, the GEMM kernels and the convolution functions of `types`
+    ahead of any module (the benchmark's one-time cost, like XLA's runtime in its binary).
+    Returns the seconds spent."""
+    return ensure([PARALLEL, *(gemm_group(t) for t in types), *(conv_group(t) for t in types)], compile_cache)
 
 
 def objects(groups: Iterable[str], compile_cache: CompileCache | None = None) -> list[bytes]:
