@@ -272,6 +272,14 @@ def test_the_ir_has_one_merged_parallel_for_only_when_there_is_a_set() -> None:
     assert _task_workers(_compile(TWO_DOTS, on=False).llvm_ir) == []
 
 
+def test_without_a_set_the_code_is_what_it_was() -> None:
+    from hlotools.backend.llvm.compiler import compile_module
+    m = hlotools.parse_module(ONE_DOT)
+    with _concurrent(False):
+        off = str(compile_module(m)[0])
+    assert str(compile_module(m)[0]) == off
+
+
 # -- buffer assignment ----------------------------------------------------------------------------
 
 def _intervals(cf: CompiledFunction, inst_ids: set[int]) -> list[tuple[int, int, str]]:
