@@ -450,14 +450,17 @@ def test_a_set_with_one_parallel_loop_left_runs_it_directly() -> None:
 
 
 # A bf16 dot accumulates in f32 scratch and converts afterwards: its GEMM loop is not its last
-# code, so it becomes a plain serial call (and the f32 dot's loop, alone, a direct call).
+# code, so it stays out of sets; forced in, it becomes a plain serial call (and the f32 dot's
+# loop, alone, a direct call).
 MIXED = TWO_DOTS.replace("h = f32[16,256]", "h = bf16[16,256]").replace("u = f32[256,1024]", "u = bf16[256,1024]") \
     .replace("d2 = f32[16,1024] dot(h, u)", "d2b = bf16[16,1024] dot(h, u)") \
     .replace("ROOT s = f32[16,1024] add(d1, d2)", "d2 = f32[16,1024] convert(d2b)\n  ROOT s = f32[16,1024] add(d1, d2)")
 
 
-def test_a_loop_that_is_not_its_members_last_code_runs_serially() -> None:
+def test_a_loop_that_is_not_its_members_last_code_runs_serially(monkeypatch: pytest.MonkeyPatch) -> None:
     import ml_dtypes
+    assert _sets(MIXED) == []
+    monkeypatch.setattr(ec, "_dot_work", lambda inst: 16 * 1024 * inst.operands[0].shape.dims[1])
     assert [sorted(s) for s in _sets(MIXED)] == [["d1", "d2b"]]
     compiled = _compile(MIXED)
     assert _task_workers(compiled.llvm_ir) == []

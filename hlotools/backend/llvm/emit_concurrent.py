@@ -139,8 +139,10 @@ def task_work(fe: FunctionEmitter, inst: Instruction) -> int | None:
 def _dot_work(inst: Instruction) -> int | None:
     from hlotools.backend.llvm import emit_gemm
     p = emit_gemm.plan(inst)
-    if p is not None and p.blas:
-        return None  # OpenBLAS's own threads: never inside a task
+    if p is None or p.blas or p.c.packed:
+        # no GEMM loop (emit_dot's nest), OpenBLAS's own threads, or a result converted after
+        # the loop (narrow floats): nothing that could join the merged parallel_for
+        return None
     lhs = inst.operands[0]
     k = 1
     for d in inst.attrs.get("lhs_contracting_dims", ()):
