@@ -71,11 +71,13 @@ if TYPE_CHECKING:
 ELEMENT_COST = 8
 # A member smaller than this (~9 us) is not worth a loop of its own in the merged worker.
 MIN_TASK_WORK = 1 << 18
-# A set must be worth one parallel_for: 4 Mi (~140 us on one core) saves ~70 us on two threads
-# against ~25 us for parallel_for's thread creation and join (measured, quiet machine: a set of
-# two tiny kernels 21 -> 45 us, median of 2000 calls; the LSTM step's two dots, 2 Mi + 4 Mi,
-# 222 -> 177 us; big_scan_lstm, 64 such steps, 12.3 -> 9.4 ms).
-MIN_SET_WORK = 1 << 22
+# A set must be worth one parallel_for. With the persistent pool (parallel_pool.py) a call costs
+# ~1 us of wall time and ~25 us of CPU (the workers' spin): a set of two tiny kernels 21.3 ->
+# 21.8 us (median of 2000 calls, quiet machine; 21 -> 45 us with a thread per call). 1 Mi
+# (~35 us on one core) is where sets start to pay: reductions.hlo's two reduce-windows 0.53 ->
+# 0.41 ms, mlp_bf16_mixed's 1-2 Mi dot pairs 0.154 -> 0.157 ms (even); the LSTM step's dots
+# (2 Mi + 4 Mi) 232 -> 156 us, big_scan_lstm (64 steps) 12.9 -> 7.6 ms.
+MIN_SET_WORK = 1 << 20
 PINNED_OPCODES = frozenset({"while", "conditional", "call", "custom-call", "map", "after-all", "add-dependency",
                             "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed",
                             "send", "send-done", "recv", "recv-done"})
