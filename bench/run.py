@@ -126,7 +126,7 @@ def main() -> int:
     only = [o for o in args.only.split(",") if o]
     if not args.no_llvm:
         print(runtime_library_cost(), file=sys.stderr if args.json else sys.stdout)
-    rows = []
+    cases = []
     for entry in manifest["modules"]:
         name = entry["name"]
         if only and not any(o in name for o in only):
@@ -141,22 +141,26 @@ def main() -> int:
         xla = entry["xla"]
         row: dict = {"module": name, "parse_ms": parse_s * 1e3, "xla_ms": xla["run_s_median"] * 1e3,
                      "xla_compile_s": xla.get("compile_s")}
-        if not args.no_interp:
-            try:
-                interp_s, _, interp_cpu = time_call(lambda m=module, a=inputs: evaluate(m, a), args.repeat)
-                row.update(interp_ms=interp_s * 1e3, interp_cpu_ms=interp_cpu * 1e3,
-                           interp_over_xla=interp_s / xla["run_s_median"])
-            except hlotools.HloError as e:
-                row["interp_error"] = e.message
-        if not args.no_llvm:
-            try:
-                row.update(llvm_row(module, text, inputs, args.repeat))
-                row["llvm_over_xla"] = row["llvm_ms"] / row["xla_ms"]
-                if "interp_ms" in row:
-                    row["interp_over_llvm"] = row["interp_ms"] / row["llvm_ms"]
-            except hlotools.HloError as e:
-                row["llvm_error"] = e.message.splitlines()[0][:100]
-        rows.append(row)
+        cases.append((row, module, text, inputs))
+    # Every LLVM measurement comes before any interpreter run: numpy's OpenBLAS threads spin
+    # for a while after each matrix product the interpreter does, and on a 2-core machine they
+    # take the core the generated code's worker would run on (LLVM rows then measure 1 thread).
+    for row, module, text, inputs in cases if not args.no_llvm else []:
+        try:
+            row.update(llvm_row(module, text, inputs, args.repeat))
+            row["llvm_over_xla"] = row["llvm_ms"] / row["xla_ms"]
+        except hlotools.HloError as e:
+            row["llvm_error"] = e.message.splitlines()[0][:100]
+    for row, module, _text, inputs in cases if not args.no_interp else []:
+        try:
+            interp_s, _, interp_cpu = time_call(lambda m=module, a=inputs: evaluate(m, a), args.repeat)
+            row.update(interp_ms=interp_s * 1e3, interp_cpu_ms=interp_cpu * 1e3,
+                       interp_over_xla=interp_s / row["xla_ms"] * 1e3)
+            if "llvm_ms" in row:
+                row["interp_over_llvm"] = row["interp_ms"] / row["llvm_ms"]
+        except hlotools.HloError as e:
+            row["interp_error"] = e.message
+    rows = [c[0] for c in cases]
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
