@@ -34,6 +34,9 @@ CASES = {
     "base_dilation_reversal": conv_module("[2,7,9,8]", "[3,2,8,16]", "[2,13,10,16]",
                                           "window={size=3x2 pad=1_1x1_1 lhs_dilate=2x1 rhs_reversal=1x0}, "
                                           "dim_labels=b01f_01io->b01f"),
+    "nchw_dilated_reversed": conv_module("[2,8,9,11]", "[16,8,3,3]", "[2,16,9,21]",
+                                         "window={size=3x3 pad=1_1x1_1 lhs_dilate=1x2 rhs_reversal=0x1}, "
+                                         "dim_labels=bf01_oi01->bf01"),
     "kernel_spatial_innermost": conv_module("[2,10,10,16]", "[16,24,3,3]", "[2,8,8,24]",
                                             "window={size=3x3}, dim_labels=b01f_io01->b01f"),
     "layouts": ("HloModule m\nENTRY e {\n  x = f32[2,10,10,16]{0,3,2,1} parameter(0)\n"

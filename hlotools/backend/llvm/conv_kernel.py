@@ -40,7 +40,11 @@ from hlotools.ir.types import ElementType
 MAX_SPATIAL = 3
 LEVELS = MAX_SPATIAL + 1  # kernel levels: the spatial dims and the input feature dim
 # im2col descriptor (i64 slots)
-(I_IN, I_A, I_M, I_K, I_S0, I_IN_BS, I_PLAIN) = range(7)
+(I_IN, I_A, I_M, I_K, I_S0, I_IN_BS, I_MODE) = range(7)
+# how the innermost levels run (I_MODE): per element, checked; a simple innermost level (no
+# dilation, no reversal, as the input feature dim always is: a strided copy clipped to the
+# input); a simple spatial level over a contiguous input feature level (one span per pair)
+(MODE_GENERAL, MODE_SIMPLE, MODE_SPAN) = range(3)
 I_POS = 7  # MAX_SPATIAL position levels: out size, window stride, padding low
 POS_FIELDS = 3
 I_LEV = I_POS + POS_FIELDS * MAX_SPATIAL  # LEVELS kernel levels:
@@ -106,12 +110,28 @@ class _Desc:
 
 
 def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
-    sty = T.value_type(ct)
+    """The worker passes the input and A to the body as `noalias` arguments: the copy loops
+    then need no run-time overlap checks (A is scratch, never the input)."""
+    body = ir.Function(fn.module, ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR]),
+                       fn.name + ".body")
+    body.linkage = "internal"
+    body.attributes.add("noinline")
+    for a in body.args[3:]:
+        a.add_attribute("noalias")
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
-    src, dst = f.ptr(I_IN), f.ptr(I_A)
-    M, K, s0, in_bs, plain = f(I_M), f(I_K), f(I_S0), f(I_IN_BS), f(I_PLAIN)
+    b.call(body, [desc, begin, end, f.ptr(I_IN), f.ptr(I_A)])
+    b.ret_void()
+    _build_im2col_body(body, ct)
+
+
+def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
+    sty = T.value_type(ct)
+    desc, begin, end, src, dst = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    f = _Desc(b, desc)
+    M, K, s0, in_bs, mode = f(I_M), f(I_K), f(I_S0), f(I_IN_BS), f(I_MODE)
     pos = [[f(I_POS + POS_FIELDS * p + j) for j in range(POS_FIELDS)] for p in range(MAX_SPATIAL)]
     lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
     base = b.alloca(T.I64, size=c64(LEVELS), name="base")  # per output position; slot MAX_SPATIAL is 0
@@ -130,7 +150,7 @@ def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
                 b.store(b.sub(b.mul(o2, pos[2][1]), pos[2][2]), b.gep(base, [c64(2)], source_etype=T.I64))
                 mi = b.add(b.mul(o0, mper), b.add(b.mul(o1, n2), o2))
                 row = b.gep(dst, [b.mul(b.add(b.mul(bi, M), mi), K)], source_etype=sty)
-                _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, plain, zero, sty)
+                _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty)
     b.ret_void()
 
 
@@ -140,18 +160,34 @@ def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.V
     size, link, wdil, bdil, in_size, in_stride, rev = lv
     kp = b.select(b.icmp_unsigned("!=", rev, c64(0)), b.sub(b.sub(size, c64(1)), k), k)
     p = b.add(b.load(b.gep(base, [link], source_etype=T.I64), typ=T.I64), b.mul(kp, wdil))
-    # a base dilation divides (a branch, not a select: no division on the common path)
+    # a base dilation divides (branches, not selects: no division on the common paths; a
+    # power of two, as in stride-2 transposed convolutions, is a shift and a mask, which
+    # differ from sdiv only at holes, where nothing is read)
+    bm1 = b.sub(bdil, c64(1))
     pre = b.block
-    with b.if_then(b.icmp_signed(">", bdil, c64(1))):
-        even = b.icmp_signed("==", b.srem(p, bdil), c64(0))
-        q = b.sdiv(p, bdil)
-        dil = b.block
+    dilated = b.append_basic_block("bd.dilated")
+    shifted = b.append_basic_block("bd.pow2")
+    divided = b.append_basic_block("bd.div")
+    merge = b.append_basic_block("bd.merge")
+    b.cbranch(b.icmp_signed(">", bdil, c64(1)), dilated, merge)
+    b.position_at_end(dilated)
+    b.cbranch(b.icmp_signed("==", b.and_(bdil, bm1), c64(0)), shifted, divided)
+    b.position_at_end(shifted)
+    cttz = b.module.globals.get("llvm.cttz.i64") or ir.Function(
+        b.module, ir.FunctionType(T.I64, [T.I64, T.I1]), "llvm.cttz.i64")
+    even2 = b.icmp_signed("==", b.and_(p, bm1), c64(0))
+    q2 = b.ashr(p, b.call(cttz, [bdil, ir.Constant(T.I1, 1)]))
+    b.branch(merge)
+    b.position_at_end(divided)
+    even = b.icmp_signed("==", b.srem(p, bdil), c64(0))
+    q = b.sdiv(p, bdil)
+    b.branch(merge)
+    b.position_at_end(merge)
     ok = b.phi(T.I1)
-    ok.add_incoming(ir.Constant(T.I1, 1), pre)
-    ok.add_incoming(even, dil)
     pd = b.phi(T.I64)
-    pd.add_incoming(p, pre)
-    pd.add_incoming(q, dil)
+    for blk, o, v in ((pre, ir.Constant(T.I1, 1), p), (shifted, even2, q2), (divided, even, q)):
+        ok.add_incoming(o, blk)
+        pd.add_incoming(v, blk)
     inside, p = b.and_(inside, ok), pd
     inside = b.and_(inside, b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, in_size)))
     lo = b.select(b.icmp_signed("<", p, c64(0)), c64(0), p)
@@ -161,34 +197,98 @@ def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.V
 
 
 def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, inside: ir.Value,
-            off: ir.Value, col: ir.Value, inb: ir.Value, row: ir.Value, plain: ir.Value, zero: ir.Value,
+            off: ir.Value, col: ir.Value, inb: ir.Value, row: ir.Value, mode: ir.Value, zero: ir.Value,
             sty: ir.Type) -> None:
     """Kernel levels q.. for one output position: the last writes row[col * size + k]."""
     size = lev[q][L_SIZE]
+    if q == LEVELS - 2:
+        # a simple spatial level over a channels-last feature level: one contiguous span
+        with b.if_else(b.icmp_unsigned("==", mode, c64(MODE_SPAN))) as (then, other):
+            with then:
+                inner = lev[q + 1][L_SIZE]
+                lo, hi = _valid_range(b, lev[q], base, inside)
+                first = b.gep(inb, [b.add(off, b.mul(b.add(_base(b, lev[q], base), lo), lev[q][L_IN_STRIDE]))],
+                              source_etype=sty)
+                out = b.gep(row, [b.mul(col, b.mul(size, inner))], source_etype=sty)
+                _span(b, out, first, b.mul(lo, inner), b.mul(hi, inner), b.mul(size, inner), c64(1), zero, sty)
+            with other:
+                _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty)
+        return
     if q < LEVELS - 1:
-        with for_range(b, 0, size, name=f"k{q}") as k:
-            ins, o = _level_position(b, lev[q], base, k, inside, off)
-            _levels(b, q + 1, lev, base, ins, o, b.add(b.mul(col, size), k), inb, row, plain, zero, sty)
+        _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty)
         return
     out = b.gep(row, [b.mul(col, size)], source_etype=sty)
     stride = lev[q][L_IN_STRIDE]
-    # the input feature dim innermost (channels-last): every element inside, a strided copy
-    with b.if_else(b.icmp_unsigned("!=", plain, c64(0))) as (then, other):
+    general = b.append_basic_block("k.general")
+    simple = b.append_basic_block("k.simple")
+    done = b.append_basic_block("k.done")
+    b.cbranch(b.icmp_unsigned("==", mode, c64(MODE_GENERAL)), general, simple)
+    b.position_at_end(simple)  # no dilation, no reversal: a strided copy clipped to the input
+    lo, hi = _valid_range(b, lev[q], base, inside)
+    first = b.gep(inb, [b.add(off, b.mul(b.add(_base(b, lev[q], base), lo), stride))], source_etype=sty)
+    _span(b, out, first, lo, hi, size, stride, zero, sty)
+    b.branch(done)
+    b.position_at_end(general)
+    with for_range(b, 0, size, name="kg") as k:
+        ins, o = _level_position(b, lev[q], base, k, inside, off)
+        x = b.load(b.gep(inb, [o], source_etype=sty), typ=sty)
+        b.store(b.select(ins, x, zero), b.gep(out, [k], source_etype=sty))
+    b.branch(done)
+    b.position_at_end(done)
+
+
+def _level_loop(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, inside: ir.Value,
+                off: ir.Value, col: ir.Value, inb: ir.Value, row: ir.Value, mode: ir.Value, zero: ir.Value,
+                sty: ir.Type) -> None:
+    size = lev[q][L_SIZE]
+    with for_range(b, 0, size, name=f"k{q}") as k:
+        ins, o = _level_position(b, lev[q], base, k, inside, off)
+        _levels(b, q + 1, lev, base, ins, o, b.add(b.mul(col, size), k), inb, row, mode, zero, sty)
+
+
+def _base(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value) -> ir.Value:
+    return b.load(b.gep(base, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
+
+
+def _valid_range(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, inside: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """[lo, hi): the k of a simple spatial level (no dilation, no reversal) whose position
+    base + k lies in [0, input size); empty when the outer levels are outside already."""
+    size, in_size = lv[L_SIZE], lv[L_IN_SIZE]
+    bp = _base(b, lv, base)
+    lo = _clamp(b, b.sub(c64(0), bp), c64(0), size)
+    hi = _clamp(b, b.sub(in_size, bp), lo, size)
+    return b.select(inside, lo, size), b.select(inside, hi, size)
+
+
+def _clamp(b: ir.IRBuilder, x: ir.Value, lo: ir.Value, hi: ir.Value) -> ir.Value:
+    x = b.select(b.icmp_signed("<", x, lo), lo, x)
+    return b.select(b.icmp_signed(">", x, hi), hi, x)
+
+
+def _span(b: ir.IRBuilder, out: ir.Value, first: ir.Value, lo: ir.Value, hi: ir.Value, n: ir.Value,
+          stride: ir.Value, zero: ir.Value, sty: ir.Type) -> None:
+    """out[0:lo] = 0, out[lo:hi] = first[(k - lo) * stride], out[hi:n] = 0 (a lone copy loop
+    when the whole span is inside: the common case, cheapest for short spans)."""
+    whole = b.and_(b.icmp_signed("==", lo, c64(0)), b.icmp_signed("==", hi, n))
+    with b.if_else(whole) as (then, other):
         with then:
-            with b.if_else(inside) as (copy, pad):
-                with copy:
-                    first = b.gep(inb, [off], source_etype=sty)
-                    with for_range(b, 0, size, name="kc") as k:
-                        x = b.load(b.gep(first, [b.mul(k, stride)], source_etype=sty), typ=sty)
-                        b.store(x, b.gep(out, [k], source_etype=sty))
-                with pad:
-                    with for_range(b, 0, size, name="kz") as k:
-                        b.store(zero, b.gep(out, [k], source_etype=sty))
+            with for_range(b, 0, n, name="kw") as k:
+                x = b.load(b.gep(first, [b.mul(k, stride)], source_etype=sty), typ=sty)
+                b.store(x, b.gep(out, [k], source_etype=sty))
         with other:
-            with for_range(b, 0, size, name="kg") as k:
-                ins, o = _level_position(b, lev[q], base, k, inside, off)
-                x = b.load(b.gep(inb, [o], source_etype=sty), typ=sty)
-                b.store(b.select(ins, x, zero), b.gep(out, [k], source_etype=sty))
+            _clipped_span(b, out, first, lo, hi, n, stride, zero, sty)
+
+
+def _clipped_span(b: ir.IRBuilder, out: ir.Value, first: ir.Value, lo: ir.Value, hi: ir.Value, n: ir.Value,
+                  stride: ir.Value, zero: ir.Value, sty: ir.Type) -> None:
+    with for_range(b, 0, lo, name="zl") as k:
+        b.store(zero, b.gep(out, [k], source_etype=sty))
+    src = b.gep(first, [b.sub(c64(0), b.mul(lo, stride))], source_etype=sty)
+    with for_range(b, lo, hi, name="kc") as k:
+        x = b.load(b.gep(src, [b.mul(k, stride)], source_etype=sty), typ=sty)
+        b.store(x, b.gep(out, [k], source_etype=sty))
+    with for_range(b, hi, n, name="zh") as k:
+        b.store(zero, b.gep(out, [k], source_etype=sty))
 
 
 def _build_pack(fn: ir.Function, ct: ElementType) -> None:

@@ -218,20 +218,44 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: t
                   k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value) -> None:
     """Fill the descriptors of conv_kernel's pack and im2col and call them (im2col on several
     threads when big, as the generated one)."""
+    lhs, rhs = inst.operands
+    im2col, pack = CK.functions(fe.mc.ir, p.ct)
+    b = fe.b
+    nv = 2 * G.lanes(p.ct)
+    pack_vals: list[ir.Value | int] = list(pack_fields(inst, p, k_order))
+    pack_vals[CK.P_SRC], pack_vals[CK.P_DST] = b.ptrtoint(fe.leaf_ptrs(rhs)[0], T.I64), b.ptrtoint(b_ptr, T.I64)
+    b.call(pack, [_descriptor(fe, "conv.pack.desc", pack_vals), c64(0), c64(p.npad // nv)])
+    fields = im2col_fields(inst, p, sp_order, k_order)
+    vals: list[ir.Value | int] = list(fields)
+    vals[CK.I_IN], vals[CK.I_A] = b.ptrtoint(fe.leaf_ptrs(lhs)[0], T.I64), b.ptrtoint(a_ptr, T.I64)
+    desc = _descriptor(fe, "conv.im2col.desc", vals)
+    nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
+    total = nbatch * fields[CK.I_S0]
+    if par.worth_parallel(nbatch * m * k) and total > 1:
+        par.call_parallel_for(fe, im2col, desc, total)
+    else:
+        b.call(im2col, [desc, c64(0), c64(total)])
+
+
+def pack_fields(inst: Instruction, p: G.Plan, k_order: tuple[int, ...]) -> list[int]:
+    """conv_kernel's pack descriptor for the kernel of `inst` (pointer slots 0)."""
+    labels: ConvDimLabels = inst.attrs["dim_labels"]
+    rhs = inst.operands[1]
+    rd, rst = rhs.shape.dims, strides(rhs.shape)
+    lev = [(1, 0)] * (CK.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
+    vals = [0, 0, p.dims.k, p.dims.n, 2 * G.lanes(p.ct), rst[labels.kernel_output_feature],
+            *(x for lv in lev for x in lv)]
+    assert len(vals) == CK.PACK_FIELDS
+    return vals
+
+
+def im2col_fields(inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...]) -> list[int]:
+    """conv_kernel's im2col descriptor for `inst` (pointer slots 0)."""
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     window: Window = inst.attrs.get("window") or Window(())
     lhs, rhs = inst.operands
     out, ld, rd = inst.shape.dims, lhs.shape.dims, rhs.shape.dims
-    lst, rst = strides(lhs.shape), strides(rhs.shape)
-    nbatch, m, k, n = p.dims.batch[0], p.dims.m, p.dims.k, p.dims.n
-    im2col, pack = CK.functions(fe.mc.ir, p.ct)
-    b = fe.b
-    nv = 2 * G.lanes(p.ct)
-    lev: list[tuple[int, int]] = [(1, 0)] * (CK.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
-    pack_vals: list[ir.Value | int] = [b.ptrtoint(fe.leaf_ptrs(rhs)[0], T.I64), b.ptrtoint(b_ptr, T.I64), k, n, nv,
-                                       rst[labels.kernel_output_feature], *(x for lv in lev for x in lv)]
-    pd = _descriptor(fe, "conv.pack.desc", pack_vals)
-    b.call(pack, [pd, c64(0), c64(p.npad // nv)])
+    lst = strides(lhs.shape)
     s0 = out[sp_order[0]] if sp_order else 1
     pos: list[tuple[int, ...]] = []
     for d in sp_order:
@@ -249,17 +273,23 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: t
         w = window.dims[i]
         levels.append((rd[d], sp_order.index(labels.output_spatial[i]), w.window_dilation, w.base_dilation,
                        ld[labels.input_spatial[i]], lst[labels.input_spatial[i]], int(bool(w.window_reversal))))
-    plain = int(k_order[-1] == labels.kernel_input_feature)
-    vals: list[ir.Value | int] = [b.ptrtoint(fe.leaf_ptrs(lhs)[0], T.I64), b.ptrtoint(a_ptr, T.I64), m, k, s0,
-                                  lst[labels.input_batch], plain, *(x for q in pos for x in q),
-                                  *(x for lv in levels for x in lv)]
-    assert len(vals) == CK.IM2COL_FIELDS and len(pack_vals) == CK.PACK_FIELDS
-    desc = _descriptor(fe, "conv.im2col.desc", vals)
-    total = nbatch * s0
-    if par.worth_parallel(nbatch * m * k) and total > 1:
-        par.call_parallel_for(fe, im2col, desc, total)
-    else:
-        b.call(im2col, [desc, c64(0), c64(total)])
+    mode = _im2col_mode(levels, k_order[-1] == labels.kernel_input_feature)
+    vals = [0, 0, p.dims.m, p.dims.k, s0, lst[labels.input_batch], mode, *(x for q in pos for x in q),
+            *(x for lv in levels for x in lv)]
+    assert len(vals) == CK.IM2COL_FIELDS
+    return vals
+
+
+def _im2col_mode(levels: list[tuple[int, ...]], feature_last: bool) -> int:
+    """conv_kernel's I_MODE for the kernel levels (L_* fields)."""
+    def simple(lv: tuple[int, ...]) -> bool:
+        return lv[CK.L_WDIL] == 1 and lv[CK.L_BDIL] == 1 and lv[CK.L_REV] == 0
+    last, prev = levels[-1], levels[-2]
+    if not simple(last):
+        return CK.MODE_GENERAL
+    if feature_last and simple(prev) and last[CK.L_IN_STRIDE] == 1 and prev[CK.L_IN_STRIDE] == last[CK.L_SIZE]:
+        return CK.MODE_SPAN
+    return CK.MODE_SIMPLE
 
 
 def _descriptor(fe: FunctionEmitter, name: str, vals: list[ir.Value | int]) -> ir.Value:
