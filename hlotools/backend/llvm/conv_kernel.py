@@ -55,6 +55,7 @@ IM2COL_FIELDS = I_LEV + LEV_FIELDS * LEVELS
 (P_SRC, P_DST, P_K, P_N, P_NV, P_SO) = range(6)
 P_LEV = 6  # LEVELS kernel levels: size, source stride
 PACK_FIELDS = P_LEV + 2 * LEVELS
+TABLE = 512  # entries per kernel level of im2col's position tables (i64, on the stack)
 
 
 def im2col_name(ct: ElementType) -> str:
@@ -116,6 +117,9 @@ def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
                        fn.name + ".body")
     body.linkage = "internal"
     body.attributes.add("noinline")
+    # no memcpy/memset idioms: the copy and zero loops are short (a few channels), and a
+    # libc call there costs more than the loop (measured: ~2x on 1-channel convs)
+    set.add(body.attributes, '"no-builtins"')  # llvmlite only knows the enum attributes
     for a in body.args[3:]:
         a.add_attribute("noalias")
     desc, begin, end = fn.args
@@ -136,6 +140,9 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
     lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
     base = b.alloca(T.I64, size=c64(LEVELS), name="base")  # per output position; slot MAX_SPATIAL is 0
     b.store(c64(0), b.gep(base, [c64(MAX_SPATIAL)], source_etype=T.I64))
+    oidx = b.alloca(T.I64, size=c64(LEVELS), name="oidx")  # the output position; slot MAX_SPATIAL is 0
+    b.store(c64(0), b.gep(oidx, [c64(MAX_SPATIAL)], source_etype=T.I64))
+    tables, fits = _tables(b, pos, lev)
     zero = T.constant(ct, 0)
     n1, n2 = pos[1][0], pos[2][0]
     mper = b.mul(n1, n2)
@@ -144,14 +151,61 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
         o0 = b.urem(t, s0)
         inb = b.gep(src, [b.mul(bi, in_bs)], source_etype=sty)
         b.store(b.sub(b.mul(o0, pos[0][1]), pos[0][2]), base)
+        b.store(o0, oidx)
         with for_range(b, 0, n1, name="o1") as o1:
             b.store(b.sub(b.mul(o1, pos[1][1]), pos[1][2]), b.gep(base, [c64(1)], source_etype=T.I64))
+            b.store(o1, b.gep(oidx, [c64(1)], source_etype=T.I64))
             with for_range(b, 0, n2, name="o2") as o2:
                 b.store(b.sub(b.mul(o2, pos[2][1]), pos[2][2]), b.gep(base, [c64(2)], source_etype=T.I64))
+                b.store(o2, b.gep(oidx, [c64(2)], source_etype=T.I64))
                 mi = b.add(b.mul(o0, mper), b.add(b.mul(o1, n2), o2))
                 row = b.gep(dst, [b.mul(b.add(b.mul(bi, M), mi), K)], source_etype=sty)
-                _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty)
+                with b.if_else(fits) as (then, other):
+                    with then:
+                        _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty,
+                                (tables, oidx))
+                    with other:
+                        _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty)
     b.ret_void()
+
+
+def _tables(b: ir.IRBuilder, pos: list[list[ir.Value]], lev: list[list[ir.Value]]) -> tuple[ir.Value, ir.Value]:
+    """Per kernel level, (input offset * 2 + inside) of every (output index along the
+    position level it pairs with, kernel index), filled once per call when they all fit
+    TABLE entries (else `fits` is false and the levels compute their positions): the
+    position work then leaves the per-output-position loops."""
+    tables = b.alloca(T.I64, size=c64(LEVELS * TABLE), name="tables")
+    sizes = b.alloca(T.I64, size=c64(LEVELS), name="pos.sizes")
+    for p in range(MAX_SPATIAL):
+        b.store(pos[p][0], b.gep(sizes, [c64(p)], source_etype=T.I64))
+    b.store(c64(1), b.gep(sizes, [c64(MAX_SPATIAL)], source_etype=T.I64))
+    fits: ir.Value = ir.Constant(T.I1, 1)
+    counts = []
+    for lv in lev:
+        n = b.load(b.gep(sizes, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
+        counts.append(n)
+        fits = b.and_(fits, b.icmp_unsigned("<=", b.mul(n, lv[L_SIZE]), c64(TABLE)))
+    base = b.alloca(T.I64, size=c64(LEVELS), name="tbase")
+    with b.if_then(fits):
+        for q, lv in enumerate(lev):
+            tab = b.gep(tables, [c64(q * TABLE)], source_etype=T.I64)
+            with for_range(b, 0, counts[q], name=f"to{q}") as o:
+                # the base of this output index, in slot `link` (the others are never read)
+                b.store(b.sub(b.mul(o, _pick(b, pos, lv[L_LINK], 1)), _pick(b, pos, lv[L_LINK], 2)),
+                        b.gep(base, [lv[L_LINK]], source_etype=T.I64))
+                with for_range(b, 0, lv[L_SIZE], name=f"tk{q}") as k:
+                    ins, off = _level_position(b, lv, base, k, ir.Constant(T.I1, 1), c64(0))
+                    v = b.add(b.shl(off, c64(1)), b.zext(ins, T.I64))
+                    b.store(v, b.gep(tab, [b.add(b.mul(o, lv[L_SIZE]), k)], source_etype=T.I64))
+    return tables, fits
+
+
+def _pick(b: ir.IRBuilder, pos: list[list[ir.Value]], link: ir.Value, field: int) -> ir.Value:
+    """pos[link][field], 0 for link MAX_SPATIAL (the input feature dim)."""
+    v: ir.Value = c64(0)
+    for p in range(MAX_SPATIAL):
+        v = b.select(b.icmp_unsigned("==", link, c64(p)), pos[p][field], v)
+    return v
 
 
 def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.Value, inside: ir.Value,
@@ -198,7 +252,7 @@ def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.V
 
 def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, inside: ir.Value,
             off: ir.Value, col: ir.Value, inb: ir.Value, row: ir.Value, mode: ir.Value, zero: ir.Value,
-            sty: ir.Type) -> None:
+            sty: ir.Type, tab: tuple[ir.Value, ir.Value] | None = None) -> None:
     """Kernel levels q.. for one output position: the last writes row[col * size + k]."""
     size = lev[q][L_SIZE]
     if q == LEVELS - 2:
@@ -212,10 +266,10 @@ def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, 
                 out = b.gep(row, [b.mul(col, b.mul(size, inner))], source_etype=sty)
                 _span(b, out, first, b.mul(lo, inner), b.mul(hi, inner), b.mul(size, inner), c64(1), zero, sty)
             with other:
-                _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty)
+                _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty, tab)
         return
     if q < LEVELS - 1:
-        _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty)
+        _level_loop(b, q, lev, base, inside, off, col, inb, row, mode, zero, sty, tab)
         return
     out = b.gep(row, [b.mul(col, size)], source_etype=sty)
     stride = lev[q][L_IN_STRIDE]
@@ -230,7 +284,7 @@ def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, 
     b.branch(done)
     b.position_at_end(general)
     with for_range(b, 0, size, name="kg") as k:
-        ins, o = _level_position(b, lev[q], base, k, inside, off)
+        ins, o = _position(b, q, lev[q], base, k, inside, off, tab)
         x = b.load(b.gep(inb, [o], source_etype=sty), typ=sty)
         b.store(b.select(ins, x, zero), b.gep(out, [k], source_etype=sty))
     b.branch(done)
@@ -239,11 +293,23 @@ def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, 
 
 def _level_loop(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, inside: ir.Value,
                 off: ir.Value, col: ir.Value, inb: ir.Value, row: ir.Value, mode: ir.Value, zero: ir.Value,
-                sty: ir.Type) -> None:
+                sty: ir.Type, tab: tuple[ir.Value, ir.Value] | None) -> None:
     size = lev[q][L_SIZE]
     with for_range(b, 0, size, name=f"k{q}") as k:
-        ins, o = _level_position(b, lev[q], base, k, inside, off)
-        _levels(b, q + 1, lev, base, ins, o, b.add(b.mul(col, size), k), inb, row, mode, zero, sty)
+        ins, o = _position(b, q, lev[q], base, k, inside, off, tab)
+        _levels(b, q + 1, lev, base, ins, o, b.add(b.mul(col, size), k), inb, row, mode, zero, sty, tab)
+
+
+def _position(b: ir.IRBuilder, q: int, lv: list[ir.Value], base: ir.Value, k: ir.Value, inside: ir.Value,
+              off: ir.Value, tab: tuple[ir.Value, ir.Value] | None) -> tuple[ir.Value, ir.Value]:
+    """(inside, input offset) after level q at index k: from the tables when given."""
+    if tab is None:
+        return _level_position(b, lv, base, k, inside, off)
+    tables, oidx = tab
+    o = b.load(b.gep(oidx, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
+    v = b.load(b.gep(tables, [b.add(c64(q * TABLE), b.add(b.mul(o, lv[L_SIZE]), k))], source_etype=T.I64),
+               typ=T.I64)
+    return (b.and_(inside, b.trunc(v, T.I1)), b.add(off, b.lshr(v, c64(1))))
 
 
 def _base(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value) -> ir.Value:
