@@ -2,7 +2,8 @@
 every convolution emit_conv_gemm gives them must come out bit for bit as with the loop
 nests generated per convolution (same A and B, same GEMM), and match the interpreter:
 layouts, strides, padding, both dilations, reversal, 0 to 3 spatial dims, f64, threads,
-and AOT objects that define the functions inside."""
+position tables too big (the computing nest), and AOT objects that define the functions
+inside."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,6 +45,9 @@ CASES = {
                 "  ROOT c = f32[2,10,10,24]{1,2,3,0} convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
                 "dim_labels=b01f_01io->b01f\n}\n"),
     "one_d": conv_module("[4,40,12]", "[5,12,20]", "[4,40,20]", "window={size=5 pad=2_2}, dim_labels=b0f_0io->b0f"),
+    # 600 x 3 window positions: more than conv_kernel.TABLE, so positions are computed per element
+    "long_one_d": conv_module("[2,600,8]", "[3,8,16]", "[2,300,16]", "window={size=3 stride=2 pad=1_1}, "
+                              "dim_labels=b0f_0io->b0f"),
     "three_d": conv_module("[1,6,7,8,8]", "[3,3,3,8,16]", "[1,4,5,6,16]", "window={size=3x3x3}, "
                            "dim_labels=b012f_012io->b012f"),
     "no_spatial": conv_module("[4,256]", "[256,160]", "[4,160]", "dim_labels=bf_io->bf"),

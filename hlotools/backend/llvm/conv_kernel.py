@@ -110,27 +110,45 @@ class _Desc:
         return self.b.inttoptr(self(k), T.PTR)
 
 
+_BODY_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR])
+
+
 def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
     """The worker passes the input and A to the body as `noalias` arguments: the copy loops
-    then need no run-time overlap checks (A is scratch, never the input)."""
-    body = ir.Function(fn.module, ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR]),
-                       fn.name + ".body")
-    body.linkage = "internal"
-    body.attributes.add("noinline")
-    # no memcpy/memset idioms: the copy and zero loops are short (a few channels), and a
-    # libc call there costs more than the loop (measured: ~2x on 1-channel convs)
-    set.add(body.attributes, '"no-builtins"')  # llvmlite only knows the enum attributes
-    for a in body.args[3:]:
-        a.add_attribute("noalias")
+    then need no run-time overlap checks (A is scratch, never the input). Three internal
+    functions: the body (position tables, the fast nest), the tables' fill and the nest that
+    computes positions (tables too big: optimised for size, as LLVM's unswitching of its
+    many invariant branches multiplied the group's build time by ~3, to ~0.8 s)."""
+    def internal(name: str, fnty: ir.FunctionType, small: bool) -> ir.Function:
+        g = ir.Function(fn.module, fnty, f"{fn.name}.{name}")
+        g.linkage = "internal"
+        g.attributes.add("noinline")
+        if small:
+            g.attributes.add("optsize")
+        # no memcpy/memset idioms: the copy and zero loops are short (a few channels), and a
+        # libc call there costs more than the loop (measured: ~2x on 1-channel convs)
+        set.add(g.attributes, '"no-builtins"')  # llvmlite only knows the enum attributes
+        return g
+    body = internal("body", _BODY_TYPE, False)
+    slow = internal("computed", _BODY_TYPE, True)
+    fill = internal("tables", ir.FunctionType(T.I1, [T.PTR, T.PTR]), True)
+    for g in (body, slow):
+        for a in g.args[3:]:
+            a.add_attribute("noalias")
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
     b.call(body, [desc, begin, end, f.ptr(I_IN), f.ptr(I_A)])
     b.ret_void()
-    _build_im2col_body(body, ct)
+    _build_im2col_body(body, ct, (fill, slow))
+    _build_im2col_body(slow, ct, None)
+    _build_tables(fill)
 
 
-def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
+def _build_im2col_body(fn: ir.Function, ct: ElementType, fast: tuple[ir.Function, ir.Function] | None) -> None:
+    """The loop nest over tasks and output positions; with `fast` (the tables' fill, the
+    computing nest) it looks positions up in the tables, or runs the computing nest when
+    they do not fit."""
     sty = T.value_type(ct)
     desc, begin, end, src, dst = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -142,7 +160,14 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
     b.store(c64(0), b.gep(base, [c64(MAX_SPATIAL)], source_etype=T.I64))
     oidx = b.alloca(T.I64, size=c64(LEVELS), name="oidx")  # the output position; slot MAX_SPATIAL is 0
     b.store(c64(0), b.gep(oidx, [c64(MAX_SPATIAL)], source_etype=T.I64))
-    tables, fits = _tables(b, pos, lev)
+    tab: tuple[ir.Value, ir.Value] | None = None
+    if fast is not None:
+        tables = b.alloca(T.I64, size=c64(LEVELS * TABLE), name="tables")
+        with b.if_then(b.not_(b.call(fast[0], [desc, tables])), likely=False):
+            b.call(fast[1], [desc, begin, end, src, dst])
+            b.ret_void()
+            b.position_at_end(b.append_basic_block("unreachable"))  # if_then's branch lands here
+        tab = (tables, oidx)
     zero = T.constant(ct, 0)
     n1, n2 = pos[1][0], pos[2][0]
     mper = b.mul(n1, n2)
@@ -160,21 +185,20 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType) -> None:
                 b.store(o2, b.gep(oidx, [c64(2)], source_etype=T.I64))
                 mi = b.add(b.mul(o0, mper), b.add(b.mul(o1, n2), o2))
                 row = b.gep(dst, [b.mul(b.add(b.mul(bi, M), mi), K)], source_etype=sty)
-                with b.if_else(fits) as (then, other):
-                    with then:
-                        _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty,
-                                (tables, oidx))
-                    with other:
-                        _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty)
+                _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty, tab)
     b.ret_void()
 
 
-def _tables(b: ir.IRBuilder, pos: list[list[ir.Value]], lev: list[list[ir.Value]]) -> tuple[ir.Value, ir.Value]:
-    """Per kernel level, (input offset * 2 + inside) of every (output index along the
-    position level it pairs with, kernel index), filled once per call when they all fit
-    TABLE entries (else `fits` is false and the levels compute their positions): the
-    position work then leaves the per-output-position loops."""
-    tables = b.alloca(T.I64, size=c64(LEVELS * TABLE), name="tables")
+def _build_tables(fn: ir.Function) -> None:
+    """bool tables(desc, tables): per kernel level, (input offset * 2 + inside) of every
+    (output index along the position level it pairs with, kernel index), when they all fit
+    TABLE entries (else false, nothing written): the position work then leaves the
+    per-output-position loops."""
+    desc, tables = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    f = _Desc(b, desc)
+    pos = [[f(I_POS + POS_FIELDS * p + j) for j in range(POS_FIELDS)] for p in range(MAX_SPATIAL)]
+    lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
     sizes = b.alloca(T.I64, size=c64(LEVELS), name="pos.sizes")
     for p in range(MAX_SPATIAL):
         b.store(pos[p][0], b.gep(sizes, [c64(p)], source_etype=T.I64))
@@ -197,7 +221,7 @@ def _tables(b: ir.IRBuilder, pos: list[list[ir.Value]], lev: list[list[ir.Value]
                     ins, off = _level_position(b, lv, base, k, ir.Constant(T.I1, 1), c64(0))
                     v = b.add(b.shl(off, c64(1)), b.zext(ins, T.I64))
                     b.store(v, b.gep(tab, [b.add(b.mul(o, lv[L_SIZE]), k)], source_etype=T.I64))
-    return tables, fits
+    b.ret(fits)
 
 
 def _pick(b: ir.IRBuilder, pos: list[list[ir.Value]], link: ir.Value, field: int) -> ir.Value:
