@@ -44,7 +44,7 @@ LEVELS = MAX_SPATIAL + 1  # kernel levels: the spatial dims and the input featur
 # how the innermost levels run (I_MODE): per element, checked; a simple innermost level (no
 # dilation, no reversal, as the input feature dim always is: a strided copy clipped to the
 # input); a simple spatial level over a contiguous input feature level (one span per pair)
-(MODE_GENERAL, MODE_SIMPLE, MODE_SPAN) = range(3)
+(MODE_GENERAL, MODE_SIMPLE, MODE_SPAN, MODE_FEATURE) = range(4)  # FEATURE: the feature level innermost
 I_POS = 7  # MAX_SPATIAL position levels: out size, window stride, padding low
 POS_FIELDS = 3
 I_LEV = I_POS + POS_FIELDS * MAX_SPATIAL  # LEVELS kernel levels:
@@ -300,7 +300,21 @@ def _levels(b: ir.IRBuilder, q: int, lev: list[list[ir.Value]], base: ir.Value, 
     general = b.append_basic_block("k.general")
     simple = b.append_basic_block("k.simple")
     done = b.append_basic_block("k.done")
-    b.cbranch(b.icmp_unsigned("==", mode, c64(MODE_GENERAL)), general, simple)
+    feature = b.append_basic_block("k.feature")
+    sw = b.switch(mode, simple)
+    sw.add_case(c64(MODE_GENERAL), general)
+    sw.add_case(c64(MODE_FEATURE), feature)
+    b.position_at_end(feature)  # the input feature dim: all of it, or all padding
+    with b.if_else(inside) as (copy, pad):
+        with copy:
+            first = b.gep(inb, [off], source_etype=sty)
+            with for_range(b, 0, size, name="kf") as k:
+                x = b.load(b.gep(first, [b.mul(k, stride)], source_etype=sty), typ=sty)
+                b.store(x, b.gep(out, [k], source_etype=sty))
+        with pad:
+            with for_range(b, 0, size, name="kz") as k:
+                b.store(zero, b.gep(out, [k], source_etype=sty))
+    b.branch(done)
     b.position_at_end(simple)  # no dilation, no reversal: a strided copy clipped to the input
     lo, hi = _valid_range(b, lev[q], base, inside)
     first = b.gep(inb, [b.add(off, b.mul(b.add(_base(b, lev[q], base), lo), stride))], source_etype=sty)

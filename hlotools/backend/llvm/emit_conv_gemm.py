@@ -289,7 +289,7 @@ def _im2col_mode(levels: list[tuple[int, ...]], feature_last: bool) -> int:
         return CK.MODE_GENERAL
     if feature_last and simple(prev) and last[CK.L_IN_STRIDE] == 1 and prev[CK.L_IN_STRIDE] == last[CK.L_SIZE]:
         return CK.MODE_SPAN
-    return CK.MODE_SIMPLE
+    return CK.MODE_FEATURE if feature_last else CK.MODE_SIMPLE
 
 
 def _descriptor(fe: FunctionEmitter, name: str, vals: list[ir.Value | int]) -> ir.Value:
