@@ -38,6 +38,7 @@ from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ElementType
 
 MAX_SPATIAL = 3
+(D_STATIC, D_SRC, D_DST) = range(3)  # the descriptor both functions take (_Desc)
 LEVELS = MAX_SPATIAL + 1  # kernel levels: the spatial dims and the input feature dim
 # im2col descriptor (i64 slots)
 (I_IN, I_A, I_M, I_K, I_S0, I_IN_BS, I_MODE) = range(7)
@@ -97,17 +98,22 @@ def define_runtime(module: ir.Module, ct: ElementType) -> list[str]:
 
 
 class _Desc:
-    """Reads i64 slots of a descriptor (loads in the entry block: hoisted once per call)."""
+    """Reads a descriptor: {ptr to the static i64 fields, source pointer, destination
+    pointer} (D_*). The fields are a constant of the calling module, so a convolution costs
+    the module three stores, not ~50 (LLVM time); the fields' pointer slots (I_IN, I_A,
+    P_SRC, P_DST) are unused there. Loads in the entry block: once per call."""
 
     def __init__(self, b: ir.IRBuilder, desc: ir.Value) -> None:
         self.b = b
-        self.p = b.bitcast(desc, T.I64.as_pointer())
+        self.d = desc
+        self.p = b.load(b.gep(desc, [c64(D_STATIC)], source_etype=T.PTR), typ=T.PTR)
 
     def __call__(self, k: int) -> ir.Value:
         return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=T.I64), typ=T.I64)
 
     def ptr(self, k: int) -> ir.Value:
-        return self.b.inttoptr(self(k), T.PTR)
+        """The source (k = I_IN or P_SRC) or destination (I_A, P_DST) pointer."""
+        return self.b.load(self.b.gep(self.d, [c64(D_SRC + k)], source_etype=T.PTR), typ=T.PTR)
 
 
 _BODY_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR])

@@ -222,13 +222,10 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: t
     im2col, pack = CK.functions(fe.mc.ir, p.ct)
     b = fe.b
     nv = 2 * G.lanes(p.ct)
-    pack_vals: list[ir.Value | int] = list(pack_fields(inst, p, k_order))
-    pack_vals[CK.P_SRC], pack_vals[CK.P_DST] = b.ptrtoint(fe.leaf_ptrs(rhs)[0], T.I64), b.ptrtoint(b_ptr, T.I64)
-    b.call(pack, [_descriptor(fe, "conv.pack.desc", pack_vals), c64(0), c64(p.npad // nv)])
+    pd = _descriptor(fe, "conv.pack", pack_fields(inst, p, k_order), fe.leaf_ptrs(rhs)[0], b_ptr)
+    b.call(pack, [pd, c64(0), c64(p.npad // nv)])
     fields = im2col_fields(inst, p, sp_order, k_order)
-    vals: list[ir.Value | int] = list(fields)
-    vals[CK.I_IN], vals[CK.I_A] = b.ptrtoint(fe.leaf_ptrs(lhs)[0], T.I64), b.ptrtoint(a_ptr, T.I64)
-    desc = _descriptor(fe, "conv.im2col.desc", vals)
+    desc = _descriptor(fe, "conv.im2col", fields, fe.leaf_ptrs(lhs)[0], a_ptr)
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
     total = nbatch * fields[CK.I_S0]
     if par.worth_parallel(nbatch * m * k) and total > 1:
@@ -292,11 +289,17 @@ def _im2col_mode(levels: list[tuple[int, ...]], feature_last: bool) -> int:
     return CK.MODE_FEATURE if feature_last else CK.MODE_SIMPLE
 
 
-def _descriptor(fe: FunctionEmitter, name: str, vals: list[ir.Value | int]) -> ir.Value:
-    """An i64 array in the entry block's frame holding `vals`, stored here."""
-    desc = fe.in_entry().alloca(T.I64, size=c64(len(vals)), name=name)
-    for j, v in enumerate(vals):
-        fe.b.store(c64(v) if isinstance(v, int) else v, fe.b.gep(desc, [c64(j)], source_etype=T.I64))
+def _descriptor(fe: FunctionEmitter, name: str, fields: list[int], src: ir.Value, dst: ir.Value) -> ir.Value:
+    """conv_kernel's descriptor: `fields` as a constant of the module, and the two pointers,
+    in the entry block's frame (three stores here)."""
+    ty = ir.ArrayType(T.I64, len(fields))
+    g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name(name + ".fields"))
+    g.global_constant = True
+    g.linkage = "private"
+    g.initializer = ir.Constant(ty, fields)
+    desc = fe.in_entry().alloca(T.PTR, size=c64(3), name=name + ".desc")
+    for j, v in ((CK.D_STATIC, g), (CK.D_SRC, src), (CK.D_DST, dst)):
+        fe.b.store(fe.b.bitcast(v, T.PTR), fe.b.gep(desc, [c64(j)], source_etype=T.PTR))
     return fe.b.bitcast(desc, T.PTR)
 
 
