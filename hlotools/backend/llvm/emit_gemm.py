@@ -499,11 +499,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     live_batch = [j for j, n in enumerate(dd.batch) if n > 1]
     nfields = K.D_BATCH + K.BATCH_FIELDS * len(live_batch)
     eb = fe.in_entry()
-    desc = eb.alloca(T.I64, size=c64(nfields), name="gemm.desc")
-    vals: list[ir.Value | int] = [0] * nfields
-    for k, v in ((K.D_A, a_ptr), (K.D_B, b_ptr), (K.D_C, c_ptr)):
-        vals[k] = b.ptrtoint(v, T.I64)
-    vals[K.D_TAIL] = b.ptrtoint(tail, T.I64) if tail is not None else 0
+    desc = eb.alloca(T.I64, size=c64(K.DESC_SLOTS), name="gemm.desc")
+    vals: list[int] = [0] * nfields  # the constant part (K.D_FIELDS); slots below D_FIELDS unused
     for k, v in ((K.D_M, dd.m), (K.D_N, dd.n), (K.D_K, dd.k), (K.D_A_RS, p.a.rs), (K.D_A_CS, p.a.cs),
                  (K.D_B_RS, p.b.rs), (K.D_C_RS, p.c.rs), (K.D_C_CS, p.c.cs), (K.D_PANELS, panels),
                  (K.D_RCHUNKS, rchunks), (K.D_RPC, rpc), (K.D_NB, len(live_batch)),
@@ -515,8 +512,17 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
         for f, v in enumerate((dd.batch[j], p.a.batch_strides[j], p.b.batch_strides[j], p.c.batch_strides[j],
                                tail_strides[j])):
             vals[base + f] = v
-    for k, v in enumerate(vals):
-        b.store(c64(v) if isinstance(v, int) else v, b.gep(desc, [c64(k)], source_etype=T.I64))
+    ty = ir.ArrayType(T.I64, nfields)
+    g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("gemm.fields"))
+    g.global_constant = True
+    g.linkage = "private"
+    g.initializer = ir.Constant(ty, vals)
+    slots: list[tuple[int, ir.Value]] = [(K.D_A, b.ptrtoint(a_ptr, T.I64)), (K.D_B, b.ptrtoint(b_ptr, T.I64)),
+                                         (K.D_C, b.ptrtoint(c_ptr, T.I64)),
+                                         (K.D_TAIL, b.ptrtoint(tail, T.I64) if tail is not None else c64(0)),
+                                         (K.D_FIELDS, b.ptrtoint(g, T.I64))]
+    for k, v in slots:
+        b.store(v, b.gep(desc, [c64(k)], source_etype=T.I64))
     kern = K.kernel_function(fe.mc.ir, p.ct, L, mr)
     dptr = b.bitcast(desc, T.PTR)
     if par.worth_parallel(nbatch * dd.m * dd.n * dd.k, par.MIN_PARALLEL_GEMM) and tasks > 1:

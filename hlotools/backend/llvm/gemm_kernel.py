@@ -6,7 +6,8 @@ only declare it; AOT objects define it inside (internal).
 
     void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
 
-runs tasks [begin, end) of the dot described by `desc` (i64 slots, see the D_* indices). A
+runs tasks [begin, end) of the dot described by `desc` (i64 slots, see the D_* indices and
+D_FIELDS). A
 task is (batch element, panel of NV = 2 vectors of result columns, chunk of row blocks): for
 each block of MR rows it keeps 2*MR vector accumulators in registers over the whole k loop
 (two B vector loads and MR broadcasts of A per step), then stores the tile. Iterating row
@@ -38,6 +39,11 @@ def rows_for(features: str) -> int:
  D_NB, D_B_PS) = range(17)
 D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
 BATCH_FIELDS = 5
+# The descriptor itself is {A, B, C, tail, fields}: the four pointers (i64) of a call and a
+# pointer to the other slots above, a constant of the calling module (5 stores per dot
+# instead of 17 + 5 per batch dim: LLVM time of every module with dots).
+D_FIELDS = 4
+DESC_SLOTS = 5
 
 
 def vector_bytes(features: str) -> int:
@@ -102,9 +108,11 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     stage = b.alloca(vty, size=c64(2), name="tile")
     dp = b.bitcast(desc, T.I64.as_pointer())
+    fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=T.PTR), typ=T.PTR)
 
     def field(k: int | ir.Value) -> ir.Value:
-        return b.load(b.gep(dp, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
+        src = dp if isinstance(k, int) and k < D_FIELDS else fields  # the pointers, or the constant part
+        return b.load(b.gep(src, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
 
     def ptr(k: int) -> ir.Value:
         return b.inttoptr(field(k), T.PTR)
