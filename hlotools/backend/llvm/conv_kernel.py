@@ -1,6 +1,7 @@
 """The module-independent half of emit_conv_gemm's convolution: im2col and the kernel's
 panel packing as generic, descriptor-driven LLVM functions, one pair per compute type,
-so a module's convolution only fills two descriptors and calls them (then the GEMM kernel),
+so a module's convolution only fills two descriptors (three stores each: the fields are a
+constant of the module) and calls them (then the GEMM kernel),
 as its dots call gemm_kernel.py's kernel. The JIT takes them from the runtime library
 (group `conv.<type>`, compiled once per machine: runtime_library.py); AOT objects define
 them inside (internal). Why: generated per convolution, with static dims, these loop nests
@@ -19,7 +20,13 @@ cost nothing. Every kernel level reads one input dim; its position there is
 `base[link] + k' * window_dilation` (k' = k, or size-1-k when reversed), where base[link] =
 out_pos * stride - padding_low of the output spatial dim it pairs with, or 0 (link =
 MAX_SPATIAL) for the input feature dim; with a base dilation the position must divide
-evenly; outside [0, input size) the element is padding: 0.
+evenly; outside [0, input size) the element is padding: 0. Speed (the generated im2col
+had constant dims): the positions of every (output index, kernel index) pair of each level
+are tabulated once per call (TABLE), the innermost levels are copies (I_MODE: a whole
+span of kernel-row x channels, the channels, a clipped strided run, or checked elements),
+and the body has no memcpy/memset idioms (short spans). Measured A/B in one process
+(CPU): big_conv 1.00-1.01x, cnn_nchw_avgpool 1.00x, train_step_cnn 1.00x, cnn_mnist
+1.00-1.05x, conv_variants 1.04x (its lhs_dilate conv: ~10 us).
 
     void conv.pack.<type>(ptr desc, i64 begin, i64 end)
 
