@@ -96,8 +96,33 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     return result if n > 1 else result[0]
 
 
+def _always_inside(w: object, out_size: int, src_size: int) -> bool:
+    """Whether every window position of this dimension reads a real element (no padding,
+    no base dilation holes) for every output index: then no inside test and no clamp."""
+    if w.base_dilation != 1 or out_size == 0:  # type: ignore[attr-defined]
+        return False
+    low = -w.padding_low  # type: ignore[attr-defined]
+    high = (out_size - 1) * w.stride + (w.size - 1) * w.window_dilation - w.padding_low  # type: ignore[attr-defined]
+    return low >= 0 and high < src_size
+
+
+def _window_position(b: ir.IRBuilder, out_index: ir.Value, wpos: ir.Value, w: object) -> ir.Value:
+    """out_index * stride + wpos * window_dilation - padding_low (before base dilation),
+    without the multiplications by one and additions of zero."""
+    pos = out_index if w.stride == 1 else b.mul(out_index, c64(w.stride), flags=["nsw"])  # type: ignore[attr-defined]
+    if not (isinstance(wpos, ir.Constant) and wpos.constant == 0):
+        step = wpos if w.window_dilation == 1 else b.mul(wpos, c64(w.window_dilation), flags=["nsw"])  # type: ignore[attr-defined]
+        pos = b.add(pos, step, flags=["nsw"])
+    return pos if w.padding_low == 0 else b.sub(pos, c64(w.padding_low), flags=["nsw"])  # type: ignore[attr-defined]
+
+
 @elemental("reduce-window")
 def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    """Small windows (pooling) are unrolled with the accumulators in registers: LLVM's loop
+    unrolling is off, and a window loop inside the output loop kept the output loop from
+    vectorising. Dimensions whose window never leaves the base (no padding, no base
+    dilation; decided statically from the output size) get no inside test and no clamp,
+    which leaves a max-pool as loads and maxima only."""
     n = len(inst.operands) // 2
     inputs, inits = inst.operands[:n], inst.operands[n:]
     comp = inst.attrs["to_apply"]
@@ -105,31 +130,46 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     src_dims = inputs[0].shape.dims
     rank = len(src_dims)
     init_vals = [gen.value_at(i, []) for i in inits]
-    slots = _accumulators(gen, init_vals)
     b = gen.b
     if any(d == 0 for d in src_dims):
         return init_vals if n > 1 else init_vals[0]
+    out_dims = inst.shape.leaves()[0].dims
+    exact = [_always_inside(window[d], out_dims[d], src_dims[d]) for d in range(rank)]
+    window_size = 1
+    for w in window:
+        window_size *= w.size
+    unroll = window_size <= 16
+    slots = None if unroll else _accumulators(gen, init_vals)
+    regs = list(init_vals)  # the accumulators of an unrolled window
     wpos: list[ir.Value] = [c64(0)] * rank
 
     def body() -> None:
-        inside: ir.Value = ir.Constant(ir.IntType(1), 1)
+        inside: ir.Value | None = None
         src = []
         for d in range(rank):
             w = window[d]
-            pos = b.add(b.mul(index[d], c64(w.stride)), b.mul(wpos[d], c64(w.window_dilation)))
-            pos = b.sub(pos, c64(w.padding_low))
+            pos = _window_position(b, index[d], wpos[d], w)
+            if exact[d]:
+                src.append(pos)
+                continue
+            tests = []
             if w.base_dilation > 1:
-                inside = b.and_(inside, b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
+                tests.append(b.icmp_signed("==", b.srem(pos, c64(w.base_dilation)), c64(0)))
                 pos = b.sdiv(pos, c64(w.base_dilation))
-            inside = b.and_(inside, b.icmp_signed(">=", pos, c64(0)))
-            inside = b.and_(inside, b.icmp_signed("<", pos, c64(src_dims[d])))
+            tests += [b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(src_dims[d]))]
+            for t in tests:
+                inside = t if inside is None else b.and_(inside, t)
             src.append(clamp_index(b, pos, 0, src_dims[d] - 1))
         with gen.region():
             vals = [gen.value_at(x, src) for x in inputs]
-            accs = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+            accs = regs if slots is None else [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
             out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
-            for s, old, new in zip(slots, accs, out):
-                b.store(b.select(inside, new, old), s)
+            new = out if inside is None else [b.select(inside, o, a) for o, a in zip(out, accs)]
+            if slots is None:
+                regs[:] = new
+            else:
+                for s, v in zip(slots, new):
+                    b.store(v, s)
 
     def level(d: int) -> None:
         if d == rank:
@@ -143,15 +183,9 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with for_range(b, 0, window[d].size, name=f"w{d}") as iv:
             wpos[d] = iv
             level(d + 1)
-    # Small windows (pooling) are unrolled here: LLVM's loop unrolling is off, and a window
-    # loop inside the output loop kept the output loop from vectorising.
-    window_size = 1
-    for w in window:
-        window_size *= w.size
-    unroll = window_size <= 16
     with gen.region():
         level(0)
-    result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+    result = regs if slots is None else [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
     return result if n > 1 else result[0]
 
 
