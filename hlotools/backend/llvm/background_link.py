@@ -11,6 +11,10 @@ leaves the library its next run dlopens); a process that dies first leaves no li
 warm start uses the object (the entry only names a library once it is installed). Concurrent
 processes linking the same key install the same bytes (the link is deterministic) and write
 the same record. A child made by fork() starts with no jobs and no worker.
+
+The worker also trims the cache folder (CompileCache.trim: a scan of every entry, milliseconds
+in a full cache) after each link, or as a job of its own (`trim_later`) when nothing is linked:
+the size limit is kept a moment later, never on the compile's critical path.
 """
 from __future__ import annotations
 
@@ -34,6 +38,8 @@ _LOGGER = logging.getLogger("hlotools.cache")
 
 @dataclass
 class LinkJob:
+    """Link `object_code` and `runtime_objects` into KEY.so, record it, then trim the folder."""
+
     cache: CompileCache
     key: str
     object_code: bytes
@@ -43,14 +49,41 @@ class LinkJob:
     def wait(self, timeout: float | None = None) -> bool:
         return self.done.wait(timeout)
 
+    def run(self) -> None:
+        try:
+            link_now(self)
+        finally:
+            self.cache.trim()  # the library now counts too
+
+
+@dataclass
+class TrimJob:
+    """Only the trim (no library to link); key "" in the pending table: one per folder."""
+
+    cache: CompileCache
+    key: str = ""
+    done: threading.Event = field(default_factory=threading.Event)
+    started: bool = False  # (under _LOCK) a newer entry may come after its scan
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.done.wait(timeout)
+
+    def run(self) -> None:
+        with _LOCK:
+            self.started = True
+        self.cache.trim()
+
+
+Job = LinkJob | TrimJob
+
 
 _LOCK = threading.Lock()
-_PENDING: dict[tuple[str, str], LinkJob] = {}  # (cache folder, key) -> its job, until done
-_QUEUE: queue.SimpleQueue[LinkJob] = queue.SimpleQueue()
+_PENDING: dict[tuple[str, str], Job] = {}  # (cache folder, key) -> its job, until done
+_QUEUE: queue.SimpleQueue[Job] = queue.SimpleQueue()
 _WORKER: list[threading.Thread] = []
 
 
-def submit(job: LinkJob) -> LinkJob:
+def submit(job: Job) -> Job:
     """Queue `job` for the worker (started on first use)."""
     _exit_wait_once()
     with _LOCK:
@@ -63,7 +96,17 @@ def submit(job: LinkJob) -> LinkJob:
     return job
 
 
-def pending(directory: str, key: str) -> LinkJob | None:
+def trim_later(cache: CompileCache) -> Job:
+    """Queue a trim of `cache`'s folder, unless one is queued already (it has not started:
+    it will see the newest entries too)."""
+    with _LOCK:
+        queued = _PENDING.get((str(cache.directory), ""))
+        if isinstance(queued, TrimJob) and not queued.started:
+            return queued
+    return submit(TrimJob(cache))
+
+
+def pending(directory: str, key: str) -> Job | None:
     with _LOCK:
         return _PENDING.get((directory, key))
 
@@ -77,13 +120,13 @@ def wait_all(timeout: float | None = None, directory: str | None = None) -> bool
     return all(j.wait(None if deadline is None else max(0.0, deadline - time.monotonic())) for j in jobs)
 
 
-def _work(jobs: queue.SimpleQueue[LinkJob]) -> None:
+def _work(jobs: queue.SimpleQueue[Job]) -> None:
     while True:
         job = jobs.get()
         try:
-            link_now(job)
+            job.run()
         except Exception as e:  # noqa: BLE001 - a failed link only costs the warm start its library
-            _LOGGER.debug(f"compile cache: no shared library for {job.key[:12]} ({e})")
+            _LOGGER.debug(f"compile cache: background work on {job.key[:12] or 'the folder'} failed ({e})")
         finally:
             with _LOCK:
                 if _PENDING.get((str(job.cache.directory), job.key)) is job:

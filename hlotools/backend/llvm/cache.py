@@ -33,7 +33,8 @@ the groups their code calls (meta "runtime"), loaded before the object.
 
 Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
 (folder `llvm` inside). After each new object the least recently written entries are
-deleted while the folder holds more than $HLOTOOLS_CACHE_MAX_MB (default 1024) MiB;
+deleted while the folder holds more than $HLOTOOLS_CACHE_MAX_MB (default 1024) MiB (by the
+background worker, after the link: scanning a full folder is no compile's wait);
 deleting the folder by hand is always safe.
 """
 from __future__ import annotations
@@ -186,23 +187,31 @@ class CompileCache:
         except OSError as e:
             self.say(f"compile cache: could not write {target}: {e.strerror or e}")
             return False
-        if entry.kind == "object":
-            self.trim()
         return True
 
     def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> Any:
         """Queue the link of object entry `key` (with the runtime library objects it calls)
         into KEY.so for the background worker (background_link.py), which then records the
-        library in the entry; returns the job, or None when no library can be made here."""
-        if not native.enabled() or native.c_compiler() is None:
-            return None
+        library in the entry and trims the folder; returns the job, or None when no library
+        can be made here (then only the trim is queued)."""
         from hlotools.backend.llvm import background_link, runtime_library
+        if not native.enabled() or native.c_compiler() is None:
+            self.trim_later()
+            return None
+        loaded = [runtime_library.get(g) for g in runtime_groups]  # the module was just bound to them
         try:
-            runtime = runtime_library.objects(runtime_groups, self)  # loaded already: no work
+            runtime = ([got.object_code for got in loaded if got is not None] if all(loaded)
+                       else runtime_library.objects(runtime_groups, self))
         except HloError as e:
             self.say(f"compile cache: no shared library ({e.message})")
+            self.trim_later()
             return None
         return background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime))
+
+    def trim_later(self) -> None:
+        """Queue `trim` for the background worker (it scans every entry: off the critical path)."""
+        from hlotools.backend.llvm import background_link
+        background_link.trim_later(self.quiet())
 
     def wait_for_links(self, timeout: float | None = None) -> bool:
         """Wait for the background links into this folder (tests, benchmarks); True when none
@@ -223,8 +232,8 @@ class CompileCache:
 
     def trim(self) -> int:
         """Delete the least recently written entries while the folder holds more than
-        max_bytes (run after each new object; readers of a deleted entry just miss).
-        Returns how many entries were deleted."""
+        max_bytes (run by the background worker after each new object: link_later; readers
+        of a deleted entry just miss). Returns how many entries were deleted."""
         files: list[tuple[float, int, str]] = []
         libraries: dict[str, int] = {}  # native.py's KEY.so beside KEY.entry: deleted with it
         try:

@@ -24,6 +24,7 @@ import sys
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from hlotools.backend.llvm.calling import JOIN_SYMBOL
@@ -48,8 +49,15 @@ def enabled() -> bool:
 
 
 def c_compiler() -> str | None:
+    return _which(os.environ.get("CC") or "cc", os.environ.get("PATH"))
+
+
+@cache
+def _which(name: str, search_path: str | None) -> str | None:
+    """shutil.which, once per process for each ($CC, $PATH): it stats every folder of the
+    PATH (0.1-0.2 ms), and every cold compile asks."""
     import shutil
-    return shutil.which(os.environ.get("CC") or "cc")
+    return shutil.which(name, path=search_path)
 
 
 def library_path(entry_path: Path) -> Path:
