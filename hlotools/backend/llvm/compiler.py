@@ -21,7 +21,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.alias_scopes import scopes_of
 from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats  # noqa: F401  (re-exported)
 from hlotools.backend.llvm.emit_elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
-from hlotools.backend.llvm.emit_loops import c64, linear_index, loop_nest
+from hlotools.backend.llvm.emit_loops import c64, flat_loop, layout_of, linear_index, loop_nest
 from hlotools.backend.llvm.module_compiler import (  # noqa: F401  (re-exported: the module assembly)
     CompiledFunction,
     ModuleCompiler,
@@ -35,6 +35,7 @@ from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLI
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import opcode_info
 from hlotools.ir.shape import Shape
 
 INDEX_ONLY = frozenset({"broadcast", "iota", "reshape", "bitcast", "transpose", "slice", "reverse", "constant",
@@ -409,8 +410,51 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
     from hlotools.backend.llvm.parallel import parallel_loop_nest, work_per_element
-    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst)):
-        loop_nest(fe.b, loop_shape, body)
+    flat = len(loop_shape.dims) > 1 and reads_in_place(fe, inst, loop_shape)
+    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat):
+        if flat:
+            flat_loop(fe.b, loop_shape, body)
+        else:
+            loop_nest(fe.b, loop_shape, body)
+
+
+def reads_in_place(fe: FunctionEmitter, inst: Instruction, loop_shape: Shape) -> bool:
+    """Whether every array `inst` reads per element (through elementwise ops, fusions,
+    broadcasts of scalars) has the loop's dims and layout, so element k of the result only
+    needs element k of each: then one flat loop does (LLVM's O3 spends ~40% less on it than
+    on the per-dimension nest, and the code is the same vector loop)."""
+    layout = tuple(layout_of(loop_shape))
+    dims = loop_shape.dims
+    seen: set[tuple[int, int]] = set()
+    Params = dict[int, tuple[Instruction, object]]
+
+    def visit(x: Instruction, params: Params | None, top: bool) -> bool:
+        key = (id(x), id(params))
+        if key in seen:
+            return True
+        seen.add(key)
+        if params is not None and x.opcode == "parameter":
+            outer, ctx = params[id(x)]
+            return visit(outer, ctx, False)  # type: ignore[arg-type]
+        if x.opcode == "constant" and not x.shape.is_tuple and not x.shape.dims:
+            return True
+        if not top and params is None and fe.is_materialised(x):
+            return all(s.dims == dims and tuple(layout_of(s)) == layout for s in x.shape.leaves())
+        if x.opcode == "broadcast" and x.operands and not x.operands[0].shape.dims:
+            return visit(x.operands[0], params, False)
+        if any(s.dims != dims for s in x.shape.leaves()):
+            return False
+        if x.opcode == "fusion":
+            comp = x.attrs.get("calls")
+            if comp is None or comp.root is None:
+                return False
+            inner: Params = {id(p): (o, params) for p, o in zip(comp.parameters, x.operands)}
+            return visit(comp.root, inner, False)
+        info = opcode_info(x.opcode)
+        if info is None or not info.is_elementwise:
+            return False
+        return all(visit(o, params, False) for o in x.operands)
+    return visit(inst, None, True)
 
 
 def in_place_operand(inst: Instruction) -> int | None:

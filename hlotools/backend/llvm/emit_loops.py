@@ -63,6 +63,10 @@ def strides(shape: Shape) -> list[int]:
 
 def linear_index(b: ir.IRBuilder, shape: Shape, index: Sequence[ir.Value]) -> ir.Value:
     """Element offset of a multi-index in the shape's physical layout."""
+    if isinstance(index, FlatIndex):
+        offset = index.offset_in(shape)
+        if offset is not None:
+            return offset
     total: ir.Value | None = None
     for i, s in zip(index, strides(shape)):
         if shape.dims and s * 0 == 0 and isinstance(i, ir.Constant) and i.constant == 0:
@@ -108,3 +112,35 @@ def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], No
             index[d] = iv
             level(k + 1)
     level(0)
+
+
+class FlatIndex(list[ir.Value]):
+    """A multi-index that also knows its element offset in one shape's layout: linear_index
+    of a shape with the same dims and layout returns that offset instead of recomputing it
+    from the components, so an elementwise loop over same-layout arrays is ONE flat loop
+    (the components, a chain of urem/udiv, are only there for readers that need them and
+    are deleted as dead code otherwise)."""
+
+    def __init__(self, components: list[ir.Value], linear: ir.Value, shape: Shape) -> None:
+        super().__init__(components)
+        self.linear = linear
+        self.dims = shape.dims
+        self.layout = tuple(layout_of(shape))
+
+    def offset_in(self, shape: Shape) -> ir.Value | None:
+        if shape.dims == self.dims and tuple(layout_of(shape)) == self.layout:
+            return self.linear
+        return None
+
+
+def flat_loop(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
+              start: ir.Value | int = 0, stop: ir.Value | int | None = None, name: str = "flat") -> None:
+    """Run `body(index)` over the physical element offsets [start, stop) of `shape` (all of
+    it by default) in one loop; `index` is a FlatIndex."""
+    total = 1
+    for n in shape.dims:
+        total *= n
+    if total == 0:
+        return
+    with for_range(b, start, total if stop is None else stop, name=name) as iv:
+        body(FlatIndex(delinearize(b, shape, iv), iv, shape))

@@ -499,10 +499,12 @@ def run_parallel(fe: FunctionEmitter, name: str, n: int,
 
 
 def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
-                       work_per_element: int = 1, name: str = "d") -> bool:
+                       work_per_element: int = 1, name: str = "d", flat: bool = False) -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
-    nest is big enough; returns False (emitting nothing) when it should stay serial."""
-    from hlotools.backend.llvm.emit_loops import layout_of
+    nest is big enough; returns False (emitting nothing) when it should stay serial.
+    `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
+    (for bodies whose reads all share the shape's layout)."""
+    from hlotools.backend.llvm.emit_loops import flat_loop, layout_of, strides
 
     dims = shape.dims  # type: ignore[attr-defined]
     total = 1
@@ -516,6 +518,11 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
     outer = order[0]
 
     def chunk(begin: ir.Value, end: ir.Value) -> None:
+        if flat:
+            step = c64(strides(shape)[outer])  # type: ignore[arg-type]
+            flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
+                      fe.b.mul(end, step, flags=["nsw"]), name=name)
+            return
         index: list[ir.Value] = [c64(0)] * len(dims)
 
         def level(k: int) -> None:
