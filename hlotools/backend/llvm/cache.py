@@ -40,10 +40,12 @@ deleting the folder by hand is always safe.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -87,9 +89,16 @@ class Entry:
 
 
 def encode_entry(entry: Entry) -> bytes:
+    return b"".join(entry_pieces(entry))
+
+
+def entry_pieces(entry: Entry) -> tuple[bytes, bytes, bytes]:
+    """The fixed part, the header and the payload of `entry`'s file, written one after the
+    other (no copy of the machine code to join them)."""
     header = json.dumps({"key": entry.key, "kind": entry.kind, "meta": entry.meta}, sort_keys=True).encode()
-    digest = hashlib.sha256(header + entry.payload).digest()
-    return _FIXED.pack(MAGIC, FORMAT_VERSION, len(header), len(entry.payload), digest) + header + entry.payload
+    h = hashlib.sha256(header)
+    h.update(entry.payload)
+    return _FIXED.pack(MAGIC, FORMAT_VERSION, len(header), len(entry.payload), h.digest()), header, entry.payload
 
 
 def decode_entry(data: bytes, key: str, kind: str) -> Entry:
@@ -171,15 +180,15 @@ class CompileCache:
     def put(self, entry: Entry, create_folders: bool = True) -> bool:
         """Write `entry` (temp file + rename). `create_folders` False: only into a folder that
         exists (a background writer must not bring back a cache deleted meanwhile)."""
-        import tempfile  # (here: a warm start only reads)
         target = self.path(entry.key, entry.kind)
         try:
             if create_folders:
                 target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{entry.key[:12]}.", suffix=".tmp")
+            fd, tmp = _temp_file(str(target.parent), entry.key[:12])
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(encode_entry(entry))
+                    for piece in entry_pieces(entry):
+                        f.write(piece)
                 os.replace(tmp, target)
             except BaseException:
                 _unlink(tmp)
@@ -278,6 +287,21 @@ def _max_bytes_from_env() -> int:
         return max(0, int(os.environ.get("HLOTOOLS_CACHE_MAX_MB", "1024"))) << 20
     except ValueError:
         return 1024 << 20
+
+
+_TEMP_NUMBERS = itertools.count()
+
+
+def _temp_file(folder: str, stem: str) -> tuple[int, str]:
+    """A new file for one writer (O_EXCL, mode 0600 as mkstemp's), named by the process, the
+    thread and a counter: unique without mkstemp's random names (tens of microseconds per
+    entry). A name left by a crashed process with the same pid is skipped."""
+    while True:
+        tmp = os.path.join(folder, f".{stem}.{os.getpid()}.{threading.get_ident()}.{next(_TEMP_NUMBERS)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
+        except FileExistsError:
+            continue
 
 
 def _unlink(path: str) -> None:
