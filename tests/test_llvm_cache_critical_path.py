@@ -4,6 +4,7 @@ runs on the background worker, a process killed right after compile_cached leave
 entries, and the C compiler is looked up once per ($CC, $PATH)."""
 from __future__ import annotations
 
+import mmap
 import os
 import subprocess
 import sys
@@ -42,7 +43,8 @@ def compile_text(store: CompileCache, text: str = TEXT) -> Any:
     return compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=store, source_text=text)
 
 
-@pytest.mark.parametrize("size", [0, 1, 100, 4096, 23_087_104])
+@pytest.mark.parametrize("size", [0, 1, 100, 4096, calling.MAPPED_ARENA_BYTES - 1, calling.MAPPED_ARENA_BYTES,
+                                  23_087_104])
 def test_arena_is_zeroed_aligned_and_big_enough(size: int) -> None:
     memory, address = calling.new_arena(size)
     assert address % 64 == 0
@@ -50,6 +52,8 @@ def test_arena_is_zeroed_aligned_and_big_enough(size: int) -> None:
     start = address - view.ctypes.data
     assert 0 <= start and view.size - start >= size + 64 - 63  # the old np.zeros(size + 128) slack, aligned
     assert not view[start:start + size].any()
+    mapped = isinstance(memory.base, memoryview) and isinstance(memory.base.obj, mmap.mmap)
+    assert mapped == (size >= calling.MAPPED_ARENA_BYTES)
     view[start:start + size] = 7  # writable
     assert int(view[start:start + size].sum()) == 7 * size
 

@@ -81,14 +81,18 @@ class EntryCaller:
         return [to_logical(o, s) for o, s in zip(outs, self.result_leaves)]
 
 
+MAPPED_ARENA_BYTES = 1 << 20  # from here on the arena is a mapping of its own
+
+
 def new_arena(size: int) -> tuple[Any, int]:
     """Zeroed memory of `size` bytes and its 64-byte aligned address. An anonymous mapping
     (page aligned, unmapped when the module is freed) rather than np.zeros: once the process has
     freed a big block, glibc raises its mmap threshold and serves the next one from the heap,
     where calloc has to clear it (a 23 MB arena: 1-7 ms of every cold compile); the kernel's
-    zero pages cost nothing until the code touches them."""
-    if size <= 0:
-        small = np.zeros(128, np.uint8)
+    zero pages cost nothing until the code touches them. Small arenas stay on the heap
+    (clearing them is quick, and every mapping is one of the process's limited VMAs)."""
+    if size < MAPPED_ARENA_BYTES:
+        small = np.zeros(size + 128, np.uint8)
         return small, (small.ctypes.data + 63) // 64 * 64
     memory = mmap.mmap(-1, size + 64, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # the slack np.zeros had
     view = np.frombuffer(memory, np.uint8)  # keeps the mapping alive as long as the module
