@@ -1,10 +1,9 @@
 """What a cold compile_cached no longer waits for, and that moving it changed no guarantee: the
-arena is a fresh anonymous mapping (zeroed, aligned, no calloc clearing), the folder's trim
-runs on the background worker, a process killed right after compile_cached leaves only valid
-entries, and the C compiler is looked up once per ($CC, $PATH)."""
+folder's trim runs on the background worker (one queued trim per folder), a process killed
+right after compile_cached leaves only valid entries, and the C compiler is looked up once
+per ($CC, $PATH)."""
 from __future__ import annotations
 
-import mmap
 import os
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import background_link, cache, calling, native
+from hlotools.backend.llvm import background_link, cache, native
 from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,33 +40,6 @@ def no_background_work_left() -> Iterator[None]:
 
 def compile_text(store: CompileCache, text: str = TEXT) -> Any:
     return compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=store, source_text=text)
-
-
-@pytest.mark.parametrize("size", [0, 1, 100, 4096, calling.MAPPED_ARENA_BYTES - 1, calling.MAPPED_ARENA_BYTES,
-                                  23_087_104])
-def test_arena_is_zeroed_aligned_and_big_enough(size: int) -> None:
-    memory, address = calling.new_arena(size)
-    assert address % 64 == 0
-    view = np.frombuffer(memory, np.uint8)
-    start = address - view.ctypes.data
-    assert 0 <= start and view.size - start >= size + 64 - 63  # the old np.zeros(size + 128) slack, aligned
-    assert not view[start:start + size].any()
-    mapped = isinstance(memory.base, memoryview) and isinstance(memory.base.obj, mmap.mmap)
-    assert mapped == (size >= calling.MAPPED_ARENA_BYTES)
-    view[start:start + size] = 7  # writable
-    assert int(view[start:start + size].sum()) == 7 * size
-
-
-def test_a_module_runs_with_its_mapped_arena_and_frees_it(tmp_path: Path) -> None:
-    import gc
-    import weakref
-    compiled = compile_text(CompileCache(tmp_path))
-    assert compiled.arena_bytes == 0 or compiled._arena_ptr % 64 == 0
-    np.testing.assert_allclose(compiled([X, Y])[0], X * Y + X, rtol=1e-6)
-    gone = weakref.ref(compiled)
-    del compiled
-    gc.collect()
-    assert gone() is None
 
 
 def test_trim_runs_on_the_background_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,6 @@ CompiledModule (MCJIT) and native.py's loader both call through `EntryCaller`.
 from __future__ import annotations
 
 import ctypes
-import mmap
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,8 +48,8 @@ def layout_of(shape: Shape) -> tuple[int, ...]:
 
 class EntryCaller:
     """Calls `void hlo_entry(ptr arena, ptr params, ptr outs)` at `address` with numpy leaves.
-    The temp arena is allocated once (64-byte aligned: `new_arena`) and reused by every call;
-    a lock keeps two Python threads from sharing it."""
+    The temp arena is allocated once (64-byte aligned) and reused by every call; a lock keeps
+    two Python threads from sharing it."""
 
     def bind_entry(self, address: int, stats: CompileStats, param_leaves: list[Shape],
                    result_leaves: list[Shape]) -> None:
@@ -59,7 +58,8 @@ class EntryCaller:
         self.param_leaves = param_leaves
         self.result_leaves = result_leaves
         self.arena_bytes = stats.arena_bytes
-        self._arena, self._arena_ptr = new_arena(self.arena_bytes)
+        self._arena = np.zeros(self.arena_bytes + 128, np.uint8)
+        self._arena_ptr = (self._arena.ctypes.data + 63) // 64 * 64
         self._lock = threading.Lock()
 
     def __call__(self, args: Sequence[Any]) -> list[np.ndarray]:
@@ -79,24 +79,6 @@ class EntryCaller:
         with self._lock:
             self._entry(self._arena_ptr, ctypes.addressof(in_arr), ctypes.addressof(out_arr))
         return [to_logical(o, s) for o, s in zip(outs, self.result_leaves)]
-
-
-MAPPED_ARENA_BYTES = 1 << 20  # from here on the arena is a mapping of its own
-
-
-def new_arena(size: int) -> tuple[Any, int]:
-    """Zeroed memory of `size` bytes and its 64-byte aligned address. An anonymous mapping
-    (page aligned, unmapped when the module is freed) rather than np.zeros: once the process has
-    freed a big block, glibc raises its mmap threshold and serves the next one from the heap,
-    where calloc has to clear it (a 23 MB arena: 1-7 ms of every cold compile); the kernel's
-    zero pages cost nothing until the code touches them. Small arenas stay on the heap
-    (clearing them is quick, and every mapping is one of the process's limited VMAs)."""
-    if size < MAPPED_ARENA_BYTES:
-        small = np.zeros(size + 128, np.uint8)
-        return small, (small.ctypes.data + 63) // 64 * 64
-    memory = mmap.mmap(-1, size + 64, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # the slack np.zeros had
-    view = np.frombuffer(memory, np.uint8)  # keeps the mapping alive as long as the module
-    return view, view.ctypes.data
 
 
 def _storage_dtype(shape: Shape) -> np.dtype:
