@@ -213,12 +213,25 @@ def _shift(kind: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value
     return apply
 
 
+_FLOAT_BITS = {ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}
+
+
 def _max_min(is_max: bool) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
     def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
         if et.kind == "float":
-            # numpy: (x >= y || isnan(x)) ? x : y  (NaN propagates from either side)
+            # (x >= y || isnan(x)) ? x : y: NaN propagates from either side (the NaN operand
+            # itself, as numpy); equal operands give the AND (max) / OR (min) of their bits,
+            # which orders -0 below +0 as IEEE 754-2019's maximum/minimum (llvm.maximum, the
+            # interpreter) and leaves any other equal pair as it is.
             cmp = b.fcmp_ordered(">=" if is_max else "<=", x, y)
-            return b.select(b.or_(cmp, b.fcmp_unordered("uno", x, x)), x, y)
+            r = b.select(b.or_(cmp, b.fcmp_unordered("uno", x, x)), x, y)
+            width = _FLOAT_BITS.get(type(x.type))
+            if width is None:
+                return r
+            ity = ir.IntType(width)
+            xb, yb = b.bitcast(x, ity), b.bitcast(y, ity)
+            both = b.bitcast(b.and_(xb, yb) if is_max else b.or_(xb, yb), x.type)
+            return b.select(b.fcmp_ordered("==", x, y), both, r)
         if et.kind == "signed":
             return b.select(b.icmp_signed(">=" if is_max else "<=", x, y), x, y)
         return b.select(b.icmp_unsigned(">=" if is_max else "<=", x, y), x, y)
