@@ -35,3 +35,16 @@ def test_signed_zeros_and_nans_match_the_interpreter(op: str, et: str, dt: type)
     expected_first_two = (zero, zero) if op == "maximum" else (-zero, -zero)
     assert np.signbit(got[0]) == np.signbit(expected_first_two[0][0])
     assert np.signbit(got[1]) == np.signbit(expected_first_two[1][0])
+
+
+@pytest.mark.parametrize("et,dt", TYPES)
+def test_clamp_is_min_of_max_on_both_backends(et: str, dt: type) -> None:
+    n = len(X)
+    text = (f"HloModule m\nENTRY e {{\n  lo = {et}[{n}] parameter(0)\n  x = {et}[{n}] parameter(1)\n"
+            f"  hi = {et}[{n}] parameter(2)\n  ROOT r = {et}[{n}] clamp(lo, x, hi)\n}}\n")
+    m = hlotools.parse_module(text)
+    lo, x, hi = np.array(Y, dt), np.array(X, dt), np.array([0.0] * n, dt)
+    got = CompiledModule(m)([lo, x, hi])[0]
+    want = evaluate(m, [lo, x, hi])[0]
+    assert np.array_equal(_bits(got), _bits(want))
+    assert not np.signbit(want[0]) and np.signbit(want[2])  # max(-0, +0) = +0; min(-0, +0) = -0

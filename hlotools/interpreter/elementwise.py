@@ -433,10 +433,11 @@ def select(inst: Instruction, args: list, ev: object) -> Array:
 
 @kernel("clamp")
 def clamp(inst: Instruction, args: list, ev: object) -> Array:
-    """clamp(min, x, max) = min(max(x, lo), hi); NaN anywhere propagates (XLA's evaluator)."""
+    """clamp(min, x, max) = min(max(x, lo), hi), as XLA's elemental emitter builds it; NaN
+    anywhere propagates."""
     et = _et(inst, 1)
     lo, x, hi = (to_compute(a, et) for a in args)
     if et.kind == "complex":
         raise HloRuntimeError("clamp is undefined for complex")
-    r = np.minimum(np.maximum(x, lo), hi)
+    r = _min(_max(x, lo, et), hi, et)  # maximum's and minimum's own rules (signed zeros too)
     return finish(r, _out_et(inst))
