@@ -358,25 +358,7 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     b = ir.IRBuilder(entry)
     tid = b.alloca(pthread_t, name="tid")
     b.call(join_pending, [])  # the previous call's threads (long finished, normally)
-    # threads(): the global, else sysconf once (an atomic store: racing first calls agree)
-    cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
-    ask = pf.append_basic_block("ask")
-    have = pf.append_basic_block("have")
-    b.cbranch(b.icmp_signed(">", cur, ir.Constant(T.I32, 0)), have, ask)
-    b.position_at_end(ask)
-    got = b.call(sysconf, [ir.Constant(T.I32, _SC_NPROCESSORS_ONLN)])
-    got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
-    got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
-    got32 = b.trunc(got, T.I32)
-    b.store_atomic(got32, gthreads, "monotonic", 4)
-    b.branch(have)
-    b.position_at_end(have)
-    nt = b.phi(T.I32)
-    nt.add_incoming(cur, entry)
-    nt.add_incoming(got32, ask)
-    nt64 = b.sext(nt, T.I64)
-    nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
-    nt64 = b.select(b.icmp_signed(">", nt64, n), n, nt64)
+    nt64 = thread_count(b, pf, sysconf, gthreads, n)
     serial = pf.append_basic_block("serial")
     try_par = pf.append_basic_block("alloc")
     par = pf.append_basic_block("parallel")
@@ -428,6 +410,31 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     release(b, st)
     b.ret_void()
     return pf
+
+
+def thread_count(b: ir.IRBuilder, fn: ir.Function, sysconf: ir.Function, gthreads: ir.GlobalVariable,
+                 n: ir.Value) -> ir.Value:
+    """min(n, MAX_THREADS, threads()): the global `hlotools_num_threads` if > 0, else
+    sysconf's online CPUs, stored back (an atomic store: racing first calls agree)."""
+    entry = b.block
+    cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
+    ask = fn.append_basic_block("ask")
+    have = fn.append_basic_block("have")
+    b.cbranch(b.icmp_signed(">", cur, ir.Constant(T.I32, 0)), have, ask)
+    b.position_at_end(ask)
+    got = b.call(sysconf, [ir.Constant(T.I32, _SC_NPROCESSORS_ONLN)])
+    got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
+    got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
+    got32 = b.trunc(got, T.I32)
+    b.store_atomic(got32, gthreads, "monotonic", 4)
+    b.branch(have)
+    b.position_at_end(have)
+    nt = b.phi(T.I32)
+    nt.add_incoming(cur, entry)
+    nt.add_incoming(got32, ask)
+    nt64 = b.sext(nt, T.I64)
+    nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
+    return b.select(b.icmp_signed(">", nt64, n), n, nt64)
 
 
 def _as_worker(b: ir.IRBuilder, fnptr: ir.Value) -> ir.Value:

@@ -41,12 +41,12 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.backend.llvm.parallel import (
-    _SC_NPROCESSORS_ONLN,
     JOIN_SYMBOL,
     MAX_THREADS,
     THREADS_GLOBAL,
     _as_worker,
     _declare,
+    thread_count,
 )
 from hlotools.errors import HloUnsupportedError
 
@@ -514,26 +514,8 @@ def _export_join(module: ir.Module, join: ir.Function, export: bool) -> None:
 
 def _thread_count(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, gthreads: ir.GlobalVariable,
                   n: ir.Value) -> ir.Value:
-    """min(n, MAX_THREADS, threads()) as parallel.py computes it: the global if > 0, else
-    sysconf's online CPUs, stored back (an atomic store: racing first calls agree)."""
-    entry = b.block
-    cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
-    ask, have = _blocks(fn, "ask", "have")
-    b.cbranch(b.icmp_signed(">", cur, _i32(0)), have, ask)
-    b.position_at_end(ask)
-    got = b.call(libc.sysconf, [_i32(_SC_NPROCESSORS_ONLN)])
-    got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
-    got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
-    got32 = b.trunc(got, T.I32)
-    b.store_atomic(got32, gthreads, "monotonic", 4)
-    b.branch(have)
-    b.position_at_end(have)
-    nt = b.phi(T.I32)
-    nt.add_incoming(cur, entry)
-    nt.add_incoming(got32, ask)
-    nt64 = b.sext(nt, T.I64)
-    nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
-    return b.select(b.icmp_signed(">", nt64, n), n, nt64)
+    """min(n, MAX_THREADS, threads()) exactly as parallel.py computes it."""
+    return thread_count(b, fn, libc.sysconf, gthreads, n)
 
 
 def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: ir.Function,
