@@ -10,6 +10,7 @@ scratch memory (complex: (re, im) pairs), per matrix of the batch, with the inte
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
@@ -299,14 +300,43 @@ SCRATCH["triangular-solve"] = lambda inst: [
 # As the interpreter (XLA's BatchNormExpander): statistics over every dim but
 # feature_index, in f32 (f64 for f64); Var[X] = E[X^2] - E[X]^2.
 
-def _bn(fe: FunctionEmitter, inst: Instruction) -> tuple[int, float, Shape, ElementType, ir.Type]:
+@dataclass
+class _BatchNorm:
+    """What batch-norm-training and -grad share: the feature dim, epsilon, the operand's shape,
+    the work type (f32, f64 for f64), elements per feature, two per-feature accumulators in
+    scratch (zeroed), and the result leaves' pointers and shapes."""
+
+    fi: int
+    eps: float
+    xs: Shape
+    work: ElementType
+    ty: ir.Type
+    nf: int
+    count: int
+    acc: tuple[ir.Value, ir.Value]
+    outs: list[ir.Value]
+    shapes: list[Shape]
+    et: ElementType
+
+
+def _bn(fe: FunctionEmitter, inst: Instruction, name: str) -> _BatchNorm:
     x = inst.operands[0]
     et = x.shape.element_type
     if et is None or et.kind != "float":
         raise HloUnsupportedError(f"{inst.opcode} of {et} values")
     work = ELEMENT_TYPES["f64" if et.name == "f64" else "f32"]
-    return int(inst.attrs.get("feature_index", 0)), float(inst.attrs.get("epsilon", 0.0)), x.shape, work, \
-        T.value_type(work)
+    ty = T.value_type(work)
+    fi = int(inst.attrs.get("feature_index", 0))
+    nf = x.shape.dims[fi]
+    s1, s2 = fe.scratch_ptrs(inst)
+    with for_range(fe.b, 0, nf, name=name) as f:
+        _vstore(fe, s1, ty, f, ir.Constant(ty, 0.0))
+        _vstore(fe, s2, ty, f, ir.Constant(ty, 0.0))
+    shapes = inst.shape.leaves()
+    out_et = shapes[0].element_type
+    assert out_et is not None
+    return _BatchNorm(fi, float(inst.attrs.get("epsilon", 0.0)), x.shape, work, ty, nf,
+                      max(1, math.prod(x.shape.dims) // max(nf, 1)), (s1, s2), fe.leaf_ptrs(inst), shapes, out_et)
 
 
 def _vload(fe: FunctionEmitter, ptr: ir.Value, ty: ir.Type, f: ir.Value) -> ir.Value:
@@ -326,19 +356,12 @@ def _operand(fe: FunctionEmitter, inst: Instruction, k: int, index: list[ir.Valu
 
 @emitter("batch-norm-training")
 def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
-    fi, eps, xs, work, ty = _bn(fe, inst)
+    bn = _bn(fe, inst, "bz")
+    fi, eps, xs, work, ty, nf, count, et = bn.fi, bn.eps, bn.xs, bn.work, bn.ty, bn.nf, bn.count, bn.et
     b = fe.b
-    nf = xs.dims[fi]
-    count = max(1, math.prod(xs.dims) // max(nf, 1))
-    s1, s2 = fe.scratch_ptrs(inst)
-    out, mean_out, var_out = fe.leaf_ptrs(inst)
-    o_shape, m_shape, v_shape = inst.shape.leaves()
-    et = o_shape.element_type
-    assert et is not None
-    zero = ir.Constant(ty, 0.0)
-    with for_range(b, 0, nf, name="bz") as f:
-        _vstore(fe, s1, ty, f, zero)
-        _vstore(fe, s2, ty, f, zero)
+    s1, s2 = bn.acc
+    out, mean_out, var_out = bn.outs
+    o_shape, m_shape, v_shape = bn.shapes
 
     def stats(index: list[ir.Value]) -> None:
         v = _operand(fe, inst, 0, index, work)
@@ -367,19 +390,12 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
 
 @emitter("batch-norm-grad")
 def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
-    fi, eps, xs, work, ty = _bn(fe, inst)
+    bn = _bn(fe, inst, "gz")
+    fi, eps, xs, work, ty, nf, count, et = bn.fi, bn.eps, bn.xs, bn.work, bn.ty, bn.nf, bn.count, bn.et
     b = fe.b
-    nf = xs.dims[fi]
-    count = max(1, math.prod(xs.dims) // max(nf, 1))
-    sg, sgc = fe.scratch_ptrs(inst)
-    dx_out, dscale_out, doffset_out = fe.leaf_ptrs(inst)
-    dx_shape, ds_shape, do_shape = inst.shape.leaves()
-    et = dx_shape.element_type
-    assert et is not None
-    zero = ir.Constant(ty, 0.0)
-    with for_range(b, 0, nf, name="gz") as f:
-        _vstore(fe, sg, ty, f, zero)
-        _vstore(fe, sgc, ty, f, zero)
+    sg, sgc = bn.acc
+    dx_out, dscale_out, doffset_out = bn.outs
+    dx_shape, ds_shape, do_shape = bn.shapes
 
     def centered(index: list[ir.Value]) -> ir.Value:
         return b.fsub(_operand(fe, inst, 0, index, work), _operand(fe, inst, 2, [index[fi]], work))
