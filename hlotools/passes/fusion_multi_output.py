@@ -83,10 +83,12 @@ def _candidate(inst: Instruction, effects: SideEffects) -> bool:
     return is_elementwise(inst)
 
 
-def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
-    """Is `b` reachable from `a` over user edges? Instructions at or after b's position cannot
-    lead to b (topological order); new ones (no position) are searched through."""
-    limit = pos.get(id(b), len(pos))
+def _reaches(a: Instruction, b: Instruction, pos: dict[int, int] | None = None,
+             budget: int = SEARCH_BUDGET) -> bool:
+    """Is `b` reachable from `a` over user edges? With `pos` (positions in a topological
+    order) instructions at or after b's position cannot lead to b and are not searched; new
+    ones (no position) are. A search past `budget` nodes counts as reaching."""
+    limit = pos.get(id(b), len(pos)) if pos is not None else 0
     stack = list(a.users)
     seen: set[int] = set()
     while stack:
@@ -96,9 +98,9 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
         if id(u) in seen:
             continue
         seen.add(id(u))
-        if len(seen) > SEARCH_BUDGET:
+        if len(seen) > budget:
             return True
-        p = pos.get(id(u))
+        p = pos.get(id(u)) if pos is not None else None
         if p is not None and p >= limit:
             continue
         stack.extend(u.users)
@@ -108,26 +110,10 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
 def _connected(a: Instruction, b: Instruction) -> bool:
     """Does either reach the other over user edges? Exact (no positions): after a merge in
     this computation the textual positions are no longer a topological order (the merged
-    fusion sits at its last member's place and replaces earlier ones), so `_reaches` can miss
-    a path, and fusing two connected siblings makes a cycle (the post-order walk then never
-    ends: hlofile_0710 grew past 15 GB). A search past EXACT_BUDGET nodes counts as connected."""
-    return _reaches_exact(a, b) or _reaches_exact(b, a)
-
-
-def _reaches_exact(a: Instruction, b: Instruction) -> bool:
-    stack = list(a.users)
-    seen: set[int] = set()
-    while stack:
-        u = stack.pop()
-        if u is b:
-            return True
-        if id(u) in seen:
-            continue
-        seen.add(id(u))
-        if len(seen) > EXACT_BUDGET:
-            return True
-        stack.extend(u.users)
-    return False
+    fusion sits at its last member's place and replaces earlier ones), so a positional search
+    can miss a path, and fusing two connected siblings makes a cycle (the post-order walk then
+    never ends: hlofile_0710 grew past 15 GB). A search past EXACT_BUDGET nodes counts as connected."""
+    return _reaches(a, b, budget=EXACT_BUDGET) or _reaches(b, a, budget=EXACT_BUDGET)
 
 
 def _merge(rw: Rewriter, comp: Computation, group: list[Instruction]) -> tuple[Instruction, Computation]:
