@@ -68,35 +68,48 @@ def while_loop(b: ir.IRBuilder, conds: list[Callable[[], ir.Value]], body: Calla
 
 
 @dataclass
-class StdSort:
-    """Emits std::sort of perm[0:n] (n known at compile time) at the builder's position."""
+class IndexCode:
+    """The i64 helpers both libstdc++ replays (this file's std::sort, emit_std_stable_sort's
+    std::stable_sort) emit with: slots in the entry block, loads and stores of i64 rows."""
 
     b: ir.IRBuilder
     entry: ir.IRBuilder  # where allocas go
-    perm: ir.Value
-    n: int
-    less: Less
 
-    # -- small helpers ------------------------------------------------------------------
     def var(self, init: ir.Value | int) -> ir.AllocaInstr:
         return new_var(self.entry, self.b, c64(init) if isinstance(init, int) else init)
 
     def get(self, slot: ir.Value) -> ir.Value:
         return self.b.load(slot, typ=T.I64)
 
+    def load(self, row: ir.Value, i: ir.Value) -> ir.Value:
+        return self.b.load(self.b.gep(row, [i], inbounds=True, source_etype=T.I64), typ=T.I64)
+
+    def store(self, row: ir.Value, i: ir.Value, v: ir.Value) -> None:
+        self.b.store(v, self.b.gep(row, [i], inbounds=True, source_etype=T.I64))
+
+    def lt(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.icmp_signed("<", x, y)
+
+
+@dataclass
+class StdSort(IndexCode):
+    """Emits std::sort of perm[0:n] (n known at compile time) at the builder's position."""
+
+    perm: ir.Value
+    n: int
+    less: Less
+
+    # -- small helpers ------------------------------------------------------------------
     def at(self, i: ir.Value) -> ir.Value:
-        return self.b.load(self.b.gep(self.perm, [i], inbounds=True, source_etype=T.I64), typ=T.I64)
+        return self.load(self.perm, i)
 
     def put(self, i: ir.Value, v: ir.Value) -> None:
-        self.b.store(v, self.b.gep(self.perm, [i], inbounds=True, source_etype=T.I64))
+        self.store(self.perm, i, v)
 
     def swap(self, i: ir.Value, j: ir.Value) -> None:
         vi, vj = self.at(i), self.at(j)
         self.put(i, vj)
         self.put(j, vi)
-
-    def lt(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self.b.icmp_signed("<", x, y)
 
     # -- std::sort -----------------------------------------------------------------------
     def emit(self) -> None:

@@ -34,7 +34,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_loops import c64, for_range
-from hlotools.backend.llvm.emit_std_sort import new_var, while_loop
+from hlotools.backend.llvm.emit_std_sort import IndexCode, while_loop
 
 Less = Callable[[ir.Value, ir.Value], ir.Value]  # (original index, original index) -> i1
 
@@ -42,35 +42,18 @@ CHUNK = 7  # libstdc++ _S_chunk_size
 
 
 @dataclass
-class StdStableSort:
+class StdStableSort(IndexCode):
     """Emits std::stable_sort of the permutation in `a` (n known at compile time), using
     `buf` as the buffer; `emit` returns a pointer to whichever row holds the result."""
 
-    b: ir.IRBuilder
-    entry: ir.IRBuilder  # where allocas go
     a: ir.Value
     buf: ir.Value
     n: int
     less: Less
 
     # -- small helpers ------------------------------------------------------------------
-    def var(self, init: ir.Value | int) -> ir.AllocaInstr:
-        return new_var(self.entry, self.b, c64(init) if isinstance(init, int) else init)
-
-    def get(self, slot: ir.Value) -> ir.Value:
-        return self.b.load(slot, typ=T.I64)
-
     def ptr(self, slot: ir.Value) -> ir.Value:
         return self.b.load(slot, typ=T.PTR)
-
-    def load(self, row: ir.Value, i: ir.Value) -> ir.Value:
-        return self.b.load(self.b.gep(row, [i], inbounds=True, source_etype=T.I64), typ=T.I64)
-
-    def store(self, row: ir.Value, i: ir.Value, v: ir.Value) -> None:
-        self.b.store(v, self.b.gep(row, [i], inbounds=True, source_etype=T.I64))
-
-    def lt(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self.b.icmp_signed("<", x, y)
 
     def min(self, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.select(self.lt(x, y), x, y)
