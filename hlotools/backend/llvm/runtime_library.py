@@ -55,7 +55,7 @@ _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.r(\d+)$")
 _CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack)\.(f32|f64)$")
 _CONV = re.compile(r"conv\.(f32|f64)$")
 # The files whose code ends up in the runtime objects (paths under hlotools/).
-SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py",
+SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py", "backend/llvm/pool_libc.py",
            "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
