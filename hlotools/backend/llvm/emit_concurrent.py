@@ -33,9 +33,8 @@ contiguously; besides the members only what waits for a set moves. Pinned instru
 their order (each depends on the previous one). Fusion computations are not planned (their
 instructions are parts of one kernel), nor is anything compiled while a set is emitted.
 
-Emitting a set: while its members are emitted `parallel.worth_parallel` answers True (a
-wrapper installed on parallel.py's module once, steered by a context variable; outside a set
-it is the original), so each member's emitter takes its parallel path, and the parallel_for
+Emitting a set: its members are emitted under `parallel.forced()` (worth_parallel answers
+True), so each member's emitter takes its parallel path, and the parallel_for
 call that ends a member is taken out into the merged call. Inside a worker nothing may call
 parallel_for (parallel.py: no nesting; a worker that joins its sibling threads can
 deadlock): the members' workers are their loop bodies, which never ask for threads, and
@@ -48,7 +47,7 @@ import os
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
@@ -86,7 +85,7 @@ PINNED_OPCODES = frozenset({"while", "conditional", "call", "custom-call", "map"
 # compile cache's key.
 CONCURRENT: ContextVar[bool] = ContextVar("hlotools_llvm_concurrent", default=True)
 ENV = "HLOTOOLS_CONCURRENT"
-_MODE: ContextVar[str] = ContextVar("hlotools_llvm_task_mode", default="")  # see _install_guard
+_MODE: ContextVar[str] = ContextVar("hlotools_llvm_task_mode", default="")  # "force" while a set is emitted
 WORKER_PREFIX = "tasks"  # the merged worker functions are named par.tasks.N
 PARALLEL_FOR = "hlo.parallel_for"
 
@@ -273,26 +272,26 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
     chunk, and a 2:1 pair of dots still splits evenly). A parallel_for that is not its member's
     last instruction (something reads its result afterwards) becomes a plain serial call
     worker(ctx, 0, n), as does everything when fewer than two loops are left."""
-    _install_guard()
     tok = _MODE.set("force")
     parts: list[_Part] = []
     try:
-        for inst in members:
-            block, done, nblocks = fe.b.block, len(fe.b.block.instructions), len(fe.fn.blocks)
-            emit_one(inst)
-            # what the member emitted: the rest of the block it started in, and new blocks
-            new = block.instructions[done:] + [i for blk in fe.fn.blocks[nblocks:] for i in blk.instructions]
-            calls = [c for c in new if _is_parallel_call(c)]
-            last = fe.b.block.instructions[-1] if fe.b.block.instructions else None
-            for call in calls:
-                worker, ctx, n = call.args[:3]
-                if isinstance(worker, ir.Function):
-                    _check_no_nesting(worker)
-                if call is last:
-                    parts.append(_Part(worker, ctx, n))
-                    _remove(call)
-                else:
-                    _make_serial(call, worker, ctx, n)
+        with par.forced():
+            for inst in members:
+                block, done, nblocks = fe.b.block, len(fe.b.block.instructions), len(fe.fn.blocks)
+                emit_one(inst)
+                # what the member emitted: the rest of the block it started in, and new blocks
+                new = block.instructions[done:] + [i for blk in fe.fn.blocks[nblocks:] for i in blk.instructions]
+                calls = [c for c in new if _is_parallel_call(c)]
+                last = fe.b.block.instructions[-1] if fe.b.block.instructions else None
+                for call in calls:
+                    worker, ctx, n = call.args[:3]
+                    if isinstance(worker, ir.Function):
+                        _check_no_nesting(worker)
+                    if call is last:
+                        parts.append(_Part(worker, ctx, n))
+                        _remove(call)
+                    else:
+                        _make_serial(call, worker, ctx, n)
     finally:
         _MODE.reset(tok)
     if len(parts) < 2 or not all(isinstance(p.n, ir.Constant) for p in parts):
@@ -350,24 +349,3 @@ def _check_no_nesting(worker: ir.Function) -> None:
     """No parallel_for inside a worker (parallel.py: no nesting)."""
     if _parallel_calls(worker):
         raise HloUnsupportedError(f"internal: {worker.name} calls parallel_for inside a task")
-
-
-_GUARD_MARK = "_hlotools_task_guard"
-
-
-def _install_guard() -> None:
-    """parallel.worth_parallel answers True (threads enabled) while a set's members are emitted
-    (`_MODE` "force": every member loop goes through parallel_for, to be merged), else it is
-    the original. The emitters ask it through the module (par.worth_parallel in emit_gemm,
-    the module global in parallel_loop_nest), so replacing the attribute reaches them all."""
-    current = par.worth_parallel
-    if getattr(current, _GUARD_MARK, False):
-        return
-
-    def worth_parallel(*args: Any, **kwargs: Any) -> bool:
-        if _MODE.get() == "force":
-            return par.enabled()
-        return current(*args, **kwargs)
-    setattr(worth_parallel, _GUARD_MARK, True)
-    worth_parallel.__doc__ = current.__doc__
-    par.worth_parallel = worth_parallel  # type: ignore[assignment]

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -58,8 +59,24 @@ def enabled() -> bool:
     return os.environ.get("HLOTOOLS_NUM_THREADS", "") != "1"
 
 
+_FORCED: ContextVar[bool] = ContextVar("hlotools_llvm_parallel_forced", default=False)
+
+
 def worth_parallel(work: int, threshold: int = MIN_PARALLEL_WORK) -> bool:
-    return enabled() and work >= threshold
+    """Whether a kernel of `work` takes its parallel path: threads are enabled and the work is
+    big enough — or a caller `forced()` it (emit_concurrent: every member of a concurrent set
+    ends in its own parallel_for, which the set then merges into one)."""
+    return enabled() and (work >= threshold or _FORCED.get())
+
+
+@contextmanager
+def forced() -> Iterator[None]:
+    """While active, worth_parallel answers True whenever threads are enabled."""
+    tok = _FORCED.set(True)
+    try:
+        yield
+    finally:
+        _FORCED.reset(tok)
 
 
 def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
