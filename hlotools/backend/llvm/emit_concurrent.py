@@ -77,9 +77,6 @@ MIN_TASK_WORK = 1 << 18
 # 0.41 ms, mlp_bf16_mixed's 1-2 Mi dot pairs 0.154 -> 0.157 ms (even); the LSTM step's dots
 # (2 Mi + 4 Mi) 232 -> 156 us, big_scan_lstm (64 steps) 12.9 -> 7.6 ms.
 MIN_SET_WORK = 1 << 20
-PINNED_OPCODES = frozenset({"while", "conditional", "call", "custom-call", "map", "after-all", "add-dependency",
-                            "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed", "outfeed",
-                            "send", "send-done", "recv", "recv-done"})
 # Off: compile without concurrent sets (tests and the A/B benchmark); so do HLOTOOLS_CONCURRENT=0
 # and HLOTOOLS_NUM_THREADS=1 (parallel.enabled() False). HLOTOOLS_* variables are part of the
 # compile cache's key.
@@ -111,11 +108,12 @@ def in_task() -> bool:
 # -- which kernels ------------------------------------------------------------------------------
 
 def pinned(inst: Instruction) -> bool:
-    """Side effects, control flow and calls keep their relative order."""
+    """Side effects, control flow, calls, collectives and token plumbing keep their relative
+    order (facts from the opcode table)."""
     info = opcode_info(inst.opcode)
-    if info is not None and (info.side_effect or info.category in ("collective", "async")):
+    if info is None or info.side_effect or info.category in ("control", "collective", "async"):
         return True
-    return inst.opcode in PINNED_OPCODES
+    return any(leaf.is_token for shape in (inst.shape, *(o.shape for o in inst.operands)) for leaf in shape.leaves())
 
 
 def task_work(fe: FunctionEmitter, inst: Instruction) -> int | None:
