@@ -397,17 +397,11 @@ def test_two_pools_in_one_module_share_the_join() -> None:
     jit.parse_ir(str(m))  # verifies
 
 
-def test_drop_in_for_the_backend() -> None:
-    """The LLVM backend with parallel.py's parallel_for swapped for the pool (as the runtime
-    will be switched): threaded elementwise loops and a threaded GEMM give numpy's results,
-    calls from several Python threads too, and the pool is what ran them."""
+def test_the_backend_runs_on_the_pool() -> None:
+    """The LLVM backend's parallel_for is the pool (the runtime library's and AOT's
+    definition): threaded elementwise loops and a threaded GEMM give numpy's results, calls
+    from several Python threads too, and the pool is what ran them."""
     out = run_child("""
-        from hlotools.backend.llvm import parallel, parallel_pool
-        if hasattr(parallel, "_define_parallel_for"):   # the runtime library's and AOT's definition
-            parallel._define_parallel_for = lambda module, export: parallel_pool.pool_parallel_for_function(
-                module, export=export)
-        else:
-            parallel.parallel_for_function = parallel_pool.pool_parallel_for_function
         from hlotools import parse_module
         from hlotools.backend.llvm.runtime import CompiledModule
         EW = '''HloModule ew
