@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "algsimp": "hlotools.passes.algsimp:AlgebraicSimplifier",
     "constant-folding": "hlotools.passes.constant_folding:HloConstantFolding",
     "fusion": "hlotools.passes.fusion:InstructionFusion",
+    "epilogue-fusion": "hlotools.passes.epilogue_fusion:EpilogueFusion",
     "scheduling": "hlotools.passes.scheduling:Scheduling",
     "layout-assignment": "hlotools.passes.layout_assignment:LayoutAssignment",
 }
