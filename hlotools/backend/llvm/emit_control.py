@@ -77,9 +77,24 @@ def _fusion(fe: FunctionEmitter, inst: Instruction) -> None:
     if fusion_is_elemental(inst):
         emit_elemental_loop(fe, inst)
         return
+    if str(inst.attrs.get("kind", "")) == "kOutput":  # a dot/convolution + elementwise consumers
+        from hlotools.backend.llvm.emit_output_fusion import emit_output_fusion
+        if emit_output_fusion(fe, inst):
+            return
     args = [p for op in inst.operands for p in fe.leaf_ptrs(op)]
     fe.call_computation(inst.attrs["calls"], args, fe.leaf_ptrs(inst), arg_shapes=_arg_shapes(inst),
                         out_shapes=inst.shape.leaves())
+
+
+def _fusion_scratch(inst: Instruction) -> list[int]:
+    """A kOutput fusion emitted in place needs its product's scratch (emit_output_fusion)."""
+    if str(inst.attrs.get("kind", "")) != "kOutput" or fusion_is_elemental(inst):
+        return []
+    from hlotools.backend.llvm.emit_output_fusion import output_scratch
+    return output_scratch(inst)
+
+
+SCRATCH["fusion"] = _fusion_scratch
 
 
 @emitter("conditional")

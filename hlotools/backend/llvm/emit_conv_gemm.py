@@ -109,22 +109,30 @@ def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     if found is None:
         emit_conv.emit_convolution(fe, inst)
         return
+    conv_into(fe, found, inst, inst, list(inst.operands))
+
+
+def conv_into(fe: FunctionEmitter, found: tuple[G.Plan, tuple[int, ...], tuple[int, ...]], inst: Instruction,
+              owner: Instruction, operands: list[Instruction], epilogue: ir.Value | None = None) -> None:
+    """The convolution `inst` by its conv_plan `found` into the buffer of `owner` (inst, or
+    the kOutput fusion holding it), with owner's scratch; `operands` stand for inst's
+    operands; `epilogue` as emit_gemm.gemm_into's (C is the result)."""
     p, sp_order, k_order = found
     labels: ConvDimLabels = inst.attrs["dim_labels"]
-    lhs, rhs = inst.operands
-    a_ptr, b_ptr = fe.scratch_ptrs(inst)
-    if _runtime_ok(fe, inst, p, sp_order, k_order):
-        _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr)
-        G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(inst)[0], None)
+    rhs = operands[1]
+    a_ptr, b_ptr = fe.scratch_ptrs(owner)
+    if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
+        _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, operands)
+        G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
         return
     G._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, G.View(True, (), 0, 1),
             p.npad, 2 * G.lanes(p.ct))
-    _im2col(fe, inst, p, sp_order, k_order)
-    G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(inst)[0], None)
+    _im2col(fe, inst, p, sp_order, k_order, owner, operands[0])
+    G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
 
 
 def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
-            k_order: tuple[int, ...]) -> None:
+            k_order: tuple[int, ...], owner: Instruction, lhs: Instruction) -> None:
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     out = inst.shape.dims
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
@@ -139,8 +147,8 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[i
             o_idx: dict[int, ir.Value] = {labels.output_batch: bi}
             if sp_order:
                 o_idx[sp_order[0]] = b.urem(t, c64(s0))
-            a_here = fe.scratch_ptrs(inst)[0]  # asked here: a parallel chunk is emitted in a worker function
-            _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here))
+            a_here = fe.scratch_ptrs(owner)[0]  # asked here: a parallel chunk is emitted in a worker function
+            _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here, lhs))
 
     if par.worth_parallel(nbatch * m * k) and total > 1:
         par.run_parallel(fe, "im2col", total, chunk)
@@ -161,12 +169,12 @@ def _positions(fe: FunctionEmitter, j: int, sp_order: tuple[int, ...], out: tupl
 
 
 def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...],
-         o_idx: dict[int, ir.Value], a_ptr: ir.Value) -> None:
-    """Fill A[b][m][:] for the output position in o_idx."""
+         o_idx: dict[int, ir.Value], a_ptr: ir.Value, lhs: Instruction) -> None:
+    """Fill A[b][m][:] for the output position in o_idx (`lhs` stands for inst's input)."""
     b = fe.b
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     window: Window = inst.attrs.get("window") or Window(())
-    lhs, rhs = inst.operands
+    rhs = inst.operands[1]
     out, ld, rd = inst.shape.dims, lhs.shape.dims, rhs.shape.dims
     lhs_et = lhs.shape.element_type
     assert lhs_et is not None
@@ -202,7 +210,7 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
 
 
 def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
-                k_order: tuple[int, ...]) -> bool:
+                k_order: tuple[int, ...], operands: list[Instruction]) -> bool:
     """Can conv_kernel's generic functions do the im2col and the packing of W?"""
     if _GENERATED.get() or len(sp_order) > CK.MAX_SPATIAL:
         return False
@@ -211,14 +219,14 @@ def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tup
     rd = inst.operands[1].shape.dims
     if any(w.size != rd[labels.kernel_spatial[i]] for i, w in enumerate(window.dims)):
         return False
-    return all(op.shape.element_type == p.ct and fe.is_materialised(op) for op in inst.operands)
+    return all(op.shape.element_type == p.ct and fe.is_materialised(op) for op in operands)
 
 
 def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
-                  k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value) -> None:
+                  k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, operands: list[Instruction]) -> None:
     """Fill the descriptors of conv_kernel's pack and im2col and call them (im2col on several
     threads when big, as the generated one)."""
-    lhs, rhs = inst.operands
+    lhs, rhs = operands
     im2col, pack = CK.functions(fe.mc.ir, p.ct)
     b = fe.b
     nv = 2 * G.lanes(p.ct)

@@ -275,13 +275,24 @@ def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     if p is None:
         emit_dot.emit_dot(fe, inst)
         return
-    lhs, rhs = inst.operands
+    gemm_into(fe, p, inst, inst, list(inst.operands))
+
+
+def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction, operands: list[Instruction],
+              epilogue: ir.Value | None = None) -> None:
+    """The dot `inst` by plan `p` into the buffer of `owner` (inst itself, or the kOutput
+    fusion holding it: emit_output_fusion.py), with `owner`'s scratch; `operands` are the
+    materialised values standing for inst's operands (the fusion's operands). `epilogue`: the
+    address of an epilogue block (gemm_epilogue.py) the kernel applies before its stores
+    (generated kernel, result not staged)."""
+    lhs, rhs = operands
     dd = p.dims
-    scratch = iter(fe.scratch_ptrs(inst))
+    scratch = iter(fe.scratch_ptrs(owner))
     a_ptr = next(scratch) if p.a.packed else fe.leaf_ptrs(lhs)[0]
     b_ptr = fe.leaf_ptrs(rhs)[0] if not p.b.packed else None
     b_extra = next(scratch) if p.b.packed or p.tail else None
-    c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(inst)[0]
+    c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(owner)[0]
+    assert epilogue is None or not (p.blas or p.c.packed), "an epilogue needs the generated kernel writing C"
     if p.a.packed:
         _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None)
     if p.b.packed:
@@ -295,9 +306,9 @@ def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
         tail = b_extra if p.tail else None
         if tail is not None:
             _pack_tail(fe, p, b_ptr, tail)
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue)
     if p.c.packed:
-        _unstage(fe, inst, c_ptr, p)
+        _unstage(fe, owner, c_ptr, p)
 
 
 def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
@@ -481,8 +492,9 @@ def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> No
 
 
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
-                    tail: ir.Value | None) -> None:
-    """Fill the kernel's descriptor and run its tasks (on several threads when big)."""
+                    tail: ir.Value | None, epilogue: ir.Value | None = None) -> None:
+    """Fill the kernel's descriptor and run its tasks (on several threads when big);
+    `epilogue`: the address of an epilogue block, or None."""
     dd = p.dims
     b = fe.b
     L = lanes(p.ct)
@@ -520,7 +532,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     slots: list[tuple[int, ir.Value]] = [(K.D_A, b.ptrtoint(a_ptr, T.I64)), (K.D_B, b.ptrtoint(b_ptr, T.I64)),
                                          (K.D_C, b.ptrtoint(c_ptr, T.I64)),
                                          (K.D_TAIL, b.ptrtoint(tail, T.I64) if tail is not None else c64(0)),
-                                         (K.D_FIELDS, b.ptrtoint(g, T.I64))]
+                                         (K.D_FIELDS, b.ptrtoint(g, T.I64)),
+                                         (K.D_EPI, b.ptrtoint(epilogue, T.I64) if epilogue is not None else c64(0))]
     for k, v in slots:
         b.store(v, b.gep(desc, [c64(k)], source_etype=T.I64))
     kern = K.kernel_function(fe.mc.ir, p.ct, L, mr)

@@ -18,12 +18,17 @@ last partial panel then comes from a small zero-padded copy, `tail`, K x NV per 
 vector loads never run past the buffer), or from a packed copy in panel-major order
 (panels K * NV apart, rows NV apart: contiguous, no 4 KiB-stride cache set conflicts). Rows past M are clamped for reads and skipped for stores;
 columns past N are stored lane by lane through a stack tile.
+
+The descriptor's D_EPI slot points at an epilogue (gemm_epilogue.py: a small elementwise
+program over the finished tile, run before the store: bias, activation, residual of a kOutput
+fusion), or is 0: then nothing else changes (one branch per tile).
 """
 from __future__ import annotations
 
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import gemm_epilogue as E
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.emit_loops import c64, for_range
@@ -39,11 +44,13 @@ def rows_for(features: str) -> int:
  D_NB, D_B_PS) = range(17)
 D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
 BATCH_FIELDS = 5
-# The descriptor itself is {A, B, C, tail, fields}: the four pointers (i64) of a call and a
-# pointer to the other slots above, a constant of the calling module (5 stores per dot
-# instead of 17 + 5 per batch dim: LLVM time of every module with dots).
+# The descriptor itself is {A, B, C, tail, fields, epilogue}: the four pointers (i64) of a
+# call, a pointer to the other slots above, a constant of the calling module (6 stores per
+# dot instead of 17 + 5 per batch dim: LLVM time of every module with dots), and the
+# epilogue block's address or 0 (gemm_epilogue.py).
 D_FIELDS = 4
-DESC_SLOTS = 5
+D_EPI = 5
+DESC_SLOTS = 6
 
 
 def vector_bytes(features: str) -> int:
@@ -107,6 +114,8 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     stage = b.alloca(vty, size=c64(2), name="tile")
+    regs = b.alloca(vty, size=c64(E.MAX_REGS * MR * 2), name="epi.regs")  # the epilogue's registers
+    epilogue = E.epilogue_function(fn.module, fn.name, ct, L, MR)
     dp = b.bitcast(desc, T.I64.as_pointer())
     fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=T.PTR), typ=T.PTR)
 
@@ -118,6 +127,8 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
         return b.inttoptr(field(k), T.PTR)
 
     A, B, C, tail = ptr(D_A), ptr(D_B), ptr(D_C), field(D_TAIL)
+    epi = b.load(b.gep(dp, [c64(D_EPI)], source_etype=T.I64), typ=T.I64)
+    has_epi = b.icmp_unsigned("!=", epi, c64(0))
     M, N, K = field(D_M), field(D_N), field(D_K)
     a_rs, a_cs, b_rs, c_rs, c_cs = (field(k) for k in (D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS))
     panels, rchunks, rpc, nb = field(D_PANELS), field(D_RCHUNKS), field(D_RPC), field(D_NB)
@@ -191,6 +202,7 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
                 ph.add_incoming(v, b.block)
             b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
             b.position_at_end(kx)
+            new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, L, MR)
             vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
             count = b.select(full, c64(nv), ncols)
             for r in range(MR):
@@ -208,3 +220,38 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
                                 x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
                                 b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
     b.ret_void()
+
+
+def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, epi: ir.Value, regs: ir.Value,
+                    epilogue: ir.Function, fields: ir.Value, bt: ir.Value, m0: ir.Value, n0: ir.Value,
+                    ncols: ir.Value, vty: ir.VectorType, ct: ElementType, L: int, MR: int) -> list[ir.Value]:  # noqa: N803
+    """The tile after the epilogue when there is one (register 0 := the accumulators, run the
+    program, read the result register back), else the accumulators themselves."""
+    sty = T.value_type(ct)
+    nv = 2 * L
+    pre = b.block
+    run = b.append_basic_block("epi.run")
+    join = b.append_basic_block("epi.join")
+    b.cbranch(has_epi, run, join)
+    b.position_at_end(run)
+    align = ct.bits // 8
+    for r in range(MR):
+        for j in range(2):
+            b.store(tile[2 * r + j], b.gep(regs, [c64(2 * r + j)], source_etype=vty), align=align)
+    res = b.call(epilogue, [regs, b.inttoptr(epi, T.PTR), fields, bt, m0, n0, ncols])
+    out = [b.load(_vec(b, res, r * nv + j * L, sty, vty), typ=vty, align=align) for r in range(MR) for j in range(2)]
+    last = b.block
+    b.branch(join)
+    b.position_at_end(join)
+    merged = []
+    for acc, v in zip(tile, out):
+        ph = b.phi(vty)
+        ph.add_incoming(acc, pre)
+        ph.add_incoming(v, last)
+        merged.append(ph)
+    return merged
+
+
+def _vec(b: ir.IRBuilder, base: ir.Value, k: int, sty: ir.Type, vty: ir.VectorType) -> ir.Value:
+    """The vector at element k of an element array."""
+    return b.gep(b.gep(base, [c64(k)], source_etype=sty), [c64(0)], source_etype=vty)

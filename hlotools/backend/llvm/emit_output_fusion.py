@@ -1,0 +1,225 @@
+"""kOutput fusions (a dot or convolution D with an elementwise consumer chain: bias, ReLU,
+GELU, residual; the fusion pass's epilogue-fusion and CPU's matrix-vector dot + add) without
+calling the fused computation as a function. Three ways, chosen at compile time (`decide`):
+
+* "epilogue": D runs through the generated GEMM (emit_gemm.gemm_into) or the im2col + GEMM
+  convolution (emit_conv_gemm.conv_into) straight into the fusion's output buffer, and the
+  kernel applies the rest of the computation to each register tile before storing it: an
+  epilogue program (epilogue_program.py) interpreted by the runtime library's kernel
+  (gemm_epilogue.py), so the module gets no loop of its own for it. Needs the generated
+  kernel writing the result in place (not BLAS, no staged or converted C) and every node of
+  the epilogue supported.
+* "in_place": otherwise, when D is planned as a GEMM and reaches the ROOT only through
+  elementwise ops of its dims (the contract; the element at an index then needs D only at
+  that index), D is written into the output buffer as a standalone D would be, then one loop
+  over the output computes the ROOT from D's value at each index before overwriting it.
+* None: anything else (D not planned as a GEMM, other layouts or types at the output, data
+  movement of D's value): the caller calls the fused computation as a function.
+
+The output buffer never shares memory with an operand (buffers.py gives in-place sharing only
+to dynamic-update-slice roots), so writing D there first is safe. HLOTOOLS_EPILOGUE=0 turns
+the epilogue off (A/B measurements); `epilogues(False)` does in a context (tests).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm import emit_conv_gemm as CG
+from hlotools.backend.llvm import emit_gemm as G
+from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm import gemm_epilogue as E
+from hlotools.backend.llvm.compiler import FunctionEmitter
+from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value
+from hlotools.backend.llvm.emit_loops import c64, layout_of, loop_nest
+from hlotools.backend.llvm.epilogue_program import Grouping, Program, encode
+from hlotools.backend.llvm.registry import ELEMENTAL
+from hlotools.ir.attributes import ConvDimLabels
+from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import opcode_info
+from hlotools.ir.shape import Shape
+
+_ENABLED = ContextVar("hlotools_llvm_epilogues", default=True)
+ConvFound = tuple[G.Plan, tuple[int, ...], tuple[int, ...]]
+
+
+@contextmanager
+def epilogues(on: bool = True) -> Iterator[None]:
+    """Let kOutput fusions use the GEMM epilogue (else their in-place path) in this context."""
+    tok = _ENABLED.set(on)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(tok)
+
+
+def _epilogues_enabled() -> bool:
+    return _ENABLED.get() and os.environ.get("HLOTOOLS_EPILOGUE", "") != "0"
+
+
+@dataclass
+class Decision:
+    how: str  # 'epilogue' | 'in_place'
+    d: Instruction
+    root: Instruction
+    operands: list[Instruction]  # the fusion's operands standing for D's operands
+    params: dict[int, Instruction]  # id(fused parameter) -> the fusion's operand
+    gemm: G.Plan | None  # a dot's plan
+    conv: ConvFound | None  # a convolution's plan
+    program: Program | None
+
+    @property
+    def scratch(self) -> list[int]:
+        p = self.gemm if self.gemm is not None else self.conv[0] if self.conv is not None else None
+        return list(p.scratch) if p is not None else []
+
+
+def decide(inst: Instruction) -> Decision | None:
+    comp = inst.attrs.get("calls")
+    if not isinstance(comp, Computation) or comp.root is None or inst.shape.is_tuple:
+        return None
+    products = [i for i in comp.instructions if i.opcode in ("dot", "convolution")]
+    if len(products) != 1:
+        return None
+    d, root = products[0], comp.root
+    params = {id(p): inst.operands[k] for k, p in enumerate(comp.parameters) if k < len(inst.operands)}
+    operands = [params.get(id(op)) for op in d.operands]
+    if any(o is None or not _same(o.shape, op.shape) for o, op in zip(operands, d.operands)):
+        return None
+    if not _same(inst.shape, d.shape) or not _same(root.shape, d.shape):
+        return None
+    if not all(i is d or i.opcode == "parameter" or i.opcode in ELEMENTAL for i in comp.instructions):
+        return None
+    if not _reaches_in_place(root, d):
+        return None
+    gemm = conv = None
+    if d.opcode == "dot":
+        gemm = G.plan(d)
+        if gemm is None:
+            return None
+        direct, grouping = not (gemm.blas or gemm.c.packed), _dot_grouping(d, gemm)
+    else:
+        conv = CG.conv_plan(d)
+        if conv is None:
+            return None
+        direct, grouping = not conv[0].c.packed, _conv_grouping(d, conv)
+    ops = [o for o in operands if o is not None]
+    program = None
+    if direct and _epilogues_enabled():
+        ct = (gemm or conv[0]).ct  # type: ignore[index]
+        program = encode(root, d, params, grouping, ct)
+    return Decision("epilogue" if program is not None else "in_place", d, root, ops, params, gemm, conv, program)
+
+
+def _same(a: Shape, b: Shape) -> bool:
+    return (not a.is_tuple and not b.is_tuple and a.dims == b.dims and a.element_type == b.element_type
+            and tuple(layout_of(a)) == tuple(layout_of(b)))
+
+
+def _reaches_in_place(root: Instruction, d: Instruction) -> bool:
+    """Does every path from `root` to `d` pass only through elementwise ops of d's dims
+    (so the root's element at an index reads d only at that index)?"""
+    memo: dict[int, bool] = {}
+
+    def depends(x: Instruction) -> bool:
+        k = id(x)
+        if k not in memo:
+            memo[k] = x is d or any(depends(o) for o in x.operands)
+        return memo[k]
+    ok: dict[int, bool] = {}
+
+    def check(x: Instruction) -> bool:
+        if x is d or not depends(x):
+            return True
+        if id(x) in ok:
+            return ok[id(x)]
+        info = opcode_info(x.opcode)
+        good = (info is not None and info.is_elementwise and not x.shape.is_tuple and x.shape.dims == d.shape.dims
+                and all(check(o) for o in x.operands))
+        ok[id(x)] = good
+        return good
+    return check(root)
+
+
+def _dot_grouping(d: Instruction, p: G.Plan) -> Grouping:
+    dd = p.dims
+    nb = len(dd.batch)
+    rank = len(d.shape.dims)
+    return Grouping(tuple(j for j, n in enumerate(dd.batch) if n > 1), tuple(range(nb, nb + len(dd.lfree))),
+                    tuple(range(nb + len(dd.lfree), rank)))
+
+
+def _conv_grouping(d: Instruction, found: ConvFound) -> Grouping:
+    p, sp_order, _ = found
+    labels: ConvDimLabels = d.attrs["dim_labels"]
+    batch = (labels.output_batch,) if p.dims.batch[0] > 1 else ()
+    return Grouping(batch, sp_order, (labels.output_feature,))
+
+
+def output_scratch(inst: Instruction) -> list[int]:
+    """SCRATCH of a kOutput fusion emitted here: its product's (nothing when it is called)."""
+    got = decide(inst)
+    return got.scratch if got is not None else []
+
+
+def emit_output_fusion(fe: FunctionEmitter, inst: Instruction) -> bool:
+    """Emit the kOutput fusion `inst` here; False: the caller calls its computation."""
+    got = decide(inst)
+    if got is None:
+        return False
+    epi = _epilogue_block(fe, got.program) if got.program is not None else None
+    if got.gemm is not None:
+        G.gemm_into(fe, got.gemm, got.d, inst, got.operands, epi)
+    else:
+        assert got.conv is not None
+        CG.conv_into(fe, got.conv, got.d, inst, got.operands, epi)
+    if epi is None:
+        _root_in_place(fe, inst, got)
+    return True
+
+
+def _epilogue_block(fe: FunctionEmitter, program: Program) -> ir.Value:
+    """The program as a constant of the module and the epilogue block (its address, then the
+    operands' addresses) in the entry block's frame."""
+    ty = ir.ArrayType(T.I64, len(program.code))
+    g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("gemm.epilogue"))
+    g.global_constant = True
+    g.linkage = "private"
+    g.initializer = ir.Constant(ty, program.code)
+    blk = fe.in_entry().alloca(T.I64, size=c64(E.E_OPERANDS + len(program.sources)), name="epi.block")
+    b = fe.b
+    addrs: list[ir.Value] = [g]
+    for src in program.sources:
+        if src.outer is not None:
+            addrs.append(fe.leaf_ptrs(src.outer)[0])
+        else:
+            assert src.const is not None
+            addrs.append(fe.mc.constant_global(src.const))
+    for k, a in enumerate(addrs):
+        b.store(b.ptrtoint(a, T.I64), b.gep(blk, [c64(k)], source_etype=T.I64))
+    return b.bitcast(blk, T.PTR)
+
+
+def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> None:
+    """out[i] := root(i), reading D as out[i] before the store (D is already in out)."""
+    from hlotools.backend.llvm.parallel import parallel_loop_nest
+    shape = inst.shape
+    d = got.d
+
+    def body(index: list[ir.Value]) -> None:
+        out = fe.leaf_ptrs(inst)[0]  # asked here: a parallel nest emits the body in a worker function
+        bindings: dict[int, Callable[[Index], Value]] = {
+            id(d): lambda idx: fe.load_element(out, shape, idx)}
+        for pid, outer in got.params.items():
+            bindings[pid] = (lambda o: (lambda idx: fe.gen.value_at(o, idx)))(outer)
+        with fe.gen.region():
+            v = ElementalGen(fe, bindings).value_at(got.root, index)
+            fe.store_element(v, out, shape, index)
+    if not parallel_loop_nest(fe, shape, body, 1):
+        loop_nest(fe.b, shape, body)

@@ -1,0 +1,242 @@
+"""The compile-time half of the GEMM epilogue (gemm_epilogue.py has the format and the
+kernel's interpreter): the elementwise part of a kOutput fusion's computation, between the
+dot/convolution D and the ROOT, as an epilogue program, or None when it has anything the
+epilogue cannot do (then emit_output_fusion.py takes its general path; decided here, at
+compile time, never at run time).
+
+The GEMM addresses its result C as (batch element, row, column): `Grouping` says which
+output dims form each (the live batch dims of the descriptor in its order, the row dims read
+row-major, the column dims likewise). An operand of the epilogue (a parameter of D's
+shape, a broadcast of a parameter or constant, a constant, a scalar) is read through its
+element stride per output dim (0 where it is broadcast); those collapse into one stride per
+batch dim, a row stride and a column stride when each group's dims are evenly spaced in the
+operand (always true for a broadcast along whole groups and for an operand with C's layout).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hlotools.backend.llvm import gemm_epilogue as E
+from hlotools.backend.llvm.emit_loops import strides
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ElementType
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Output dims of the GEMM's live batch fields (kernel order), rows and columns."""
+
+    batch: tuple[int, ...]
+    rows: tuple[int, ...]
+    cols: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an OP_LOAD operand lives: a fusion operand (`outer`, the caller's
+    materialised value) or a constant of the fused computation (`const`)."""
+
+    outer: Instruction | None = None
+    const: Instruction | None = None
+
+
+@dataclass
+class Program:
+    code: list[int]
+    sources: list[Source]
+
+
+@dataclass
+class _Builder:
+    d: Instruction
+    params: dict[int, Instruction]  # id(fused parameter) -> the fusion's operand
+    grouping: Grouping
+    ct: ElementType
+    out_dims: tuple[int, ...]
+    code: list[tuple[int, int, int, int]] = field(default_factory=list)
+    records: list[list[int]] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    free: list[int] = field(default_factory=lambda: list(range(E.MAX_REGS - 1, 0, -1)))
+    reg: dict[int, int] = field(default_factory=dict)  # id(node) -> its register
+    uses: dict[int, int] = field(default_factory=dict)  # id(node) -> reads still to come
+
+    def alloc(self) -> int | None:
+        return self.free.pop() if self.free else None
+
+    def release(self, node: Instruction) -> None:
+        k = id(node)
+        self.uses[k] -= 1
+        if self.uses[k] == 0:
+            self.free.append(self.reg[k])
+            self.free.sort(reverse=True)
+
+
+def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], grouping: Grouping,
+           ct: ElementType) -> Program | None:
+    """The program computing `root` from D (register 0) and the leaves, or None."""
+    bld = _Builder(d, params, grouping, ct, d.shape.dims)
+    order: list[Instruction] = []
+    if not _collect(bld, root, order, set()):
+        return None
+    for node in order:
+        for op in _reads(node):
+            bld.uses[id(op)] = bld.uses.get(id(op), 0) + 1
+    bld.uses[id(root)] = bld.uses.get(id(root), 0) + 1
+    bld.uses.setdefault(id(d), 0)
+    bld.reg[id(d)] = 0
+    if bld.uses[id(d)] == 0:
+        bld.free.append(0)
+    for node in order:
+        if node is not d and not _emit(bld, node):
+            return None
+    if root is d:
+        return None  # nothing to do after the product: no epilogue
+    ninstr = len(bld.code)
+    rec_base = E.P_CODE + E.WIDTH * ninstr
+    offsets = []
+    pos = rec_base
+    for rec in bld.records:
+        offsets.append(pos)
+        pos += len(rec)
+    code = [ninstr, bld.reg[id(root)]]
+    for opc, dst, x, y in bld.code:
+        code += [opc, dst, x, offsets[y] if opc == E.OP_LOAD else y]
+    for rec in bld.records:
+        code += rec
+    return Program(code, bld.sources)
+
+
+def _reads(node: Instruction) -> list[Instruction]:
+    return [] if _is_leaf_kind(node) else list(node.operands)
+
+
+def _is_leaf_kind(node: Instruction) -> bool:
+    return node.opcode in ("parameter", "constant", "broadcast")
+
+
+def _collect(bld: _Builder, node: Instruction, order: list[Instruction], seen: set[int]) -> bool:
+    """Post order of the program's nodes (D, elementwise ops of D's dims, leaves); False
+    when some node is none of them."""
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    if node is not bld.d and not _is_leaf_kind(node):
+        if node.opcode not in E.ELEMENTWISE and node.opcode != "clamp":
+            return False
+        if node.shape.is_tuple or node.shape.dims != bld.out_dims or node.shape.element_type != bld.ct:
+            return False
+        if node.opcode != "clamp" and not E.supports(node.opcode, bld.ct):
+            return False
+        if node.opcode == "clamp" and not (E.supports("maximum", bld.ct) and E.supports("minimum", bld.ct)):
+            return False
+        for op in node.operands:
+            if op.shape.is_tuple or op.shape.element_type != bld.ct:
+                return False
+            if op.shape.dims != bld.out_dims and not (node.opcode == "clamp" and not op.shape.dims):
+                return False
+            if not _collect(bld, op, order, seen):
+                return False
+    order.append(node)
+    return True
+
+
+def _emit(bld: _Builder, node: Instruction) -> bool:
+    if _is_leaf_kind(node):
+        return _emit_load(bld, node)
+    xs = [bld.reg[id(op)] for op in node.operands]
+    if node.opcode == "clamp":  # emit_arith's clamp: minimum(maximum(x, lo), hi)
+        lo, x, hi = xs
+        t = bld.alloc()
+        dst = bld.alloc()
+        if t is None or dst is None:
+            return False
+        bld.code.append((E.op_code("maximum"), t, x, lo))
+        bld.code.append((E.op_code("minimum"), dst, t, hi))
+        bld.free.append(t)
+        bld.free.sort(reverse=True)
+    else:
+        dst = bld.alloc()
+        if dst is None:
+            return False
+        bld.code.append((E.op_code(node.opcode), dst, xs[0], xs[1] if len(xs) > 1 else xs[0]))
+    bld.reg[id(node)] = dst
+    for op in node.operands:
+        bld.release(op)
+    return True
+
+
+def _emit_load(bld: _Builder, node: Instruction) -> bool:
+    found = _leaf_strides(bld, node)
+    if found is None:
+        return False
+    source, per_dim = found
+    g = bld.grouping
+    rs = _collapse(per_dim, g.rows, bld.out_dims)
+    cs = _collapse(per_dim, g.cols, bld.out_dims)
+    if rs is None or cs is None:
+        return False
+    dst = bld.alloc()
+    if dst is None:
+        return False
+    bld.sources.append(source)
+    bld.records.append([rs, cs, *(per_dim[j] for j in g.batch)])
+    bld.code.append((E.OP_LOAD, dst, len(bld.sources) - 1, len(bld.records) - 1))
+    bld.reg[id(node)] = dst
+    if bld.uses[id(node)] == 0:
+        bld.free.append(dst)
+    return True
+
+
+def _leaf_strides(bld: _Builder, node: Instruction) -> tuple[Source, list[int]] | None:
+    """(where the values are, element stride per output dim) of a leaf, or None."""
+    n = len(bld.out_dims)
+    if node.opcode == "broadcast":
+        src = node.operands[0]
+        dims = tuple(node.attrs.get("dimensions", ()))
+        got = _memory(bld, src)
+        if got is None or len(dims) != len(src.shape.dims):
+            return None
+        source, shape = got
+        st = strides(shape)
+        per_dim = [0] * n
+        for k, od in enumerate(dims):
+            if shape.dims[k] != 1:
+                per_dim[od] = st[k]
+        return source, per_dim
+    got = _memory(bld, node)
+    if got is None:
+        return None
+    source, shape = got
+    if not shape.dims:
+        return source, [0] * n
+    if shape.dims != bld.out_dims:
+        return None
+    st = strides(shape)
+    return source, [st[k] if shape.dims[k] != 1 else 0 for k in range(n)]
+
+
+def _memory(bld: _Builder, node: Instruction) -> tuple[Source, Shape] | None:
+    """A parameter (the fusion operand bound to it) or a constant, in the compute type."""
+    if node.shape.is_tuple or node.shape.element_type != bld.ct:
+        return None
+    if node.opcode == "parameter":
+        outer = bld.params.get(id(node))
+        if outer is None or outer.shape.dims != node.shape.dims or outer.shape.element_type != bld.ct:
+            return None
+        return Source(outer=outer), outer.shape
+    if node.opcode == "constant" and node.literal is not None:
+        return Source(const=node), node.shape
+    return None
+
+
+def _collapse(per_dim: list[int], group: tuple[int, ...], dims: tuple[int, ...]) -> int | None:
+    """One stride for `group` read as a row-major index (the last dim fastest), or None when
+    the operand does not space those dims evenly (0: the operand does not vary along them)."""
+    live = [d for d in group if dims[d] != 1]
+    if not live:
+        return 0
+    for a, b in zip(live, live[1:]):
+        if per_dim[a] != per_dim[b] * dims[b]:
+            return None
+    return per_dim[live[-1]]
