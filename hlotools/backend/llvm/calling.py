@@ -48,8 +48,8 @@ def layout_of(shape: Shape) -> tuple[int, ...]:
 
 class EntryCaller:
     """Calls `void hlo_entry(ptr arena, ptr params, ptr outs)` at `address` with numpy leaves.
-    The temp arena is allocated once (64-byte aligned) and reused by every call; a lock keeps
-    two Python threads from sharing it."""
+    The temp arena is allocated once (64-byte aligned, not cleared: `new_arena`) and reused by
+    every call; a lock keeps two Python threads from sharing it."""
 
     def bind_entry(self, address: int, stats: CompileStats, param_leaves: list[Shape],
                    result_leaves: list[Shape]) -> None:
@@ -58,8 +58,7 @@ class EntryCaller:
         self.param_leaves = param_leaves
         self.result_leaves = result_leaves
         self.arena_bytes = stats.arena_bytes
-        self._arena = np.zeros(self.arena_bytes + 128, np.uint8)
-        self._arena_ptr = (self._arena.ctypes.data + 63) // 64 * 64
+        self._arena, self._arena_ptr = new_arena(self.arena_bytes)
         self._lock = threading.Lock()
 
     def __call__(self, args: Sequence[Any]) -> list[np.ndarray]:
@@ -79,6 +78,26 @@ class EntryCaller:
         with self._lock:
             self._entry(self._arena_ptr, ctypes.addressof(in_arr), ctypes.addressof(out_arr))
         return [to_logical(o, s) for o, s in zip(outs, self.result_leaves)]
+
+
+ARENA_ALIGN = 64
+
+
+def new_arena(size: int) -> tuple[np.ndarray, int]:
+    """Memory for a module's temp arena of `size` bytes and its ARENA_ALIGN-aligned address,
+    NOT cleared. The generated code writes every arena byte before it reads it: a logical
+    buffer lives from the instruction that defines (writes) it to its last reader, scratch
+    only within its instruction (buffers.py), and buffers of different live ranges share
+    bytes, so each call already sees what earlier calls and other buffers left there (zeros
+    were never something the code could count on; tests/test_llvm_arena.py runs the corpus on
+    a poisoned arena). Not clearing it is what keeps a cold compile's bind cheap: np.zeros of
+    a big arena is a calloc, which glibc serves from the heap once its dynamic mmap threshold
+    has grown past the arena size (after any such block was freed), and then clears with
+    memset (big_conv's 23 MB: 2-30 ms, the same again in page faults if the pages are new);
+    np.empty reuses the freed block as it is. A fresh anonymous mapping was tried and
+    reverted: it only moved the page faults into the first call."""
+    raw = np.empty(size + ARENA_ALIGN, np.uint8)
+    return raw, (raw.ctypes.data + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN
 
 
 def _storage_dtype(shape: Shape) -> np.dtype:
