@@ -121,7 +121,7 @@ def epilogue_hero(fusion: Instruction, ordered: bool = True) -> Instruction | No
         return None
     order = post_order_from(root)
     heroes = [i for i in order if i.opcode in HEROES]
-    if len(heroes) != 1 or not same_array_shape(root.shape, heroes[0].shape):
+    if len(heroes) != 1 or heroes[0] is root or not same_array_shape(root.shape, heroes[0].shape):
         return None
     hero = heroes[0]
     operands = list(dict.fromkeys(hero.operands))
