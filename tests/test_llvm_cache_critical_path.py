@@ -1,7 +1,7 @@
 """What a cold compile_cached no longer waits for, and that moving it changed no guarantee: the
-folder's trim runs on the background worker (one queued trim per folder), a process killed
-right after compile_cached leaves only valid entries, and the C compiler is looked up once
-per ($CC, $PATH)."""
+folder's trim runs on the background worker (one queued trim per folder), so does the copy of
+the runtime library's groups into a new folder, a process killed right after compile_cached
+leaves only valid entries, and the C compiler is looked up once per ($CC, $PATH)."""
 from __future__ import annotations
 
 import os
@@ -151,3 +151,40 @@ def test_a_process_killed_right_after_compile_cached_leaves_only_valid_entries(t
                           log=said.append), source_text=TEXT)
     assert any(line.startswith("compile cache: hit") for line in said), said
     np.testing.assert_allclose(warm([X, Y])[0], X * Y + X, rtol=1e-6)
+
+
+DOT = """HloModule dot
+ENTRY main {
+  a = f32[64,64] parameter(0)
+  b = f32[64,64] parameter(1)
+  ROOT d = f32[64,64] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+"""
+
+
+def test_runtime_groups_are_copied_into_a_new_folder_by_the_background_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold compile into a folder without the runtime library's entries only writes its own
+    two entries; the groups its code calls (loaded in this process) are copied there by the
+    worker, so a later process still finds them."""
+    from hlotools.backend.llvm import runtime_library
+    compile_text(CompileCache(tmp_path / "first"), DOT)  # the groups are loaded in this process now
+    writes: list[tuple[str, str]] = []
+    real_put = CompileCache.put
+
+    def recording_put(self: CompileCache, entry: Entry, create_folders: bool = True) -> bool:
+        writes.append((threading.current_thread().name, entry.kind))
+        return real_put(self, entry, create_folders)
+    monkeypatch.setattr(CompileCache, "put", recording_put)
+    store = CompileCache(tmp_path / "second")
+    compiled = compile_text(store, DOT)
+    groups = list(compiled.runtime_groups)
+    assert groups and all(runtime_library.get(g) is not None for g in groups)
+    main = threading.current_thread().name
+    assert sorted(k for t, k in writes if t == main) == ["alias", "object"]
+    assert store.wait_for_links(60)
+    assert sorted(k for t, k in writes if t == "hlotools-link" and k == cache.RUNTIME_KIND) == ["runtime"] * len(groups)
+    for g in groups:
+        assert store.get(runtime_library.key(g), cache.RUNTIME_KIND) is not None
+    a = np.arange(64 * 64, dtype=np.float32).reshape(64, 64) / 4096
+    np.testing.assert_allclose(compiled([a, a])[0], a @ a, rtol=1e-5)

@@ -38,20 +38,29 @@ _LOGGER = logging.getLogger("hlotools.cache")
 
 @dataclass
 class LinkJob:
-    """Link `object_code` and `runtime_objects` into KEY.so, record it, then trim the folder."""
+    """For object entry KEY: copy the runtime library groups its code calls into the folder
+    (`runtime_groups`, loaded in this process: runtime_library.ensure writes those the folder
+    lacks, for a later process), link `object_code` and `runtime_objects` into KEY.so and
+    record it (unless `link` is False: no library can be made here), then trim the folder."""
 
     cache: CompileCache
     key: str
     object_code: bytes
     runtime_objects: list[bytes]
     done: threading.Event = field(default_factory=threading.Event)
+    runtime_groups: list[str] = field(default_factory=list)
+    link: bool = True
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.done.wait(timeout)
 
     def run(self) -> None:
         try:
-            link_now(self)
+            if self.runtime_groups:
+                from hlotools.backend.llvm import runtime_library
+                runtime_library.ensure(self.runtime_groups, self.cache)
+            if self.link:
+                link_now(self)
         finally:
             self.cache.trim()  # the library now counts too
 

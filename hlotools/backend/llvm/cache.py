@@ -6,8 +6,8 @@ Two kinds of entries, both keyed by a SHA-256 over the text, the compile options
 environment (format version, hlotools version and a fingerprint of the compiler's sources,
 llvmlite and LLVM versions, target triple, CPU name and features):
 
-- an *object* entry under the key of the canonical optimised module text: MCJIT's object
-  code plus what the runtime needs to call it (entry symbol, parameter and result leaf
+- an *object* entry under the key of the canonical optimised module text: the module's
+  object code (jit.py) plus what the runtime needs to call it (entry symbol, parameter and result leaf
   shapes with layouts, buffer-plan statistics with the arena size);
 - an *alias* entry under the key of the raw input text (or the input module's printed text):
   the optimised module's key, so a warm start skips even the passes and the printing.
@@ -29,7 +29,9 @@ description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
 
 The runtime library's objects (runtime_library.py: the parallel runtime, the GEMM kernels) are
 entries of kind "runtime" in `llvm/runtime/`, keyed by their own sources; object entries list
-the groups their code calls (meta "runtime"), loaded before the object.
+the groups their code calls (meta "runtime"), loaded before the object. A cold compile whose
+groups this process has loaded already leaves their copy into the folder to the background
+worker too (only a later process reads it).
 
 Location: $HLOTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/hlotools, else ~/.cache/hlotools
 (folder `llvm` inside). After each new object the least recently written entries are
@@ -199,23 +201,24 @@ class CompileCache:
         return True
 
     def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> Any:
-        """Queue the link of object entry `key` (with the runtime library objects it calls)
-        into KEY.so for the background worker (background_link.py), which then records the
-        library in the entry and trims the folder; returns the job, or None when no library
-        can be made here (then only the trim is queued)."""
+        """Queue, for the background worker (background_link.py), what only a later process
+        needs of object entry `key`: the runtime library groups its code calls copied into
+        this folder, the link of KEY.so (with those groups' objects) recorded in the entry,
+        and the folder's trim. Returns the job, with `link` False when no library can be
+        made here."""
         from hlotools.backend.llvm import background_link, runtime_library
-        if not native.enabled() or native.c_compiler() is None:
-            self.trim_later()
-            return None
-        loaded = [runtime_library.get(g) for g in runtime_groups]  # the module was just bound to them
-        try:
-            runtime = ([got.object_code for got in loaded if got is not None] if all(loaded)
-                       else runtime_library.objects(runtime_groups, self))
-        except HloError as e:
-            self.say(f"compile cache: no shared library ({e.message})")
-            self.trim_later()
-            return None
-        return background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime))
+        runtime: list[bytes] = []
+        link = native.enabled() and native.c_compiler() is not None
+        if link:
+            loaded = [runtime_library.get(g) for g in runtime_groups]  # the module was just bound to them
+            try:
+                runtime = ([got.object_code for got in loaded if got is not None] if all(loaded)
+                           else runtime_library.objects(runtime_groups, self))
+            except HloError as e:
+                self.say(f"compile cache: no shared library ({e.message})")
+                link = False
+        return background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime,
+                                                               runtime_groups=list(runtime_groups), link=link))
 
     def trim_later(self) -> None:
         """Queue `trim` for the background worker (it scans every entry: off the critical path)."""
@@ -443,12 +446,12 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
         # a warm start dlopens the library instead of loading the object into MCJIT; linking
         # it (cc, 15-25 ms) is nobody's wait: a thread does it ("link" is what starting it cost)
         t3 = time.perf_counter()
-        linking = compile_cache.link_later(module_key, compiled.object_code, list(compiled.runtime_groups))
-        if linking is not None:
+        linking = compile_cache.link_later(module_key, compiled.object_code, list(compiled.runtime_groups)).link
+        if linking:
             compiled.timings.extra["link"] = time.perf_counter() - t3
         compile_cache.say(f"compile cache: compiled ({spent}) and stored {module_key[:12]} in "
                           f"{compile_cache.directory}" + ("; its shared library is linked in the background"
-                                                          if linking is not None else ""))
+                                                          if linking else ""))
     return compiled
 
 

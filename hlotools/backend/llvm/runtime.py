@@ -44,7 +44,9 @@ class CompiledModule(EntryCaller):
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
                  keep_object: bool = False, runtime_cache: CompileCache | None = None) -> None:
         """`runtime_cache`: where the runtime library's objects are kept between processes
-        (None: built in this process when it has not loaded them yet)."""
+        (None: built in this process when it has not loaded them yet). Groups this process has
+        loaded already are not copied into it here: compile_cached has its background worker do
+        that (CompileCache.link_later), as only a later process reads them."""
         from hlotools.backend.llvm import compiler, jit
         from hlotools.backend.llvm import runtime_library as RL
         from hlotools.backend.llvm.emit_gemm import blas_enabled
@@ -55,7 +57,8 @@ class CompiledModule(EntryCaller):
         self.llvm_ir = str(ir_module)
         self.runtime_groups = RL.groups_needed(ir_module)
         t1 = time.perf_counter()
-        runtime_s = RL.ensure(self.runtime_groups, runtime_cache)  # before the JIT resolves symbols
+        loading = [g for g in self.runtime_groups if RL.get(g) is None]
+        runtime_s = RL.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
         t2 = time.perf_counter()
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
         jit_module, self._llmod = jit.compile_ir(self.llvm_ir, opt_level, objects.append if keep_object else None)
