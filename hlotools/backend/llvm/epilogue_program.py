@@ -58,23 +58,44 @@ class _Builder:
     records: list[list[int]] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     free: list[int] = field(default_factory=lambda: list(range(E.MAX_REGS - 1, 0, -1)))
+    free_scalars: list[int] = field(
+        default_factory=lambda: list(range(E.MAX_REGS + E.MAX_SCALARS - 1, E.MAX_REGS - 1, -1)))
     reg: dict[int, int] = field(default_factory=dict)  # id(node) -> its register
     uses: dict[int, int] = field(default_factory=dict)  # id(node) -> reads still to come
+    scalar_leaf: dict[int, tuple[int, int]] = field(default_factory=dict)  # scalar reg -> (source, record)
 
     def alloc(self) -> int | None:
         return self.free.pop() if self.free else None
+
+    def give_back(self, reg: int) -> None:
+        pool = self.free_scalars if reg >= E.MAX_REGS else self.free
+        pool.append(reg)
+        pool.sort(reverse=True)
 
     def release(self, node: Instruction) -> None:
         k = id(node)
         self.uses[k] -= 1
         if self.uses[k] == 0:
-            self.free.append(self.reg[k])
-            self.free.sort(reverse=True)
+            self.give_back(self.reg[k])
+
+    def as_tile(self, reg: int, temps: list[int]) -> int | None:
+        """A tile register holding `reg`'s values (a scalar one is loaded into a temporary)."""
+        if reg < E.MAX_REGS:
+            return reg
+        t = self.alloc()
+        if t is None:
+            return None
+        src, rec = self.scalar_leaf[reg]
+        self.code.append((E.OP_LOAD, t, src, rec))
+        temps.append(t)
+        return t
 
 
 def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], grouping: Grouping,
            ct: ElementType) -> Program | None:
     """The program computing `root` from D (register 0) and the leaves, or None."""
+    if root is d or _is_leaf_kind(root):
+        return None  # nothing to do after the product, or a result that ignores it
     bld = _Builder(d, params, grouping, ct, d.shape.dims)
     order: list[Instruction] = []
     if not _collect(bld, root, order, set()):
@@ -90,8 +111,6 @@ def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], gr
     for node in order:
         if node is not d and not _emit(bld, node):
             return None
-    if root is d:
-        return None  # nothing to do after the product: no epilogue
     ninstr = len(bld.code)
     rec_base = E.P_CODE + E.WIDTH * ninstr
     offsets = []
@@ -101,7 +120,7 @@ def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], gr
         pos += len(rec)
     code = [ninstr, bld.reg[id(root)]]
     for opc, dst, x, y in bld.code:
-        code += [opc, dst, x, offsets[y] if opc == E.OP_LOAD else y]
+        code += [opc, dst, x, offsets[y] if opc in (E.OP_LOAD, E.OP_SCALAR) else y]
     for rec in bld.records:
         code += rec
     return Program(code, bld.sources)
@@ -145,21 +164,30 @@ def _emit(bld: _Builder, node: Instruction) -> bool:
     if _is_leaf_kind(node):
         return _emit_load(bld, node)
     xs = [bld.reg[id(op)] for op in node.operands]
+    temps: list[int] = []
     if node.opcode == "clamp":  # emit_arith's clamp: minimum(maximum(x, lo), hi)
         lo, x, hi = xs
+        xt = bld.as_tile(x, temps)
         t = bld.alloc()
         dst = bld.alloc()
-        if t is None or dst is None:
+        if xt is None or t is None or dst is None:
             return False
-        bld.code.append((E.op_code("maximum"), t, x, lo))
+        bld.code.append((E.op_code("maximum"), t, xt, lo))
         bld.code.append((E.op_code("minimum"), dst, t, hi))
-        bld.free.append(t)
-        bld.free.sort(reverse=True)
+        temps.append(t)
+    elif len(xs) == 1 or all(r >= E.MAX_REGS for r in xs):  # unary ops and scalar pairs take tiles
+        first = bld.as_tile(xs[0], temps)
+        dst = bld.alloc()
+        if first is None or dst is None:
+            return False
+        bld.code.append((E.op_code(node.opcode), dst, first, xs[1] if len(xs) > 1 else first))
     else:
         dst = bld.alloc()
         if dst is None:
             return False
-        bld.code.append((E.op_code(node.opcode), dst, xs[0], xs[1] if len(xs) > 1 else xs[0]))
+        bld.code.append((E.op_code(node.opcode), dst, xs[0], xs[1]))
+    for t in temps:
+        bld.give_back(t)
     bld.reg[id(node)] = dst
     for op in node.operands:
         bld.release(op)
@@ -176,15 +204,19 @@ def _emit_load(bld: _Builder, node: Instruction) -> bool:
     cs = _collapse(per_dim, g.cols, bld.out_dims)
     if rs is None or cs is None:
         return False
-    dst = bld.alloc()
+    scalar = rs == 0 and cs == 0 and bool(bld.free_scalars)
+    dst = bld.free_scalars.pop() if scalar else bld.alloc()
     if dst is None:
         return False
     bld.sources.append(source)
     bld.records.append([rs, cs, *(per_dim[j] for j in g.batch)])
-    bld.code.append((E.OP_LOAD, dst, len(bld.sources) - 1, len(bld.records) - 1))
+    where = (len(bld.sources) - 1, len(bld.records) - 1)
+    bld.code.append((E.OP_SCALAR if scalar else E.OP_LOAD, dst, *where))
+    if scalar:
+        bld.scalar_leaf[dst] = where
     bld.reg[id(node)] = dst
     if bld.uses[id(node)] == 0:
-        bld.free.append(dst)
+        bld.give_back(dst)
     return True
 
 

@@ -21,9 +21,12 @@ accumulators) when the program starts. Ops:
   GEMM descriptor, in its order). Scalars (rs = cs = 0), per-column vectors (rs = 0),
   per-row values (cs = 0) and full tensors are all this one op. Rows past M and columns past
   N are clamped to the last ones (never read out of bounds; their results are not stored).
+* OP_SCALAR (dst, k, record): scalar register dst (>= MAX_REGS) = operand_k[batch offset]
+  (the same record, rs = cs = 0): constants and broadcast scalars cost one load per tile.
 * an elementwise op of ELEMENTWISE (dst, x, y): computed per element with the SAME scalar
   emitters as the elemental path (emit_arith.UNARY / BINARY, hence emit_math), in a loop
   LLVM vectorises, so a fused result is bit for bit the unfused kernel + elementwise loop.
+  One of a binary op's operands may be a scalar register (never both; unary ops take tiles).
 
 dst is never x or y (the encoder allocates it first: no loop-carried aliasing, so LLVM's
 run-time overlap checks pass and the vector loop runs).
@@ -37,10 +40,11 @@ from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ElementType
 
 MAX_REGS = 8
+MAX_SCALARS = 8  # scalar registers MAX_REGS.. (one value for the whole tile)
 E_PROGRAM, E_OPERANDS = 0, 1
 P_COUNT, P_RESULT, P_CODE = 0, 1, 2
 WIDTH = 4
-OP_LOAD = 0
+OP_LOAD, OP_SCALAR = 0, 1
 UNARY_OPS = ("negate", "abs", "sign", "exponential", "tanh", "logistic", "erf", "sqrt", "rsqrt", "log",
              "log-plus-one", "exponential-minus-one", "floor", "ceil", "sine", "cosine")
 BINARY_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power")
@@ -49,8 +53,8 @@ _INTEGER_OPS = frozenset({"negate", "abs", "sign", "add", "subtract", "multiply"
 
 
 def op_code(name: str) -> int:
-    """The program's number for elementwise op `name` (OP_LOAD is 0)."""
-    return 1 + ELEMENTWISE.index(name)
+    """The program's number for elementwise op `name` (after OP_LOAD and OP_SCALAR)."""
+    return 2 + ELEMENTWISE.index(name)
 
 
 def supports(name: str, et: ElementType) -> bool:
@@ -96,6 +100,7 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     acc = b.alloca(T.I64, name="boff")
     rest = b.alloca(T.I64, name="rest")
+    scalars = b.alloca(sty, size=c64(MAX_SCALARS), name="scalars")
 
     def at(base: ir.Value, k: ir.Value | int) -> ir.Value:
         return b.load(b.gep(base, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
@@ -116,33 +121,83 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
         operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
         _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest)
         b.branch(done)
+        scalar_bb = b.append_basic_block("op.scalar")
+        sw.add_case(c64(OP_SCALAR), scalar_bb)
+        b.position_at_end(scalar_bb)
+        operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
+        value = b.load(b.gep(operand, [_batch_offset(b, prog, y, fields, bt, nb, acc, rest)], source_etype=sty),
+                       typ=sty)
+        b.store(value, b.gep(scalars, [b.sub(dst, c64(MAX_REGS))], source_etype=sty))
+        b.branch(done)
         for name in ELEMENTWISE:
             if not supports(name, ct):
                 continue
             bb = b.append_basic_block(f"op.{name}")
             sw.add_case(c64(op_code(name)), bb)
             b.position_at_end(bb)
-            _elementwise(b, name, ct, sty, tile, dptr, xptr, yptr)
+            if name in UNARY_OPS:
+                _elementwise(b, name, ct, sty, tile, dptr, xptr, None)
+            else:
+                _binary(b, name, ct, sty, tile, dptr, (x, xptr), (y, yptr), scalars)
             b.branch(done)
         b.position_at_end(done)
     b.ret(b.gep(regs, [b.mul(at(prog, P_RESULT), c64(tile))], source_etype=sty))
 
 
+def _binary(b: ir.IRBuilder, name: str, ct: ElementType, sty: ir.Type, tile: int, dptr: ir.Value,
+            x: tuple[ir.Value, ir.Value], y: tuple[ir.Value, ir.Value], scalars: ir.Value) -> None:
+    """A binary op with a scalar register on the right, on the left, or none."""
+    def scalar(reg: ir.Value) -> ir.Value:
+        return b.load(b.gep(scalars, [b.sub(reg, c64(MAX_REGS))], source_etype=sty), typ=sty)
+    with b.if_else(b.icmp_signed(">=", y[0], c64(MAX_REGS))) as (y_scalar, y_tile):
+        with y_scalar:
+            _elementwise(b, name, ct, sty, tile, dptr, x[1], None, right=scalar(y[0]))
+        with y_tile:
+            with b.if_else(b.icmp_signed(">=", x[0], c64(MAX_REGS))) as (x_scalar, both):
+                with x_scalar:
+                    _elementwise(b, name, ct, sty, tile, dptr, None, y[1], left=scalar(x[0]))
+                with both:
+                    _elementwise(b, name, ct, sty, tile, dptr, x[1], y[1])
+
+
 def _elementwise(b: ir.IRBuilder, name: str, ct: ElementType, sty: ir.Type, tile: int, dptr: ir.Value,
-                 xptr: ir.Value, yptr: ir.Value) -> None:
-    """dst[e] = op(x[e], y[e]) over the tile, through the elemental path's scalar emitters
-    (and its rounding step), so the result is the unfused one bit for bit."""
+                 xptr: ir.Value | None, yptr: ir.Value | None, left: ir.Value | None = None,
+                 right: ir.Value | None = None) -> None:
+    """dst[e] = op(x[e], y[e]) over the tile (x or y a scalar when `left` / `right` is given),
+    through the elemental path's scalar emitters (and its rounding step), so the result is
+    the unfused one bit for bit."""
     from hlotools.backend.llvm.emit_arith import BINARY, UNARY
     with for_range(b, 0, tile, name="e") as e:
-        x = b.load(b.gep(xptr, [e], source_etype=sty), typ=sty)
+        x = left if xptr is None else b.load(b.gep(xptr, [e], source_etype=sty), typ=sty)
+        assert x is not None
         if name in UNARY_OPS:
             r = UNARY[name](b, x, ct)
         else:
-            y = b.load(b.gep(yptr, [e], source_etype=sty), typ=sty)
+            y = right if yptr is None else b.load(b.gep(yptr, [e], source_etype=sty), typ=sty)
             r = BINARY[name](b, x, y, ct)
         if ct.kind == "float":
             r = T.round_to(b, r, ct)
         b.store(r, b.gep(dptr, [e], source_etype=sty))
+
+
+def _batch_offset(b: ir.IRBuilder, prog: ir.Value, rec: ir.Value, fields: ir.Value, bt: ir.Value, nb: ir.Value,
+                  acc: ir.Value, rest: ir.Value) -> ir.Value:
+    """The element offset of batch element bt in the operand of record `rec` (bt
+    delinearised as the kernel does, the last batch dim fastest)."""
+    from hlotools.backend.llvm import gemm_kernel as K
+
+    def at(base: ir.Value, k: ir.Value) -> ir.Value:
+        return b.load(b.gep(base, [k], source_etype=T.I64), typ=T.I64)
+    b.store(c64(0), acc)
+    b.store(bt, rest)
+    with for_range(b, 0, nb, name="lb") as j:
+        jj = b.sub(b.sub(nb, c64(1)), j)
+        size = at(fields, b.add(c64(K.D_BATCH), b.mul(jj, c64(K.BATCH_FIELDS))))
+        r = b.load(rest, typ=T.I64)
+        b.store(b.udiv(r, size), rest)
+        st = at(prog, b.add(rec, b.add(c64(2), jj)))
+        b.store(b.add(b.load(acc, typ=T.I64), b.mul(b.urem(r, size), st)), acc)
+    return b.load(acc, typ=T.I64)
 
 
 def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, operand: ir.Value,  # noqa: N803
@@ -150,34 +205,31 @@ def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, opera
           M: ir.Value, nb: ir.Value, full: ir.Value, last_col: ir.Value, acc: ir.Value,  # noqa: N803
           rest: ir.Value) -> None:
     """OP_LOAD: the operand's values at the tile's (batch, rows, columns) into dst."""
-    from hlotools.backend.llvm import gemm_kernel as K
 
     def at(base: ir.Value, k: ir.Value) -> ir.Value:
         return b.load(b.gep(base, [k], source_etype=T.I64), typ=T.I64)
 
     rs, cs = at(prog, rec), at(prog, b.add(rec, c64(1)))
-    b.store(c64(0), acc)
-    b.store(bt, rest)
-    with for_range(b, 0, nb, name="lb") as j:  # bt delinearised as the kernel does (last dim fastest)
-        jj = b.sub(b.sub(nb, c64(1)), j)
-        size = at(fields, b.add(c64(K.D_BATCH), b.mul(jj, c64(K.BATCH_FIELDS))))
-        r = b.load(rest, typ=T.I64)
-        b.store(b.udiv(r, size), rest)
-        st = at(prog, b.add(rec, b.add(c64(2), jj)))
-        b.store(b.add(b.load(acc, typ=T.I64), b.mul(b.urem(r, size), st)), acc)
-    boff = b.add(b.load(acc, typ=T.I64), b.mul(n0, cs))
+    boff = b.add(_batch_offset(b, prog, rec, fields, bt, nb, acc, rest), b.mul(n0, cs))
     contiguous = b.and_(full, b.icmp_signed("==", cs, c64(1)))
     with for_range(b, 0, MR, name="lr") as r:
         rr = b.add(m0, r)
         rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))
         row = b.gep(operand, [b.add(boff, b.mul(rr, rs))], source_etype=sty)
         out = b.gep(dptr, [b.mul(r, c64(nv))], source_etype=sty)
-        with b.if_else(contiguous) as (then, other):
-            with then:
-                with for_range(b, 0, nv, name="lj") as j:
-                    b.store(b.load(b.gep(row, [j], source_etype=sty), typ=sty), b.gep(out, [j], source_etype=sty))
-            with other:
-                with for_range(b, 0, nv, name="lk") as j:
-                    col = b.select(b.icmp_signed("<", j, last_col), j, last_col)
-                    v = b.load(b.gep(row, [b.mul(col, cs)], source_etype=sty), typ=sty)
+        with b.if_else(b.icmp_signed("==", cs, c64(0))) as (same, varies):
+            with same:  # a scalar or a per-row value: one load, vector stores
+                v = b.load(row, typ=sty)
+                with for_range(b, 0, nv, name="ls") as j:
                     b.store(v, b.gep(out, [j], source_etype=sty))
+            with varies:
+                with b.if_else(contiguous) as (then, other):
+                    with then:
+                        with for_range(b, 0, nv, name="lj") as j:
+                            b.store(b.load(b.gep(row, [j], source_etype=sty), typ=sty),
+                                    b.gep(out, [j], source_etype=sty))
+                    with other:  # strided, or the last partial panel (columns clamped)
+                        with for_range(b, 0, nv, name="lk") as j:
+                            col = b.select(b.icmp_signed("<", j, last_col), j, last_col)
+                            v = b.load(b.gep(row, [b.mul(col, cs)], source_etype=sty), typ=sty)
+                            b.store(v, b.gep(out, [j], source_etype=sty))
