@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -209,39 +208,6 @@ def _pass_builder(tm: llvm.TargetMachine, level: int) -> llvm.PassBuilder:
     return hit[2]
 
 
-def unresolved_symbols(mod: llvm.ModuleRef) -> list[str]:
-    """External functions of `mod` (and the libm functions its intrinsics lower to) that
-    the process cannot resolve."""
-    missing = []
-    for fn in mod.functions:
-        if not fn.is_declaration:
-            continue
-        name = fn.name
-        if name.startswith(_KNOWN_INTRINSIC_PREFIX):
-            for sym in _intrinsic_libcalls(name):
-                if llvm.address_of_symbol(sym) is None:
-                    missing.append(f"{sym} (for {name})")
-            continue
-        if llvm.address_of_symbol(name) is None:
-            missing.append(name)
-    return missing
-
-
-_LIBCALL_INTRINSICS = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "pow": "pow", "exp2": "exp2",
-                       "log2": "log2", "log10": "log10", "tan": "tan", "tanh": "tanh", "frem": "fmod",
-                       # rounding: instructions with SSE4.1/AVX/NEON, libm calls on older targets
-                       "floor": "floor", "ceil": "ceil", "round": "round", "roundeven": "roundeven",
-                       "trunc": "trunc", "rint": "rint"}
-
-
-def _intrinsic_libcalls(name: str) -> list[str]:
-    m = re.match(r"llvm\.(\w+)\.(?:v\d+)?f(32|64)$", name)
-    if not m or m.group(1) not in _LIBCALL_INTRINSICS:
-        return []
-    base = _LIBCALL_INTRINSICS[m.group(1)]
-    return [base + ("f" if m.group(2) == "32" else "")]
-
-
 @dataclass
 class JitModule:
     """A finalised module in an execution engine: keeps the engine alive with the code."""
@@ -257,16 +223,13 @@ class JitModule:
 
 
 def jit(mod: llvm.ModuleRef, on_object: Callable[[bytes], None] | None = None) -> JitModule:
-    """Generate code for an optimised module and load it into an engine of its own (after
-    checking every external symbol resolves, so a missing one is an error here rather than
-    an abort later). The host target machine writes a relocatable object (`on_object`
-    receives it: the compile cache stores it, native.py links it into a shared library) and
-    `load_object` maps it, as a warm start from the cache does: one code path for both, and
-    cheaper than handing the module to MCJIT, which needs a target machine of its own to
-    generate the same bytes (0.5-0.7 ms less per module; the objects are identical)."""
-    missing = unresolved_symbols(mod)
-    if missing:
-        raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(missing)}")
+    """Generate code for an optimised module and load it into an engine of its own. The host
+    target machine writes a relocatable object (`on_object` receives it: the compile cache
+    stores it, native.py links it into a shared library) and `load_object` maps it, as a warm
+    start from the cache does: one code path for both, and cheaper than handing the module
+    to MCJIT, which needs a target machine of its own to generate the same bytes (0.5-0.7 ms
+    less per module; the objects are identical). load_object's check of the object's
+    undefined symbols is also the exact one: it sees the libm calls intrinsics became."""
     tm = host_target_machine()
     with _LOCK:
         data = tm.emit_object(mod)
@@ -345,7 +308,7 @@ def load_object(data: bytes, tm: llvm.TargetMachine | None = None) -> JitModule:
     info = read_object(data)
     missing = [s for s in info.undefined if s not in _LINKER_DEFINED and llvm.address_of_symbol(s) is None]
     if missing:
-        raise HloUnsupportedError(f"cached object needs symbols the process cannot resolve: {', '.join(missing)}")
+        raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(sorted(missing))}")
     with _LOCK:
         empty = llvm.parse_assembly("")
         engine = llvm.create_mcjit_compiler(empty, tm or _new_host_target_machine())  # engines own their TM
