@@ -147,6 +147,36 @@ def test_make_key_covers_text_options_and_env() -> None:
                 make_key("module", "m", {"o": 1}, {**FIXED_ENV, "cpu": "other"})}) == 5
 
 
+BIG_CONSTANT = """HloModule big_constant
+ENTRY main {
+  a = f32[16] parameter(0)
+  c = f32[16] constant({VALUES})
+  t = (f32[4], s32[2]) constant(({1, 2, 3, 4}, {5, 6}))
+  ROOT r = f32[16] add(a, c)
+}
+"""
+
+
+def _key_text(values: list[float]) -> str:
+    text = BIG_CONSTANT.replace("VALUES", ", ".join(str(v) for v in values))
+    return cache.module_key_text(hlotools.parse_module(text))
+
+
+def test_module_key_covers_the_values_of_constants_it_does_not_print() -> None:
+    """The key text elides the values of big constants but carries a digest of their bytes:
+    any change of a value (even 0 -> -0) changes the key, an equal module keeps it."""
+    values = [float(k) for k in range(16)]
+    base = _key_text(values)
+    assert "{...}" in base and "1, 2, 3, 4, 5" not in base  # the big values are not printed
+    assert _key_text(list(values)) == base
+    for k, v in ((15, 15.5), (0, -0.0), (7, float("nan"))):
+        changed = list(values)
+        changed[k] = v
+        assert _key_text(changed) != base, (k, v)
+    tuple_changed = BIG_CONSTANT.replace("{5, 6}", "{5, 7}").replace("VALUES", ", ".join(map(str, values)))
+    assert cache.module_key_text(hlotools.parse_module(tuple_changed)) != base
+
+
 def test_real_environment_names_the_target() -> None:
     real = REAL_ENVIRONMENT()
     t = jit.target_description()
@@ -197,9 +227,9 @@ def test_entry_of_another_key_is_not_trusted(tmp_path: Path) -> None:
     rec.compile()
     (entry,) = object_entries(rec)
     other_text = TEXT.replace("exponential", "negate")
-    module_key = make_key("module", hlotools.print_module(
+    module_key = make_key("module", cache.module_key_text(
         __import__("hlotools.backend.llvm.pipeline", fromlist=["x"]).optimise_module(
-            hlotools.parse_module(other_text)), "long"), CompileOptions().key_fields())
+            hlotools.parse_module(other_text))), CompileOptions().key_fields())
     target = rec.cache.path(module_key)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(entry.read_bytes())  # a valid entry, filed under the wrong key
