@@ -305,7 +305,8 @@ def test_random_chains_compute_the_same(case: tuple[str, bool], loop_first: bool
     m = hlotools.parse_module(text)
     assert m.entry is not None
     rng = np.random.default_rng(seed)
-    args = [rng.standard_normal(p.shape.dims).astype(np.float32) for p in m.entry.parameters]
+    args = [rng.standard_normal(p.shape.dims).astype(p.shape.element_type.dtype)  # type: ignore[union-attr]
+            for p in m.entry.parameters]
     want = evaluate(m, args)
     if loop_first:  # what the backend sees: fusion's kLoop fusions, then epilogue-fusion
         run_pipeline(m, parse_pipeline("fusion"))
