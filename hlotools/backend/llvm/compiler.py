@@ -14,6 +14,8 @@ register-resident chains. Fusions made by the fusion pass are emitted the same w
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import buffers as bufs
@@ -391,10 +393,19 @@ class FunctionEmitter:
 
 
 ELEMENTAL_EMITTERS: set[str] = set()  # opcodes with an emitter that still reads operands via value_at
+# Runtime-library kernels that may replace an elemental loop (emit_reduce_window.py for
+# reduce-window): fn(fe, inst) emits `inst` and returns True, or returns False (emitting
+# nothing) to leave it to the loop. The instruction stays an elemental loop for everything
+# else (implicit fusion of its operands, emit_concurrent's task kernels).
+KERNEL_LOOPS: dict[str, Callable[[FunctionEmitter, Instruction], bool]] = {}
 
 
 def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
-    """The default emitter: one loop nest over the result, storing value_at(inst, index)."""
+    """The default emitter: one loop nest over the result, storing value_at(inst, index)
+    (or a runtime-library kernel's call, KERNEL_LOOPS)."""
+    kernel = KERNEL_LOOPS.get(inst.opcode)
+    if kernel is not None and kernel(fe, inst):
+        return
     ptrs = fe.leaf_ptrs(inst)
     shapes = inst.shape.leaves()
     loop_shape = shapes[0]

@@ -12,7 +12,10 @@ Groups (each one LLVM module, one object, one cache entry):
   twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine;
 - one per convolution compute type, `conv.<type>` (conv_kernel.py): the generic im2col and
   kernel-packing functions of emit_conv_gemm's convolutions (`conv.im2col.<type>`,
-  `conv.pack.<type>`), which were ~60% of big_conv's LLVM time when generated per module.
+  `conv.pack.<type>`), which were ~60% of big_conv's LLVM time when generated per module;
+- one per reduce-window element type, `reduce_window.<type>` (reduce_window_kernel.py): the
+  descriptor-driven reduce-window of add/multiply/maximum/minimum reducers (pooling layers),
+  instead of a JIT'd loop nest per reduce-window.
 
 While `external()` is set (CompiledModule sets it around codegen), emitters only *declare*
 these functions. `ensure(groups, cache)` then makes them resolvable: a group already loaded in
@@ -54,9 +57,10 @@ KIND = "runtime"  # cache entry kind
 _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.r(\d+)$")
 _CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack)\.(f32|f64)$")
 _CONV = re.compile(r"conv\.(f32|f64)$")
+_REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
 # The files whose code ends up in the runtime objects (paths under hlotools/).
 SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py", "backend/llvm/pool_libc.py",
-           "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py",
+           "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py", "backend/llvm/reduce_window_kernel.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
@@ -85,6 +89,8 @@ def group_of(symbol: str) -> str | None:
     m = _CONV_SYMBOL.match(symbol)
     if m:
         return f"conv.{m.group(1)}"
+    if _REDUCE_WINDOW.match(symbol):
+        return symbol
     return None
 
 
@@ -112,11 +118,16 @@ def conv_group(type_name: str) -> str:
     return f"conv.{type_name}"
 
 
+def reduce_window_group(type_name: str) -> str:
+    """The group of the reduce-window kernel of element type `type_name`."""
+    return f"reduce_window.{type_name}"
+
+
 def build_ir(group: str) -> str:
     """The LLVM IR text of one group (HloError for a name that is no group)."""
     import llvmlite.ir as ir
 
-    from hlotools.backend.llvm import conv_kernel, gemm_kernel, parallel
+    from hlotools.backend.llvm import conv_kernel, gemm_kernel, parallel, reduce_window_kernel
     from hlotools.ir.types import ELEMENT_TYPES
     module = ir.Module(name=f"hlotools.runtime.{group}")
     if group == PARALLEL:
@@ -125,6 +136,10 @@ def build_ir(group: str) -> str:
     conv = _CONV.match(group)
     if conv:
         conv_kernel.define_runtime(module, ELEMENT_TYPES[conv.group(1)])
+        return str(module)
+    rw = _REDUCE_WINDOW.match(group)
+    if rw and reduce_window_kernel.supported_type(rw.group(1)):
+        reduce_window_kernel.define_runtime(module, ELEMENT_TYPES[rw.group(1)])
         return str(module)
     m = _GEMM.match(group)
     ct = ELEMENT_TYPES.get(m.group(1)) if m else None
@@ -191,10 +206,11 @@ def ensure(groups: Iterable[str], compile_cache: CompileCache | None = None) -> 
 
 
 def prepare(compile_cache: CompileCache | None = None, types: Iterable[str] = ("f32", "f64")) -> float:
-    """Load the parallel runtime, the GEMM kernels and the convolution functions of `types`
-    ahead of any module (the benchmark's one-time cost, like XLA's runtime in its binary).
-    Returns the seconds spent."""
-    return ensure([PARALLEL, *(gemm_group(t) for t in types), *(conv_group(t) for t in types)], compile_cache)
+    """Load the parallel runtime, the GEMM kernels, the convolution functions and the
+    reduce-window kernels of `types` ahead of any module (the benchmark's one-time cost, like
+    XLA's runtime in its binary). Returns the seconds spent."""
+    return ensure([PARALLEL, *(gemm_group(t) for t in types), *(conv_group(t) for t in types),
+                   *(reduce_window_group(t) for t in types)], compile_cache)
 
 
 def objects(groups: Iterable[str], compile_cache: CompileCache | None = None) -> list[bytes]:
