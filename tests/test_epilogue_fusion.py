@@ -118,6 +118,17 @@ ENTRY main {
     assert epilogue_hero(f4) is None  # not kOutput
 
 
+def test_sharded_instructions_are_left_alone() -> None:
+    """A sharding on the dot or on a consumer ends the chain before it."""
+    for where, fused in (("d", None), ("a", None), ("t", "dot_add_fusion")):
+        lines = [line + (", sharding={replicated}" if line.strip().startswith((f"{where} = ", f"ROOT {where} = ")) else "")
+                 for line in RESIDUAL.splitlines()]
+        m = hlotools.parse_module("\n".join(lines))
+        assert _run(m) == (fused is not None), where
+        assert [f.name for f in _k_output(m)] == ([fused] if fused else []), where
+        assert m.entry is not None and m.entry.instruction_by_name(where) is not None
+
+
 def test_fuel_bounds_the_rewrites() -> None:
     text = RESIDUAL.replace("ROOT t = f32[8,4] tanh(a)", """t = f32[8,4] tanh(a)
   e = f32[8,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
