@@ -222,15 +222,17 @@ class JitModule:
         return addr
 
 
-def jit(mod: llvm.ModuleRef, on_object: Callable[[bytes], None] | None = None) -> JitModule:
+def jit(mod: llvm.ModuleRef, on_object: Callable[[bytes], None] | None = None, level: int = 3) -> JitModule:
     """Generate code for an optimised module and load it into an engine of its own. The host
     target machine writes a relocatable object (`on_object` receives it: the compile cache
     stores it, native.py links it into a shared library) and `load_object` maps it, as a warm
     start from the cache does: one code path for both, and cheaper than handing the module
     to MCJIT, which needs a target machine of its own to generate the same bytes (0.5-0.7 ms
     less per module; the objects are identical). load_object's check of the object's
-    undefined symbols is also the exact one: it sees the libm calls intrinsics became."""
-    tm = host_target_machine()
+    undefined symbols is also the exact one: it sees the libm calls intrinsics became. Level 0
+    generates code without optimising it (fast instruction selection and register
+    allocation, as clang -O0); any other level as O3."""
+    tm = host_target_machine(0 if level == 0 else 3)
     with _LOCK:
         data = tm.emit_object(mod)
     if on_object is not None:
@@ -255,11 +257,12 @@ def export_symbols(jm: JitModule, names: Iterable[str]) -> dict[str, int]:
 
 def compile_ir(text: str, level: int = 3,
                on_object: Callable[[bytes], None] | None = None) -> tuple[JitModule, llvm.ModuleRef]:
-    """Parse, verify, optimise and JIT LLVM IR text for the host; also the optimised module."""
+    """Parse, verify, optimise and JIT LLVM IR text for the host; also the optimised module.
+    Level 0 neither optimises nor generates optimised code."""
     mod = parse_ir(text)
     if level > 0:
         optimise(mod, host_target_machine(), level)
-    return jit(mod, on_object), mod
+    return jit(mod, on_object, level), mod
 
 
 def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:

@@ -187,6 +187,32 @@ def _flat_leaf(shape: Shape, index: tuple[int, ...] | list[int]) -> int | None:
     return n if not shape.is_tuple else None
 
 
+def straight_line_instructions(module: ir.Module) -> int | None:
+    """How many instructions the functions `module` defines have when none of them has a loop,
+    else None. A cycle needs a branch to the block itself or an earlier one (in any block
+    order), so a module without such a branch runs each of its instructions at most once per
+    call: then the loops are all in what it calls (the runtime library's kernels) and its own
+    code is the argument plumbing around those calls, which LLVM's optimiser and aggressive
+    code generator cannot make measurably faster (runtime.py compiles it at level 0)."""
+    total = 0
+    for fn in module.functions:
+        blocks = fn.blocks
+        if not blocks:
+            continue
+        place = {id(b): k for k, b in enumerate(blocks)}
+        for k, block in enumerate(blocks):
+            total += len(block.instructions)
+            term = block.terminator
+            if term is None:
+                return None
+            targets = [op for op in term.operands if isinstance(op, ir.Block)]
+            targets += [b for _, b in getattr(term, "cases", [])]
+            targets += list(getattr(term, "destinations", []))
+            if any(place.get(id(b), -1) <= k for b in targets):
+                return None
+    return total
+
+
 def compile_module(module: Module, *, implicit_fusion: bool = True) -> tuple[ir.Module, CompileStats]:
     mc = ModuleCompiler(module, implicit_fusion=implicit_fusion)
     return mc.compile(), mc.stats

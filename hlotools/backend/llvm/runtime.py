@@ -22,6 +22,8 @@ from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
+    import llvmlite.ir as ir
+
     from hlotools.backend.llvm import jit
     from hlotools.backend.llvm.cache import CompileCache
     from hlotools.backend.llvm.native import SharedLibrary
@@ -60,8 +62,10 @@ class CompiledModule(EntryCaller):
         loading = [g for g in self.runtime_groups if RL.get(g) is None]
         runtime_s = RL.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
         t2 = time.perf_counter()
+        self.llvm_level = llvm_level(ir_module, opt_level)
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
-        jit_module, self._llmod = jit.compile_ir(self.llvm_ir, opt_level, objects.append if keep_object else None)
+        jit_module, self._llmod = jit.compile_ir(self.llvm_ir, self.llvm_level,
+                                                 objects.append if keep_object else None)
         t3 = time.perf_counter()
         self.object_code: bytes | None = objects[0] if objects else None
         entry = module.entry
@@ -124,6 +128,26 @@ class CompiledModule(EntryCaller):
 
     def optimised_ir(self) -> str:
         return str(self._llmod)
+
+
+# Straight-line code up to this many LLVM instructions is compiled at level 0 (llvm_level).
+STRAIGHT_LINE_MAX_INSTRUCTIONS = 2000
+
+
+def llvm_level(ir_module: ir.Module, opt_level: int) -> int:
+    """The LLVM level a module is compiled at: `opt_level`, except 0 for a module without loops
+    of at most STRAIGHT_LINE_MAX_INSTRUCTIONS instructions (module_compiler.straight_line_instructions:
+    code that runs each instruction at most once per call, such as an entry function that only
+    fills descriptors and calls the runtime library's kernels). LLVM's O3 optimiser and code
+    generator cost such a module 4-5 ms of fixed work (big_conv's entry: optimiser 1.9 ms, code
+    generation 2.6 ms at O3 against 1.1 ms with fast instruction selection) for the same code
+    give or take a few spills: at most a microsecond per call at this size, against the tens
+    of microseconds a call from Python costs anyway."""
+    from hlotools.backend.llvm.module_compiler import straight_line_instructions
+    if opt_level == 0:
+        return 0
+    size = straight_line_instructions(ir_module)
+    return 0 if size is not None and size <= STRAIGHT_LINE_MAX_INSTRUCTIONS else opt_level
 
 
 def compile_module(module: Module, **kw: Any) -> CompiledModule:

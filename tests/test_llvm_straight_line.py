@@ -1,0 +1,115 @@
+"""Modules without loops (their work is all in the runtime library's kernels: the entry only
+fills descriptors and calls) are compiled at LLVM level 0 (runtime.llvm_level): the same
+results, bit for bit, as at O3; modules with a loop keep the requested level."""
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.backend.llvm import runtime
+from hlotools.backend.llvm.module_compiler import straight_line_instructions
+from hlotools.backend.llvm.pipeline import optimise_module
+from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.interpreter import evaluate
+
+MLP = """HloModule mlp
+ENTRY main {
+  x = f32[32,128] parameter(0)
+  w = f32[128,256] parameter(1)
+  b = f32[256] parameter(2)
+  d = f32[32,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[32,256] broadcast(b), dimensions={1}
+  s = f32[32,256] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[32,256] broadcast(z), dimensions={}
+  ROOT r = f32[32,256] maximum(s, zb)
+}
+"""
+LOOP = """HloModule loop
+ENTRY main {
+  a = f32[1024] parameter(0)
+  ROOT r = f32[1024] multiply(a, a)
+}
+"""
+
+
+def _function(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder]:
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.IntType(1)]), name)
+    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
+
+def test_straight_line_instructions_counts_only_loop_free_modules() -> None:
+    module = ir.Module("m")
+    fn, b = _function(module, "forward")
+    then, done = fn.append_basic_block("then"), fn.append_basic_block("done")
+    b.cbranch(fn.args[0], then, done)
+    b.position_at_end(then)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    ir.Function(module, ir.FunctionType(ir.VoidType(), []), "declared")  # no body: not counted
+    assert straight_line_instructions(module) == 3
+    fn, b = _function(module, "loop")
+    body = fn.append_basic_block("body")
+    exit_ = fn.append_basic_block("exit")
+    b.branch(body)
+    b.position_at_end(body)
+    b.cbranch(fn.args[0], body, exit_)  # to itself: a loop
+    b.position_at_end(exit_)
+    b.ret_void()
+    assert straight_line_instructions(module) is None
+
+
+def test_a_switch_back_to_an_earlier_block_is_a_loop() -> None:
+    module = ir.Module("m")
+    fn, b = _function(module, "switch")
+    head, tail, end = fn.append_basic_block("head"), fn.append_basic_block("tail"), fn.append_basic_block("end")
+    b.branch(head)
+    b.position_at_end(head)
+    b.branch(tail)
+    b.position_at_end(end)
+    b.ret_void()
+    b.position_at_end(tail)
+    sw = b.switch(b.zext(fn.args[0], ir.IntType(32)), end)
+    assert straight_line_instructions(module) == 5  # the default goes forward
+    sw.add_case(1, head)  # a case goes back
+    assert straight_line_instructions(module) is None
+
+
+def _compiled(text: str, force: int | None = None, monkeypatch: pytest.MonkeyPatch | None = None,
+              **kw: Any) -> CompiledModule:
+    if force is not None and monkeypatch is not None:
+        monkeypatch.setattr(runtime, "llvm_level", lambda ir_module, level: force)
+    return CompiledModule(optimise_module(hlotools.parse_module(text)), **kw)
+
+
+def test_a_module_whose_loops_are_all_in_the_runtime_library_is_compiled_at_level_0(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((32, 128)).astype(np.float32), rng.standard_normal((128, 256)).astype(np.float32),
+            rng.standard_normal(256).astype(np.float32)]
+    fast = _compiled(MLP)
+    assert fast.llvm_level == 0
+    got = fast(args)[0]
+    np.testing.assert_allclose(got, evaluate(hlotools.parse_module(MLP), args)[0], rtol=1e-4, atol=1e-4)
+    full = _compiled(MLP, 3, monkeypatch)
+    assert full.llvm_level == 3
+    assert np.array_equal(full(args)[0], got)  # the same kernels do the work: bit for bit
+
+
+def test_a_module_with_a_loop_keeps_its_level() -> None:
+    compiled = _compiled(LOOP)
+    assert compiled.llvm_level == 3
+    assert _compiled(LOOP, opt_level=2).llvm_level == 2
+    assert _compiled(MLP, opt_level=0).llvm_level == 0
+    a = np.linspace(-2, 2, 1024, dtype=np.float32)
+    np.testing.assert_array_equal(compiled([a])[0], a * a)
+
+
+def test_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runtime, "STRAIGHT_LINE_MAX_INSTRUCTIONS", 5)
+    assert _compiled(MLP).llvm_level == 3
