@@ -63,6 +63,14 @@ def _args(case: Case, seed: int = 0) -> list[np.ndarray]:
 def _how(text: str) -> str | None:
     mod = hlotools.parse_module(text)
     assert mod.entry is not None and mod.entry.root is not None
+    with epilogues():
+        got = decide(mod.entry.root)
+    return got.how if got is not None else None
+
+
+def _how_default(text: str) -> str | None:
+    mod = hlotools.parse_module(text)
+    assert mod.entry is not None and mod.entry.root is not None
     got = decide(mod.entry.root)
     return got.how if got is not None else None
 
@@ -75,7 +83,8 @@ def run_case(case: Case, exact: bool, expect: str | None, rtol: float = 1e-5, at
     """Fused (epilogue on and off) and plain on the LLVM backend, the interpreter."""
     args = _args(case)
     assert _how(case.fused()) == expect
-    fused = compile_module(hlotools.parse_module(case.fused()))
+    with epilogues():  # every size (the default takes the epilogue from EPILOGUE_MIN_BYTES)
+        fused = compile_module(hlotools.parse_module(case.fused()))
     assert ("gemm.epilogue" in fused.llvm_ir) == (expect == "epilogue")
     got = fused(args)[0]
     with epilogues(False):
@@ -254,8 +263,9 @@ def test_aot_object_runs_an_epilogue_in_a_c_program(tmp_path: Path) -> None:
     case = Case(["f32[37,53]", "f32[53,70]", "f32[70]"],
                 [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"a = {s} add(d, b)", *_relu(s)], s)
     args = _args(case)
-    got = build_and_run(tmp_path, case.fused(), list(args), "epi")
-    jit_got = compile_module(hlotools.parse_module(case.fused()))(args)[0]
+    with epilogues():
+        got = build_and_run(tmp_path, case.fused(), list(args), "epi")
+        jit_got = compile_module(hlotools.parse_module(case.fused()))(args)[0]
     np.testing.assert_array_equal(got[0], jit_got)
 
 
@@ -307,10 +317,21 @@ def epilogue_cases(draw: st.DrawFn) -> Case:
 @given(epilogue_cases())
 def test_random_epilogues_are_the_unfused_result_bit_for_bit(case: Case) -> None:
     args = _args(case, seed=1)
-    with generated_only():
+    with generated_only(), epilogues():
         assert _how(case.fused()) == "epilogue"
         fused = compile_module(hlotools.parse_module(case.fused()))(args)[0]
         plain = compile_module(hlotools.parse_module(case.plain()))(args)[0]
     np.testing.assert_array_equal(_bits(fused), _bits(plain))
     want = evaluate(hlotools.parse_module(case.plain()), args)[0]
     np.testing.assert_allclose(fused, want, rtol=2e-4, atol=1e-4, equal_nan=True)
+
+
+def test_default_size_threshold() -> None:
+    """By default only results of EPILOGUE_MIN_BYTES or more take the epilogue (smaller ones
+    run faster through the in-place loop)."""
+    from hlotools.backend.llvm.emit_output_fusion import EPILOGUE_MIN_BYTES
+    rows = EPILOGUE_MIN_BYTES // (4 * 64)
+    for m, want in ((rows, "epilogue"), (rows - 1, "in_place")):
+        s = f"f32[{m},64]"
+        case = Case([f"f32[{m},8]", "f32[8,64]"], [_dot(s), *_relu(s, "d")], s)
+        assert _how_default(case.fused()) == want
