@@ -21,7 +21,10 @@ columns past N are stored lane by lane through a stack tile.
 
 The descriptor's D_EPI slot points at an epilogue (gemm_epilogue.py: a small elementwise
 program over the finished tile, run before the store: bias, activation, residual of a kOutput
-fusion), or is 0: then nothing else changes (one branch per tile).
+fusion), or is 0: then nothing else changes (one branch per tile; the k loop's machine code is
+the same instruction for instruction). The epilogue's interpreter is part of this group's
+code, so the runtime library's fingerprint must cover gemm_epilogue.py, emit_arith.py and
+emit_math.py too (runtime_library.SOURCES).
 """
 from __future__ import annotations
 
