@@ -50,7 +50,7 @@ from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 MAX_RANK = 8
 CAP = 1024  # window elements: the offset lists live on the stack (i64 each)
-CHUNK_BYTES = 256  # the widest vector accumulator (4 zmm / 8 ymm registers)
+CHUNK_BYTES = 128  # the vector accumulator of a row (2 zmm / 4 ymm registers), the rest masked
 PAIR = 2  # interior rows folded together (independent dependency chains)
 TYPES = ("f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")
 OPS = ("add", "multiply", "maximum", "minimum")
@@ -145,11 +145,14 @@ def _build(fn: ir.Function, ct: ElementType) -> None:
     _build_window_walk(fill_fn, checked=True)
     body_ty = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR, T.PTR, vty])
     bodies = []
+    fold_ty = ir.FunctionType(vty, [T.PTR, T.I64, T.PTR, vty, T.I1])
     for op in OPS:
         body = _internal(module, body_ty, f"{fn.name}.{op}")
         for a in body.args[3:5]:
             a.add_attribute("noalias")
-        _build_body(body, ct, op, fill_fn)
+        fold1 = _internal(module, fold_ty, f"{fn.name}.{op}.fold1", small=True)
+        _build_scalar_fold(fold1, ct, op)
+        _build_body(body, ct, op, fill_fn, fold1)
         bodies.append(body)
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -255,6 +258,20 @@ def combiner(b: ir.IRBuilder, ct: ElementType, op: str) -> Callable[[ir.Value, i
     return lambda x, y: b.select(cmp(rel, x, y), x, y)
 
 
+def _masked(b: ir.IRBuilder, what: str, vty: ir.VectorType, args: list[ir.Value]) -> ir.Value:
+    """llvm.masked.load / llvm.masked.store of vector type vty (opaque pointers)."""
+    el = vty.element
+    suffix = f"v{vty.count}" + ("f64" if el == T.F64 else "f32" if el == T.F32 else f"i{el.width}")
+    name = f"llvm.masked.{what}.{suffix}.p0"
+    fn = b.module.globals.get(name)
+    if fn is None:
+        mty = ir.VectorType(T.I1, vty.count)
+        fnty = (ir.FunctionType(vty, [T.PTR, T.I32, mty, vty]) if what == "load"
+                else ir.FunctionType(ir.VoidType(), [vty, T.PTR, T.I32, mty]))
+        fn = ir.Function(b.module, fnty, name)
+    return b.call(fn, args)
+
+
 def _intrinsic(b: ir.IRBuilder, base: str, x: ir.Value, y: ir.Value) -> ir.Value:
     ty = x.type
     scalar = ty.element if isinstance(ty, ir.VectorType) else ty
@@ -288,7 +305,7 @@ def _is_identity(b: ir.IRBuilder, ct: ElementType, op: str, init: ir.Value) -> i
 class _Body:
     """Emits one reducer's body: `void body(desc, begin, end, src, dst, rel, init)`."""
 
-    def __init__(self, fn: ir.Function, ct: ElementType, op: str, fill: ir.Function) -> None:
+    def __init__(self, fn: ir.Function, ct: ElementType, op: str, fill: ir.Function, fold1: ir.Function) -> None:
         self.fn = fn
         self.ct = ct
         self.sty = T.value_type(ct)
@@ -297,6 +314,7 @@ class _Body:
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         self.op = combiner(self.b, ct, op)
         self.fill_fn = fill
+        self.fold1 = fold1
         f = _Fields(self.b, self.desc)
         self.W, self.base0, self.unit = f(F_W), f(F_BASE0), f(F_UNIT)
         self.rows = f.rows()
@@ -305,16 +323,15 @@ class _Body:
         self.idx = b.alloca(T.I64, size=c64(MAX_RANK - 1), name="idx")
         self.oidx = b.alloca(T.I64, size=c64(MAX_RANK + 1), name="oidx")
         self.offs = b.alloca(T.I64, size=c64(CAP), name="offs")
-        self.lane = b.alloca(T.I64, name="lane")
         self.t = b.alloca(T.I64, name="task")
+        self.i = b.alloca(T.I64, name="i")
+        self.count = b.alloca(T.I64, name="count")
         self.big = max(1, CHUNK_BYTES // self.esize)
         self.acc_slot: dict[tuple[int, int], ir.Value] = {}  # per (vector width, row): SROA promotes them
-        lanes = self.big
-        while lanes >= 1:
+        for lanes in (self.big,):
             ty = self.sty if lanes == 1 else ir.VectorType(self.sty, lanes)
             for r in range(PAIR):
                 self.acc_slot[lanes, r] = b.alloca(ty, name=f"acc{lanes}.{r}")
-            lanes //= 2
 
     def slot_ptr(self, arr: ir.Value, k: ir.Value | int) -> ir.Value:
         return self.b.gep(arr, [c64(k) if isinstance(k, int) else k], source_etype=T.I64)
@@ -373,39 +390,37 @@ class _Body:
         npairs = b.select(b.and_(simple, b.icmp_signed("<", a, z)), b.sdiv(b.sub(z, a), c64(PAIR)), c64(0))
         a = b.select(b.icmp_signed(">", npairs, c64(0)), a, stop)
         z = b.add(a, b.mul(npairs, c64(PAIR)))
-        with for_range(b, start, b.select(b.icmp_signed("<", a, stop), a, stop), name="row") as i:
-            self.row(*self.level(last, i, rin, rout, inside))
-        self.pairs(a, z, rin, rout, in_step, out_stride, nj)
-        with for_range(b, b.select(b.icmp_signed(">", z, start), z, start), stop, name="rowz") as i:
-            self.row(*self.level(last, i, rin, rout, inside))
+        # one loop: a row at a time outside [a, z), PAIR rows at a time inside
+        i_slot = self.i
+        b.store(start, i_slot)
+        head = self.fn.append_basic_block("rows.head")
+        body = self.fn.append_basic_block("rows.body")
+        done = self.fn.append_basic_block("rows.done")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.load(i_slot, typ=T.I64)
+        b.cbranch(b.icmp_signed("<", i, stop), body, done)
+        b.position_at_end(body)
+        paired = b.and_(b.icmp_signed(">=", i, a), b.icmp_signed("<", i, z))
+        with b.if_else(paired) as (pair, single):
+            with pair:
+                self.pairs(i, rin, rout, in_step, out_stride, nj)
+            with single:
+                self.row(*self.level(last, i, rin, rout, inside))
+        b.store(b.add(i, b.select(paired, c64(PAIR), c64(1))), i_slot)
+        b.branch(head)
+        b.position_at_end(done)
 
-    def pairs(self, a: ir.Value, z: ir.Value, rin: ir.Value, rout: ir.Value, in_step: ir.Value,
-              out_stride: ir.Value, m: ir.Value) -> None:
-        """Rows [a, z) (interior, PAIR at a time; all of j as vectors): the full-width chunks
-        row by row, then each tail width for all the rows (its test once per run)."""
+    def pairs(self, i: ir.Value, rin: ir.Value, rout: ir.Value, in_step: ir.Value, out_stride: ir.Value,
+              m: ir.Value) -> None:
+        """Rows i..i+PAIR-1 (interior, all of j as vectors) folded together."""
         b = self.b
-
-        def rows(i: ir.Value) -> list[tuple[ir.Value, ir.Value]]:
-            out = []
-            for r in range(PAIR):
-                ir_ = b.add(i, c64(r))
-                out.append((b.gep(self.src, [b.add(rin, b.mul(ir_, in_step))], source_etype=self.sty),
-                            b.gep(self.dst, [b.add(rout, b.mul(ir_, out_stride))], source_etype=self.sty)))
-            return out
-        big = self.big
-        full = b.mul(b.udiv(m, c64(big)), c64(big))
-        with for_range(b, a, z, step=PAIR, name="pair") as i:
-            here = rows(i)
-            with for_range(b, 0, full, step=big, name="pchunk") as c:
-                self.chunk(big, self.rel, self.W, here, c)
-        lanes = big // 2
-        c = full
-        while lanes >= 1:
-            with b.if_then(b.icmp_signed(">=", b.sub(m, c), c64(lanes))):
-                with for_range(b, a, z, step=PAIR, name=f"pair{lanes}") as i:
-                    self.chunk(lanes, self.rel, self.W, rows(i), c)
-            c = b.add(c, b.select(b.icmp_signed(">=", b.sub(m, c), c64(lanes)), c64(lanes), c64(0)))
-            lanes //= 2
+        rows = []
+        for r in range(PAIR):
+            ir_ = b.add(i, c64(r))
+            rows.append((b.gep(self.src, [b.add(rin, b.mul(ir_, in_step))], source_etype=self.sty),
+                         b.gep(self.dst, [b.add(rout, b.mul(ir_, out_stride))], source_etype=self.sty)))
+        self.chunks(self.rel, self.W, rows, m)
 
     def level(self, q: int, i: ir.Value, rin: ir.Value, rout: ir.Value, inside: ir.Value
               ) -> tuple[ir.Value, ir.Value, ir.Value]:
@@ -421,13 +436,15 @@ class _Body:
         nj, step, ostride, lo, hi, slot = self.rows[MAX_RANK - 1]
         self.edges(c64(0), lo, rout, ostride, slot)
         with b.if_then(b.icmp_signed("<", lo, hi)):
-            with b.if_else(inside) as (interior, padded):
-                with interior:
-                    self.middle(self.rel, self.W, b.add(rin, b.mul(lo, step)), rout, lo, hi, step, ostride)
-                with padded:
-                    b.store(lo, self.slot_ptr(self.oidx, slot))
-                    n = b.call(self.fill_fn, [self.desc, self.oidx, self.offs])
-                    self.middle(self.offs, n, c64(0), rout, lo, hi, step, ostride)
+            # interior rows read rel from the row's base; others list their window once
+            count = self.count
+            b.store(self.W, count)
+            with b.if_then(b.not_(inside)):
+                b.store(lo, self.slot_ptr(self.oidx, slot))
+                b.store(b.call(self.fill_fn, [self.desc, self.oidx, self.offs]), count)
+            lst = b.select(inside, self.rel, self.offs)
+            first = b.select(inside, b.add(rin, b.mul(lo, step)), c64(0))
+            self.middle(lst, b.load(count, typ=T.I64), first, rout, lo, hi, step, ostride)
         self.edges(hi, nj, rout, ostride, slot)
 
     def advance(self) -> None:
@@ -454,7 +471,7 @@ class _Body:
         with for_range(b, start, stop, name="edge") as j:
             b.store(j, self.slot_ptr(self.oidx, slot))
             n = b.call(self.fill_fn, [self.desc, self.oidx, self.offs])
-            acc = self.fold(1, self.offs, n, [self.src])[0]
+            acc = b.call(self.fold1, [self.offs, n, self.src, self.init, self.skip])
             b.store(acc, b.gep(self.dst, [b.add(rout, b.mul(j, ostride))], source_etype=self.sty))
 
     def middle(self, lst: ir.Value, n: ir.Value, first: ir.Value, rout: ir.Value, lo: ir.Value, hi: ir.Value,
@@ -470,35 +487,39 @@ class _Body:
             with scalar:
                 with for_range(b, 0, m, name="mid") as jj:
                     src = b.gep(self.src, [b.add(first, b.mul(jj, step))], source_etype=self.sty)
-                    acc = self.fold(1, lst, n, [src])[0]
+                    acc = b.call(self.fold1, [lst, n, src, self.init, self.skip])
                     b.store(acc, b.gep(self.dst, [b.add(out0, b.mul(jj, ostride))], source_etype=self.sty))
 
     def chunks(self, lst: ir.Value, n: ir.Value, rows: list[tuple[ir.Value, ir.Value]], m: ir.Value) -> None:
         """Unit steps: m consecutive outputs of each row (src, dst) as vectors of `big`
-        lanes, then one of each smaller power of two that the remainder needs."""
+        lanes, the rest as one masked vector (masked loads never touch memory past the
+        row)."""
         b = self.b
         big = self.big
-        pos = self.lane
         full = b.mul(b.udiv(m, c64(big)), c64(big))
         with for_range(b, 0, full, step=big, name="chunk") as c:
             self.chunk(big, lst, n, rows, c)
-        b.store(full, pos)
-        lanes = big // 2
-        while lanes >= 1:
-            c = b.load(pos, typ=T.I64)
-            with b.if_then(b.icmp_signed(">=", b.sub(m, c), c64(lanes))):
-                self.chunk(lanes, lst, n, rows, c)
-                b.store(b.add(c, c64(lanes)), pos)
-            lanes //= 2
+        rest = b.sub(m, full)
+        with b.if_then(b.icmp_signed(">", rest, c64(0))):
+            vty = ir.VectorType(T.I64, big)
+            lanes = ir.Constant(vty, list(range(big)))
+            splat = b.shuffle_vector(b.insert_element(ir.Constant(vty, ir.Undefined), rest, ir.Constant(T.I32, 0)),
+                                     ir.Constant(vty, ir.Undefined), ir.Constant(ir.VectorType(T.I32, big), None))
+            self.chunk(big, lst, n, rows, full, b.icmp_signed("<", lanes, splat))
 
     def chunk(self, lanes: int, lst: ir.Value, n: ir.Value, rows: list[tuple[ir.Value, ir.Value]],
-              c: ir.Value) -> None:
+              c: ir.Value, mask: ir.Value | None = None) -> None:
         b = self.b
-        accs = self.fold(lanes, lst, n, [b.gep(src, [c], source_etype=self.sty) for src, _ in rows])
+        accs = self.fold(lanes, lst, n, [b.gep(src, [c], source_etype=self.sty) for src, _ in rows], mask)
         for acc, (_, dst) in zip(accs, rows):
-            self.store(acc, b.gep(dst, [c], source_etype=self.sty), lanes)
+            ptr = b.gep(dst, [c], source_etype=self.sty)
+            if mask is None:
+                self.store(acc, ptr, lanes)
+            else:
+                _masked(b, "store", acc.type, [acc, ptr, ir.Constant(T.I32, self.esize), mask])
 
-    def fold(self, lanes: int, lst: ir.Value, n: ir.Value, srcs: list[ir.Value]) -> list[ir.Value]:
+    def fold(self, lanes: int, lst: ir.Value, n: ir.Value, srcs: list[ir.Value],
+             mask: ir.Value | None = None) -> list[ir.Value]:
         """Per row r: acc = init; acc = op(acc, srcs[r][lst[k]]) for k < n (`lanes`
         consecutive elements at once; several rows give independent chains)."""
         b = self.b
@@ -511,14 +532,18 @@ class _Body:
         for slot in slots:
             b.store(init, slot)
         first = b.and_(self.skip, b.icmp_signed(">", n, c64(0)))
+        def load(ptr: ir.Value) -> ir.Value:
+            if mask is None:
+                return b.load(ptr, typ=ty, align=self.esize)
+            return _masked(b, "load", ty, [ptr, ir.Constant(T.I32, self.esize), mask, init])
         with b.if_then(first):  # an identity init is left out, as LLVM folds op(x, identity)
             off = b.load(lst, typ=T.I64)
             for slot, src in zip(slots, srcs):
-                b.store(b.load(b.gep(src, [off], source_etype=self.sty), typ=ty, align=self.esize), slot)
+                b.store(load(b.gep(src, [off], source_etype=self.sty)), slot)
         with for_range(b, b.zext(first, T.I64), n, name=f"k{lanes}") as k:
             off = b.load(b.gep(lst, [k], source_etype=T.I64), typ=T.I64)
             for slot, src in zip(slots, srcs):
-                x = b.load(b.gep(src, [off], source_etype=self.sty), typ=ty, align=self.esize)
+                x = load(b.gep(src, [off], source_etype=self.sty))
                 b.store(self.op(b.load(slot, typ=ty), x), slot)
         return [b.load(slot, typ=ty) for slot in slots]
 
@@ -528,5 +553,26 @@ class _Body:
             st.align = self.esize
 
 
-def _build_body(fn: ir.Function, ct: ElementType, op: str, fill: ir.Function) -> None:
-    _Body(fn, ct, op, fill).emit()
+def _build_body(fn: ir.Function, ct: ElementType, op: str, fill: ir.Function, fold1: ir.Function) -> None:
+    _Body(fn, ct, op, fill, fold1).emit()
+
+
+def _build_scalar_fold(fn: ir.Function, ct: ElementType, op: str) -> None:
+    """`T fold1(lst, n, src, init, skip)`: one element's window in order (the edges and the
+    rows whose j steps are not unit; optimised for size: LLVM would vectorise this loop
+    with gathers, which costs the group's build time and gains nothing on short windows)."""
+    lst, n, src, init, skip = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sty = T.value_type(ct)
+    esize = max(1, ct.bits // 8)
+    op_fn = combiner(b, ct, op)
+    acc = b.alloca(sty, name="acc")
+    b.store(init, acc)
+    first = b.and_(skip, b.icmp_signed(">", n, c64(0)))
+    with b.if_then(first):
+        b.store(b.load(b.gep(src, [b.load(lst, typ=T.I64)], source_etype=sty), typ=sty, align=esize), acc)
+    with for_range(b, b.zext(first, T.I64), n, name="k") as k:
+        off = b.load(b.gep(lst, [k], source_etype=T.I64), typ=T.I64)
+        x = b.load(b.gep(src, [off], source_etype=sty), typ=sty, align=esize)
+        b.store(op_fn(b.load(acc, typ=sty), x), acc)
+    b.ret(b.load(acc, typ=sty))
