@@ -76,7 +76,7 @@ def _how_default(text: str) -> str | None:
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
-    return a.view(np.uint8) if a.dtype.kind == "f" else a
+    return np.atleast_1d(a).view(np.uint8) if a.dtype.kind == "f" else a
 
 
 def run_case(case: Case, exact: bool, expect: str | None, rtol: float = 1e-5, atol: float = 1e-5) -> np.ndarray:
@@ -335,3 +335,40 @@ def test_default_size_threshold() -> None:
         s = f"f32[{m},64]"
         case = Case([f"f32[{m},8]", "f32[8,64]"], [_dot(s), *_relu(s, "d")], s)
         assert _how_default(case.fused()) == want
+
+
+def _corpus_modules_with_output_fusions() -> list[str]:
+    from test_interpreter_corpus import JAX
+    if not JAX.is_dir():
+        return []
+    return ["big_conv", "cnn_mnist", "mlp2_relu", "mlp3_gelu", "mlp_bf16_mixed", "remat_grad", "scan_rnn",
+            "train_step_mlp", "transformer_block", "llama_block", "big_attention_256", "train_step_cnn"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _corpus_modules_with_output_fusions())
+def test_jax_corpus_after_o2_epilogue_vs_in_place(name: str) -> None:
+    """The JAX modules through the backend's O2 pipeline (epilogue-fusion makes their kOutput
+    fusions): the epilogue at every size and the in-place path give the same bits, and XLA's
+    outputs (the corpus test's tolerances)."""
+    from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
+
+    from hlotools.backend.llvm.pipeline import optimise_module
+    path = JAX / f"{name}.hlo"
+    module = optimise_module(hlotools.parse_module(path.read_text(), str(path)))
+    kinds = [decide(i) for c in module.computations for i in c.instructions
+             if i.opcode == "fusion" and str(i.attrs.get("kind")) == "kOutput"]
+    assert kinds, f"{name}: no kOutput fusion after O2"
+    in_dt, out_dt = _leaf_dtypes(module)
+    with np.load(JAX / f"{name}.inputs.npz") as f:
+        args = _load(f, "in", in_dt)
+    with np.load(JAX / f"{name}.expected.npz") as f:
+        want = _load(f, "out", out_dt)
+    with epilogues():
+        got = compile_module(module)(args)
+    with epilogues(False):
+        ref = compile_module(module)(args)
+    klass = op_class({i.opcode for c in module.computations for i in c.instructions})
+    for i, (g, r, w) in enumerate(zip(got, ref, want)):
+        np.testing.assert_array_equal(_bits(np.asarray(g)), _bits(np.asarray(r)))
+        assert_matches(np.asarray(g), w, klass, f"{name} out{i}")
