@@ -199,6 +199,24 @@ def test_conv_odd_sizes_and_nchw_output() -> None:
     run_case(case, exact=False, expect="epilogue", rtol=1e-4, atol=1e-4)
 
 
+def test_bf16_dot_staged_result_takes_the_in_place_path() -> None:
+    """bf16 operands are packed to f32 and the f32 result is staged, then rounded into the
+    bf16 output: no epilogue there; in place, the scratch is the fusion's."""
+    s = "bf16[21,34]"
+    case = Case(["bf16[21,19]", "bf16[19,34]", "bf16[34]"],
+                [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"r = {s} add(d, b)"], s)
+    run_case(case, exact=False, expect="in_place", rtol=2e-2, atol=2e-2)
+
+
+def test_transposed_operands_and_column_major_result() -> None:
+    """lhs contracting its dim 0, the result column major: strided A, C columns M apart."""
+    s = "f32[30,44]{0,1}"
+    case = Case(["f32[25,30]{1,0}", "f32[25,44]{1,0}", "f32[44]"],
+                [_dot(s, attrs="lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+                 f"b = {s} broadcast(p2), dimensions={{1}}", f"a = {s} multiply(d, b)", f"r = {s} tanh(a)"], s)
+    run_case(case, exact=False, expect="epilogue", rtol=1e-4, atol=1e-5)
+
+
 def test_unsupported_op_takes_the_in_place_path() -> None:
     """remainder is no epilogue op: D goes into the output, then one loop computes the ROOT."""
     s = "f32[20,30]"
