@@ -1,6 +1,7 @@
 """Modules without loops (their work is all in the runtime library's kernels: the entry only
 fills descriptors and calls) are compiled at LLVM level 0 (runtime.llvm_level): the same
-results, bit for bit, as at O3; modules with a loop keep the requested level."""
+results, bit for bit, as at O3; modules with a loop (or too much straight-line code) keep the
+requested level."""
 from __future__ import annotations
 
 from typing import Any
@@ -16,17 +17,23 @@ from hlotools.backend.llvm.pipeline import optimise_module
 from hlotools.backend.llvm.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
-MLP = """HloModule mlp
+CONV = """HloModule conv
 ENTRY main {
-  x = f32[32,128] parameter(0)
-  w = f32[128,256] parameter(1)
-  b = f32[256] parameter(2)
-  d = f32[32,256] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bb = f32[32,256] broadcast(b), dimensions={1}
-  s = f32[32,256] add(d, bb)
-  z = f32[] constant(0)
-  zb = f32[32,256] broadcast(z), dimensions={}
-  ROOT r = f32[32,256] maximum(s, zb)
+  x = f32[2,16,16,8] parameter(0)
+  k = f32[3,3,8,16] parameter(1)
+  ROOT c = f32[2,16,16,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+}
+"""
+POOL = """HloModule pool
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[2,16,16,8] parameter(0)
+  i = f32[] constant(-inf)
+  ROOT r = f32[2,8,8,8] reduce-window(x, i), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
 }
 """
 LOOP = """HloModule loop
@@ -87,16 +94,19 @@ def _compiled(text: str, force: int | None = None, monkeypatch: pytest.MonkeyPat
     return CompiledModule(optimise_module(hlotools.parse_module(text)), **kw)
 
 
+@pytest.mark.parametrize("text", [CONV, POOL], ids=["convolution", "reduce-window"])
 def test_a_module_whose_loops_are_all_in_the_runtime_library_is_compiled_at_level_0(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Convolution (pack, im2col, GEMM) and reduce-window run runtime-library kernels only."""
     rng = np.random.default_rng(0)
-    args = [rng.standard_normal((32, 128)).astype(np.float32), rng.standard_normal((128, 256)).astype(np.float32),
-            rng.standard_normal(256).astype(np.float32)]
-    fast = _compiled(MLP)
+    module = hlotools.parse_module(text)
+    assert module.entry is not None
+    args = [rng.standard_normal(p.shape.dims).astype(np.float32) for p in module.entry.parameters]
+    fast = _compiled(text)
     assert fast.llvm_level == 0
     got = fast(args)[0]
-    np.testing.assert_allclose(got, evaluate(hlotools.parse_module(MLP), args)[0], rtol=1e-4, atol=1e-4)
-    full = _compiled(MLP, 3, monkeypatch)
+    np.testing.assert_allclose(got, evaluate(module, args)[0], rtol=1e-4, atol=1e-4)
+    full = _compiled(text, 3, monkeypatch)
     assert full.llvm_level == 3
     assert np.array_equal(full(args)[0], got)  # the same kernels do the work: bit for bit
 
@@ -105,11 +115,11 @@ def test_a_module_with_a_loop_keeps_its_level() -> None:
     compiled = _compiled(LOOP)
     assert compiled.llvm_level == 3
     assert _compiled(LOOP, opt_level=2).llvm_level == 2
-    assert _compiled(MLP, opt_level=0).llvm_level == 0
+    assert _compiled(CONV, opt_level=0).llvm_level == 0
     a = np.linspace(-2, 2, 1024, dtype=np.float32)
     np.testing.assert_array_equal(compiled([a])[0], a * a)
 
 
 def test_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtime, "STRAIGHT_LINE_MAX_INSTRUCTIONS", 5)
-    assert _compiled(MLP).llvm_level == 3
+    assert _compiled(CONV).llvm_level == 3
