@@ -189,14 +189,16 @@ def worth_it(p: Plan) -> bool:
     innermost output dim runs as vectors (unit steps) for at least 3/4 of its indices (the
     rest are edges whose windows leave the base: one checked list per element).
 
-    Measured A/B (raw entry calls, interleaved, medians, one thread; kernel / JIT loop):
-    NHWC max-pool 2x2 stride 2, C=8: 0.14x; 3x3 stride 2 pad 1, C=32: 0.91x; NCHW 3x3
-    stride 1 pad 1 sum: 0.35x; reductions.hlo's cumulative max along the major dim: 0.39x;
-    NHWC 2x2 stride 2 with C=32 (big_conv's max-pool) 1.12-1.17x, C=64 1.16-1.25x, its
-    sum 1.17-1.23x (the JIT's loop has constant offsets; the kernel the same vector code
-    plus its offset list). Not used (scalar path): NCHW 2x2 stride 2 (stride 2 along the
-    minor dim) 2.5-8.5x, the cumulative sum along the minor dim (63 of 64 indices are
-    edges) 1.5x."""
+    Measured A/B (raw entry calls, interleaved, medians of 3000, one thread; kernel time
+    over the JIT loop's, same bits): NHWC max-pool 2x2 stride 2 C=8 0.33x, 3x3 stride 2
+    pad 1 C=32 0.89x; NCHW 3x3 stride 1 pad 1 sum 0.34x; the cumulative max along the major
+    dim (reductions.hlo) 0.36x; NHWC 2x2 stride 2 C=32 (big_conv's max-pool) 1.12-1.17x,
+    C=64 1.13-1.25x, its sum 1.17-1.20x (the loop has constant offsets and folds the
+    constant init; the kernel runs the same vector code from its offset list); cnn_mnist's
+    7x7x16 pool 1.8x (3.7 vs 2.1 us). Not taken (one element at a time): NCHW 2x2 stride 2
+    (stride 2 along the minor dim) 5-15x, the cumulative sum along the minor dim (63 of 64
+    indices are edges) 1.5x. In modules (all threads): big_conv, reductions, train_step_cnn
+    1.00-1.02x, cnn_mnist 1.06x; their LLVM time falls by the loops' ~3-25 ms each."""
     mode = _MODE.get()
     if mode != "auto":
         return mode == "always"

@@ -27,10 +27,15 @@ whose windows stay inside the base (no base dilation). For an interior row the j
 in [lo_j, hi_j) then read base + rel[k]; a row with padding lists the offsets of its
 window's real elements once (the `fill` function: same order, padding skipped), valid for
 all of [lo_j, hi_j) since along j those windows stay inside; j outside [lo_j, hi_j) fill
-their own list. When j has unit input and output steps (channels of an NHWC pooling:
-window 1, stride 1) the j range runs as explicit vectors of up to CHUNK_BYTES (then the
-power-of-two tails), each accumulator in registers while it folds the window list, so the
-per-element order is unchanged; otherwise one element at a time.
+their own list (`fold1`, one element at a time). When j has unit input and output steps
+(channels of an NHWC pooling: window 1, stride 1) the j range runs as explicit vectors of
+CHUNK_BYTES (the remainder as one masked vector), each accumulator in registers while it
+folds the window list, so the per-element order is unchanged; interior rows of such a run
+go PAIR at a time (independent dependency chains). Otherwise j runs one element at a time.
+An init value that is op's identity (-inf for maximum, -0 for add, ...) is left out of the
+fold, as LLVM folds op(x, identity) in the elemental loop: same bits.
+
+Build: ~0.54 s per type on this host (znver4; four reducers, each one copy of the loops).
 
 Windows of more than CAP elements are not handled (the caller keeps the JIT loop).
 """
