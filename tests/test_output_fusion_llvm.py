@@ -53,7 +53,9 @@ def _args(case: Case, seed: int = 0) -> list[np.ndarray]:
         assert p.shape.element_type is not None
         dt = p.shape.element_type.dtype
         shape = p.shape.dims
-        if np.issubdtype(dt, np.integer):
+        if dt == np.bool_:
+            out.append(rng.integers(0, 2, shape).astype(np.bool_))
+        elif np.issubdtype(dt, np.integer):
             out.append(rng.integers(-9, 10, shape).astype(dt))
         else:
             out.append(rng.standard_normal(shape).astype(dt))
@@ -217,6 +219,40 @@ def test_transposed_operands_and_column_major_result() -> None:
     run_case(case, exact=False, expect="epilogue", rtol=1e-4, atol=1e-5)
 
 
+def test_attention_mask_select_of_a_pred_parameter() -> None:
+    """Scores scaled, then select(mask, scores, -inf): a pred operand broadcast over the batch
+    dims (bytes in memory), a scalar false value."""
+    s = "f32[2,3,17,40]"
+    attrs = "lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}"
+    case = Case(["f32[2,3,17,24]", "f32[2,3,24,40]", "pred[17,40]"],
+                [_dot(s, attrs=attrs), "c = f32[] constant(8)", f"cb = {s} broadcast(c), dimensions={{}}",
+                 f"x = {s} divide(d, cb)", f"m = pred[2,3,17,40] broadcast(p2), dimensions={{2,3}}",
+                 "ninf = f32[] constant(-inf)", f"nb = {s} broadcast(ninf), dimensions={{}}",
+                 f"r = {s} select(m, x, nb)"], s)
+    got = run_case(case, exact=False, expect="epilogue")
+    assert np.isneginf(got).any() and np.isfinite(got).any()
+
+
+def test_relu_gradient_compare_select() -> None:
+    """select(compare(d + b, 0, GT), g, 0) (a ReLU's gradient), and a compare with the scalar
+    on the left."""
+    s = "f32[33,20]"
+    case = Case(["f32[33,12]", "f32[12,20]", "f32[20]", s],
+                [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"a = {s} add(d, b)",
+                 "z = f32[] constant(0)", f"zb = {s} broadcast(z), dimensions={{}}",
+                 f"gt = pred[33,20] compare(a, zb), direction=GT", f"g = {s} select(gt, p3, zb)",
+                 f"lt = pred[33,20] compare(zb, d), direction=LE", f"r = {s} select(lt, g, a)"], s)
+    run_case(case, exact=False, expect="epilogue")
+
+
+def test_integer_compare_select_is_exact() -> None:
+    s = "s32[9,35]"
+    case = Case(["s32[9,7]", "s32[7,35]", "s32[35]"],
+                [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"ne = pred[9,35] compare(d, b), direction=NE",
+                 f"r = {s} select(ne, d, b)"], s)
+    run_case(case, exact=True, expect="epilogue")
+
+
 def test_unsupported_op_takes_the_in_place_path() -> None:
     """remainder is no epilogue op: D goes into the output, then one loop computes the ROOT."""
     s = "f32[20,30]"
@@ -299,9 +335,16 @@ def epilogue_cases(draw: st.DrawFn) -> Case:
     body = [_dot(s)]
     values = ["d"]
     for j in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["unary", "scalar", "column", "row", "full"]))
+        kind = draw(st.sampled_from(["unary", "scalar", "column", "row", "full", "select"]))
         x = draw(st.sampled_from(values))
-        if kind == "unary":
+        if kind == "select":
+            y = draw(st.sampled_from(values))
+            direction = draw(st.sampled_from(["EQ", "NE", "LT", "LE", "GT", "GE"]))
+            body.append(f"k{j} = f32[] constant({draw(st.sampled_from(['0', '-0.5', '1']))})")
+            body.append(f"kb{j} = {s} broadcast(k{j}), dimensions={{}}")
+            body.append(f"t{j} = pred[{m},{n}] compare({x}, kb{j}), direction={direction}")
+            body.append(f"v{j} = {s} select(t{j}, {y}, kb{j})")
+        elif kind == "unary":
             op = draw(st.sampled_from(UNARY))
             if op == "sqrt":
                 body.append(f"q{j} = {s} abs({x})")

@@ -22,6 +22,8 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
 
+_LOADS = (E.OP_LOAD, E.OP_SCALAR, E.OP_LOAD_PRED, E.OP_SCALAR_PRED)
+
 
 @dataclass(frozen=True)
 class Grouping:
@@ -62,7 +64,7 @@ class _Builder:
         default_factory=lambda: list(range(E.MAX_REGS + E.MAX_SCALARS - 1, E.MAX_REGS - 1, -1)))
     reg: dict[int, int] = field(default_factory=dict)  # id(node) -> its register
     uses: dict[int, int] = field(default_factory=dict)  # id(node) -> reads still to come
-    scalar_leaf: dict[int, tuple[int, int]] = field(default_factory=dict)  # scalar reg -> (source, record)
+    scalar_leaf: dict[int, tuple[int, int, bool]] = field(default_factory=dict)  # scalar reg -> (source, record, pred)
 
     def alloc(self) -> int | None:
         return self.free.pop() if self.free else None
@@ -85,8 +87,8 @@ class _Builder:
         t = self.alloc()
         if t is None:
             return None
-        src, rec = self.scalar_leaf[reg]
-        self.code.append((E.OP_LOAD, t, src, rec))
+        src, rec, pred = self.scalar_leaf[reg]
+        self.code.append((E.OP_LOAD_PRED if pred else E.OP_LOAD, t, src, rec))
         temps.append(t)
         return t
 
@@ -120,7 +122,7 @@ def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], gr
         pos += len(rec)
     code = [ninstr, bld.reg[id(root)]]
     for opc, dst, x, y in bld.code:
-        code += [opc, dst, x, offsets[y] if opc in (E.OP_LOAD, E.OP_SCALAR) else y]
+        code += [opc, dst, x, offsets[y] if opc in _LOADS else y]
     for rec in bld.records:
         code += rec
     return Program(code, bld.sources)
@@ -141,16 +143,11 @@ def _collect(bld: _Builder, node: Instruction, order: list[Instruction], seen: s
         return True
     seen.add(id(node))
     if node is not bld.d and not _is_leaf_kind(node):
-        if node.opcode not in E.ELEMENTWISE and node.opcode != "clamp":
+        want = _operand_types(bld, node)
+        if want is None or node.shape.is_tuple or node.shape.dims != bld.out_dims:
             return False
-        if node.shape.is_tuple or node.shape.dims != bld.out_dims or node.shape.element_type != bld.ct:
-            return False
-        if node.opcode != "clamp" and not E.supports(node.opcode, bld.ct):
-            return False
-        if node.opcode == "clamp" and not (E.supports("maximum", bld.ct) and E.supports("minimum", bld.ct)):
-            return False
-        for op in node.operands:
-            if op.shape.is_tuple or op.shape.element_type != bld.ct:
+        for op, et in zip(node.operands, want):
+            if op.shape.is_tuple or op.shape.element_type != et:
                 return False
             if op.shape.dims != bld.out_dims and not (node.opcode == "clamp" and not op.shape.dims):
                 return False
@@ -160,12 +157,52 @@ def _collect(bld: _Builder, node: Instruction, order: list[Instruction], seen: s
     return True
 
 
+def _operand_types(bld: _Builder, node: Instruction) -> list[ElementType] | None:
+    """The element types an epilogue op node needs of its operands (its own result being the
+    compute type, or pred for compare), or None when the epilogue has no such op."""
+    from hlotools.ir.types import ELEMENT_TYPES
+    ct, et, n = bld.ct, node.shape.element_type, len(node.operands)
+    if node.opcode == "compare":
+        ok = (et is not None and et.kind == "pred" and E.supports("compare.EQ", ct)
+              and str(node.attrs.get("direction", "")) in E.DIRECTIONS and not node.attrs.get("type"))
+        return [ct, ct] if ok and n == 2 else None
+    if et != ct:
+        return None
+    if node.opcode == "select":
+        return [ELEMENT_TYPES["pred"], ct, ct] if E.supports("select", ct) and n == 3 else None
+    if node.opcode == "clamp":
+        return [ct] * 3 if E.supports("maximum", ct) and E.supports("minimum", ct) and n == 3 else None
+    if node.opcode in E.CONTROL_OPS or not E.supports(node.opcode, ct):
+        return None
+    return [ct] * n
+
+
 def _emit(bld: _Builder, node: Instruction) -> bool:
     if _is_leaf_kind(node):
         return _emit_load(bld, node)
     xs = [bld.reg[id(op)] for op in node.operands]
     temps: list[int] = []
-    if node.opcode == "clamp":  # emit_arith's clamp: minimum(maximum(x, lo), hi)
+    dst: int | None
+    if node.opcode == "select":  # move the false value in, then the true one where p holds
+        on, on_true, on_false = xs
+        pt = bld.as_tile(on, temps)
+        dst = bld.alloc()
+        if pt is None or dst is None:
+            return False
+        bld.code.append((E.op_code("move"), dst, 0, on_false))
+        bld.code.append((E.op_code("select"), dst, pt, on_true))
+    elif node.opcode == "compare" and not all(r >= E.MAX_REGS for r in xs):
+        dst = bld.alloc()
+        if dst is None:
+            return False
+        bld.code.append((E.op_code(f"compare.{node.attrs['direction']}"), dst, xs[0], xs[1]))
+    elif node.opcode == "compare":
+        first = bld.as_tile(xs[0], temps)
+        dst = bld.alloc()
+        if first is None or dst is None:
+            return False
+        bld.code.append((E.op_code(f"compare.{node.attrs['direction']}"), dst, first, xs[1]))
+    elif node.opcode == "clamp":  # emit_arith's clamp: minimum(maximum(x, lo), hi)
         lo, x, hi = xs
         xt = bld.as_tile(x, temps)
         t = bld.alloc()
@@ -188,6 +225,7 @@ def _emit(bld: _Builder, node: Instruction) -> bool:
         bld.code.append((E.op_code(node.opcode), dst, xs[0], xs[1]))
     for t in temps:
         bld.give_back(t)
+    assert dst is not None
     bld.reg[id(node)] = dst
     for op in node.operands:
         bld.release(op)
@@ -211,9 +249,12 @@ def _emit_load(bld: _Builder, node: Instruction) -> bool:
     bld.sources.append(source)
     bld.records.append([rs, cs, *(per_dim[j] for j in g.batch)])
     where = (len(bld.sources) - 1, len(bld.records) - 1)
-    bld.code.append((E.OP_SCALAR if scalar else E.OP_LOAD, dst, *where))
+    et = node.shape.element_type
+    pred = et is not None and et.kind == "pred"
+    op = (E.OP_SCALAR_PRED if pred else E.OP_SCALAR) if scalar else (E.OP_LOAD_PRED if pred else E.OP_LOAD)
+    bld.code.append((op, dst, *where))
     if scalar:
-        bld.scalar_leaf[dst] = where
+        bld.scalar_leaf[dst] = (*where, pred)
     bld.reg[id(node)] = dst
     if bld.uses[id(node)] == 0:
         bld.give_back(dst)
@@ -250,11 +291,12 @@ def _leaf_strides(bld: _Builder, node: Instruction) -> tuple[Source, list[int]] 
 
 def _memory(bld: _Builder, node: Instruction) -> tuple[Source, Shape] | None:
     """A parameter (the fusion operand bound to it) or a constant, in the compute type."""
-    if node.shape.is_tuple or node.shape.element_type != bld.ct:
+    et = node.shape.element_type
+    if node.shape.is_tuple or et is None or (et != bld.ct and et.kind != "pred"):
         return None
     if node.opcode == "parameter":
         outer = bld.params.get(id(node))
-        if outer is None or outer.shape.dims != node.shape.dims or outer.shape.element_type != bld.ct:
+        if outer is None or outer.shape.dims != node.shape.dims or outer.shape.element_type != et:
             return None
         return Source(outer=outer), outer.shape
     if node.opcode == "constant" and node.literal is not None:

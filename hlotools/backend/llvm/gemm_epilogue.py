@@ -33,6 +33,8 @@ run-time overlap checks pass and the vector loop runs).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import emit_types as T
@@ -44,17 +46,22 @@ MAX_SCALARS = 8  # scalar registers MAX_REGS.. (one value for the whole tile)
 E_PROGRAM, E_OPERANDS = 0, 1
 P_COUNT, P_RESULT, P_CODE = 0, 1, 2
 WIDTH = 4
-OP_LOAD, OP_SCALAR = 0, 1
+OP_LOAD, OP_SCALAR, OP_LOAD_PRED, OP_SCALAR_PRED = 0, 1, 2, 3  # (pred: i8 in memory, 0 / 1 in registers)
 UNARY_OPS = ("negate", "abs", "sign", "exponential", "tanh", "logistic", "erf", "sqrt", "rsqrt", "log",
              "log-plus-one", "exponential-minus-one", "floor", "ceil", "sine", "cosine")
 BINARY_OPS = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power")
-ELEMENTWISE = UNARY_OPS + BINARY_OPS
-_INTEGER_OPS = frozenset({"negate", "abs", "sign", "add", "subtract", "multiply", "divide", "maximum", "minimum"})
+DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
+# compare.D: 1 / 0 for emit_arith.compare_values; select (dst, p, t): dst = p != 0 ? t : dst, after
+# move (dst, 0, f): dst = f, is HLO's select(p, t, f) (one of the two values, bit for bit).
+CONTROL_OPS = (*(f"compare.{d}" for d in DIRECTIONS), "move", "select")
+ELEMENTWISE = UNARY_OPS + BINARY_OPS + CONTROL_OPS
+_INTEGER_OPS = frozenset({"negate", "abs", "sign", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+                          *CONTROL_OPS})
 
 
 def op_code(name: str) -> int:
-    """The program's number for elementwise op `name` (after OP_LOAD and OP_SCALAR)."""
-    return 2 + ELEMENTWISE.index(name)
+    """The program's number for elementwise op `name` (after the four loads)."""
+    return 4 + ELEMENTWISE.index(name)
 
 
 def supports(name: str, et: ElementType) -> bool:
@@ -119,16 +126,25 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
         sw.add_case(c64(OP_LOAD), load_bb)
         b.position_at_end(load_bb)
         operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
-        _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest)
+        _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest,
+              _Reader(sty, None))
         b.branch(done)
-        scalar_bb = b.append_basic_block("op.scalar")
-        sw.add_case(c64(OP_SCALAR), scalar_bb)
-        b.position_at_end(scalar_bb)
+        pred_bb = b.append_basic_block("op.load_pred")
+        sw.add_case(c64(OP_LOAD_PRED), pred_bb)
+        b.position_at_end(pred_bb)
         operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
-        value = b.load(b.gep(operand, [_batch_offset(b, prog, y, fields, bt, nb, acc, rest)], source_etype=sty),
-                       typ=sty)
-        b.store(value, b.gep(scalars, [b.sub(dst, c64(MAX_REGS))], source_etype=sty))
+        _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest,
+              _Reader(T.I8, ct))
         b.branch(done)
+        for code, reader in ((OP_SCALAR, _Reader(sty, None)), (OP_SCALAR_PRED, _Reader(T.I8, ct))):
+            scalar_bb = b.append_basic_block("op.scalar")
+            sw.add_case(c64(code), scalar_bb)
+            b.position_at_end(scalar_bb)
+            operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
+            boff = _batch_offset(b, prog, y, fields, bt, nb, acc, rest)
+            value = reader.read(b, b.gep(operand, [boff], source_etype=reader.ty))
+            b.store(value, b.gep(scalars, [b.sub(dst, c64(MAX_REGS))], source_etype=sty))
+            b.branch(done)
         for name in ELEMENTWISE:
             if not supports(name, ct):
                 continue
@@ -166,18 +182,53 @@ def _elementwise(b: ir.IRBuilder, name: str, ct: ElementType, sty: ir.Type, tile
     """dst[e] = op(x[e], y[e]) over the tile (x or y a scalar when `left` / `right` is given),
     through the elemental path's scalar emitters (and its rounding step), so the result is
     the unfused one bit for bit."""
-    from hlotools.backend.llvm.emit_arith import BINARY, UNARY
+    from hlotools.backend.llvm.emit_arith import BINARY, UNARY, compare_values
     with for_range(b, 0, tile, name="e") as e:
         x = left if xptr is None else b.load(b.gep(xptr, [e], source_etype=sty), typ=sty)
         assert x is not None
+        out = b.gep(dptr, [e], source_etype=sty)
         if name in UNARY_OPS:
             r = UNARY[name](b, x, ct)
         else:
             y = right if yptr is None else b.load(b.gep(yptr, [e], source_etype=sty), typ=sty)
-            r = BINARY[name](b, x, y, ct)
-        if ct.kind == "float":
+            if name in BINARY_OPS:
+                r = BINARY[name](b, x, y, ct)
+            elif name == "move":
+                r = y
+            elif name == "select":
+                r = b.select(_truth(b, x, ct), y, b.load(out, typ=sty))
+            else:
+                r = _one_zero(b, compare_values(b, name.split(".")[1], x, y, ct), ct)
+        if ct.kind == "float" and name in UNARY_OPS + BINARY_OPS:
             r = T.round_to(b, r, ct)
-        b.store(r, b.gep(dptr, [e], source_etype=sty))
+        b.store(r, out)
+
+
+def _one_zero(b: ir.IRBuilder, flag: ir.Value, ct: ElementType) -> ir.Value:
+    return b.select(flag, T.constant(ct, 1), T.constant(ct, 0))
+
+
+def _truth(b: ir.IRBuilder, v: ir.Value, ct: ElementType) -> ir.Value:
+    """A pred register's value (exactly 1 or 0) as i1."""
+    if ct.kind == "float":
+        return b.fcmp_unordered("!=", v, T.constant(ct, 0))
+    return b.icmp_unsigned("!=", v, T.constant(ct, 0))
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """How OP_LOAD reads an operand element: the compute type itself, or a pred byte
+    (`pred_of` = the compute type it becomes 1 / 0 in)."""
+
+    ty: ir.Type
+    pred_of: ElementType | None
+
+    def read(self, b: ir.IRBuilder, ptr: ir.Value) -> ir.Value:
+        raw = b.load(ptr, typ=self.ty)
+        if self.pred_of is None:
+            return raw
+        from hlotools.ir.types import ELEMENT_TYPES
+        return _one_zero(b, T.from_storage(b, raw, ELEMENT_TYPES["pred"]), self.pred_of)
 
 
 def _batch_offset(b: ir.IRBuilder, prog: ir.Value, rec: ir.Value, fields: ir.Value, bt: ir.Value, nb: ir.Value,
@@ -203,8 +254,8 @@ def _batch_offset(b: ir.IRBuilder, prog: ir.Value, rec: ir.Value, fields: ir.Val
 def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, operand: ir.Value,  # noqa: N803
           prog: ir.Value, rec: ir.Value, fields: ir.Value, bt: ir.Value, m0: ir.Value, n0: ir.Value,
           M: ir.Value, nb: ir.Value, full: ir.Value, last_col: ir.Value, acc: ir.Value,  # noqa: N803
-          rest: ir.Value) -> None:
-    """OP_LOAD: the operand's values at the tile's (batch, rows, columns) into dst."""
+          rest: ir.Value, reader: _Reader) -> None:
+    """OP_LOAD / OP_LOAD_PRED: the operand's values at the tile's (batch, rows, columns) into dst."""
 
     def at(base: ir.Value, k: ir.Value) -> ir.Value:
         return b.load(b.gep(base, [k], source_etype=T.I64), typ=T.I64)
@@ -215,21 +266,21 @@ def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, opera
     with for_range(b, 0, MR, name="lr") as r:
         rr = b.add(m0, r)
         rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))
-        row = b.gep(operand, [b.add(boff, b.mul(rr, rs))], source_etype=sty)
+        row = b.gep(operand, [b.add(boff, b.mul(rr, rs))], source_etype=reader.ty)
         out = b.gep(dptr, [b.mul(r, c64(nv))], source_etype=sty)
         with b.if_else(b.icmp_signed("==", cs, c64(0))) as (same, varies):
             with same:  # a scalar or a per-row value: one load, vector stores
-                v = b.load(row, typ=sty)
+                v = reader.read(b, row)
                 with for_range(b, 0, nv, name="ls") as j:
                     b.store(v, b.gep(out, [j], source_etype=sty))
             with varies:
                 with b.if_else(contiguous) as (then, other):
                     with then:
                         with for_range(b, 0, nv, name="lj") as j:
-                            b.store(b.load(b.gep(row, [j], source_etype=sty), typ=sty),
+                            b.store(reader.read(b, b.gep(row, [j], source_etype=reader.ty)),
                                     b.gep(out, [j], source_etype=sty))
                     with other:  # strided, or the last partial panel (columns clamped)
                         with for_range(b, 0, nv, name="lk") as j:
                             col = b.select(b.icmp_signed("<", j, last_col), j, last_col)
-                            v = b.load(b.gep(row, [b.mul(col, cs)], source_etype=sty), typ=sty)
+                            v = reader.read(b, b.gep(row, [b.mul(col, cs)], source_etype=reader.ty))
                             b.store(v, b.gep(out, [j], source_etype=sty))
