@@ -226,7 +226,7 @@ def test_attention_mask_select_of_a_pred_parameter() -> None:
     attrs = "lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}"
     case = Case(["f32[2,3,17,24]", "f32[2,3,24,40]", "pred[17,40]"],
                 [_dot(s, attrs=attrs), "c = f32[] constant(8)", f"cb = {s} broadcast(c), dimensions={{}}",
-                 f"x = {s} divide(d, cb)", f"m = pred[2,3,17,40] broadcast(p2), dimensions={{2,3}}",
+                 f"x = {s} divide(d, cb)", "m = pred[2,3,17,40] broadcast(p2), dimensions={2,3}",
                  "ninf = f32[] constant(-inf)", f"nb = {s} broadcast(ninf), dimensions={{}}",
                  f"r = {s} select(m, x, nb)"], s)
     got = run_case(case, exact=False, expect="epilogue")
@@ -240,15 +240,15 @@ def test_relu_gradient_compare_select() -> None:
     case = Case(["f32[33,12]", "f32[12,20]", "f32[20]", s],
                 [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"a = {s} add(d, b)",
                  "z = f32[] constant(0)", f"zb = {s} broadcast(z), dimensions={{}}",
-                 f"gt = pred[33,20] compare(a, zb), direction=GT", f"g = {s} select(gt, p3, zb)",
-                 f"lt = pred[33,20] compare(zb, d), direction=LE", f"r = {s} select(lt, g, a)"], s)
+                 "gt = pred[33,20] compare(a, zb), direction=GT", f"g = {s} select(gt, p3, zb)",
+                 "lt = pred[33,20] compare(zb, d), direction=LE", f"r = {s} select(lt, g, a)"], s)
     run_case(case, exact=False, expect="epilogue")
 
 
 def test_integer_compare_select_is_exact() -> None:
     s = "s32[9,35]"
     case = Case(["s32[9,7]", "s32[7,35]", "s32[35]"],
-                [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", f"ne = pred[9,35] compare(d, b), direction=NE",
+                [_dot(s), f"b = {s} broadcast(p2), dimensions={{1}}", "ne = pred[9,35] compare(d, b), direction=NE",
                  f"r = {s} select(ne, d, b)"], s)
     run_case(case, exact=True, expect="epilogue")
 
