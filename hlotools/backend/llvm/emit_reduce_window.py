@@ -14,8 +14,9 @@ fused into the reduce-window) keeps emit_reduce's elemental loop.
 
 Speed rule (`worth_it`): the kernel vectorises across outputs along the innermost output
 dim when consecutive outputs read consecutive inputs there (unit input step: window stride
-1, input stride 1; unit output stride), as NHWC pooling's channels. Otherwise it reads one
-element at a time; see worth_it for the measured cases.
+1, input stride 1; unit output stride), as NHWC pooling's channels, and is used only there,
+for rows of at least CHUNK_BYTES; otherwise it reads one element at a time and the loop
+stays (figures in worth_it).
 """
 from __future__ import annotations
 
@@ -186,24 +187,27 @@ def interior(w: WindowDim, in_size: int, out_size: int) -> tuple[int, int]:
 
 def worth_it(p: Plan) -> bool:
     """The compile-time speed rule, from the descriptor's structure: the kernel when the
-    innermost output dim runs as vectors (unit steps) for at least 3/4 of its indices (the
-    rest are edges whose windows leave the base: one checked list per element).
+    innermost output dim runs as vectors (unit steps) at least CHUNK_BYTES wide (a row has
+    a fixed cost of ~40 cycles: the row loop, the offset list, the masked remainder) for at
+    least 3/4 of its indices (the rest are edges whose windows leave the base: one checked
+    list per element).
 
-    Measured A/B (raw entry calls, interleaved, medians of 3000, one thread; kernel time
-    over the JIT loop's, same bits): NHWC max-pool 2x2 stride 2 C=8 0.33x, 3x3 stride 2
-    pad 1 C=32 0.89x; NCHW 3x3 stride 1 pad 1 sum 0.34x; the cumulative max along the major
-    dim (reductions.hlo) 0.36x; NHWC 2x2 stride 2 C=32 (big_conv's max-pool) 1.12-1.17x,
-    C=64 1.13-1.25x, its sum 1.17-1.20x (the loop has constant offsets and folds the
-    constant init; the kernel runs the same vector code from its offset list); cnn_mnist's
-    7x7x16 pool 1.8x (3.7 vs 2.1 us). Not taken (one element at a time): NCHW 2x2 stride 2
-    (stride 2 along the minor dim) 5-15x, the cumulative sum along the minor dim (63 of 64
-    indices are edges) 1.5x. In modules (all threads): big_conv, reductions, train_step_cnn
-    1.00-1.02x, cnn_mnist 1.06x; their LLVM time falls by the loops' ~3-25 ms each."""
+    Measured in the modules (perf samples of the kernel against the JIT loop's code, one
+    thread, 300-20000 calls): big_conv's max-pool (NHWC 2x2 stride 2, C=32) 0.81x;
+    cnn_mnist's two pools (C=8 and C=16: rows of 32 and 64 bytes) ~9x (10 us against
+    ~1 us per call), hence the width condition. Standalone modules (raw entry calls,
+    interleaved medians; the loop there reads a parameter and writes the result, which
+    costs it a run-time overlap check): NHWC 2x2 stride 2 C=32 1.12-1.17x, C=64
+    1.13-1.25x, its sum 1.17-1.20x; 3x3 stride 2 pad 1 C=32 0.89x; NCHW 3x3 stride 1 pad 1
+    sum 0.34x; reductions.hlo's cumulative max along the major dim 0.36x. Not taken (one
+    element at a time): NCHW 2x2 stride 2 (stride 2 along the minor dim) 5-15x, the
+    cumulative sum along the minor dim (63 of 64 indices are edges) 1.5x."""
     mode = _MODE.get()
     if mode != "auto":
         return mode == "always"
     nj, lo, hi = (p.fields[K.F_ROW + K.ROW_FIELDS * (K.MAX_RANK - 1) + f] for f in (K.R_SIZE, K.R_LO, K.R_HI))
-    return p.unit and 4 * (hi - lo) >= 3 * nj
+    wide = nj * max(1, p.et.bits // 8) >= K.CHUNK_BYTES
+    return p.unit and wide and 4 * (hi - lo) >= 3 * nj
 
 
 def emit(fe: FunctionEmitter, inst: Instruction) -> bool:
