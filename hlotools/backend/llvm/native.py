@@ -102,7 +102,7 @@ class LinkedLibrary:
 
 def link(object_code: bytes, entry_path: Path, say: Say,
          runtime_objects: Sequence[bytes] | None = None) -> LinkedLibrary | None:
-    """Link `object_code` (MCJIT's object for this host) and the runtime library objects it
+    """Link `object_code` (the object jit.py generated for this host) and the runtime library objects it
     calls (runtime_library.py; None: those its undefined symbols name, loaded or built in this
     process) into a shared library for the entry at `entry_path` (LinkedLibrary.install puts it
     there): each library has its own copy of the runtime, so it stays self-contained. None
