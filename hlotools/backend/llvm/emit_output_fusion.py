@@ -16,8 +16,8 @@ calling the fused computation as a function. Three ways, chosen at compile time 
 * None: anything else (D not planned as a GEMM, other layouts or types at the output, data
   movement of D's value): the caller calls the fused computation as a function.
 
-The epilogue is taken for results of EPILOGUE_MIN_BYTES or more (below, the in-place loop is
-faster at run time; see there). The output buffer never shares memory with an operand
+The epilogue is taken for results of EPILOGUE_MIN_BYTES or more and programs of at most
+EPILOGUE_MAX_INSTRUCTIONS (otherwise the in-place loop is faster at run time; see there). The output buffer never shares memory with an operand
 (buffers.py gives in-place sharing only to dynamic-update-slice roots), so writing D there
 first is safe. HLOTOOLS_EPILOGUE=0 turns the epilogue off (A/B measurements); `epilogues()`
 sets the size or turns it off in a context (tests).
@@ -46,6 +46,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import opcode_info
 from hlotools.ir.shape import Shape
+from hlotools.ir.types import ElementType
 
 # Results from this size up take the epilogue. Measured (1 thread, min CPU time of 40 calls,
 # A/B in alternating processes): the interpreter costs ~100 cycles per register tile (D to
@@ -54,7 +55,12 @@ from hlotools.ir.shape import Shape
 # results 6.0 vs 6.2 ms, transformer_block 0.169 vs 0.181 ms); from about L2's size the
 # pass goes to L3/DRAM and the epilogue wins (big_conv's 4 MiB + 1 MiB results 6.9 -> 6.4 ms,
 # its cold compile without the two ReLU loops ~52 -> ~16 ms).
+# ... and only short programs: each instruction is a pass over the tile in memory without
+# the constant folding LLVM gives the in-place loop, ~20-30 cycles per tile each:
+# big_attention_256's scale + causal mask (2 MiB results, 6 instructions) is 4.47 -> 4.63 ms
+# with the epilogue, big_conv's ReLU (2 instructions) 6.1 -> 5.9 ms.
 EPILOGUE_MIN_BYTES = 1 << 20
+EPILOGUE_MAX_INSTRUCTIONS = 3
 _MIN_BYTES: ContextVar[int | None] = ContextVar("hlotools_llvm_epilogues", default=EPILOGUE_MIN_BYTES)
 ConvFound = tuple[G.Plan, tuple[int, ...], tuple[int, ...]]
 
@@ -62,7 +68,8 @@ ConvFound = tuple[G.Plan, tuple[int, ...], tuple[int, ...]]
 @contextmanager
 def epilogues(on: bool = True, min_bytes: int = 0) -> Iterator[None]:
     """In this context kOutput fusions whose result has `min_bytes` or more use the GEMM
-    epilogue when it can do theirs (default: all), or never (`on` False: the in-place path)."""
+    epilogue when it can do theirs (default: all sizes and program lengths), or never (`on`
+    False: the in-place path)."""
     tok = _MIN_BYTES.set(min_bytes if on else None)
     try:
         yield
@@ -129,6 +136,8 @@ def decide(inst: Instruction) -> Decision | None:
     if direct and _epilogue_wanted(inst.shape):
         ct = (gemm or conv[0]).ct  # type: ignore[index]
         program = encode(root, d, params, grouping, ct)
+        if program is not None and _MIN_BYTES.get() and program.code[E.P_COUNT] > EPILOGUE_MAX_INSTRUCTIONS:
+            program = None  # by default only short programs (see EPILOGUE_MAX_INSTRUCTIONS)
     return Decision("epilogue" if program is not None else "in_place", d, root, ops, params, gemm, conv, program)
 
 
@@ -188,7 +197,8 @@ def emit_output_fusion(fe: FunctionEmitter, inst: Instruction) -> bool:
     got = decide(inst)
     if got is None:
         return False
-    epi = _epilogue_block(fe, got.program) if got.program is not None else None
+    ct = (got.gemm or got.conv[0]).ct  # type: ignore[index]
+    epi = _epilogue_block(fe, got.program, ct) if got.program is not None else None
     if got.gemm is not None:
         G.gemm_into(fe, got.gemm, got.d, inst, got.operands, epi)
     else:
@@ -199,7 +209,7 @@ def emit_output_fusion(fe: FunctionEmitter, inst: Instruction) -> bool:
     return True
 
 
-def _epilogue_block(fe: FunctionEmitter, program: Program) -> ir.Value:
+def _epilogue_block(fe: FunctionEmitter, program: Program, ct: ElementType) -> ir.Value:
     """The program as a constant of the module and the epilogue block (its address, then the
     operands' addresses) in the entry block's frame."""
     ty = ir.ArrayType(T.I64, len(program.code))
@@ -213,6 +223,13 @@ def _epilogue_block(fe: FunctionEmitter, program: Program) -> ir.Value:
     for src in program.sources:
         if src.outer is not None:
             addrs.append(fe.leaf_ptrs(src.outer)[0])
+        elif src.value is not None:
+            vty = T.value_type(ct)
+            v = ir.GlobalVariable(fe.mc.ir, vty, fe.mc.unique_name("gemm.epilogue.value"))
+            v.global_constant = True
+            v.linkage = "private"
+            v.initializer = ir.Constant(vty, src.value)
+            addrs.append(v)
         else:
             assert src.const is not None
             addrs.append(fe.mc.constant_global(src.const))

@@ -37,10 +37,11 @@ class Grouping:
 @dataclass(frozen=True)
 class Source:
     """Where an OP_LOAD operand lives: a fusion operand (`outer`, the caller's
-    materialised value) or a constant of the fused computation (`const`)."""
+    materialised value), a constant of the fused computation (`const`), or a scalar value."""
 
     outer: Instruction | None = None
     const: Instruction | None = None
+    value: float | None = None  # a scalar the encoder made (a reciprocal)
 
 
 @dataclass
@@ -212,6 +213,18 @@ def _emit(bld: _Builder, node: Instruction) -> bool:
         bld.code.append((E.op_code("maximum"), t, xt, lo))
         bld.code.append((E.op_code("minimum"), dst, t, hi))
         temps.append(t)
+    elif node.opcode == "divide" and _reciprocal(node.operands[1], bld.ct) is not None and bld.free_scalars:
+        # x / 2^k is x * 2^-k exactly (LLVM folds the same in the elemental loop): a multiply
+        recip = bld.free_scalars.pop()
+        bld.sources.append(Source(value=_reciprocal(node.operands[1], bld.ct)))
+        bld.records.append([0, 0, *([0] * len(bld.grouping.batch))])
+        bld.code.append((E.OP_SCALAR, recip, len(bld.sources) - 1, len(bld.records) - 1))
+        first = bld.as_tile(xs[0], temps)
+        dst = bld.alloc()
+        if first is None or dst is None:
+            return False
+        bld.code.append((E.op_code("multiply"), dst, first, recip))
+        temps.append(recip)
     elif len(xs) == 1 or all(r >= E.MAX_REGS for r in xs):  # unary ops and scalar pairs take tiles
         first = bld.as_tile(xs[0], temps)
         dst = bld.alloc()
@@ -314,3 +327,27 @@ def _collapse(per_dim: list[int], group: tuple[int, ...], dims: tuple[int, ...])
         if per_dim[a] != per_dim[b] * dims[b]:
             return None
     return per_dim[live[-1]]
+
+
+def _reciprocal(node: Instruction, ct: ElementType) -> float | None:
+    """1 / c for a divisor that is a scalar constant c = +-2^k (or a broadcast of one) whose
+    reciprocal is a normal number of the compute type: division by c is then exactly a
+    multiplication by it."""
+    import math
+
+    import numpy as np
+    if ct.kind != "float":
+        return None
+    if node.opcode == "broadcast" and node.operands:
+        node = node.operands[0]
+    if node.opcode != "constant" or node.shape.dims or node.literal is None:
+        return None
+    c = float(np.asarray(node.literal.value()).reshape(()))
+    if not math.isfinite(c) or c == 0:
+        return None
+    mant, _ = math.frexp(abs(c))
+    if mant != 0.5:
+        return None
+    r = 1.0 / c
+    info = np.finfo(np.float32 if ct.name == "f32" else np.float64)
+    return r if float(info.tiny) <= abs(r) <= float(info.max) else None
