@@ -253,6 +253,18 @@ def test_integer_compare_select_is_exact() -> None:
     run_case(case, exact=True, expect="epilogue")
 
 
+@pytest.mark.parametrize("c", ["0.25", "3", "-8", "1e-40"])
+def test_divide_by_a_constant(c: str) -> None:
+    """x / 2^k runs as x * 2^-k (exact); other divisors divide."""
+    from hlotools.backend.llvm.epilogue_program import _reciprocal
+    s = "f32[10,40]"
+    case = Case(["f32[10,6]", "f32[6,40]"], [_dot(s), f"c = f32[] constant({c})",
+                                             f"cb = {s} broadcast(c), dimensions={{}}", f"r = {s} divide(d, cb)"], s)
+    divisor = hlotools.parse_module(case.fused()).computations[0].instructions[3]
+    assert (_reciprocal(divisor, divisor.shape.element_type) is not None) == (c in ("0.25", "-8"))
+    run_case(case, exact=False, expect="epilogue")
+
+
 def test_unsupported_op_takes_the_in_place_path() -> None:
     """remainder is no epilogue op: D goes into the output, then one loop computes the ROOT."""
     s = "f32[20,30]"
