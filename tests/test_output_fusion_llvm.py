@@ -261,7 +261,8 @@ def test_divide_by_a_constant(c: str) -> None:
     case = Case(["f32[10,6]", "f32[6,40]"], [_dot(s), f"c = f32[] constant({c})",
                                              f"cb = {s} broadcast(c), dimensions={{}}", f"r = {s} divide(d, cb)"], s)
     divisor = hlotools.parse_module(case.fused()).computations[0].instructions[3]
-    assert (_reciprocal(divisor, divisor.shape.element_type) is not None) == (c in ("0.25", "-8"))
+    et = divisor.shape.element_type
+    assert et is not None and (_reciprocal(divisor, et) is not None) == (c in ("0.25", "-8"))
     run_case(case, exact=False, expect="epilogue")
 
 
