@@ -38,7 +38,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import gemm_epilogue as E
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value
-from hlotools.backend.llvm.emit_loops import c64, layout_of, loop_nest
+from hlotools.backend.llvm.emit_loops import c64, flat_loop, layout_of, loop_nest
 from hlotools.backend.llvm.epilogue_program import Grouping, Program, encode
 from hlotools.backend.llvm.registry import ELEMENTAL
 from hlotools.ir.attributes import ConvDimLabels
@@ -253,5 +253,34 @@ def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> Non
         with fe.gen.region():
             v = ElementalGen(fe, bindings).value_at(got.root, index)
             fe.store_element(v, out, shape, index)
-    if not parallel_loop_nest(fe, shape, body, 1):
-        loop_nest(fe.b, shape, body)
+    flat = len(shape.dims) > 1 and _reads_in_place(got, shape)
+    if not parallel_loop_nest(fe, shape, body, 1, flat=flat):
+        if flat:
+            flat_loop(fe.b, shape, body)
+        else:
+            loop_nest(fe.b, shape, body)
+
+
+def _reads_in_place(got: Decision, shape: Shape) -> bool:
+    """Does the ROOT read every array at the output's own element offset (D, operands of its
+    dims and layout, scalars)? Then the loop is one flat loop (as compiler.reads_in_place
+    decides for elemental loops: cheaper for LLVM, and long inner loops for NHWC results)."""
+    layout = tuple(layout_of(shape))
+    seen: set[int] = set()
+
+    def ok(x: Instruction) -> bool:
+        if x is got.d or id(x) in seen:
+            return True
+        seen.add(id(x))
+        if x.opcode == "parameter":
+            outer = got.params.get(id(x))
+            return outer is not None and (not outer.shape.dims or (
+                outer.shape.dims == shape.dims and tuple(layout_of(outer.shape)) == layout))
+        if x.opcode == "constant":
+            return not x.shape.dims
+        if x.opcode == "broadcast":
+            return not x.operands[0].shape.dims and ok(x.operands[0])
+        info = opcode_info(x.opcode)
+        return (info is not None and info.is_elementwise and x.shape.dims == shape.dims
+                and all(ok(o) for o in x.operands))
+    return ok(got.root)
