@@ -48,17 +48,17 @@ from hlotools.ir.opcodes import opcode_info
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
 
-# Results from this size up take the epilogue. Measured (1 thread, min CPU time of 40 calls,
-# A/B in alternating processes): the interpreter costs ~100 cycles per register tile (D to
-# its stack registers and back, one dispatch per op), about what one in-place pass over a
-# result that stays in L2 costs: there the in-place loop wins (big_mlp_1024's 512 KiB
-# results 6.0 vs 6.2 ms, transformer_block 0.169 vs 0.181 ms); from about L2's size the
-# pass goes to L3/DRAM and the epilogue wins (big_conv's 4 MiB + 1 MiB results 6.9 -> 6.4 ms,
-# its cold compile without the two ReLU loops ~52 -> ~16 ms).
-# ... and only short programs: each instruction is a pass over the tile in memory without
-# the constant folding LLVM gives the in-place loop, ~20-30 cycles per tile each:
-# big_attention_256's scale + causal mask (2 MiB results, 6 instructions) is 4.47 -> 4.63 ms
-# with the epilogue, big_conv's ReLU (2 instructions) 6.1 -> 5.9 ms.
+# The epilogue trades run time for compile time. Measured (min CPU time, A/B in one process):
+# the interpreter costs ~100 cycles per register tile (D to its stack registers and back, one
+# pass per instruction, no constant folding), more than the in-place flat loop, which LLVM
+# compiles with the constants folded: dot + bias + ReLU f32[4096,256] 1.28 -> 1.50 ms, ReLU
+# alone 1.31 -> 1.42 ms; big_conv (two convolutions + ReLU, 4 MiB and 1 MiB results) run
+# 6.80 -> 7.26 ms on 1 thread, 7.14 -> 7.36 ms CPU on 2, but its cold compile 19.8 -> 10.5 ms
+# CPU (no loop of its own: XLA's is 15 ms). So by default only results from
+# EPILOGUE_MIN_BYTES with programs of at most EPILOGUE_MAX_INSTRUCTIONS (big_attention_256's
+# scale + causal mask, 2 MiB and 6 instructions: 4.47 -> 4.63 ms, in place instead; below
+# 1 MiB, big_mlp_1024 6.0 -> 6.2 ms, transformer_block 0.169 -> 0.181 ms);
+# HLOTOOLS_EPILOGUE=0 or epilogues(False) turns it off.
 EPILOGUE_MIN_BYTES = 1 << 20
 EPILOGUE_MAX_INSTRUCTIONS = 3
 _MIN_BYTES: ContextVar[int | None] = ContextVar("hlotools_llvm_epilogues", default=EPILOGUE_MIN_BYTES)
