@@ -61,6 +61,8 @@ _REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
 # The files whose code ends up in the runtime objects (paths under hlotools/).
 SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py", "backend/llvm/pool_libc.py",
            "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py", "backend/llvm/reduce_window_kernel.py",
+           "backend/llvm/gemm_epilogue.py", "backend/llvm/emit_arith.py", "backend/llvm/emit_math.py",
+           "backend/llvm/emit_complex.py", "backend/llvm/host.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
