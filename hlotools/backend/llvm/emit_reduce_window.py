@@ -193,15 +193,17 @@ def worth_it(p: Plan) -> bool:
     list per element).
 
     Measured in the modules (perf samples of the kernel against the JIT loop's code, one
-    thread, 300-20000 calls): big_conv's max-pool (NHWC 2x2 stride 2, C=32) 0.81x;
-    cnn_mnist's two pools (C=8 and C=16: rows of 32 and 64 bytes) ~9x (10 us against
-    ~1 us per call), hence the width condition. Standalone modules (raw entry calls,
-    interleaved medians; the loop there reads a parameter and writes the result, which
-    costs it a run-time overlap check): NHWC 2x2 stride 2 C=32 1.12-1.17x, C=64
-    1.13-1.25x, its sum 1.17-1.20x; 3x3 stride 2 pad 1 C=32 0.89x; NCHW 3x3 stride 1 pad 1
-    sum 0.34x; reductions.hlo's cumulative max along the major dim 0.36x. Not taken (one
-    element at a time): NCHW 2x2 stride 2 (stride 2 along the minor dim) 5-15x, the
-    cumulative sum along the minor dim (63 of 64 indices are edges) 1.5x."""
+    thread, 300-20000 calls, two runs each): big_conv's max-pool (NHWC 2x2 stride 2, C=32)
+    0.8x and 1.3x (noise: the module's run time is 0.99-1.01x either way, the pool being
+    ~2% of it); reductions.hlo's 16x1 window over 64 columns 0.25x; cnn_mnist's two pools
+    (C=8 and C=16: rows of 32 and 64 bytes) ~4-9x (5-10 us against ~1 us per call), hence
+    the width condition. Standalone modules (raw entry calls, interleaved medians, one
+    thread): NHWC 2x2 stride 2 C=32 1.13x, C=64 1.13-1.25x, its sum 1.17-1.20x (the loop
+    has constant offsets; the kernel the same vector code reading its offset list); 3x3
+    stride 2 pad 1 C=32 0.89x; NCHW 3x3 stride 1 pad 1 sum 0.34x; the cumulative max along
+    the major dim 0.36x. Not taken (one element at a time): NCHW 2x2 stride 2 (stride 2
+    along the minor dim) 5-15x, the cumulative sum along the minor dim (63 of 64 indices
+    are edges) 1.5x."""
     mode = _MODE.get()
     if mode != "auto":
         return mode == "always"
