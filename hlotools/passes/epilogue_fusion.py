@@ -37,6 +37,7 @@ from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Layout, Shape
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.cloning import clone_instruction
+from hlotools.passes.fusion import control_linked
 from hlotools.passes.fusion_builder import post_order_from
 from hlotools.passes.fusion_rules import fusion_kind, is_elementwise
 from hlotools.passes.fusion_stats import control_flow_computations, fusion_bodies
@@ -77,7 +78,7 @@ class EpilogueFusion(HloPass):
             if hero is None:
                 continue
             if pinned is None:
-                pinned = _control_linked(comp)
+                pinned = control_linked(comp)
             orders: dict[int, list[Instruction]] = {}  # fused bodies' post orders, from the checks
             stages = self.chain(inst, hero, comp, pinned, ctx, orders)
             if not stages or not ctx.consume_fuel(f"fuse {inst.name} with {', '.join(s.name for s in stages)}"):
@@ -347,13 +348,3 @@ def _true_elementwise(inst: Instruction) -> bool:
 
 def _is_scalar_constant(inst: Instruction) -> bool:
     return inst.opcode == "constant" and _is_array(inst.shape) and not inst.shape.dims
-
-
-def _control_linked(comp: Computation) -> set[int]:
-    """Instructions with control edges either way (fusing them would lose the edge)."""
-    out: set[int] = set()
-    for inst in comp.instructions:
-        if inst.control_predecessors:
-            out.add(id(inst))
-            out.update(id(p) for p in inst.control_predecessors)
-    return out

@@ -103,7 +103,7 @@ class InstructionFusion(HloPass):
         order = comp.post_order()
         queue: list[Instruction | None] = list(order)
         pos = {id(inst): n for n, inst in enumerate(order)}
-        pinned = _control_dependent(comp)
+        pinned = control_linked(comp)
         no_dup = _globally_unfusible(order, pinned)
         builder = FusionBuilder(rw, comp)
         fused_any = False
@@ -253,8 +253,9 @@ def _unique(items) -> list[Instruction]:  # noqa: ANN001
     return list(dict.fromkeys(items))
 
 
-def _control_dependent(comp: Computation) -> set[int]:
-    """Instructions with control edges stay as they are (fusing them would lose the edge)."""
+def control_linked(comp: Computation) -> set[int]:
+    """Instructions with control edges either way: they stay as they are (fusing them would
+    lose the edge; epilogue_fusion.py leaves them alone for the same reason)."""
     out: set[int] = set()
     for inst in comp.instructions:
         if inst.control_predecessors:
