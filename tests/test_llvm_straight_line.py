@@ -9,6 +9,7 @@ from typing import Any
 import llvmlite.ir as ir
 import numpy as np
 import pytest
+from _helpers import scalar_computation
 
 import hlotools
 from hlotools.backend.llvm import runtime
@@ -24,13 +25,7 @@ ENTRY main {
   ROOT c = f32[2,16,16,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
 }
 """
-POOL = """HloModule pool
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-ENTRY main {
+POOL = "HloModule pool\n" + scalar_computation("max", "maximum") + """ENTRY main {
   x = f32[2,16,16,8] parameter(0)
   i = f32[] constant(-inf)
   ROOT r = f32[2,8,8,8] reduce-window(x, i), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max
@@ -40,6 +35,34 @@ LOOP = """HloModule loop
 ENTRY main {
   a = f32[1024] parameter(0)
   ROOT r = f32[1024] multiply(a, a)
+}
+"""
+# The loop only in a called computation's function (no passes: the call stays a call).
+CALLED_LOOP = """HloModule called
+square {
+  a = f32[1024] parameter(0)
+  ROOT r = f32[1024] multiply(a, a)
+}
+ENTRY main {
+  x = f32[1024] parameter(0)
+  ROOT c = f32[1024] call(x), to_apply=square
+}
+"""
+# A while whose condition and body are straight-line code: the loop is the while's own.
+WHILE = """HloModule counter
+cond {
+  s = s32[] parameter(0)
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(s, n), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(s, one)
+}
+ENTRY main {
+  x = s32[] parameter(0)
+  ROOT w = s32[] while(x), condition=cond, body=body
 }
 """
 
@@ -127,3 +150,16 @@ def test_a_module_with_a_loop_keeps_its_level() -> None:
 def test_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runtime, "STRAIGHT_LINE_MAX_INSTRUCTIONS", 5)
     assert _compiled(CONV).llvm_level == 3
+
+
+def test_a_loop_in_a_called_function_or_a_while_keeps_the_level() -> None:
+    """Every function the module defines counts, not only the entry: a call's loop is in the
+    callee's function, a while's back edge in its caller's."""
+    called = CompiledModule(hlotools.parse_module(CALLED_LOOP))
+    assert called.llvm_ir.count("define ") >= 2  # the callee is a function of its own
+    assert called.llvm_level == 3
+    a = np.linspace(-2, 2, 1024, dtype=np.float32)
+    np.testing.assert_array_equal(called([a])[0], a * a)
+    counter = CompiledModule(hlotools.parse_module(WHILE))
+    assert counter.llvm_level == 3
+    assert int(counter([np.int32(3)])[0]) == 10
