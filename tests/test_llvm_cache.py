@@ -177,6 +177,24 @@ def test_module_key_covers_the_values_of_constants_it_does_not_print() -> None:
     assert cache.module_key_text(hlotools.parse_module(tuple_changed)) != base
 
 
+def test_module_key_covers_the_dtype_and_dims_of_a_constants_array() -> None:
+    """Equal bytes read as another dtype, or in other dims, are another value: the digest says so
+    (the emitters read the array, not the text)."""
+    from hlotools.ir.literal import Literal
+    module = hlotools.parse_module(BIG_CONSTANT.replace("VALUES", ", ".join(str(float(k)) for k in range(16))))
+    assert module.entry is not None
+    (c,) = [i for i in module.entry.instructions if i.name == "c"]
+    assert c.literal is not None and c.literal.array is not None
+    base = cache.module_key_text(module)
+    array = c.literal.array
+    for other in (array.view(np.int32), array.reshape(4, 4)):
+        assert other.tobytes() == array.tobytes()
+        c.literal = Literal(c.literal.shape, other)
+        assert cache.module_key_text(module) != base, other.dtype
+    c.literal = Literal(c.literal.shape, array.copy())
+    assert cache.module_key_text(module) == base
+
+
 def test_real_environment_names_the_target() -> None:
     real = REAL_ENVIRONMENT()
     t = jit.target_description()

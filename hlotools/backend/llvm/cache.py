@@ -380,8 +380,8 @@ def make_key(kind: str, text: str, options: dict[str, Any], env: dict[str, str] 
 def module_key_text(module: Module) -> str:
     """What the optimised module's key is made of: its long text with the values of constants
     over 10 elements elided (as XLA's dumps do), then one line per constant naming it and the
-    SHA-256 of its shape and bytes. Printing a big literal costs more than printing the whole
-    rest of the module (big_attention_256's folded 256x256 mask: 5-10 ms of its cold compile,
+    SHA-256 of its shape, its array's dtype and dims, and its bytes. Printing a big literal
+    costs more than printing the whole rest of the module (big_attention_256's folded 256x256 mask: 5-10 ms of its cold compile,
     hashing its bytes 0.05 ms); the bytes identify the value more exactly than its text."""
     from hlotools.text.printer import print_module
     constants = sorted(f"{comp.name}/{inst.name} {_literal_digest(inst.literal)}"
@@ -395,9 +395,12 @@ def _literal_digest(literal: Any) -> str:
         return "(" + ",".join(_literal_digest(e) for e in literal.elements) + ")"
     if literal.elided or literal.array is None:
         return "{...}"
-    h = hashlib.sha256(literal.shape.to_text(True).encode())
+    # the array's own dtype and dims too: equal bytes of another dtype are another value
+    # (literal.py keeps arrays in the shape's dtype, but nothing enforces it)
+    array = literal.array
+    h = hashlib.sha256(f"{literal.shape.to_text(True)} {array.dtype.str} {array.shape}".encode())
     h.update(b"\0")
-    h.update(literal.array.tobytes())
+    h.update(array.tobytes())
     return h.hexdigest()
 
 
