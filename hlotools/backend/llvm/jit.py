@@ -21,11 +21,6 @@ from hlotools.errors import HloUnsupportedError
 
 _LOCK = threading.Lock()
 
-# Functions LLVM may call for intrinsics or that the emitters declare (libm); each must
-# resolve in the process before the module is finalised, otherwise MCJIT aborts the
-# process with "Program used external function ... which could not be resolved".
-_KNOWN_INTRINSIC_PREFIX = "llvm."
-
 
 @cache
 def _initialise() -> None:
