@@ -199,9 +199,6 @@ def _corpus() -> list[str]:
     return sorted(p.name[:-4] for p in JAX.glob("*.hlo") if p.name.count(".") == 1) if JAX.is_dir() else []
 
 
-KOUTPUT: dict[str, int] = {}  # module -> kOutput fusions after the backend's pipeline (for the total)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
 @pytest.mark.parametrize("name", _corpus())
@@ -216,7 +213,6 @@ def test_jax_corpus_keeps_the_interpreters_outputs(name: str) -> None:
     made = _k_output(ours)
     assert all(epilogue_hero(f) is not None for f in made), [f.name for f in made if epilogue_hero(f) is None]
     assert len(made) >= len(_k_output(preset))
-    KOUTPUT[name] = len(made)
     in_dt, _ = _leaf_dtypes(m)
     with np.load(JAX / f"{name}.inputs.npz") as f:
         args = _load(f, "in", in_dt)
