@@ -105,6 +105,30 @@ def test_no_c_compiler_still_trims(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert not list((tmp_path / "c").rglob("*.so"))
 
 
+def test_unlinked_compiles_share_one_queued_trim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no library to link, the modules compiled while a trim of the folder runs queue one
+    more trim between them (trim_later's), not one scan of the folder each."""
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    assert native.c_compiler() is None
+    started, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def slow_trim(self: CompileCache) -> int:
+        calls.append(threading.current_thread().name)
+        started.set()
+        assert release.wait(60)
+        return 0
+    monkeypatch.setattr(CompileCache, "trim", slow_trim)
+    store = CompileCache(tmp_path / "d")
+    compiled = [compile_text(store, TEXT.replace("64", str(n))) for n in (64, 65)]
+    assert started.wait(60)  # the first module's trim runs (and waits) on the worker
+    compiled += [compile_text(store, TEXT.replace("64", str(n))) for n in (66, 67, 68)]
+    release.set()
+    assert store.wait_for_links(60)
+    assert calls == ["hlotools-link"] * 2
+    assert len({c.object_code for c in compiled}) == 5  # five modules, five objects
+
+
 def test_c_compiler_follows_cc_and_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = tmp_path / "bin" / "mycc"
     fake.parent.mkdir()

@@ -40,8 +40,9 @@ _LOGGER = logging.getLogger("hlotools.cache")
 class LinkJob:
     """For object entry KEY: copy the runtime library groups its code calls into the folder
     (`runtime_groups`, loaded in this process: runtime_library.ensure writes those the folder
-    lacks, for a later process), link `object_code` and `runtime_objects` into KEY.so and
-    record it (unless `link` is False: no library can be made here), then trim the folder."""
+    lacks, for a later process), then link `object_code` and `runtime_objects` into KEY.so,
+    record it and trim the folder. `link` False: no library can be made here; only the copy
+    (the trim is then a TrimJob of its own, CompileCache.link_later)."""
 
     cache: CompileCache
     key: str
@@ -62,7 +63,8 @@ class LinkJob:
             if self.link:
                 link_now(self)
         finally:
-            self.cache.trim()  # the library now counts too
+            if self.link:
+                self.cache.trim()  # the library now counts too
 
 
 @dataclass

@@ -200,12 +200,13 @@ class CompileCache:
             return False
         return True
 
-    def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> Any:
+    def link_later(self, key: str, object_code: bytes, runtime_groups: list[str]) -> bool:
         """Queue, for the background worker (background_link.py), what only a later process
         needs of object entry `key`: the runtime library groups its code calls copied into
         this folder, the link of KEY.so (with those groups' objects) recorded in the entry,
-        and the folder's trim. Returns the job, with `link` False when no library can be
-        made here."""
+        and the folder's trim. Returns whether a library is linked. When none can be made
+        here the trim is `trim_later`'s, one queued per folder: a process compiling many
+        modules then scans the folder once per batch, not once per module."""
         from hlotools.backend.llvm import background_link, runtime_library
         runtime: list[bytes] = []
         link = native.enabled() and native.c_compiler() is not None
@@ -217,8 +218,12 @@ class CompileCache:
             except HloError as e:
                 self.say(f"compile cache: no shared library ({e.message})")
                 link = False
-        return background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime,
-                                                               runtime_groups=list(runtime_groups), link=link))
+        if link or runtime_groups:
+            background_link.submit(background_link.LinkJob(self.quiet(), key, object_code, runtime,
+                                                           runtime_groups=list(runtime_groups), link=link))
+        if not link:
+            self.trim_later()
+        return link
 
     def trim_later(self) -> None:
         """Queue `trim` for the background worker (it scans every entry: off the critical path)."""
@@ -473,7 +478,7 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
         # a warm start dlopens the library instead of loading the object into MCJIT; linking
         # it (cc, 15-25 ms) is nobody's wait: a thread does it ("link" is what starting it cost)
         t3 = time.perf_counter()
-        linking = compile_cache.link_later(module_key, compiled.object_code, list(compiled.runtime_groups)).link
+        linking = compile_cache.link_later(module_key, compiled.object_code, list(compiled.runtime_groups))
         if linking:
             compiled.timings.extra["link"] = time.perf_counter() - t3
         compile_cache.say(f"compile cache: compiled ({spent}) and stored {module_key[:12]} in "
