@@ -163,3 +163,13 @@ def test_a_loop_in_a_called_function_or_a_while_keeps_the_level() -> None:
     counter = CompiledModule(hlotools.parse_module(WHILE))
     assert counter.llvm_level == 3
     assert int(counter([np.int32(3)])[0]) == 10
+
+
+def test_a_module_loaded_from_its_object_says_it_was_not_compiled_here() -> None:
+    compiled = CompiledModule(hlotools.parse_module(LOOP), keep_object=True)
+    assert compiled.llvm_level == 3 and compiled.object_code is not None
+    loaded = CompiledModule.from_object(compiled.object_code, compiled.stats, compiled.param_leaves,
+                                        compiled.result_leaves, runtime_groups=list(compiled.runtime_groups))
+    assert loaded.llvm_level is None
+    a = np.linspace(-2, 2, 1024, dtype=np.float32)
+    np.testing.assert_array_equal(loaded([a])[0], a * a)

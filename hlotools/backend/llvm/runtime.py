@@ -42,6 +42,7 @@ class CompiledModule(EntryCaller):
     the GEMM kernels: `runtime_groups` names the groups it needs."""
 
     runtime_groups: list[str]
+    llvm_level: int | None = None  # the LLVM level it was compiled at (llvm_level); None: loaded
 
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
                  keep_object: bool = False, runtime_cache: CompileCache | None = None) -> None:
