@@ -110,6 +110,20 @@ def test_a_switch_back_to_an_earlier_block_is_a_loop() -> None:
     assert straight_line_instructions(module) is None
 
 
+def test_a_switch_whose_default_goes_back_is_a_loop() -> None:
+    """llvmlite keeps a switch's default aside from its operands."""
+    module = ir.Module("m")
+    fn, b = _function(module, "switch")
+    head, end = fn.append_basic_block("head"), fn.append_basic_block("end")
+    b.branch(head)
+    b.position_at_end(end)
+    b.ret_void()
+    b.position_at_end(head)
+    sw = b.switch(b.zext(fn.args[0], ir.IntType(32)), head)  # the default: back to its own block
+    sw.add_case(1, end)
+    assert straight_line_instructions(module) is None
+
+
 def _compiled(text: str, force: int | None = None, monkeypatch: pytest.MonkeyPatch | None = None,
               **kw: Any) -> CompiledModule:
     if force is not None and monkeypatch is not None:

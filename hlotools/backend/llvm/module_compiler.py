@@ -205,9 +205,14 @@ def straight_line_instructions(module: ir.Module) -> int | None:
             term = block.terminator
             if term is None:
                 return None
+            # br/cbranch name their blocks as operands; a switch keeps its default and cases
+            # aside, an indirectbr its destinations
             targets = [op for op in term.operands if isinstance(op, ir.Block)]
             targets += [b for _, b in getattr(term, "cases", [])]
             targets += list(getattr(term, "destinations", []))
+            default = getattr(term, "default", None)
+            if isinstance(default, ir.Block):
+                targets.append(default)
             if any(place.get(id(b), -1) <= k for b in targets):
                 return None
     return total
