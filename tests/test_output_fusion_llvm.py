@@ -266,6 +266,38 @@ def test_divide_by_a_constant(c: str) -> None:
     run_case(case, exact=False, expect="epilogue")
 
 
+# Values whose libm powf differs from what LLVM rewrites pow(x, c) into (x * x, 1 / x, sqrt)
+POWER_CASES = [("2", -0.8374544978141785), ("-1", 2.40573787689209), ("0.5", 2.2492663860321045)]
+
+
+@pytest.mark.parametrize("c,x", POWER_CASES)
+def test_power_of_a_constant_takes_the_in_place_path(c: str, x: float) -> None:
+    """pow(D, constant): the elemental loop's libm call is rewritten by LLVM for that value
+    (x^2 -> x * x, x^-1 -> 1 / x, x^0.5 -> sqrt), which differs from powf at run time for
+    these x (found by the forced-epilogue sweep: dot f32[1,65,65] with pow(d, 2)), so the
+    epilogue leaves such a power to the in-place loop: the unfused bits."""
+    s = "f32[9,40]"
+    case = Case(["f32[9,1]", "f32[1,40]"], [_dot(s), f"c = f32[] constant({c})",
+                                            f"cb = {s} broadcast(c), dimensions={{}}", f"r = {s} power(d, cb)"], s)
+    args = [np.full((9, 1), x, np.float32), np.ones((1, 40), np.float32)]  # D = x exactly
+    assert _how(case.fused()) == "in_place"
+    with epilogues():
+        fused = compile_module(hlotools.parse_module(case.fused()))(args)[0]
+    plain = compile_module(hlotools.parse_module(case.plain()))(args)[0]
+    np.testing.assert_array_equal(_bits(fused), _bits(plain))
+    base = f"{s} broadcast(c), dimensions={{}}"
+    two = Case(case.params, [_dot(s), "c = f32[] constant(2)", f"cb = {base}", f"r = {s} power(cb, d)"], s)
+    assert _how(two.fused()) == "in_place"  # 2^y -> exp2(y) likewise
+
+
+def test_power_of_a_run_time_scalar_takes_the_epilogue() -> None:
+    """The exponent a parameter: pow runs as a call in both paths (same bits)."""
+    s = "f32[17,40]"
+    case = Case(["f32[17,9]", "f32[9,40]", "f32[]"], [_dot(s), f"a = {s} abs(d)", f"cb = {s} broadcast(p2), dimensions={{}}",
+                                                      f"r = {s} power(a, cb)"], s)
+    run_case(case, exact=False, expect="epilogue")
+
+
 def test_unsupported_op_takes_the_in_place_path() -> None:
     """remainder is no epilogue op: D goes into the output, then one loop computes the ROOT."""
     s = "f32[20,30]"

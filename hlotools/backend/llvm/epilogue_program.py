@@ -175,7 +175,19 @@ def _operand_types(bld: _Builder, node: Instruction) -> list[ElementType] | None
         return [ct] * 3 if E.supports("maximum", ct) and E.supports("minimum", ct) and n == 3 else None
     if node.opcode in E.CONTROL_OPS or not E.supports(node.opcode, ct):
         return None
+    if node.opcode == "power" and ct.kind == "float" and any(_constant_leaf(op) for op in node.operands):
+        # The elemental loop passes a constant to libm's pow, which LLVM's library-call
+        # simplifier rewrites by value (x^2 -> x * x, x^-1 -> 1 / x, x^0.5 -> sqrt, 2^y ->
+        # exp2): other bits than the pow call the interpreter would make; in place instead.
+        return None
     return [ct] * n
+
+
+def _constant_leaf(node: Instruction) -> bool:
+    """A constant, or a broadcast of one (a value LLVM sees as a constant in the loop)."""
+    while node.opcode == "broadcast" and node.operands:
+        node = node.operands[0]
+    return node.opcode == "constant"
 
 
 def _emit(bld: _Builder, node: Instruction) -> bool:
