@@ -245,15 +245,11 @@ def _pick(b: ir.IRBuilder, pos: list[list[ir.Value]], link: ir.Value, field: int
     return v
 
 
-def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.Value, inside: ir.Value,
-                    off: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """(inside, input offset) after kernel level `lv` at index k: emit_conv.input_position."""
-    size, link, wdil, bdil, in_size, in_stride, rev = lv
-    kp = b.select(b.icmp_unsigned("!=", rev, c64(0)), b.sub(b.sub(size, c64(1)), k), k)
-    p = b.add(b.load(b.gep(base, [link], source_etype=T.I64), typ=T.I64), b.mul(kp, wdil))
-    # a base dilation divides (branches, not selects: no division on the common paths; a
-    # power of two, as in stride-2 transposed convolutions, is a shift and a mask, which
-    # differ from sdiv only at holes, where nothing is read)
+def undilated(b: ir.IRBuilder, p: ir.Value, bdil: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(p divides by the base dilation bdil, p / bdil), emit_conv.input_position's test (also
+    reduce_window_kernel's). Branches, not selects: no division on the common paths (bdil 1);
+    a power of two, as in stride-2 transposed convolutions, is a shift and a mask, which
+    differ from sdiv only at holes, where nothing is read."""
     bm1 = b.sub(bdil, c64(1))
     pre = b.block
     dilated = b.append_basic_block("bd.dilated")
@@ -279,7 +275,17 @@ def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.V
     for blk, o, v in ((pre, ir.Constant(T.I1, 1), p), (shifted, even2, q2), (divided, even, q)):
         ok.add_incoming(o, blk)
         pd.add_incoming(v, blk)
-    inside, p = b.and_(inside, ok), pd
+    return ok, pd
+
+
+def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.Value, inside: ir.Value,
+                    off: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(inside, input offset) after kernel level `lv` at index k: emit_conv.input_position."""
+    size, link, wdil, bdil, in_size, in_stride, rev = lv
+    kp = b.select(b.icmp_unsigned("!=", rev, c64(0)), b.sub(b.sub(size, c64(1)), k), k)
+    p = b.add(b.load(b.gep(base, [link], source_etype=T.I64), typ=T.I64), b.mul(kp, wdil))
+    ok, p = undilated(b, p, bdil)
+    inside = b.and_(inside, ok)
     inside = b.and_(inside, b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, in_size)))
     lo = b.select(b.icmp_signed("<", p, c64(0)), c64(0), p)
     top = b.sub(in_size, c64(1))

@@ -50,6 +50,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm import runtime_library as RL
+from hlotools.backend.llvm.conv_kernel import undilated
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
@@ -213,7 +214,7 @@ def _build_window_walk(fn: ir.Function, checked: bool) -> None:
             if oidx is None:
                 level(q + 1, b.add(off, b.mul(b.mul(w, wdil), in_stride)))
             else:
-                ok, pos = _undilated(b, b.add(bases[q], b.mul(w, wdil)), bdil)
+                ok, pos = undilated(b, b.add(bases[q], b.mul(w, wdil)), bdil)
                 inside = b.and_(ok, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, in_size)))
                 with b.if_then(inside):
                     level(q + 1, b.add(off, b.mul(pos, in_stride)))
@@ -222,26 +223,6 @@ def _build_window_walk(fn: ir.Function, checked: bool) -> None:
         b.ret(b.load(count, typ=T.I64))
     else:
         b.ret_void()
-
-
-def _undilated(b: ir.IRBuilder, pos: ir.Value, bdil: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """(pos divides by the base dilation, pos / bdil): divisions only on the dilated path."""
-    pre = b.block
-    dilated = b.append_basic_block("bd.dilated")
-    merge = b.append_basic_block("bd.merge")
-    b.cbranch(b.icmp_signed(">", bdil, c64(1)), dilated, merge)
-    b.position_at_end(dilated)
-    even = b.icmp_signed("==", b.srem(pos, bdil), c64(0))
-    quotient = b.sdiv(pos, bdil)
-    b.branch(merge)
-    b.position_at_end(merge)
-    ok = b.phi(T.I1)
-    ok.add_incoming(ir.Constant(T.I1, 1), pre)
-    ok.add_incoming(even, dilated)
-    q = b.phi(T.I64)
-    q.add_incoming(pos, pre)
-    q.add_incoming(quotient, dilated)
-    return ok, q
 
 
 # -- the reducer on scalars and vectors -------------------------------------------------------
@@ -356,14 +337,7 @@ class _Body:
             rest = b.udiv(rest, size)
         t = self.t
         b.store(self.begin, t)
-        head = self.fn.append_basic_block("run.head")
-        body = self.fn.append_basic_block("run.body")
-        exit_ = self.fn.append_basic_block("run.exit")
-        b.branch(head)
-        b.position_at_end(head)
-        now = b.load(t, typ=T.I64)
-        b.cbranch(b.icmp_signed("<", now, self.end), body, exit_)
-        b.position_at_end(body)
+        now, head, exit_ = self.while_below("run", t, self.end)
         rin, rout, inside = self.base0, c64(0), ir.Constant(T.I1, 1)
         for q in range(last):
             rin, rout, inside = self.level(q, b.load(self.slot_ptr(self.idx, q), typ=T.I64), rin, rout, inside)
@@ -378,6 +352,20 @@ class _Body:
         b.branch(head)
         b.position_at_end(exit_)
         b.ret_void()
+
+    def while_below(self, name: str, slot: ir.Value, stop: ir.Value) -> tuple[ir.Value, ir.Block, ir.Block]:
+        """Open `while (*slot < stop)`: (*slot as loaded in the head, the head, the exit
+        block), the builder in the body; the caller updates the slot and branches back."""
+        b = self.b
+        head = self.fn.append_basic_block(f"{name}.head")
+        body = self.fn.append_basic_block(f"{name}.body")
+        exit_ = self.fn.append_basic_block(f"{name}.exit")
+        b.branch(head)
+        b.position_at_end(head)
+        now = b.load(slot, typ=T.I64)
+        b.cbranch(b.icmp_signed("<", now, stop), body, exit_)
+        b.position_at_end(body)
+        return now, head, exit_
 
     def run(self, start: ir.Value, stop: ir.Value, rin: ir.Value, rout: ir.Value, inside: ir.Value) -> None:
         """Rows start..stop-1 of the last task level. Interior rows whose j range needs no
@@ -398,14 +386,7 @@ class _Body:
         # one loop: a row at a time outside [a, z), PAIR rows at a time inside
         i_slot = self.i
         b.store(start, i_slot)
-        head = self.fn.append_basic_block("rows.head")
-        body = self.fn.append_basic_block("rows.body")
-        done = self.fn.append_basic_block("rows.done")
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.load(i_slot, typ=T.I64)
-        b.cbranch(b.icmp_signed("<", i, stop), body, done)
-        b.position_at_end(body)
+        i, head, done = self.while_below("rows", i_slot, stop)
         paired = b.and_(b.icmp_signed(">=", i, a), b.icmp_signed("<", i, z))
         with b.if_else(paired) as (pair, single):
             with pair:
