@@ -168,6 +168,31 @@ def test_kernel_matches_the_elemental_loop_and_the_interpreter(case: tuple[str, 
     check(text, args, expect_kernel=out_elems > 0)
 
 
+@pytest.mark.parametrize("op,size,dtype", [("multiply", 7, "f32"), ("add", 7, "f32"), ("multiply", 17, "f32"),
+                                           ("add", 17, "f64")])
+def test_float_folds_run_in_window_order(op: str, size: int, dtype: str) -> None:
+    """Float add / multiply fold init, then each window element in order, rounding at each
+    step: bit for bit a sequential fold. (The elemental loop lets LLVM reassociate them, so
+    there the two agree only within rounding: the forced-kernel stress sweep found 7- and
+    17-element windows where its bits differ; HLO leaves the order open.)"""
+    text = module_text([40], (0,), (0,), [(size, 1, 0, 0, 1, 1)], op, dtype, swapped=True)
+    rng = np.random.default_rng(3)
+    dt = DTYPES[dtype]
+    x = (rng.standard_normal(40) * 1.3).astype(dt)
+    init = np.asarray(dt(-1.0875744))
+    with E.kernel_mode("always"):
+        kernel = CompiledModule(hlotools.parse_module(text))
+    assert uses_kernel(kernel)
+    got = kernel([x, init])[0]
+    want = np.empty(40 - size + 1, dt)
+    for j in range(want.size):
+        acc = init.copy()
+        for k in range(size):
+            acc = (acc * x[j + k] if op == "multiply" else acc + x[j + k]).astype(dt)
+        want[j] = acc
+    np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
 def test_nan_and_signed_zeros_follow_the_loop() -> None:
     """max(-0, +0) = +0 and min = -0 whatever the order, NaN wins, an all-padding window
     gives the init value."""

@@ -11,10 +11,12 @@ any window size, stride, padding (negative too), window and base dilation, any i
 output layout (element strides in the descriptor). `desc` points at {ptr fields, ptr src,
 ptr dst, ptr init} (D_*): the init value is read at run time from its buffer.
 
-Semantics, exactly those of emit_reduce's elemental generator (bit for bit): per output
-element, acc = init, then acc = op(acc, x) for every window position in row-major order of
-the logical window dims, skipping positions in the padding or between base-dilated
-elements; float add and multiply round at each step in that order (no reassociation),
+Semantics, those of emit_reduce's elemental generator: per output element, acc = init,
+then acc = op(acc, x) for every window position in row-major order of the logical window
+dims, skipping positions in the padding or between base-dilated elements; float add and
+multiply round at each step in that order (no reassociation; the elemental loop marks them
+reassociable, as HLO leaves a reducer's order open, so LLVM may reorder its unrolled or
+vectorised window: within rounding there, e.g. a 7-element product; bit for bit otherwise),
 float maximum/minimum are llvm.maximum/llvm.minimum (what emit_arith gives reducers:
 NaN-propagating, -0 < +0), integer maximum/minimum compare signed or unsigned as
 emit_arith's do, integer add and multiply wrap.
