@@ -35,7 +35,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class  # noqa: E402
+from test_interpreter_corpus import JAX  # noqa: E402
 
 
 def forced() -> ExitStack:
@@ -65,20 +65,10 @@ def _jax_cases() -> list[Any]:
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
 @pytest.mark.parametrize("name,style", _jax_cases())
 def test_jax_corpus_with_both_paths_forced(name: str, style: str) -> None:
-    import hlotools
-    path = JAX / f"{name}.{style}"
-    module = hlotools.parse_module(path.read_text(), str(path), verify=False)
-    in_dt, out_dt = _leaf_dtypes(module)
-    with np.load(JAX / f"{name}.inputs.npz") as f:
-        args = _load(f, "in", in_dt)
-    with np.load(JAX / f"{name}.expected.npz") as f:
-        want = _load(f, "out", out_dt)
+    from _llvm_sandbox import check_reference  # in process: what the corpus sweeps' workers run
     with forced():
-        got = _compile_o2(module)(args)
-    klass = op_class({i.opcode for c in module.computations for i in c.instructions})
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert_matches(np.asarray(g), w, klass, f"{name} out{i}")
+        check_reference(str(JAX / f"{name}.{style}"), str(JAX / f"{name}.inputs.npz"),
+                        str(JAX / f"{name}.expected.npz"))
 
 
 @pytest.mark.skipif(not (JAX / "cnn_mnist.hlo").is_file(), reason="shared/corpus/jax is absent")
@@ -279,7 +269,7 @@ def _epilogue(rng: np.random.Generator, ct: str, odims: list[int], s: str, param
     """1-6 random stages after D: unary ops, constants, scalar parameters, broadcasts along
     any dims, full tensors in any layout, compare + select (pred parameters too), clamp,
     division by constants (powers of two and others)."""
-    from test_output_fusion_llvm import Case
+    from test_output_fusion_llvm import chain_case
     fl, rank = ct[0] == "f", len(odims)
     pred = _shape("pred", odims)
     values = ["d"]
@@ -337,12 +327,7 @@ def _epilogue(rng: np.random.Generator, ct: str, odims: list[int], s: str, param
             a, b = (x, f"o{j}") if rng.integers(2) else (f"o{j}", x)
             body.append(f"v{j} = {s} {op}({a}, {b})")
         values.append(f"v{j}")
-    used = {w.strip(",()") for line in body for w in line.split("(", 1)[-1].split()}
-    acc = values[-1]
-    for j, v in enumerate(v for v in values[:-1] if v not in used):  # every value reaches the ROOT
-        body.append(f"acc{j} = {s} add({acc}, {v})")
-        acc = f"acc{j}"
-    return Case(params, body, s)
+    return chain_case(params, body, values, s)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

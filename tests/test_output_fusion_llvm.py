@@ -411,9 +411,15 @@ def epilogue_cases(draw: st.DrawFn) -> Case:
             operands = (x, f"o{j}") if draw(st.booleans()) else (f"o{j}", x)
             body.append(f"v{j} = {s} {op}({operands[0]}, {operands[1]})")
         values.append(f"v{j}")
+    return chain_case(params, body, values, s)
+
+
+def chain_case(params: list[str], body: list[str], values: list[str], s: str) -> Case:
+    """The Case of `body`, with every value no later line reads added into the ROOT (a
+    fused computation has no dead instructions)."""
     used = {w.strip(",()") for line in body for w in line.split("(", 1)[-1].split()}
     acc = values[-1]
-    for j, v in enumerate(v for v in values[:-1] if v not in used):  # every value reaches the ROOT
+    for j, v in enumerate(v for v in values[:-1] if v not in used):
         body.append(f"acc{j} = {s} add({acc}, {v})")
         acc = f"acc{j}"
     return Case(params, body, s)
