@@ -39,7 +39,7 @@ from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion import control_linked
 from hlotools.passes.fusion_builder import post_order_from
-from hlotools.passes.fusion_rules import fusion_kind, is_elementwise
+from hlotools.passes.fusion_rules import elementwise_flow, fusion_kind, is_elementwise
 from hlotools.passes.fusion_stats import control_flow_computations, fusion_bodies
 
 HEROES = frozenset(["dot", "convolution"])
@@ -184,14 +184,8 @@ def _fusion_stage_refusal(cur: Instruction, user: Instruction, shape: Shape,
 def _reaches_root_elementwise(order: list[Instruction], start: set[int], shape: Shape) -> bool:
     """Do the values in `start` reach the root of `order` (a post order) only through
     elementwise ops of `shape`, and does the root depend on them?"""
-    flow = set(start)
-    for inst in order:
-        if id(inst) in flow or not any(id(o) in flow for o in inst.operands):
-            continue
-        if not is_elementwise(inst) or not same_array_shape(inst.shape, shape):
-            return False
-        flow.add(id(inst))
-    return bool(order) and id(order[-1]) in flow and order[-1].opcode not in INSIDE
+    flow = elementwise_flow(order, start, lambda s: same_array_shape(s, shape))
+    return flow is not None and bool(order) and id(order[-1]) in flow and order[-1].opcode not in INSIDE
 
 
 def _pulled(user: Instruction, cur: Instruction, pinned: set[int]) -> list[Instruction]:

@@ -9,8 +9,11 @@ real sine/cosine on CPU, the f32->bf16 convert CPU calls expensive).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
+from hlotools.ir.shape import Shape
 
 # CPU's CanBeLoopFused, plus copy (elementwise) and the fusions we merge.
 LOOP_FUSIBLE = frozenset("""bitcast broadcast concatenate dynamic-slice dynamic-update-slice gather
@@ -163,3 +166,18 @@ def can_be_output_fused(producer: Instruction, consumer: Instruction) -> bool:
     """CPU's CanBeOutputFused: such a dot with a single use, feeding an add (kOutput)."""
     return consumer.opcode == "add" and is_matrix_vector_dot(producer) and len(producer.users) == 1 \
         and consumer.operands.count(producer) == 1
+
+
+def elementwise_flow(order: Iterable[Instruction], start: set[int],
+                     keeps: Callable[[Shape], bool]) -> set[int] | None:
+    """The ids of `start` and of every instruction of `order` (a post order) that depends on
+    them, when each of those is elementwise with a shape `keeps` accepts (the value at an
+    index then needs `start`'s values only at that index: kOutput epilogues); else None."""
+    flow = set(start)
+    for inst in order:
+        if id(inst) in flow or not any(id(o) in flow for o in inst.operands):
+            continue
+        if not is_elementwise(inst) or not keeps(inst.shape):
+            return None
+        flow.add(id(inst))
+    return flow

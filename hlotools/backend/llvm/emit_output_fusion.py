@@ -149,26 +149,10 @@ def _same(a: Shape, b: Shape) -> bool:
 def _reaches_in_place(root: Instruction, d: Instruction) -> bool:
     """Does every path from `root` to `d` pass only through elementwise ops of d's dims
     (so the root's element at an index reads d only at that index)?"""
-    memo: dict[int, bool] = {}
-
-    def depends(x: Instruction) -> bool:
-        k = id(x)
-        if k not in memo:
-            memo[k] = x is d or any(depends(o) for o in x.operands)
-        return memo[k]
-    ok: dict[int, bool] = {}
-
-    def check(x: Instruction) -> bool:
-        if x is d or not depends(x):
-            return True
-        if id(x) in ok:
-            return ok[id(x)]
-        info = opcode_info(x.opcode)
-        good = (info is not None and info.is_elementwise and not x.shape.is_tuple and x.shape.dims == d.shape.dims
-                and all(check(o) for o in x.operands))
-        ok[id(x)] = good
-        return good
-    return check(root)
+    from hlotools.passes.fusion_builder import post_order_from
+    from hlotools.passes.fusion_rules import elementwise_flow
+    dims = d.shape.dims
+    return elementwise_flow(post_order_from(root), {id(d)}, lambda s: not s.is_tuple and s.dims == dims) is not None
 
 
 def _dot_grouping(d: Instruction, p: G.Plan) -> Grouping:
