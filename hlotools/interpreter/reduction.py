@@ -23,7 +23,7 @@ from hlotools.interpreter.data_movement import pad_array
 from hlotools.interpreter.numeric import compute_dtype, finfo, finish
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import Window, WindowDim
-from hlotools.ir.computation import Computation
+from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
@@ -33,14 +33,10 @@ _SEQUENTIAL_MAX = 2048
 
 
 def simple_reducer(comp: Computation) -> str | None:
-    """The opcode of a reducer `f(a, b) = op(a, b)` (either operand order), else None."""
-    root = comp.root
-    if root is None or len(comp.parameters) != 2 or root.opcode not in _SIMPLE:
-        return None
-    ops = root.operands
-    if len(ops) == 2 and all(o.opcode == "parameter" for o in ops) and ops[0] is not ops[1]:
-        return root.opcode
-    return None
+    """The opcode of a reducer `f(a, b) = op(a, b)` (either operand order) that numpy's
+    ufuncs reduce, else None."""
+    op = binary_reducer_opcode(comp)
+    return op if op in _SIMPLE else None
 
 
 def _ufunc(op: str, et: ElementType) -> np.ufunc:

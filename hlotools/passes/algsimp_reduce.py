@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.ir.attributes import SliceRange
-from hlotools.ir.computation import Computation
+from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.passes.algsimp_core import (
     Builder,
@@ -22,15 +22,7 @@ from hlotools.passes.algsimp_core import (
 # -- reduce -------------------------------------------------------------------------------------
 def _reduction_opcode(inst: Instruction) -> str | None:
     """The opcode of a to_apply computation that is `op(p0, p1)` of its two parameters."""
-    comp = inst.attrs.get("to_apply")
-    if not isinstance(comp, Computation) or comp.root is None:
-        return None
-    root = comp.root
-    if len(root.operands) != 2 or len(comp.parameters) != 2:
-        return None
-    if {id(o) for o in root.operands} != {id(p) for p in comp.parameters}:
-        return None
-    return root.opcode
+    return binary_reducer_opcode(inst.attrs.get("to_apply"))
 
 
 def _is_identity(opcode: str, init: Instruction) -> bool:

@@ -34,7 +34,7 @@ from hlotools.backend.llvm.compiler import KERNEL_LOOPS, FunctionEmitter
 from hlotools.backend.llvm.emit_elemental import constant_value
 from hlotools.backend.llvm.emit_loops import c64, layout_of, strides
 from hlotools.ir.attributes import Window, WindowDim
-from hlotools.ir.computation import Computation
+from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
@@ -75,17 +75,13 @@ class Plan:
 def reducer_op(comp: object, et: ElementType) -> str | None:
     """The opcode of a reducer `f(a, b) = op(a, b)` (either order) of scalars of `et` with
     op one of the kernel's, else None."""
-    if not isinstance(comp, Computation) or len(comp.parameters) != 2 or comp.root is None:
+    op = binary_reducer_opcode(comp)
+    if op not in K.OPS:
         return None
-    root = comp.root
-    if root.opcode not in K.OPS or len(root.operands) != 2:
+    assert isinstance(comp, Computation) and comp.root is not None
+    if any(s.is_tuple or s.dims or s.element_type != et for s in (*(p.shape for p in comp.parameters), comp.root.shape)):
         return None
-    a, b = root.operands
-    if a is b or {id(a), id(b)} != {id(p) for p in comp.parameters}:
-        return None
-    if any(s.is_tuple or s.dims or s.element_type != et for s in (a.shape, b.shape, root.shape)):
-        return None
-    return root.opcode
+    return op
 
 
 def plan(fe: FunctionEmitter, inst: Instruction) -> Plan | None:
