@@ -2,12 +2,13 @@
 
 `infer_shape(inst)` is used by the parser (when the text omits a result shape) and by the
 verifier (to check declared shapes). The rules live in shape_inference_{elementwise,data,
-linalg,control}.py and register themselves by opcode; this module only dispatches.
+linalg,control,async}.py and register themselves by opcode; this module only dispatches.
 """
 from __future__ import annotations
 
 from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir import (  # noqa: F401  (importing registers the rules)
+    shape_inference_async,
     shape_inference_control,
     shape_inference_data,
     shape_inference_elementwise,

@@ -1,4 +1,5 @@
-"""Shape rules of control flow, calls, async wrappers, collectives, tokens and sources.
+"""Shape rules of control flow, calls, collectives, tokens and sources (async wrappers:
+shape_inference_async.py).
 
 Rules that depend on a called computation read its root's shape (callees are parsed before
 their callers). Collectives follow XLA's single-program shape semantics; where the result
@@ -210,40 +211,6 @@ def _tuple_element(inst: Instruction, shape: Shape, index: int, what: str) -> Sh
     if shape.tuple_shapes is None or len(shape.tuple_shapes) <= index:
         raise fail(inst, f"{what} must be a tuple with an element {index}, got {shape_text(shape)}")
     return strip_layout(shape.tuple_shapes[index])
-
-
-# -- async wrappers -------------------------------------------------------------------
-@rule("async-start")
-def infer_async_start(inst: Instruction) -> Shape:
-    """((operand shapes...), wrapped computation's result, context...): the context elements
-    are backend-defined, so they are taken from the declared shape. Operands may be bound late
-    (async-update appends operands), so the start may pass a prefix of the parameters."""
-    ops = Shape.tuple_of(_operand_shapes(inst))
-    result = _root_shape(inst, "calls")
-    return Shape.tuple_of([ops, result, *_declared_context(inst)])
-
-
-def _declared_context(inst: Instruction) -> tuple[Shape, ...]:
-    if inst.shape is not None and inst.shape.tuple_shapes is not None:
-        return tuple(strip_layout(s) for s in inst.shape.tuple_shapes[2:])
-    return ()
-
-
-@rule("async-update")
-def infer_async_update(inst: Instruction) -> Shape:
-    """The previous async value, with operands after the first appended to the bound operands."""
-    prev = strip_layout(operand_shape(inst, 0))
-    if len(inst.operands) == 1:
-        return prev
-    bound = _tuple_element(inst, prev, 0, "the async-start/update operand")
-    assert prev.tuple_shapes is not None and bound.tuple_shapes is not None
-    new = [strip_layout(operand_shape(inst, i)) for i in range(1, len(inst.operands))]
-    return Shape.tuple_of([Shape.tuple_of([*bound.tuple_shapes, *new]), *prev.tuple_shapes[1:]])
-
-
-@rule("async-done")
-def infer_async_done(inst: Instruction) -> Shape:
-    return _tuple_element(inst, operand_shape(inst, 0), 1, "the async-start/update operand")
 
 
 @rule("copy-start")

@@ -22,6 +22,7 @@ from hlotools.ir.opcodes import OPCODES, VARIADIC
 from hlotools.ir.shape import Shape
 from hlotools.ir.shape_inference import infer_shape_without_layout
 from hlotools.ir.shape_inference_common import same_dims_type, shape_text
+from hlotools.ir.verifier_async import first_async_chain_error
 from hlotools.ir.verifier_calls import CALL_CHECKS
 from hlotools.ir.verifier_module import check_module_attributes
 
@@ -36,8 +37,11 @@ _EQUAL_OPCODES = frozenset(
 
 
 def _err(inst: Instruction, comp: Computation, message: str) -> HloVerifyError:
+    """An error at the instruction, or else at its computation: an instruction the parser
+    synthesised (the op a sugared async-start wraps) has no place in the text of its own."""
+    line, col = (inst.line, inst.column) if inst.line else (comp.line, comp.column)
     return HloVerifyError(f"%{inst.name} ({inst.opcode}) in computation %{comp.name}: {message}",
-                          inst.line or None, inst.column or None)
+                          line or None, col or None)
 
 
 def _comp_err(comp: Computation, message: str) -> HloVerifyError:
@@ -228,6 +232,9 @@ def verify(module: Module) -> None:
         if comp.name in names:
             raise _comp_err(comp, "computation name is not unique")
         names.add(comp.name)
+    chain = first_async_chain_error(module)
+    if chain is not None:
+        raise _err(*chain)
     module_comps = {id(c) for c in module.computations}
     for comp in module.computations:
         _check_computation(comp, module_comps)

@@ -5,6 +5,7 @@ and location. Shapes are compared ignoring layouts.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from hlotools.ir.computation import Computation
@@ -214,7 +215,7 @@ def check_call(inst: Instruction) -> str | None:
     if inst.opcode == "fusion":
         return _check_fused_users(comp)
     if inst.opcode == "async-start":
-        return _check_async_computation(comp)
+        return _check_async_computation(comp, inst)
     return None
 
 
@@ -226,13 +227,27 @@ def _check_fused_users(comp: Computation) -> str | None:
     return None
 
 
-def _check_async_computation(comp: Computation) -> str | None:
-    """XLA: an async-wrapped computation holds only the wrapped root and its parameters."""
+def _check_async_computation(comp: Computation, start: Instruction) -> str | None:
+    """XLA (VerifyAsyncComputation): an async-wrapped computation on the main thread holds only
+    the wrapped root and its parameters, unless it is a collectives group (its async-start has
+    the `_collectives_group` frontend attribute) or an async barrier (parameters and
+    get-tuple-elements feeding the root)."""
+    if comp.execution_thread not in (None, "main") or _is_collectives_group(start):
+        return None
     extra = [i for i in comp.instructions if i is not comp.root and i.opcode != "parameter"]
-    if extra:
-        return f"asynchronous computation %{comp.name} expected to contain only the root and " \
-               f"parameter instructions (found %{extra[0].name})"
-    return None
+    if all(i.opcode == "get-tuple-element" for i in extra):
+        return None
+    return f"asynchronous computation %{comp.name} expected to contain only the root and " \
+           f"parameter instructions (found %{extra[0].name})"
+
+
+_COLLECTIVES_GROUP = re.compile(r"[{,\s]_collectives_group\s*=")
+
+
+def _is_collectives_group(start: Instruction) -> bool:
+    """The async-start carries frontend_attributes={_collectives_group=...} (kept as text)."""
+    attrs = start.attrs.get("frontend_attributes")
+    return attrs is not None and _COLLECTIVES_GROUP.search(str(attrs)) is not None
 
 
 @_check("custom-call")

@@ -5,15 +5,28 @@ wraps one `custom-call` (parameters for its operands, the wrapped op as root); `
 `-done` become `async-update` / `async-done` inheriting that computation from the producer.
 Attributes written on the sugared `-start` belong to the wrapped op, except the async ones.
 The shape and producer checks follow hlo_parser.cc, with its messages.
+
+Late binding (XLA 2026-08): a sugared start may bind fewer operands, or less of the output,
+than the wrapped op has, writing `()` for what is still unbound; each sugared -update /
+-done then rewrites the shared wrapped computation to the shapes it declares
+(CreateAsyncWrappedComputation / UpdateAsyncWrappedComputation in hlo_parser.cc): a
+parameter whose shape is incompatible takes the declared one, parameters past the end are
+added (and appended to the wrapped op's operands), and an incompatible root takes the
+declared result. A wrapped op of fixed arity starts with f32[1] placeholders for operands not
+yet bound, and a wrapped call or fusion takes its callee's signature. The verifier then
+judges the result (verifier_async.py): mismatches the text leaves are errors there.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.opcodes import OPCODES
+from hlotools.ir.opcodes import OPCODES, VARIADIC
 from hlotools.ir.shape import Shape
+from hlotools.ir.shape_inference_common import same_dims_type
+from hlotools.ir.types import ELEMENT_TYPES
 
 if TYPE_CHECKING:
     from hlotools.text.parse_resolve import Resolver
@@ -25,6 +38,10 @@ ASYNC_OPS = frozenset(_KINDS.values())
 ASYNC_ATTRS = frozenset(["async_execution_thread", "output_to_operand_aliasing"])
 _SHAPE_FORM = ("AsyncStart and AsyncUpdate expect the shape to be in the form of ((operand0_shape, "
                "operand1_shape, ...), output_shape, ...).")
+# XLA's stand-in for an operand of a fixed-arity wrapped op that is not bound yet.
+PLACEHOLDER = Shape.array(ELEMENT_TYPES["f32"], (1,)).with_default_layout()
+# Wrapped ops whose callee fixes the wrapped computation's signature.
+CALLEE_KEY = {"call": "to_apply", "fusion": "calls"}
 
 
 def async_sugar(opcode: str) -> tuple[str, str] | None:
@@ -50,8 +67,8 @@ def resolve(b: Resolver, kind: str, wrapped: str | None, shape: Shape, operands:
         wrapped_attrs = {k: v for k, v in attrs.items() if k not in ASYNC_ATTRS}
         kept = {k: v for k, v in attrs.items() if k in ASYNC_ATTRS}
         assert shape.tuple_shapes is not None and shape.tuple_shapes[0].tuple_shapes is not None
-        comp = _wrap(b, wrapped, shape.tuple_shapes[1], list(shape.tuple_shapes[0].tuple_shapes),
-                     wrapped_attrs, kept.get("async_execution_thread"))
+        comp = _wrap(b, wrapped, shape.tuple_shapes[1], shape.tuple_shapes[0].tuple_shapes,
+                     wrapped_attrs, kept.get("async_execution_thread"), pos)
         return {"calls": comp, **kept}
     if not operands:
         raise b.error(pos, "No operand found for AsyncUpdate and AsyncDone")
@@ -74,35 +91,87 @@ def resolve(b: Resolver, kind: str, wrapped: str | None, shape: Shape, operands:
             raise b.error(pos, f"Expect async_wrapped_computation to be {calls.name}, but got {given.name}")
         if calls is not None:
             out["calls"] = calls
+            if wrapped is not None:
+                rebind(calls, *late_bound_shapes(kind, shape, producer))
     elif wrapped is not None and "calls" not in out:
         # No producer to inherit from: rebuild the wrapped computation from the operand's shape.
         ts = prev.shape.tuple_shapes
         if ts is None or len(ts) < 2 or ts[0].tuple_shapes is None:
             raise b.error(pos, _SHAPE_FORM)
         result = shape if kind == "async-done" else ts[1]
-        out["calls"] = _wrap(b, wrapped, result, list(ts[0].tuple_shapes), {}, None)
+        out["calls"] = _wrap(b, wrapped, result, ts[0].tuple_shapes, {}, None, pos)
     return out
 
 
-def _thread(producer: Instruction) -> str:
+def late_bound_shapes(kind: str, shape: Shape, producer: Instruction) -> tuple[Shape, Sequence[Shape]]:
+    """(result, operand shapes) a sugared -update/-done binds: an update its own declared
+    ones; a done its shape and the operands its chain's async-start bound (as XLA does)."""
+    if kind == "async-update":
+        assert shape.tuple_shapes is not None and shape.tuple_shapes[0].tuple_shapes is not None
+        return shape.tuple_shapes[1], shape.tuple_shapes[0].tuple_shapes
+    start = chain_start(producer)
+    ts = start.shape.tuple_shapes
+    bound = ts[0].tuple_shapes if ts and ts[0].tuple_shapes is not None else ()
+    return shape, bound
+
+
+def chain_start(producer: Instruction) -> Instruction:
+    """The async-start an -update chain began with (the head of the chain if none)."""
     start = producer
-    while start.opcode == "async-update" and start.operands:
+    while start.opcode == "async-update" and start.operands \
+            and start.operands[0].opcode in ("async-start", "async-update"):
         start = start.operands[0]
-    return start.attrs.get("async_execution_thread", "main")
+    return start
 
 
-def _wrap(b: Resolver, base: str, result: Shape, operand_shapes: list[Shape], attrs: dict[str, Any],
-          thread: str | None) -> Computation:
+def _thread(producer: Instruction) -> str:
+    return chain_start(producer).attrs.get("async_execution_thread", "main")
+
+
+def _wrap(b: Resolver, base: str, result: Shape, operand_shapes: Sequence[Shape], attrs: dict[str, Any],
+          thread: str | None, pos: int) -> Computation:
+    """The wrapped computation XLA's parser synthesises for a sugared async op: parameters
+    for the bound operands (placeholders up to a fixed arity), the wrapped op as root; located
+    at the async op, so the verifier's errors inside it point at the text that made it."""
+    line, col = b.lines.locate(pos)
     comp = Computation(f"async_wrapped_{base}")
+    comp.line, comp.column = line, col
+    arity = OPCODES[base].arity
+    count = max(arity if arity != VARIADIC else 0, len(operand_shapes))
     params = []
-    for i, s in enumerate(operand_shapes):
-        param = Instruction(f"param_{i}", "parameter", s, parameter_number=i)
+    for i in range(count):
+        s = operand_shapes[i] if i < len(operand_shapes) else PLACEHOLDER
+        param = Instruction(f"param_{i}", "parameter", s, parameter_number=i, line=line, column=col)
         comp.add_instruction(param)
         params.append(param)
-    root = Instruction(base, base, result, params, attrs)
+    root = Instruction(base, base, result, params, attrs, line=line, column=col)
     comp.add_instruction(root)
     comp.root = root
+    callee = attrs.get(CALLEE_KEY.get(base, ""))
+    if isinstance(callee, Computation) and callee.root is not None:
+        rebind(comp, callee.root.shape, [p.shape for p in callee.parameters])
     if thread is not None:
         comp.execution_thread = thread
     b.register(comp)
     return comp
+
+
+def rebind(comp: Computation, result: Shape, operand_shapes: Sequence[Shape]) -> None:
+    """UpdateAsyncWrappedComputation: parameters and root take the given shapes where theirs
+    are incompatible; operands past the last parameter become new parameters of the root."""
+    root = comp.root
+    assert root is not None
+    for i, s in enumerate(operand_shapes):
+        if i < len(comp.parameters):
+            param = comp.parameters[i]
+            if not same_dims_type(param.shape, s):
+                param.shape = s
+            continue
+        param = Instruction(f"param_{i}", "parameter", s, parameter_number=i, line=root.line,
+                            column=root.column)
+        comp.add_instruction(param)
+        comp.instructions.remove(param)
+        comp.instructions.insert(comp.instructions.index(root), param)
+        root.append_operand(param)
+    if not same_dims_type(root.shape, result):
+        root.shape = result
