@@ -72,6 +72,8 @@ def test_default_layout_is_filled_in() -> None:
     ("compare", ["f32[2,2]", "f32[2,2]"], None, {"direction": Enum("LT")}, "pred[2,2]"),
     ("select", ["pred[3]", "f32[3]", "f32[3]"], None, {}, "f32[3]"),
     ("clamp", ["f32[3]", "f32[3]", "f32[3]"], None, {}, "f32[3]"),
+    ("clamp", ["f32[]", "f32[3]", "f32[]"], None, {}, "f32[3]"),  # XLA: scalar bounds broadcast
+    ("clamp", ["s32[]", "s32[2,2]", "s32[2,2]"], None, {}, "s32[2,2]"),
     ("convert", ["f32[2,3]"], "s8[9]", {}, "s8[2,3]"),
     ("bitcast-convert", ["f32[2]"], "s32[2]", {}, "s32[2]"),
     ("bitcast-convert", ["f32[2]"], "u8[2,4]", {}, "u8[2,4]"),
@@ -327,7 +329,7 @@ def test_called_computation_rules() -> None:
     ("select", ["s32[2]", "f32[2]", "f32[2]"], None, {}, "predicate must be pred"),
     ("select", ["pred[3]", "f32[2]", "f32[2]"], None, {}, "different dimensions"),
     ("clamp", ["f32[2]", "f32[3]", "f32[3]"], None, {}, "must have the operand's dimensions"),
-    ("clamp", ["f32[]", "f32[3]", "f32[]"], None, {}, "implicit broadcast is not allowed"),
+    ("clamp", ["f32[3]", "f32[]", "f32[3]"], None, {}, "or be a scalar"),
     ("select", ["pred[]", "f32[3]", "f32[3]"], None, {}, "different dimensions"),
     ("abs", ["u8[2]"], None, {}, "signed, floating point or complex"),
     ("sign", ["u32[2]"], None, {}, "signed, floating point or complex"),

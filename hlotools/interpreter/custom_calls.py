@@ -19,6 +19,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter.linalg import cholesky, triangular_solve
+from hlotools.interpreter.numeric import merge_leading
 from hlotools.interpreter.patterns import guard, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.sorting import top_k
@@ -125,7 +126,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     work = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     *batch, m, n = work.shape
-    lu = work.reshape(-1, m, n).copy()
+    lu = merge_leading(work, 2).copy()
     nb, k = lu.shape[0], min(m, n)
     piv = np.zeros((nb, k), np.int32)
     info = np.zeros(nb, np.int32)
@@ -169,13 +170,13 @@ def _trsm(inst: Instruction, args: list[Any], ev: Any) -> Any:
 def _geqrf(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a = np.asarray(args[0])
     *batch, m, n = a.shape
-    flat = a.reshape(-1, m, n)
-    hs, taus = [], []
-    for mat in flat:
-        h, tau = np.linalg.qr(mat.astype(np.complex128 if a.dtype.kind == "c" else np.float64), mode="raw")
-        hs.append(h.T)  # numpy returns LAPACK's column-major buffer, i.e. the transpose
-        taus.append(tau)
-    return _outputs(inst, [np.array(hs).reshape(a.shape), np.array(taus).reshape(*batch, min(m, n))])
+    flat = merge_leading(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), 2)
+    hs, taus = flat.copy(), np.zeros((flat.shape[0], min(m, n)), flat.dtype)
+    for i, mat in enumerate(flat):
+        if mat.size:  # LAPACK leaves an empty matrix alone (numpy's qr refuses it)
+            h, taus[i] = np.linalg.qr(mat, mode="raw")
+            hs[i] = h.T  # numpy returns LAPACK's column-major buffer, i.e. the transpose
+    return _outputs(inst, [hs.reshape(a.shape), taus.reshape(*batch, min(m, n))])
 
 
 @target(*_lapack("orgqr"))
@@ -184,8 +185,8 @@ def _orgqr(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a, tau = np.asarray(args[0]), np.asarray(args[1])
     *batch, m, n = a.shape
     k = tau.shape[-1]
-    work = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64).reshape(-1, m, n)
-    taus = tau.reshape(-1, k)
+    work = merge_leading(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64), 2)
+    taus = merge_leading(tau, 1)
     q = np.broadcast_to(np.eye(m, n, dtype=work.dtype), work.shape).copy()
     for i in range(k - 1, -1, -1):
         v = np.zeros((work.shape[0], m), work.dtype)

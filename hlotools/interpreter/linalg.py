@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
+from hlotools.interpreter.numeric import merge_leading
 from hlotools.interpreter.patterns import guard
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import ConvDimLabels, Window
@@ -289,7 +290,7 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window:
     with np.errstate(all="ignore"):
         res = np.matmul(pt, wt) if pt.shape[2] else np.zeros((bg * g, nb * p, wt.shape[2]), acc)
     # (groups, nb, P, O_g) -> (nb, O, P): output feature o = group * O_g + j.
-    res = res.reshape(bg * g, nb, p, -1).transpose(1, 0, 3, 2).reshape(nb, o_feat, *out_sizes)
+    res = res.reshape(bg * g, nb, p, o_feat // (g * bg)).transpose(1, 0, 3, 2).reshape(nb, o_feat, *out_sizes)
     perm = [0] * (n_sp + 2)
     perm[labels.output_batch] = 0
     perm[labels.output_feature] = 1
@@ -340,6 +341,8 @@ def fft_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lengths = tuple(int(v) for v in inst.attrs.get("fft_length", ()))
     axes = tuple(range(x.ndim - len(lengths), x.ndim))
     result = inst.shape.dtype
+    if 0 in lengths or 0 in inst.shape.dims:  # numpy refuses 0 points; XLA gives an empty result
+        return np.zeros(inst.shape.dims, result)
     out: np.ndarray
     if kind == "FFT":
         out = np.fft.fftn(x, s=lengths, axes=axes)
@@ -375,7 +378,7 @@ def cholesky(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
     diag = np.diagonal(work, axis1=-2, axis2=-1)
     idx = np.arange(n)
     herm[..., idx, idx] = diag.real if work.dtype.kind == "c" else diag
-    batch = herm.reshape(-1, n, n)
+    batch = merge_leading(herm, 2)
     factors = np.full_like(batch, np.nan)
     ok = np.ones(batch.shape[0], bool)
     for i in range(batch.shape[0]):
@@ -461,10 +464,11 @@ def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     _, axes, bshape, eps, work = _bn_setup(inst, x)
     xw = x.astype(work)
     e = np.asarray(eps, work)
-    with np.errstate(all="ignore"):
-        mean = xw.mean(axis=axes)
+    count = np.asarray(math.prod(x.shape[d] for d in axes), work)
+    with np.errstate(all="ignore"):  # an empty batch: 0 / 0 = NaN, as XLA gives (not a warning)
+        mean = xw.sum(axis=axes) / count
         # BatchNormExpander: Var[X] = E[X^2] - E[X]^2.
-        var = (xw * xw).mean(axis=axes) - mean * mean
+        var = (xw * xw).sum(axis=axes) / count - mean * mean
         norm = (xw - mean.reshape(bshape)) / np.sqrt(var.reshape(bshape) + e)
         out = norm * scale.astype(work).reshape(bshape) + offset.astype(work).reshape(bshape)
     dt = x.dtype

@@ -91,6 +91,19 @@ def contiguous(x: Any) -> np.ndarray:
     return x if x.flags.c_contiguous else np.array(x, order="C")
 
 
+def merge_leading(x: np.ndarray, keep: int) -> np.ndarray:
+    """`x` as (product of its leading dims, *its last `keep` dims): reshape(-1, ...) with the
+    count spelled out, since numpy cannot infer a -1 when a kept dim is 0 (zero-sized arrays
+    are valid HLO operands)."""
+    lead = x.shape[:x.ndim - keep]
+    return x.reshape((int(np.prod(lead, dtype=np.int64)),) + x.shape[x.ndim - keep:])
+
+
+def merge_trailing(x: np.ndarray, keep: int) -> np.ndarray:
+    """`x` as (*its first `keep` dims, product of the rest): see merge_leading."""
+    return x.reshape(x.shape[:keep] + (int(np.prod(x.shape[keep:], dtype=np.int64)),))
+
+
 def finfo(dtype: np.dtype) -> Any:
     """np.finfo that also knows the ml_dtypes float types (bf16, f8...)."""
     import ml_dtypes

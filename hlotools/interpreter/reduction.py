@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.data_movement import pad_array
-from hlotools.interpreter.numeric import compute_dtype, finfo, finish
+from hlotools.interpreter.numeric import compute_dtype, finfo, finish, merge_trailing
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
@@ -149,7 +149,7 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
     moved = []
     for x in inputs:
         t = np.transpose(x, keep + list(dims))
-        moved.append(t.reshape(t.shape[:len(keep)] + (-1,)))
+        moved.append(merge_trailing(t, len(keep)))
     with np.errstate(all="ignore"):
         if op is not None:
             return tree_reduce(op, moved[0], inits[0], et)

@@ -24,6 +24,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.linalg import dtype_kind
+from hlotools.interpreter.numeric import merge_leading
 from hlotools.interpreter.patterns import KeyComparator, guard, key_comparator, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
@@ -188,8 +189,7 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
     ties that XLA:CPU's std::sort produces."""
     moved = [np.moveaxis(o, dim, -1) for o in operands]
     shape = moved[0].shape
-    n = shape[-1] if shape else 1
-    rows = [a.reshape(-1, n) for a in moved]
+    rows = [merge_leading(a.reshape(shape or (1,)), 1) for a in moved]
     perm = None
     simple = simple_comparator(comp)
     if simple is not None and simple.operand < len(rows):

@@ -192,15 +192,16 @@ def infer_select(inst: Instruction) -> Shape:
 
 @rule("clamp")
 def infer_clamp(inst: Instruction) -> Shape:
+    """XLA's InferClampShape: each bound is a scalar or has the operand's dims (the only implicit
+    broadcast HLO allows; the operand itself is never broadcast to the bounds)."""
     lo, x, hi = (array_operand(inst, i, w) for i, w in enumerate(("min", "operand", "max")))
     for bound in (lo, hi):
         if bound.element_type != x.element_type:
             raise fail(inst, f"min/max {shape_text(bound)} and operand {shape_text(x)} have "
                              "different element types")
-        if bound.dims != x.dims:
-            # XLA's verifier: "Implicit broadcast is not allowed in HLO" (no scalar bounds).
+        if bound.dims and bound.dims != x.dims:
             raise fail(inst, f"min/max {shape_text(bound)} must have the operand's dimensions "
-                             f"{shape_text(x)} (implicit broadcast is not allowed in HLO)")
+                             f"{shape_text(x)} or be a scalar")
     return make(x.element_type, x.dims, x.dynamic)
 
 

@@ -336,7 +336,7 @@ def _bn(fe: FunctionEmitter, inst: Instruction, name: str) -> _BatchNorm:
     out_et = shapes[0].element_type
     assert out_et is not None
     return _BatchNorm(fi, float(inst.attrs.get("epsilon", 0.0)), x.shape, work, ty, nf,
-                      max(1, math.prod(x.shape.dims) // max(nf, 1)), (s1, s2), fe.leaf_ptrs(inst), shapes, out_et)
+                      math.prod(x.shape.dims) // max(nf, 1), (s1, s2), fe.leaf_ptrs(inst), shapes, out_et)
 
 
 def _vload(fe: FunctionEmitter, ptr: ir.Value, ty: ir.Type, f: ir.Value) -> ir.Value:
@@ -369,7 +369,7 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
         _vstore(fe, s1, ty, f, b.fadd(_vload(fe, s1, ty, f), v))
         _vstore(fe, s2, ty, f, b.fadd(_vload(fe, s2, ty, f), b.fmul(v, v)))
     loop_nest(b, xs, stats)
-    inv_n = ir.Constant(ty, 1.0 / count)
+    inv_n = ir.Constant(ty, 1.0 / count if count else math.inf)  # an empty batch: 0 * inf = NaN, as XLA
     with for_range(b, 0, nf, name="bm") as f:
         mean = b.fmul(_vload(fe, s1, ty, f), inv_n)
         var = b.fsub(b.fmul(_vload(fe, s2, ty, f), inv_n), b.fmul(mean, mean))
