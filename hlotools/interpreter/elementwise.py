@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter import special
+from hlotools.interpreter import complex_math, special
 from hlotools.interpreter.numeric import (
     contiguous,
     finish,
@@ -167,7 +167,10 @@ _UNARY: dict[str, UnaryFn] = {
 @kernel(*_UNARY)
 def unary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    r = _UNARY[inst.opcode](to_compute(args[0], et), et)  # Evaluator.call silences FP warnings
+    x = to_compute(args[0], et)
+    if et.kind == "complex" and inst.opcode in complex_math.NUMPY_UNARY:
+        return finish(complex_math.numpy_unary(inst.opcode, x), _out_et(inst))
+    r = _UNARY[inst.opcode](x, et)  # Evaluator.call silences FP warnings
     return finish(r, _out_et(inst))
 
 
@@ -353,10 +356,7 @@ def _min(x: Array, y: Array, et: ElementType) -> Array:
 
 
 def _atan2(x: Array, y: Array, et: ElementType) -> Array:
-    if et.kind == "complex":
-        # atan2 of complex: -i * log((x + i y) / sqrt(x^2 + y^2)), as XLA's evaluator.
-        return -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
-    return np.arctan2(x, y)
+    return np.arctan2(x, y)  # complex: complex_math.atan2
 
 
 def _complex(x: Array, y: Array, et: ElementType) -> Array:
@@ -382,7 +382,10 @@ _BINARY: dict[str, BinaryFn] = {
 @kernel(*_BINARY)
 def binary(inst: Instruction, args: list, ev: object) -> Array:
     et = _et(inst)
-    r = _BINARY[inst.opcode](to_compute(args[0], et), to_compute(args[1], et), et)
+    x, y = to_compute(args[0], et), to_compute(args[1], et)
+    if et.kind == "complex" and inst.opcode in complex_math.BINARY:
+        return finish(complex_math.numpy_binary(inst.opcode, x, y), _out_et(inst))
+    r = _BINARY[inst.opcode](x, y, et)
     return finish(r, _out_et(inst))
 
 

@@ -1,0 +1,149 @@
+"""Complex (c64/c128) elementwise opcodes: the LLVM backend against the interpreter on zeros,
+infinities, NaNs, huge and tiny magnitudes and branch cuts (both run complex_math's formulas,
+XLA CPU's), and spot values XLA itself computes (jaxlib 0.10 via xla_ref.py)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.backend.llvm import compile_module
+from hlotools.interpreter import evaluate
+
+UNARY = ["tanh", "tan", "sine", "cosine", "sinh", "cosh", "exponential", "exponential-minus-one", "log",
+         "log-plus-one", "sqrt", "rsqrt", "sign", "negate", "logistic", "abs", "real", "imag"]
+BINARY = ["add", "subtract", "multiply", "divide", "power", "atan2"]
+# No math-library call: the same float operations in both backends, so the same bits.
+EXACT = {"sqrt", "sign", "negate", "abs", "real", "imag", "add", "subtract", "multiply", "divide"}
+
+
+def values(et: str) -> np.ndarray:
+    """Every pair of interesting parts: signed zeros, +-1, tiny, huge, near overflow, infinities, NaN."""
+    dt = np.float32 if et == "c64" else np.float64
+    big = float(np.finfo(dt).max) / 2
+    comps = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 1e-8, -3e-5, 1e-30, 1e30, -1e30, big, 100.0, -100.0,
+             np.pi / 2, 20.0, np.inf, -np.inf, np.nan]
+    return np.array([complex(a, b) for a, b in itertools.product(comps, comps)],
+                    np.complex64 if et == "c64" else np.complex128)
+
+
+def module(et: str, n: int, ops: list[str]) -> str:
+    real = "f32" if et == "c64" else "f64"
+    lines = []
+    for k, op in enumerate(ops):
+        ty = real if op in ("abs", "real", "imag") else et
+        args = "x, y" if op in BINARY else "x"
+        lines.append(f"  r{k} = {ty}[{n}] {op}({args})")
+    root = ", ".join(f"r{k}" for k in range(len(ops)))
+    return (f"HloModule m\nENTRY e {{\n  x = {et}[{n}] parameter(0)\n  y = {et}[{n}] parameter(1)\n"
+            + "\n".join(lines) + f"\n  ROOT t = tuple({root})\n}}\n")
+
+
+def run_both(et: str, ops: list[str]) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, np.ndarray]:
+    x = values(et)
+    y = x[np.random.default_rng(0).permutation(len(x))]
+    m = hlotools.parse_module(module(et, len(x), ops))
+    with np.errstate(all="ignore"):
+        want = evaluate(m, [x, y])
+    return compile_module(m)([x, y]), want, x, y
+
+
+def normwise_ulps(got: np.ndarray, want: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """|got - want| in ulps of the larger part of want (a part that cancels to near zero is
+    judged against the other one; `floor` bounds that scale from below, for absolute errors);
+    0 where both are the same NaN/infinity pattern."""
+    g, w = np.atleast_1d(got), np.atleast_1d(want)
+    gp = np.stack([g.real, g.imag]) if w.dtype.kind == "c" else g[None]
+    wp = np.stack([w.real, w.imag]) if w.dtype.kind == "c" else w[None]
+    eps = np.finfo(wp.dtype).eps
+    special = ~np.isfinite(wp) | ~np.isfinite(gp)
+    same_special = (np.isnan(gp) & np.isnan(wp)) | (gp == wp)
+    if np.any(special & ~same_special):
+        return np.where(np.any(special & ~same_special, axis=0), np.inf, 0.0)
+    scale = np.max(np.abs(np.where(special, 0, wp)), axis=0)
+    with np.errstate(invalid="ignore"):
+        err = np.max(np.abs(np.where(special, 0, gp - wp)), axis=0)
+    tiny = np.finfo(wp.dtype).tiny
+    return err / (eps * np.maximum(scale, max(tiny, floor)))
+
+
+@pytest.mark.parametrize("et", ["c64", "c128"])
+def test_llvm_matches_the_interpreter_on_special_values(et: str) -> None:
+    ops = UNARY + BINARY
+    got, want, x, y = run_both(et, ops)
+    for op, g, w in zip(ops, got, want):
+        assert g.dtype == w.dtype, op
+        if op in EXACT:
+            same = (g == w) | (np.isnan(g.real) & np.isnan(w.real)) if w.dtype.kind != "c" else \
+                ((g.real == w.real) | (np.isnan(g.real) & np.isnan(w.real))) & \
+                ((g.imag == w.imag) | (np.isnan(g.imag) & np.isnan(w.imag)))
+            bad = np.nonzero(~same)[0]
+        else:
+            # power and atan2 amplify a last-bit difference of libm vs numpy (cos of a huge or
+            # near-zero angle; atan2's log of a number near 1, good to an absolute eps only):
+            # 1000 ulps of max(|result|, 1) there, and an infinity's sign (cos of 1e38) is
+            # noise; 8 ulps of |result| elsewhere.
+            loose = op in ("power", "atan2")
+            if loose:
+                g = np.where(np.isinf(g.real) & np.isinf(w.real), w, g)
+                g = np.where(np.isinf(g.imag) & np.isinf(w.imag), w, g)
+            bad = np.nonzero(normwise_ulps(g, w, 1.0 if loose else 0.0) > (1000 if loose else 8))[0]
+        assert bad.size == 0, f"{op}: x={x[bad[:3]]} y={y[bad[:3]]}: llvm {g[bad[:3]]} interp {w[bad[:3]]}"
+
+
+def test_signed_zeros_come_out_the_same() -> None:
+    """Exact opcodes: the same zeros' signs in both backends (== above cannot see them)."""
+    got, want, _, _ = run_both("c64", sorted(EXACT - {"abs", "real", "imag"}))
+    for g, w in zip(got, want):
+        for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+            num = ~np.isnan(wp)
+            assert np.array_equal(np.signbit(gp[num]), np.signbit(wp[num]))
+
+
+# (opcode, x, y, what XLA CPU returns) for c64: infinities, NaN, overflow and the branch cut.
+XLA_C64 = [
+    ("tanh", complex(0, np.inf), 0, complex(np.nan, np.nan)),
+    ("tanh", complex(np.inf, 0), 0, complex(1, 0)),
+    ("tanh", complex(-100, 0.5), 0, complex(-1, 0)),
+    ("exponential", complex(1e30, 0), 0, complex(np.inf, 0)),
+    ("exponential", complex(88.8, 0.5), 0, complex(3.2258142e38, 1.7622704e38)),  # e^x overflows, the result not
+    ("cosine", complex(0, 100), 0, complex(np.inf, np.nan)),
+    ("sqrt", complex(-1, -0.0), 0, complex(0, 1)),  # +i (C99: -i)
+    ("sqrt", complex(0, np.inf), 0, complex(np.inf, np.inf)),
+    ("rsqrt", complex(0, 0), 0, complex(np.inf, np.nan)),
+    ("rsqrt", complex(0, np.inf), 0, complex(0, -0.0)),
+    ("log", complex(1, 1e-8), 0, complex(5e-17, 1e-8)),  # |z|^2 - 1 summed exactly
+    ("log-plus-one", complex(0, 1e-8), 0, complex(5e-17, 1e-8)),
+    ("exponential-minus-one", complex(1e-8, 1e-4), 0, complex(1e-8 - 5e-9, 1e-4)),
+    ("sign", complex(0, np.inf), 0, complex(0, np.nan)),
+    ("abs", complex(np.inf, np.nan), 0, np.nan),
+    ("divide", complex(1, 1), complex(0, 0), complex(np.inf, np.inf)),
+    ("divide", complex(0, -1), complex(-np.inf, -1), complex(-0.0, 0)),
+    ("power", complex(0, 0), complex(0, 0), complex(1, 0)),
+    ("power", complex(0, 0), complex(1e-8, 0), complex(0, 0)),
+]
+
+
+@pytest.mark.parametrize("op, x, y, want", XLA_C64)
+def test_special_values_are_xlas(op: str, x: complex, y: complex, want: complex) -> None:
+    xs, ys = np.array([x], np.complex64), np.array([y], np.complex64)
+    m = hlotools.parse_module(module("c64", 1, [op]))
+    with np.errstate(all="ignore"):
+        results = {"llvm": compile_module(m)([xs, ys])[0], "interp": evaluate(m, [xs, ys])[0]}
+    w = np.array([want], np.complex64 if op != "abs" else np.float32)
+    for name, g in results.items():
+        assert normwise_ulps(g, w)[0] <= 2e3, f"{name}: {op}({x}, {y}) = {g[0]}, XLA {want}"
+        for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+            assert np.isnan(wp[0]) or np.signbit(gp[0]) == np.signbit(wp[0]), f"{name}: {op}({x}, {y}) = {g[0]}"
+
+
+def test_tanh_of_complex_inside_a_fusion_compiles() -> None:
+    """The reported refusal: tanh of c64 in a fusion ("fusion %fusion: tanh of complex values")."""
+    text = ("HloModule m\nfused {\n  p = c64[3] parameter(0)\n  t = c64[3] tanh(p)\n  ROOT e = c64[3] exponential(t)\n}\n"
+            "ENTRY e {\n  x = c64[3] parameter(0)\n  ROOT f = c64[3] fusion(x), kind=kLoop, calls=fused\n}\n")
+    x = np.array([0.5 + 1j, -2 - 0.25j, 3j], np.complex64)
+    m = hlotools.parse_module(text)
+    got = compile_module(m)([x])[0]
+    np.testing.assert_allclose(got, np.exp(np.tanh(x.astype(np.complex128))), rtol=1e-5)
