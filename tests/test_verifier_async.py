@@ -289,3 +289,21 @@ ENTRY main {
 ])
 def test_is_shape_prefix(prefix: str, full: str, expected: bool) -> None:
     assert is_shape_prefix(shape(prefix), shape(full)) is expected
+
+
+def test_late_bound_sugar_prints_as_sugar() -> None:
+    out = round_trips_and_verifies(CALL_LATE)
+    assert "call-start = ((), (), s32[]) call-start(), to_apply=" in out
+    assert "call-update(call-start, p0, p1)" in out and "call-done(call-update)" in out
+    assert "async_wrapped" not in out and "async-start" not in out
+
+
+def test_sugar_only_when_reading_it_back_rebuilds_the_same_wrapped_computation() -> None:
+    m = module(CALL_LATE)
+    wrapped = m.entry.root.attrs["calls"]
+    wrapped.parameters[1].shape = shape("s32[]")  # no longer what the chain's shapes rebuild
+    out = print_module(m)
+    assert "async-start()" in out and "calls=async_wrapped_call" in out
+    again = hlotools.parse_module(out, "rt.hlo", verify=False)
+    assert print_module(again) == out
+    assert again.entry.root.attrs["calls"].parameters[1].shape.to_text(False) == "s32[]"

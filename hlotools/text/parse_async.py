@@ -130,42 +130,65 @@ def _thread(producer: Instruction) -> str:
 
 def _wrap(b: Resolver, base: str, result: Shape, operand_shapes: Sequence[Shape], attrs: dict[str, Any],
           thread: str | None, pos: int) -> Computation:
-    """The wrapped computation XLA's parser synthesises for a sugared async op: parameters
-    for the bound operands (placeholders up to a fixed arity), the wrapped op as root; located
-    at the async op, so the verifier's errors inside it point at the text that made it."""
+    """The wrapped computation XLA's parser synthesises for a sugared async op, located at
+    the async op, so the verifier's errors inside it point at the text that made it."""
     line, col = b.lines.locate(pos)
     comp = Computation(f"async_wrapped_{base}")
     comp.line, comp.column = line, col
-    arity = OPCODES[base].arity
-    count = max(arity if arity != VARIADIC else 0, len(operand_shapes))
+    param_shapes, root_shape = initial_signature(base, result, operand_shapes, attrs)
     params = []
-    for i in range(count):
-        s = operand_shapes[i] if i < len(operand_shapes) else PLACEHOLDER
+    for i, s in enumerate(param_shapes):
         param = Instruction(f"param_{i}", "parameter", s, parameter_number=i, line=line, column=col)
         comp.add_instruction(param)
         params.append(param)
-    root = Instruction(base, base, result, params, attrs, line=line, column=col)
+    root = Instruction(base, base, root_shape, params, attrs, line=line, column=col)
     comp.add_instruction(root)
     comp.root = root
-    callee = attrs.get(CALLEE_KEY.get(base, ""))
-    if isinstance(callee, Computation) and callee.root is not None:
-        rebind(comp, callee.root.shape, [p.shape for p in callee.parameters])
     if thread is not None:
         comp.execution_thread = thread
     b.register(comp)
     return comp
 
 
+Signature = tuple[list[Shape], Shape]
+
+
+def initial_signature(base: str, result: Shape, operand_shapes: Sequence[Shape],
+                      attrs: dict[str, Any]) -> Signature:
+    """(parameter shapes, root shape) of a new wrapped computation: the bound operands, then
+    placeholders up to a fixed arity, the declared result; a call's or fusion's callee then
+    rebinds it to its own signature."""
+    arity = OPCODES[base].arity
+    count = max(arity if arity != VARIADIC else 0, len(operand_shapes))
+    params = [operand_shapes[i] if i < len(operand_shapes) else PLACEHOLDER for i in range(count)]
+    callee = attrs.get(CALLEE_KEY.get(base, ""))
+    if isinstance(callee, Computation) and callee.root is not None:
+        return rebound((params, result), callee.root.shape, [p.shape for p in callee.parameters])
+    return params, result
+
+
+def rebound(signature: Signature, result: Shape, operand_shapes: Sequence[Shape]) -> Signature:
+    """UpdateAsyncWrappedComputation on a signature: parameters and root take the given shapes
+    where theirs are incompatible; operands past the last parameter are appended."""
+    params = list(signature[0])
+    for i, s in enumerate(operand_shapes):
+        if i >= len(params):
+            params.append(s)
+        elif not same_dims_type(params[i], s):
+            params[i] = s
+    root = signature[1]
+    return params, (root if same_dims_type(root, result) else result)
+
+
 def rebind(comp: Computation, result: Shape, operand_shapes: Sequence[Shape]) -> None:
-    """UpdateAsyncWrappedComputation: parameters and root take the given shapes where theirs
-    are incompatible; operands past the last parameter become new parameters of the root."""
+    """Apply `rebound` to the wrapped computation itself: new parameters come before the root
+    (definition order) and are appended to its operands."""
     root = comp.root
     assert root is not None
-    for i, s in enumerate(operand_shapes):
+    params, root.shape = rebound(([p.shape for p in comp.parameters], root.shape), result, operand_shapes)
+    for i, s in enumerate(params):
         if i < len(comp.parameters):
-            param = comp.parameters[i]
-            if not same_dims_type(param.shape, s):
-                param.shape = s
+            comp.parameters[i].shape = s
             continue
         param = Instruction(f"param_{i}", "parameter", s, parameter_number=i, line=root.line,
                             column=root.column)
@@ -173,5 +196,3 @@ def rebind(comp: Computation, result: Shape, operand_shapes: Sequence[Shape]) ->
         comp.instructions.remove(param)
         comp.instructions.insert(comp.instructions.index(root), param)
         root.append_operand(param)
-    if not same_dims_type(root.shape, result):
-        root.shape = result
