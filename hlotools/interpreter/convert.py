@@ -9,7 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter.numeric import contiguous, finfo, finish, int_limits, unsigned_view, wrap_int
+from hlotools.interpreter.numeric import (
+    contiguous,
+    finfo,
+    finish,
+    float_cast,
+    int_limits,
+    unsigned_view,
+    wrap_int,
+)
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
@@ -41,7 +49,7 @@ def convert_array(x: Array, src: ElementType, dst: ElementType) -> Array:
         if dst.kind == "float" and src.kind in ("signed", "unsigned", "pred") and dst.bits < 32:
             # int -> f64 is exact below 2^53; then one rounding to the narrow type.
             return x.astype(np.float64).astype(dt)
-        return x.astype(dt)
+        return float_cast(x, dt)
 
 
 def _float_to_int(x: Array, dst: ElementType) -> Array:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter import complex_math, special
+from hlotools.interpreter import complex_math, polynomials, special
 from hlotools.interpreter.numeric import (
     contiguous,
     finish,
@@ -22,6 +22,7 @@ from hlotools.interpreter.numeric import (
     unsigned_view,
 )
 from hlotools.interpreter.registry import kernel
+from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
@@ -118,9 +119,18 @@ def _imag(x: Array, et: ElementType) -> Array:
     return np.imag(x) if et.kind == "complex" else np.zeros_like(x)
 
 
+def _exp(x: Array) -> Array:
+    """f32 (and f16/bf16 computed in f32): XLA CPU's polynomial, bit for bit; f64 and complex: numpy."""
+    return polynomials.exp_f32(x) if x.dtype == np.float32 else np.exp(x)
+
+
+def _tanh(x: Array) -> Array:
+    return polynomials.tanh_f32(x) if x.dtype == np.float32 else np.tanh(x)
+
+
 def _logistic(x: Array, et: ElementType) -> Array:
     one = np.ones((), x.dtype)
-    return one / (one + np.exp(-x))
+    return one / (one + (_exp(-x) if et.kind == "float" else np.exp(-x)))
 
 
 def _rsqrt(x: Array, et: ElementType) -> Array:
@@ -151,17 +161,56 @@ _UNARY: dict[str, UnaryFn] = {
     "popcnt": _popcnt, "count-leading-zeros": _clz, "real": _real, "imag": _imag,
     "logistic": _logistic, "rsqrt": _rsqrt, "erf": _erf, "is-finite": _is_finite,
     "ceil": _float_only("ceil", np.ceil), "floor": _float_only("floor", np.floor),
-    "exponential": _float_only("exponential", np.exp),
+    "exponential": _float_only("exponential", _exp),
     "exponential-minus-one": _float_only("exponential-minus-one", np.expm1),
     "log": _float_only("log", np.log), "log-plus-one": _float_only("log-plus-one", np.log1p),
     "sqrt": _float_only("sqrt", np.sqrt), "cbrt": _float_only("cbrt", np.cbrt),
     "sine": _float_only("sine", np.sin), "cosine": _float_only("cosine", np.cos),
-    "tan": _float_only("tan", np.tan), "tanh": _float_only("tanh", np.tanh),
+    "tan": _float_only("tan", np.tan), "tanh": _float_only("tanh", _tanh),
     "sinh": _float_only("sinh", np.sinh), "cosh": _float_only("cosh", np.cosh),
     "acos": _float_only("acos", np.arccos), "acosh": _float_only("acosh", np.arccosh),
     "asin": _float_only("asin", np.arcsin), "asinh": _float_only("asinh", np.arcsinh),
     "atanh": _float_only("atanh", np.arctanh),
 }
+
+
+# A NaN operand comes out of these as itself, quieted (logistic: of its negation, as
+# 1 / (1 + exp(-x))): what x86 arithmetic, XLA CPU's polynomials and libm do. numpy's own
+# loops return a canonical +NaN instead for some of them (exp, sin, tanh, ... with SIMD).
+_NAN_PASSES = frozenset({"exponential", "exponential-minus-one", "sqrt", "rsqrt", "cbrt", "sine", "cosine",
+                         "tan", "tanh", "sinh", "cosh", "acos", "acosh", "asin", "asinh", "atanh", "erf",
+                         "ceil", "floor", "round-nearest-afz", "round-nearest-even", "logistic"})
+# XLA CPU's log and log1p computed in f32 (its own polynomial, Eigen's plog; not f16's log)
+# answer every invalid operand (NaN, x < 0, x < -1) with the all-ones pattern 0xFFFFFFFF;
+# f64 goes to libm (log(x < 0) is +NaN). emit_arith._xla_log is the LLVM side.
+_LOG_DOMAIN = {"log": 0.0, "log-plus-one": -1.0}
+
+
+def quiet_nan(x: Array) -> Array:
+    """x with the quiet bit of every NaN set (sign and payload kept)."""
+    x = contiguous(np.asarray(x))
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
+        return x
+    uint = np.dtype(np.uint32 if x.dtype.itemsize == 4 else np.uint64)
+    bits: Array = x.view(uint) | np.asarray(1 << (22 if x.dtype.itemsize == 4 else 51), uint)
+    return np.where(np.isnan(x), bits.view(x.dtype), x)
+
+
+def _nan_rule(opcode: str, x: Array, r: Array, et: ElementType) -> Array:
+    if et.kind != "float" or r.dtype.kind != "f":
+        return r
+    if opcode in _LOG_DOMAIN and not (opcode == "log" and et.name == "f16"):  # f16 log is libm's
+        bad = np.isnan(x) | (x < _LOG_DOMAIN[opcode])
+        if not np.any(bad):
+            return r
+        if x.dtype == np.float64:
+            return np.where(np.isnan(x), quiet_nan(x), np.where(bad, np.float64(np.nan), r))
+        return np.where(bad, np.array(0xFFFFFFFF, np.uint32).view(np.float32), r)
+    if opcode in _NAN_PASSES or opcode == "log":
+        nan = np.isnan(x)
+        if np.any(nan):
+            return np.where(nan, quiet_nan(-x if opcode == "logistic" else x), r)
+    return r
 
 
 @kernel(*_UNARY)
@@ -170,7 +219,7 @@ def unary(inst: Instruction, args: list, ev: object) -> Array:
     x = to_compute(args[0], et)
     if et.kind == "complex" and inst.opcode in complex_math.NUMPY_UNARY:
         return finish(complex_math.numpy_unary(inst.opcode, x), _out_et(inst))
-    r = _UNARY[inst.opcode](x, et)  # Evaluator.call silences FP warnings
+    r = _nan_rule(inst.opcode, x, np.asarray(_UNARY[inst.opcode](x, et)), et)  # FP warnings are off
     return finish(r, _out_et(inst))
 
 
@@ -224,12 +273,17 @@ def _remainder(x: Array, y: Array, et: ElementType) -> Array:
 
 def _int_power(x: Array, y: Array, et: ElementType) -> Array:
     """Exponentiation by squaring with wraparound; a negative exponent gives 1 when the base
-    is 1 and 0 otherwise (also for base -1), as XLA's EmitIntegerPow and evaluator do."""
-    base = np.asarray(x).astype(np.int64) if et.kind == "signed" else np.asarray(x).astype(np.uint64)
-    exp = np.asarray(y).astype(np.int64) if et.kind == "signed" else np.asarray(y).astype(np.uint64)
+    is 1 and 0 otherwise (also for base -1). XLA CPU's EmitIntegerPow (the xla-cpu semantics)
+    squares six times only, so just the exponent's low 6 bits count (2^64 gives 1, not 0), and
+    tests for a negative exponent with a signed compare for unsigned types too (u8 200 counts
+    as negative); the spec semantics (XLA's evaluator) use the whole exponent."""
+    signed = et.kind == "signed"
+    base = np.asarray(x).astype(np.int64) if signed else np.asarray(x).astype(np.uint64)
+    exp = np.asarray(y).astype(np.int64) if signed else np.asarray(y).astype(np.uint64)
     base, exp = np.broadcast_arrays(base, exp)
-    neg = exp < 0
-    e = np.where(neg, 0, exp).astype(exp.dtype)
+    xla = semantics.xla_cpu()
+    neg = exp < 0 if signed else ((exp >> (et.bits - 1)) & 1) == 1 if xla else np.zeros(exp.shape, bool)
+    e = np.where(neg, 0, exp & 63 if xla else exp).astype(exp.dtype)
     acc = np.ones(base.shape, base.dtype)
     b = base.copy()
     while np.any(e != 0):
@@ -237,8 +291,7 @@ def _int_power(x: Array, y: Array, et: ElementType) -> Array:
         acc = np.where(odd, acc * b, acc)
         b = b * b
         e = e >> 1
-    if et.kind == "signed":
-        acc = np.where(neg, np.where(base == 1, 1, 0), acc)
+    acc = np.where(neg, (base == 1).astype(acc.dtype), acc)
     return acc.astype(x.dtype)
 
 
@@ -341,18 +394,27 @@ def _signed_zeros(r: Array, x: Array, y: Array, negative_wins: bool) -> Array:
     return np.where(both, zero, r)
 
 
+def first_nan(r: Array, x: Array, y: Array) -> Array:
+    """r where neither x nor y is NaN, else x's NaN (y's when x is not NaN), quieted: the
+    LLVM backend's float_max_min, the same on every CPU (numpy's SIMD loops pick either)."""
+    xn, yn = np.isnan(x), np.isnan(y)
+    if not (np.any(xn) or np.any(yn)):
+        return r
+    return np.where(xn, quiet_nan(x), np.where(yn, quiet_nan(y), r))
+
+
 def _max(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("maximum is undefined for complex")
-    r = np.maximum(x, y)  # NaN-propagating, as XLA's evaluator
-    return _signed_zeros(r, x, y, False) if et.kind == "float" else r
+    r = np.maximum(x, y)
+    return first_nan(_signed_zeros(r, x, y, False), x, y) if et.kind == "float" else r
 
 
 def _min(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("minimum is undefined for complex")
     r = np.minimum(x, y)
-    return _signed_zeros(r, x, y, True) if et.kind == "float" else r
+    return first_nan(_signed_zeros(r, x, y, True), x, y) if et.kind == "float" else r
 
 
 def _atan2(x: Array, y: Array, et: ElementType) -> Array:

@@ -34,7 +34,33 @@ def compute_dtype(et: ElementType) -> np.dtype:
 
 def to_compute(x: np.ndarray, et: ElementType) -> np.ndarray:
     dt = compute_dtype(et)
-    return x if x.dtype == dt else x.astype(dt)
+    return x if x.dtype == dt else float_cast(x, dt)
+
+
+_IEEE = {2: (np.uint16, 10), 4: (np.uint32, 23), 8: (np.uint64, 52)}  # numpy's f16/f32/f64: bits, mantissa
+
+
+def float_cast(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """x.astype(dt), with a NaN converted between f16, f32 and f64 as x86 does it (F16C's
+    vcvtps2ph/vcvtph2ps, cvtss2sd/cvtsd2ss; XLA CPU and the LLVM backend): sign kept, quiet bit
+    set, payload truncated from the top or widened at the top. numpy keeps a signaling NaN
+    signaling and, to f16, turns an empty payload into 1."""
+    r = x.astype(dt)
+    src, dst = _IEEE.get(x.dtype.itemsize), _IEEE.get(np.dtype(dt).itemsize)
+    if x.dtype.kind != "f" or np.dtype(dt).kind != "f" or src is None or dst is None or src == dst:
+        return r
+    nan = np.isnan(x)
+    if not np.any(nan):
+        return r
+    (su, sm), (du, dm) = src, dst
+    u = np.ascontiguousarray(x).view(su).astype(np.uint64)
+    sbits, dbits = 8 * x.dtype.itemsize, 8 * np.dtype(dt).itemsize
+    sign = (u >> np.uint64(sbits - 1)) << np.uint64(dbits - 1)
+    mant = u & np.uint64((1 << sm) - 1)
+    payload = mant >> np.uint64(sm - dm) if sm > dm else mant << np.uint64(dm - sm)
+    exp_all = np.uint64(((1 << (dbits - 1 - dm)) - 1) << dm)
+    code = sign | exp_all | np.uint64(1 << (dm - 1)) | payload
+    return np.where(nan, code.astype(du).view(dt), r)
 
 
 def wrap_int(x: np.ndarray, et: ElementType) -> np.ndarray:
@@ -58,7 +84,7 @@ def finish(x: Any, et: ElementType) -> np.ndarray:
         return x
     if et.kind in ("signed", "unsigned") and et.bits < 8 and x.dtype.kind in "iub":
         return wrap_int(x, et).astype(dt)
-    return x.astype(dt)
+    return float_cast(x, dt)
 
 
 def int_limits(et: ElementType) -> tuple[int, int]:

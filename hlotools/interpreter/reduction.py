@@ -98,6 +98,33 @@ def tree_reduce(op: str, x: Array, init: Array, et: ElementType) -> Array:
     return finish(fn(_compute(np.asarray(init), et), _compute(x[..., 0], et)), et)
 
 
+def first_nan_wins(op: str, r: Array, values: Any, init: Array, et: ElementType) -> Array:
+    """A float add/multiply/maximum/minimum reduction whose result is NaN gives the first NaN
+    of the fold (the init value's, else the first along the reduced elements' order), quieted:
+    what a sequential fold gives (x86 and maximum/minimum keep acc's NaN first), the LLVM
+    backend's answer on every CPU (emit_reduce.lane_fold). numpy's reduction loops pick any.
+    `values()` gives the reduced elements along the last axis, in fold order."""
+    if op not in ("add", "multiply", "maximum", "minimum") or et.kind != "float":
+        return r
+    r = np.asarray(r)
+    nan = np.isnan(r)
+    if not np.any(nan):
+        return r
+    from hlotools.interpreter.elementwise import quiet_nan
+    init_c = _compute(np.asarray(init), et)
+    if np.isnan(init_c):
+        return np.where(nan, quiet_nan(init_c), r)
+    x = _compute(np.asarray(values()), et)
+    first = np.take_along_axis(x, np.argmax(np.isnan(x), axis=-1)[..., None], axis=-1)[..., 0]
+    return np.where(nan & np.isnan(first), quiet_nan(first), r)  # inf - inf: no NaN operand
+
+
+def _reduced_last(x: Array, dims: tuple[int, ...]) -> Array:
+    """x with the reduced dims moved last and merged (row-major: the fold's order)."""
+    keep = [d for d in range(x.ndim) if d not in dims]
+    return merge_trailing(np.transpose(x, keep + list(dims)), len(keep))
+
+
 def fold_last_axis(ev: Any, comp: Computation, arrays: list[Array], inits: list[Array]) -> list[Array]:
     """Reduce the last axis of each array with `comp` (2N scalar params -> N results),
     pairwise, then combine with the init values once: f(init, total)."""
@@ -142,8 +169,9 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
     op = simple_reducer(comp) if n == 1 else None
     if op is not None and not _rounds_per_step(et):
         with np.errstate(all="ignore"):
-            r = _ufunc(op, et).reduce(_compute(inputs[0], et), axis=dims,
-                                      initial=_compute(inits[0], et)[()])
+            x = _compute(inputs[0], et)
+            r = _ufunc(op, et).reduce(x, axis=dims, initial=_compute(inits[0], et)[()])
+            r = first_nan_wins(op, r, lambda: _reduced_last(x, dims), inits[0], et)
         return finish(r, et)
     keep = [d for d in range(inputs[0].ndim) if d not in dims]
     moved = []
@@ -152,7 +180,8 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
         moved.append(merge_trailing(t, len(keep)))
     with np.errstate(all="ignore"):
         if op is not None:
-            return tree_reduce(op, moved[0], inits[0], et)
+            return finish(first_nan_wins(op, tree_reduce(op, moved[0], inits[0], et), lambda: moved[0],
+                                         inits[0], et), et)
         out = fold_last_axis(ev, comp, moved, inits)
     return tuple(out) if inst.shape.is_tuple else out[0]
 
@@ -206,10 +235,10 @@ def reduce_window(inst: Instruction, args: list, ev: Any) -> Any:
             x = _compute(inputs[0], et)
             w = _windows(x, wd, identity_value(op, et))
             r = _ufunc(op, et).reduce(w, axis=-1, initial=_compute(inits[0], et)[()])
-            return finish(r, et)
+            return finish(first_nan_wins(op, r, lambda: w, inits[0], et), et)
         if op is not None:
             w = _windows(inputs[0], wd, _storage_identity(op, et))
-            return tree_reduce(op, w, inits[0], et)
+            return finish(first_nan_wins(op, tree_reduce(op, w, inits[0], et), lambda: w, inits[0], et), et)
         valid = _windows(np.ones(inputs[0].shape, np.bool_), wd, False)
         ws = [_windows(x, wd, np.zeros((), x.dtype)) for x in inputs]
         accs = [np.broadcast_to(i, valid.shape[:-1]) for i in inits]

@@ -141,6 +141,27 @@ UNARY: dict[str, Callable[[B, ir.Value, ElementType], ir.Value]] = {
 UNARY.update({op: (lambda f: (lambda b, x, et: f(b, x)))(fn) for op, fn in M.TRANSCENDENTAL.items()})
 
 
+def _xla_log(name: str, domain: float) -> Callable[[B, ir.Value, ElementType], ir.Value]:
+    """log / log1p with XLA CPU's invalid results: computed in f32 (f32, bf16, f16 but f16's
+    log; XLA's own polynomial, Eigen's plog) every NaN or out-of-domain operand gives the
+    all-ones pattern 0xFFFFFFFF; at f64 (libm) a NaN passes quieted and x < domain gives +NaN
+    (glibc's is -NaN). Measured with xla_ref.py (jaxlib 0.10.2)."""
+    def apply(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+        r = M.libm(b, name, [x])
+        if name == "log" and et.name == "f16":
+            return r  # XLA CPU's f16 log is libm's (NaN passes, x < 0 gives -NaN); its log1p is not
+        below = b.fcmp_ordered("<", x, _fconst(x.type, domain))
+        if x.type == T.F32:
+            bad = b.or_(below, b.fcmp_unordered("uno", x, x))
+            return b.select(bad, b.bitcast(ir.Constant(T.I32, 0xFFFFFFFF), T.F32), r)
+        return b.select(below, _fconst(x.type, float("nan")), r)
+    return apply
+
+
+UNARY["log"] = _xla_log("log", 0.0)
+UNARY["log-plus-one"] = _xla_log("log1p", -1.0)
+
+
 @elemental(*UNARY, "real", "imag")
 def _unary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     et, out = _et(inst), _out(inst)
@@ -214,24 +235,45 @@ def _shift(kind: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value
 
 
 _FLOAT_BITS = {ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}
+QUIET_BIT = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}  # the mantissa's top bit: set in a quiet NaN
+
+
+def float_max_min(b: B, x: ir.Value, y: ir.Value, is_max: bool) -> ir.Value:
+    """HLO maximum/minimum of floats (scalars or vectors), the same bits on every CPU.
+
+    (x >= y || isnan(x)) ? x : y, so a NaN operand wins, x's when both are; the NaN comes out
+    quieted (its quiet bit set, sign and payload kept: what x86 arithmetic does to a NaN
+    operand). Equal operands give the AND (max) / OR (min) of their bits, which orders -0
+    below +0 as IEEE 754-2019's maximum/minimum. Never llvm.maximum / llvm.minimum: LLVM leaves
+    their NaN's bits open and x86 lowers them differently with and without AVX-512 (a sign-bit
+    NaN came out positive on one CPU and negative on another). XLA CPU is host-dependent there
+    (it emits those intrinsics); hlotools defines the answer once."""
+    elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    width = _FLOAT_BITS[type(elem)]
+    ity: ir.Type = ir.IntType(width)
+    if isinstance(x.type, ir.VectorType):
+        ity = ir.VectorType(ity, x.type.count)
+    x_nan = b.fcmp_unordered("uno", x, x)
+    pick_x = b.or_(b.fcmp_ordered(">=" if is_max else "<=", x, y), x_nan)
+    xb, yb = b.bitcast(x, ity), b.bitcast(y, ity)
+    rb = b.select(pick_x, xb, yb)
+    both = b.and_(xb, yb) if is_max else b.or_(xb, yb)
+    rb = b.select(b.fcmp_ordered("==", x, y), both, rb)
+    any_nan = b.fcmp_unordered("uno", x, y)
+    quiet = b.or_(rb, _splat(ity, QUIET_BIT[width]))
+    return b.bitcast(b.select(any_nan, quiet, rb), x.type)
+
+
+def _splat(ty: ir.Type, value: int) -> ir.Constant:
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ty, [ir.Constant(ty.element, value)] * ty.count)
+    return ir.Constant(ty, value)
 
 
 def _max_min(is_max: bool) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
     def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
         if et.kind == "float":
-            # (x >= y || isnan(x)) ? x : y: NaN propagates from either side (the NaN operand
-            # itself, as numpy); equal operands give the AND (max) / OR (min) of their bits,
-            # which orders -0 below +0 as IEEE 754-2019's maximum/minimum (llvm.maximum, the
-            # interpreter) and leaves any other equal pair as it is.
-            cmp = b.fcmp_ordered(">=" if is_max else "<=", x, y)
-            r = b.select(b.or_(cmp, b.fcmp_unordered("uno", x, x)), x, y)
-            width = _FLOAT_BITS.get(type(x.type))
-            if width is None:
-                return r
-            ity = ir.IntType(width)
-            xb, yb = b.bitcast(x, ity), b.bitcast(y, ity)
-            both = b.bitcast(b.and_(xb, yb) if is_max else b.or_(xb, yb), x.type)
-            return b.select(b.fcmp_ordered("==", x, y), both, r)
+            return float_max_min(b, x, y, is_max)
         if et.kind == "signed":
             return b.select(b.icmp_signed(">=" if is_max else "<=", x, y), x, y)
         return b.select(b.icmp_unsigned(">=" if is_max else "<=", x, y), x, y)
@@ -301,24 +343,8 @@ def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
         return C.make(b, x, y, out)
     if et.kind == "complex":
         return C.binary(b, inst.opcode, x, y, et)
-    if gen.reassociate and et.kind == "float":
-        r = _reassociated(b, inst.opcode, x, y)
-        if r is not None:
-            return T.round_to(b, r, out)
     r = BINARY[inst.opcode](b, x, y, et)
     return T.round_to(b, r, out) if out.kind == "float" else r
-
-
-def _reassociated(b: B, opcode: str, x: ir.Value, y: ir.Value) -> ir.Value | None:
-    """Reduction-friendly forms inside reducers: `fadd/fmul reassoc` and llvm.maximum /
-    llvm.minimum (NaN-propagating like HLO; they order -0 < +0)."""
-    if opcode in ("add", "multiply"):
-        r = b.fadd(x, y) if opcode == "add" else b.fmul(x, y)
-        r.flags.append("reassoc")
-        return r
-    if opcode in ("maximum", "minimum"):
-        return intr(b, f"llvm.{opcode}", [x, y])
-    return None
 
 
 # ------------------------------------------------------------- compare / select / clamp

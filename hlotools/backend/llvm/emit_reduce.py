@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
+from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 
 
@@ -50,11 +52,13 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
     def fold(into: list[ir.Value], vals: list[ir.Value]) -> None:
         accs = [b.load(s, typ=v.type) for s, v in zip(into, init_vals)]
-        out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
+        out = _as_list(gen.apply(comp, accs + vals))
         for s, v in zip(into, out):
             b.store(v, s)
 
     big = [d for d in order if src_shape.dims[d] > 1]
+    lanes = lane_count(inst, comp) if order else 0
+    inner = order[-1] if order else -1
 
     def level(k: int) -> None:
         if k == len(order):
@@ -62,6 +66,9 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
                 fold(slots, [gen.value_at(x, list(src)) for x in inputs])
             return
         d = order[k]
+        if d == inner and lanes and src_shape.dims[d] >= 2 * lanes:
+            lane_fold(gen, inst, comp, d, src, slots[0], lanes)
+            return
         if len(big) >= 2 and d == big[-1]:
             partial_row(d)
             return
@@ -94,6 +101,92 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         level(0)
     result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
     return result if n > 1 else result[0]
+
+
+# -- fixed lanes: a float reduction that vectorises with the same bits on every CPU --------
+
+LANES = {32: 16, 64: 8}  # per float width: 64 bytes of accumulators, whatever the target's vectors (measured: 8 and 32 slower)
+_LANE_OPS = ("add", "multiply", "maximum", "minimum")
+
+
+def lane_count(inst: Instruction, comp: object) -> int:
+    """How many accumulators a single-input f32/f64 reduce with an add/multiply/maximum/minimum
+    reducer folds its innermost reduced dim into (0: a plain sequential fold)."""
+    et = inst.shape.element_type
+    if len(inst.operands) != 2 or et is None or et.kind != "float" or et.bits not in LANES:
+        return 0
+    return LANES[et.bits] if binary_reducer_opcode(comp) in _LANE_OPS else 0
+
+
+def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: list[ir.Value],
+              slot: ir.Value, lanes: int) -> None:
+    """acc = op(acc, fold of dim d), the fold in a fixed order that does not depend on the
+    target: element i goes to accumulator i % lanes (each a sequential chain, never marked
+    reassociable), the accumulators combine as a balanced tree, then the leftover elements
+    fold in sequence. LLVM's SLP vectoriser turns the lanes into vector registers of any
+    width with the same bits (a `reassoc` fold was vectorised at the target's width: other
+    sums at x86-64-v2, -v3 and -v4). Which NaN comes out is another matter: x86 returns the
+    first operand's NaN and LLVM commutes operands as the target likes (SSE's two-operand
+    forms), so a NaN result is replaced by the first NaN operand in sequence (a second pass
+    that only runs then), as a sequential fold gives it; maximum/minimum are exact in any
+    order otherwise."""
+    b = gen.b
+    op = binary_reducer_opcode(comp)
+    x = inst.operands[0]
+    ty = T.value_type(inst.shape.element_type)  # type: ignore[arg-type]
+    size = x.shape.dims[d]
+    full = size - size % lanes
+    identity = {"add": -0.0, "multiply": 1.0, "maximum": float("-inf"), "minimum": float("inf")}[op or ""]
+    eb = gen.fe.in_entry()
+    accs = [eb.alloca(ty) for _ in range(lanes)]
+    for a in accs:
+        b.store(ir.Constant(ty, identity), a)
+
+    def combine(p: ir.Value, q: ir.Value) -> ir.Value:
+        return _as_list(gen.apply(comp, [p, q]))[0]  # type: ignore[arg-type]
+
+    with for_range(b, 0, full, step=lanes, name=f"rl{d}") as iv:
+        for j, a in enumerate(accs):
+            src[d] = b.add(iv, c64(j), flags=["nsw"]) if j else iv
+            with gen.region():
+                b.store(combine(b.load(a, typ=ty), gen.value_at(x, list(src))), a)
+    vals = [b.load(a, typ=ty) for a in accs]
+    while len(vals) > 1:
+        vals = [combine(vals[i], vals[i + 1]) for i in range(0, len(vals), 2)]
+    part = eb.alloca(ty)
+    b.store(vals[0], part)
+    for i in range(full, size):
+        src[d] = c64(i)
+        with gen.region():
+            b.store(combine(b.load(part, typ=ty), gen.value_at(x, list(src))), part)
+    before = b.load(slot, typ=ty)
+    result = combine(before, b.load(part, typ=ty))
+    b.store(result, slot)
+    _first_nan_again(gen, x, d, src, slot, before, result, ty)
+
+
+def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Value], slot: ir.Value,
+                     before: ir.Value, result: ir.Value, ty: ir.Type) -> None:
+    """If the lanes' result is NaN and the accumulator before was not: slot = the first NaN
+    of dim d, quieted (what the sequential fold keeps), if there is one (inf - inf makes a
+    NaN of no operand: x86's default NaN, the same everywhere)."""
+    b = gen.b
+    again = b.and_(b.fcmp_unordered("uno", result, result), b.fcmp_ordered("ord", before, before))
+    with b.if_then(again, likely=False):
+        found = gen.fe.in_entry().alloca(ty)
+        b.store(ir.Constant(ty, 0.0), found)
+        with for_range(b, 0, x.shape.dims[d], name=f"rn{d}") as iv:
+            src[d] = iv
+            with gen.region():
+                v = gen.value_at(x, list(src))
+                f = b.load(found, typ=ty)
+                take = b.and_(b.fcmp_ordered("ord", f, f), b.fcmp_unordered("uno", v, v))
+                b.store(b.select(take, v, f), found)
+        ity = ir.IntType(64 if ty == T.F64 else 32)
+        quiet = ir.Constant(ity, (1 << 51) if ty == T.F64 else (1 << 22))
+        f = b.load(found, typ=ty)
+        first = b.bitcast(b.or_(b.bitcast(f, ity), quiet), ty)
+        b.store(b.select(b.fcmp_unordered("uno", f, f), first, result), slot)
 
 
 def _always_inside(w: object, out_size: int, src_size: int) -> bool:
@@ -163,7 +256,7 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with gen.region():
             vals = [gen.value_at(x, src) for x in inputs]
             accs = regs if slots is None else [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
-            out = _as_list(gen.apply(comp, accs + vals, reassociate=True))
+            out = _as_list(gen.apply(comp, accs + vals))
             new = out if inside is None else [b.select(inside, o, a) for o, a in zip(out, accs)]
             if slots is None:
                 regs[:] = new

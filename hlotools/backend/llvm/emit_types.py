@@ -204,10 +204,9 @@ def encode(b: ir.IRBuilder, x: ir.Value, fmt: SmallFloat) -> ir.Value:
     code = b.select(overflow, _c32(over), code)
     if fmt.style == "nonan":  # ml_dtypes turns NaN into a zero of the opposite sign
         sign = b.select(is_nan, b.xor(sign, _c32(1)), sign)
-    if fmt.bits == 16 and fmt.ebits == 5:  # numpy's float16 keeps the (truncated) NaN payload
+    if fmt.bits == 16 and fmt.ebits == 5:  # F16C's vcvtps2ph: quieted, the payload's top bits
         payload = b.lshr(b.and_(a, _c32(0x7FFFFF)), _c32(shift))
-        payload = b.select(b.icmp_unsigned("==", payload, _c32(0)), _c32(1), payload)
-        nan_code: ir.Value = b.or_(_c32(all_e << fmt.mbits), payload)
+        nan_code: ir.Value = b.or_(_c32((all_e << fmt.mbits) | (1 << (fmt.mbits - 1))), payload)
     else:
         nan_code = _c32(nan)
     code = b.select(is_nan, nan_code, code)
@@ -230,8 +229,11 @@ def decode(b: ir.IRBuilder, raw: ir.Value, fmt: SmallFloat) -> ir.Value:
     sub_val = b.fmul(b.uitofp(mant, F32), ir.Constant(F32, float(2.0 ** (emin - fmt.mbits))))
     mag = b.select(b.icmp_unsigned("==", e, _c32(0)), b.bitcast(sub_val, I32), normal)
     all_e = (1 << fmt.ebits) - 1
-    if fmt.style == "ieee":
-        special = b.or_(_c32(0x7F800000), b.shl(mant, _c32(23 - fmt.mbits)))
+    if fmt.style == "ieee":  # an f16 NaN comes out quieted (F16C's vcvtph2ps), infinities as they are
+        wide = b.shl(mant, _c32(23 - fmt.mbits))
+        if fmt.bits == 16:  # f8 formats as ml_dtypes converts them: the payload as it is
+            wide = b.or_(wide, b.select(b.icmp_unsigned("==", mant, _c32(0)), _c32(0), _c32(0x400000)))
+        special = b.or_(_c32(0x7F800000), wide)
         mag = b.select(b.icmp_unsigned("==", e, _c32(all_e)), special, mag)
     elif fmt.style == "fn":
         is_nan = b.icmp_unsigned("==", b.and_(code, _c32((1 << sign_shift) - 1)), _c32((1 << sign_shift) - 1))

@@ -14,11 +14,10 @@ ptr dst, ptr init} (D_*): the init value is read at run time from its buffer.
 Semantics, those of emit_reduce's elemental generator: per output element, acc = init,
 then acc = op(acc, x) for every window position in row-major order of the logical window
 dims, skipping positions in the padding or between base-dilated elements; float add and
-multiply round at each step in that order (no reassociation; the elemental loop marks them
-reassociable, as HLO leaves a reducer's order open, so LLVM may reorder its unrolled or
-vectorised window: within rounding there, e.g. a 7-element product; bit for bit otherwise),
-float maximum/minimum are llvm.maximum/llvm.minimum (what emit_arith gives reducers:
-NaN-propagating, -0 < +0), integer maximum/minimum compare signed or unsigned as
+multiply round at each step in that order (no reassociation, as in the elemental loop: bit
+for bit the same, on every CPU),
+float maximum/minimum are emit_arith.float_max_min (the accumulator's NaN wins, quieted;
+-0 < +0; the same bits on every CPU), integer maximum/minimum compare signed or unsigned as
 emit_arith's do, integer add and multiply wrap.
 
 How it runs. A row is one index of every output dim but the innermost physical one (j);
@@ -53,6 +52,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm import parallel as par
 from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.conv_kernel import undilated
+from hlotools.backend.llvm.emit_arith import float_max_min
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
@@ -236,7 +236,8 @@ def combiner(b: ir.IRBuilder, ct: ElementType, op: str) -> Callable[[ir.Value, i
             return lambda x, y: b.fadd(x, y)
         if op == "multiply":
             return lambda x, y: b.fmul(x, y)
-        return lambda x, y: _intrinsic(b, f"llvm.{op}", x, y)
+        is_max = op == "maximum"
+        return lambda x, y: float_max_min(b, x, y, is_max)
     if op == "add":
         return lambda x, y: b.add(x, y)
     if op == "multiply":
@@ -258,15 +259,6 @@ def _masked(b: ir.IRBuilder, what: str, vty: ir.VectorType, args: list[ir.Value]
                 else ir.FunctionType(ir.VoidType(), [vty, T.PTR, T.I32, mty]))
         fn = ir.Function(b.module, fnty, name)
     return b.call(fn, args)
-
-
-def _intrinsic(b: ir.IRBuilder, base: str, x: ir.Value, y: ir.Value) -> ir.Value:
-    ty = x.type
-    scalar = ty.element if isinstance(ty, ir.VectorType) else ty
-    suffix = "f64" if scalar == T.F64 else "f32"
-    full = f"{base}.v{ty.count}{suffix}" if isinstance(ty, ir.VectorType) else f"{base}.{suffix}"
-    fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty]), full)
-    return b.call(fn, [x, y])
 
 
 def identity(ct: ElementType, op: str) -> int | float:
