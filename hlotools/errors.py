@@ -1,7 +1,12 @@
 """One exception family for every user-facing failure, always with a place to point at."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+CONTEXT = 100  # characters of the source line shown on each side of the caret
+MAX_MESSAGE = 1000  # a message quoting the input is cut there
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")  # as the lexer's LineMap counts lines
 
 
 @dataclass(frozen=True)
@@ -40,18 +45,22 @@ class HloError(Exception):
         return self
 
     def format(self) -> str:
-        """The one-line message, then (when known) the source line and a caret."""
+        """The one-line message, then (when known) the source line and a caret.
+
+        The quoted line is a window of at most ~2*CONTEXT characters around the caret, with
+        non-printable characters escaped: a 100 MB file of NUL bytes is one line."""
         where = self.filename or "<input>"
+        message = _printable(self.message, MAX_MESSAGE)
         if self.line is None:
-            return f"{where}: error: {self.message}"
-        head = f"{where}:{self.line}:{self.column or 1}: error: {self.message}"
+            return f"{where}: error: {message}"
+        head = f"{where}:{self.line}:{self.column or 1}: error: {message}"
         if not self.source:
             return head
-        lines = self.source.splitlines()
-        if not 1 <= self.line <= len(lines):
+        text = _source_line(self.source, self.line)
+        if text is None:
             return head
-        text = lines[self.line - 1].expandtabs(1)
-        return f"{head}\n{text}\n{' ' * max((self.column or 1) - 1, 0)}^"
+        shown, caret = _window(text, (self.column or 1) - 1)
+        return f"{head}\n{shown}\n{' ' * caret}^"
 
     def __str__(self) -> str:
         if self.line is None:
@@ -73,3 +82,48 @@ class HloRuntimeError(HloError):
 
 class HloUnsupportedError(HloRuntimeError):
     """A construct hlotools deliberately does not execute (named in the message)."""
+
+
+def _source_line(source: str, line: int) -> str | None:
+    """Line `line` (1-based) of source, split the way the lexer numbers lines (\\n, \\r\\n, \\r;
+    str.splitlines would also split at \\f, \\x1c, U+2028, ... and disagree with the column)."""
+    if line < 1:
+        return None
+    start = 0
+    if line > 1:
+        for k, m in enumerate(_LINE_BREAK.finditer(source), 2):
+            if k == line:
+                start = m.end()
+                break
+        else:
+            return None
+    end = _LINE_BREAK.search(source, start)
+    return source[start:end.start() if end else len(source)]
+
+
+def _shown(c: str) -> str:
+    if c == "\t":
+        return " "  # one column, as the lexer counts it
+    if c.isprintable():
+        return c
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _window(text: str, index: int) -> tuple[str, int]:
+    """(displayed text, caret column) for the characters around text[index]."""
+    index = max(0, min(index, len(text)))
+    lo, hi = max(0, index - CONTEXT), min(len(text), index + CONTEXT)
+    before = "".join(_shown(c) for c in text[lo:index])
+    after = "".join(_shown(c) for c in text[index:hi])
+    prefix = "..." if lo > 0 else ""
+    suffix = "..." if hi < len(text) else ""
+    return prefix + before + after + suffix, len(prefix) + len(before)
+
+
+def _printable(message: str, limit: int) -> str:
+    """The message with control characters escaped, cut to `limit` characters."""
+    if message.isprintable() and len(message) <= limit:
+        return message
+    out = "".join(_shown(c) if c != "\t" else "\\t" for c in message[:limit])
+    return out + ("..." if len(message) > limit else "")

@@ -102,6 +102,15 @@ class Shape:
         """Number of elements of an array shape."""
         return math.prod(self.dims)
 
+    @cached_property
+    def tuple_depth(self) -> int:
+        """Tuple nesting: 0 for an array, 1 for a tuple of arrays. Cached, so asking it of each
+        tuple as it is built (inner ones first, as parsers and shape inference do) never recurses
+        deeply: ir.types.MAX_TUPLE_DEPTH bounds what the parser accepts."""
+        if self.tuple_shapes is None:
+            return 0
+        return 1 + max((s.tuple_depth for s in self.tuple_shapes), default=0)
+
     @property
     def dtype(self) -> np.dtype:
         assert self.element_type is not None and self.element_type.dtype is not None, self

@@ -5,6 +5,7 @@ interpreter ask about them.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -112,3 +113,93 @@ def element_type(name: str) -> ElementType:
 def from_dtype(dtype: np.dtype) -> ElementType:
     """The XLA element type whose storage is `dtype` (KeyError when there is none)."""
     return _BY_DTYPE[np.dtype(dtype)]
+
+
+# -- limits --------------------------------------------------------------------------------------
+# How big an input may make hlotools: XLA's own limits on shapes, and caps on what a run allocates.
+#
+# A tiny file can name an enormous array (`f32[1000000,1000000]`, a zero-filled
+# `s32[536870912] constant(7)`, a .npy header claiming 373 GiB). XLA rejects shapes whose
+# dimensions, element count or byte size do not fit in int64 (ShapeUtil::ValidateShape:
+# "Dimensions overflow", "size may overflow int64_t"); those checks are here as facts. Beyond
+# them, hlotools refuses *before allocating* to materialise more than a cap, so bad input ends in a
+# one-line error instead of a MemoryError or an exhausted machine. The caps are far above what real
+# modules use (the JAX corpus and the benchmarks stay well under them) and can be raised in the
+# environment:
+#
+#   HLOTOOLS_MAX_ARRAY_BYTES          one array a run allocates (inputs, results, intermediates);
+#                                     default 16 GiB
+#   HLOTOOLS_MAX_CONSTANT_FILL_BYTES  the zero fill of a constant whose text gives fewer values
+#                                     than its shape holds (XLA zero-fills the rest); default 64 MiB.
+#                                     Values the text spells out are never capped: they cost text.
+
+INT64_MAX = (1 << 63) - 1
+# Tuple nesting, in shapes and literals: XLA sets no limit, but every walk over a shape is
+# recursive (here and in XLA); real modules nest a few levels. Far deeper nesting is refused.
+MAX_TUPLE_DEPTH = 100
+
+_GIB = 1 << 30
+_MIB = 1 << 20
+DEFAULT_MAX_ARRAY_BYTES = 16 * _GIB
+DEFAULT_MAX_CONSTANT_FILL_BYTES = 64 * _MIB
+ARRAY_BYTES_ENV = "HLOTOOLS_MAX_ARRAY_BYTES"
+CONSTANT_FILL_ENV = "HLOTOOLS_MAX_CONSTANT_FILL_BYTES"
+
+
+def _env_bytes(name: str, default: int) -> int:
+    """A byte count from the environment (plain integer, or with a K/M/G/T suffix); bad text
+    keeps the default rather than failing every command."""
+    raw = os.environ.get(name, "").strip().upper().removesuffix("B").removesuffix("I")
+    if not raw:
+        return default
+    scale = 1
+    if raw[-1] in "KMGT":
+        scale = 1 << (10 * ("KMGT".index(raw[-1]) + 1))
+        raw = raw[:-1]
+    try:
+        return max(0, int(raw)) * scale
+    except ValueError:
+        return default
+
+
+def max_array_bytes() -> int:
+    return _env_bytes(ARRAY_BYTES_ENV, DEFAULT_MAX_ARRAY_BYTES)
+
+
+def max_constant_fill_bytes() -> int:
+    return _env_bytes(CONSTANT_FILL_ENV, DEFAULT_MAX_CONSTANT_FILL_BYTES)
+
+
+def human_bytes(n: int) -> str:
+    """1536 -> '1.5 KiB': sizes in messages."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{n} bytes" if unit == "bytes" else f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{n} bytes"  # pragma: no cover - the loop always returns
+
+
+def shape_size_error(dims: tuple[int, ...], bits: int, what: str) -> str | None:
+    """XLA's ValidateShape on array dims: why `what` (e.g. "shape 'f32[2]'") does not fit int64,
+    or None when it does. Unbounded dynamic dims (-1) count as 0 elements, as in XLA."""
+    for d in dims:
+        if d > INT64_MAX:
+            return f"dimension size {d} in {what} does not fit in int64 (at most {INT64_MAX})"
+    count = 1
+    for d in dims:
+        count *= max(d, 0)
+        if count > INT64_MAX:
+            return f"the element count of {what} overflows int64 (XLA: Dimensions overflow)"
+    if (count * bits + 7) // 8 > INT64_MAX:
+        return f"the byte size of {what} overflows int64 (XLA: size may overflow int64_t)"
+    return None
+
+
+def array_bytes_error(what: str, nbytes: int) -> str | None:
+    """Why `what` (an instruction, a parameter, a file) may not allocate nbytes, or None."""
+    cap = max_array_bytes()
+    if nbytes <= cap:
+        return None
+    return (f"{what} would take {human_bytes(nbytes)}, more than hlotools allocates for one array "
+            f"({human_bytes(cap)}; raise it with {ARRAY_BYTES_ENV})")

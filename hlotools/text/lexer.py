@@ -148,6 +148,9 @@ def _scan_value(text: str, pos: int, lines: LineMap) -> int:
 
 def scan_parens(text: str, pos: int, lines: LineMap) -> int:
     """pos is at '('; returns the position of its matching ')'."""
+    close = text.find(")", pos + 1)
+    if close > 0 and not any(c in text[pos + 1:close] for c in '("/'):
+        return close  # the common case (a constant's values, a parameter number), found by memchr
     depth = 0
     for m in _PARENS.finditer(text, pos):
         c = m.group()

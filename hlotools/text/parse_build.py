@@ -16,12 +16,13 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
+from hlotools.ir.types import MAX_TUPLE_DEPTH
 from hlotools.text.lexer import LineMap, Token
 from hlotools.text.parse_async import ASYNC_OPS
 from hlotools.text.parse_attrs import AttrError
 from hlotools.text.parse_mini import stack_frames
-from hlotools.text.parse_resolve import MissingComputation, Pending, Resolver, Scope
-from hlotools.text.parse_shape import shape_or_error
+from hlotools.text.parse_resolve import MAX_OPERAND_NESTING, MissingComputation, Pending, Resolver, Scope
+from hlotools.text.parse_shape import shape_or_error, tuple_depth_message
 
 MODULE_ATTRIBUTES = frozenset("""is_scheduled replica_count num_partitions input_output_alias buffer_donor
 alias_passthrough_params entry_computation_layout frontend_attributes
@@ -68,7 +69,10 @@ class Builder(Resolver):
         return shape_or_error(tok[1], tok[2], self.lines)
 
     def shape_tuple(self, c: list) -> Shape:
-        return Shape.tuple_of(c[1])
+        shape = Shape.tuple_of(c[1])
+        if shape.tuple_depth > MAX_TUPLE_DEPTH:
+            raise self.error(c[0][2], tuple_depth_message())
+        return shape
 
     def shape_buffer(self, c: list) -> Shape:
         inner: Shape = c[1]
@@ -105,10 +109,20 @@ class Builder(Resolver):
         return ("ref", c[1], c[0], c[2])
 
     def operand_nested_shaped(self, c: list) -> tuple:
-        return ("nested", Pending(c[0], c[1], c[2], []))
+        return ("nested", self._nested(Pending(c[0], c[1], c[2], [])))
 
     def operand_nested(self, c: list) -> tuple:
-        return ("nested", Pending(None, c[0], c[1], []))
+        return ("nested", self._nested(Pending(None, c[0], c[1], [])))
+
+    def _nested(self, p: Pending) -> Pending:
+        """Count operand nesting as the grammar builds it (inner first): resolving nested
+        operands recurses, so `negate(negate(...))` 10^5 deep is refused here, with a place."""
+        if p.payload[0] == "ops":
+            p.depth = 1 + max((o[1].depth for o in p.payload[1] if o[0] == "nested"), default=0)
+            if p.depth > MAX_OPERAND_NESTING:
+                raise self.error(p.opcode[2], f"operands nested more than {MAX_OPERAND_NESTING} levels deep; "
+                                 "give the inner instructions names of their own")
+        return p
 
     def operand_anonymous(self, c: list) -> tuple:
         return ("anon", c[0])

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
-from hlotools.ir.types import ElementType
+from hlotools.ir.types import CONSTANT_FILL_ENV, ElementType, human_bytes, max_constant_fill_bytes
 from hlotools.text.lazy_regex import lazy_regex
+from hlotools.text.parse_literal_fast import MIN_FAST_CHARS, fast_dense
 
 _COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _LEX = re.compile(r"\s*(?:(-?nan\(0x[0-9a-fA-F]+\))|([{}(),])|(\.\.\.)|([^\s{}(),]+))")
@@ -39,6 +40,10 @@ class LiteralError(Exception):
         super().__init__(message)
         self.message = message
         self.offset = offset
+
+
+class LiteralTooLarge(LiteralError):
+    """The literal would take more memory than hlotools materialises from so little text."""
 
 
 def parse_literal(text: str, shape: Shape) -> Literal:
@@ -129,21 +134,37 @@ def _parse_array(text: str, shape: Shape, base: int = 0) -> Literal:
         if text.strip() not in ("", "{}"):
             raise LiteralError(f"a {et.name} constant takes no value", base)
         return Literal(shape, None, text=text)
-    toks = _tokens(text)
     dims = shape.dims
+    if len(text) >= MIN_FAST_CHARS:
+        flat = fast_dense(text, shape)
+        if flat is not None:
+            return Literal(shape, flat.reshape(dims), text=text)
+    toks = _tokens(text)
     if any(d < 0 for d in dims):
         raise LiteralError("a constant cannot have unbounded dynamic dimensions", base)
     try:
         values, positions = _collect(toks, dims, et, base)
     except _Elided:
         return Literal(shape, None, elided=True, text=text)
-    arr = _convert(values, positions, et, base)
     size = math.prod(dims)
+    _check_fill(size, len(values), et, base)
+    arr = _convert(values, positions, et, base)
     if len(arr) != size:  # XLA zero-fills what the text leaves out (e.g. a bare scalar for rank 1)
         full = np.zeros(size, dtype=arr.dtype)
         full[:len(arr)] = arr
         arr = full
     return Literal(shape, arr.reshape(dims), text=text)
+
+
+def _check_fill(size: int, given: int, et: ElementType, base: int) -> None:
+    """Refuse, before allocating, a zero fill larger than the cap: `s32[536870912] constant(7)`
+    is 62 bytes of text for 2 GiB of zeros (XLA materialises them; hlotools would print them)."""
+    fill = (size - given) * et.bits // 8
+    cap = max_constant_fill_bytes()
+    if fill > cap:
+        raise LiteralTooLarge(f"the text gives {given} of the constant's {size} values; zero-filling the rest "
+                              f"would take {human_bytes(fill)}, more than hlotools fills ({human_bytes(cap)}; "
+                              f"raise it with {CONSTANT_FILL_ENV})", base)
 
 
 class _Elided(Exception):

@@ -14,12 +14,13 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
-from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH
 from hlotools.text import parse_checks as checks
 from hlotools.text.lexer import LineMap, Token
 from hlotools.text.parse_async import ASYNC_OPS, async_sugar, resolve
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
-from hlotools.text.parse_literal import LiteralError, parse_literal
+from hlotools.text.parse_literal import LiteralError, LiteralTooLarge, parse_literal
+from hlotools.text.parse_shape import tuple_depth_message
 
 _infer_shape: Callable[[Instruction], Shape] | None
 try:  # written by another helper at the same time; parsing works without it
@@ -28,12 +29,18 @@ except ImportError:  # pragma: no cover - depends on the tree state
     _infer_shape = None
 
 
+# Nested operands (`add(f32[] negate(...), ...)`) are resolved recursively, a few Python frames a
+# level; real dumps nest a handful. Deeper text is refused with a place instead of a RecursionError.
+MAX_OPERAND_NESTING = 100
+
+
 class Pending:
     """An instruction as written, before name resolution."""
 
-    __slots__ = ("name", "root", "shape", "opcode", "payload", "attrs")
+    __slots__ = ("name", "root", "shape", "opcode", "payload", "attrs", "depth")
 
     def __init__(self, shape: Shape | None, opcode: Token, payload: tuple, attrs: list) -> None:
+        self.depth = 0  # operand nesting below this instruction (counted for nested operands)
         self.name: Token | None = None
         self.root: Token | None = None
         self.shape = shape
@@ -54,7 +61,7 @@ class MissingComputation:
 class Scope:
     """Names visible inside one computation (inline computations get their own)."""
 
-    __slots__ = ("comp", "names", "single", "next_param", "defined_at")
+    __slots__ = ("comp", "names", "single", "next_param", "defined_at", "param_count")
 
     def __init__(self, comp: Computation, single: bool = False) -> None:
         self.comp = comp
@@ -62,6 +69,7 @@ class Scope:
         self.defined_at: dict[str, int] = {}
         self.single = single
         self.next_param = 0
+        self.param_count = -1  # parameter instructions written in the computation (-1: not counted)
 
 
 class Resolver:
@@ -88,6 +96,7 @@ class Resolver:
         root: Instruction | None = None
         root_tok: Token | None = None
         last: Instruction | None = None
+        scope.param_count = _count_parameters(pendings)
         for p in pendings:
             inst = self.build(p, scope)
             last = inst
@@ -130,7 +139,7 @@ class Resolver:
                 if opcode == "conditional":
                     checks.conditional_operands(self, operands, payload[2])
         elif kind == "LITERAL":
-            literal = self._literal(payload[1], p.shape, op_tok[2])
+            literal = self._literal(payload[1], p.shape, name)
         else:
             pnum = self._parameter_number(payload[1], scope)
         attrs, ctrl = self._attributes(p, opcode, sugar, operands, scope)
@@ -146,6 +155,8 @@ class Resolver:
             inst.shape = self._infer(inst, op_tok[2])
         else:
             checks.instruction(self, inst, op_tok[2])
+        if inst.shape.tuple_shapes is not None and inst.shape.tuple_depth > MAX_TUPLE_DEPTH:
+            raise self.error(op_tok[2], tuple_depth_message())
         if "parameter_replication" in attrs:
             self._check_replication(inst, attrs["parameter_replication"], op_tok[2])
         if name_tok is not None:
@@ -156,11 +167,13 @@ class Resolver:
         scope.defined_at[name] = pos
         return inst
 
-    def _literal(self, tok: Token, shape: Shape | None, pos: int) -> Any:
+    def _literal(self, tok: Token, shape: Shape | None, name: str) -> Any:
         assert shape is not None
         raw, lpos = tok[3]
         try:
             return parse_literal(raw, shape)
+        except LiteralTooLarge as e:
+            raise self.error(lpos + e.offset, f"constant {name} ({shape.to_text(False)}): {e.message}") from None
         except LiteralError as e:
             raise self.error(lpos + e.offset, e.message) from None
 
@@ -172,6 +185,12 @@ class Resolver:
         pnum = int(s)
         if pnum < 0:
             raise self.error(lpos, "parameter number must be >= 0")
+        if 0 <= scope.param_count <= pnum:
+            # XLA's HloComputation CHECKs param_no < parameter_count (it aborts); checked here,
+            # before Computation.parameters is padded up to the number.
+            raise self.error(lpos, f"invalid parameter number {pnum}: the computation has {scope.param_count} "
+                             f"parameter{'s' if scope.param_count != 1 else ''}, numbered from 0 "
+                             f"(XLA: Expected [0, {scope.param_count}), got {pnum})")
         params = scope.comp.parameters
         if pnum < len(params) and params[pnum] is not None:
             raise self.error(lpos, f"Duplicate parameter number {pnum}")
@@ -330,6 +349,21 @@ class Resolver:
                 raise self.error(vpos, f"instruction '{n}' is not defined")
             out.append(inst)
         return out
+
+
+def _count_parameters(pendings: list[Pending]) -> int:
+    """How many parameter instructions the computation's text holds, nested operands included
+    (a worklist: nesting can be deep)."""
+    count = 0
+    work = list(pendings)
+    while work:
+        p = work.pop()
+        kind = p.payload[0]
+        if kind == "PARAMNUM":
+            count += 1
+        elif kind == "ops":
+            work.extend(o[1] for o in p.payload[1] if o[0] == "nested")
+    return count
 
 
 def link_operands(inst: Instruction, operands: list[Instruction]) -> None:

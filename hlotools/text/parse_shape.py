@@ -12,7 +12,7 @@ import re
 
 from hlotools.errors import HloParseError
 from hlotools.ir.shape import Layout, Shape
-from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH, shape_size_error
 from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer import GAP, LineMap
 
@@ -21,8 +21,11 @@ _COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
 _DIM = re.compile(r"\s*(?:(\d+)|(<=)\s*(\d+)|(\?))\s*$")
 # Layout extras in the fixed order XLA's ParseLayout reads them (S(1)T(8,128) does not parse).
-_EXTRAS = lazy_regex(r"(?:D\([^)]*\))?(?:T(?:\([^)]*\))+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
-                     r"(?:E\(\d+\))?(?:S\(\d+\))?(?:(?:SC\([^)]*\))+)?(?:P\(.*\))?(?:M\(\d+\))?")
+# Each part's contents as XLA's ParseLayout reads them (a tile is integers or '*', `T()` too;
+# a split config is `dim:index,...`), so what is accepted prints back as text that parses.
+_TILE = r"\((?:(?:\d+|\*)(?:,(?:\d+|\*))*)?\)"
+_EXTRAS = lazy_regex(r"(?:D\([^)]*\))?(?:T(?:" + _TILE + r")+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
+                     r"(?:E\(\d+\))?(?:S\(\d+\))?(?:(?:SC\(\d+:\d+(?:,\d+)*\))+)?(?:P\(((?:[^()]|\([^()]*\))*)\))?(?:M\(\d+\))?")
 
 
 class ShapeError(Exception):
@@ -49,7 +52,7 @@ def _parse_array(text: str) -> Shape:
     clean = _COMMENT.sub(" ", text) if "/" in text else text
     m = _ARRAY.fullmatch(clean.strip())
     if m is None:
-        raise ShapeError(f"malformed shape '{text}'")
+        raise ShapeError(f"malformed shape '{_clip(text)}'")
     et = ELEMENT_TYPES.get(m.group(1))
     if et is None:
         raise ShapeError(f"unknown element type '{m.group(1)}'")
@@ -60,7 +63,7 @@ def _parse_array(text: str) -> Shape:
         for item in body.split(","):
             d = _DIM.match(item)
             if d is None:
-                raise ShapeError(f"expected a dimension size, '<=N' or '?' in shape '{text}'",
+                raise ShapeError(f"expected a dimension size, '<=N' or '?' in shape '{_clip(text)}'",
                                  text.find("[") + 1)
             if d.group(1) is not None:
                 dims.append(int(d.group(1)))
@@ -72,13 +75,21 @@ def _parse_array(text: str) -> Shape:
                 dims.append(-1)
                 dynamic.append(True)
     if not et.is_array and dims:
-        raise ShapeError(f"{et.name} shapes have no dimensions: '{text}'")
+        raise ShapeError(f"{et.name} shapes have no dimensions: '{_clip(text)}'")
+    too_big = shape_size_error(tuple(dims), et.bits, f"shape '{_clip(text)}'")
+    if too_big is not None:  # XLA: int64 dims, element count and byte size (ShapeUtil::ValidateShape)
+        raise ShapeError(too_big, text.find("[") + 1)
     layout_text = m.group(3)
     if layout_text is None:
         layout = Layout.default(len(dims)) if et.is_array else None
     else:
         layout = _parse_layout(layout_text, len(dims), text)
     return Shape(et, tuple(dims), layout, tuple(dynamic) if any(dynamic) else ())
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """Shape text quoted in a message, cut short: a shape token can be a whole file long."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _parse_layout(body: str, rank: int, text: str) -> Layout:
@@ -88,7 +99,7 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
         try:
             m2m = tuple(int(x) for x in m2m_text.split(","))
         except ValueError:
-            raise ShapeError(f"expected integers in the layout of shape '{text}'",
+            raise ShapeError(f"expected integers in the layout of shape '{_clip(text)}'",
                              text.find("{") + 1) from None
     extras = extras.strip()
     if colon and extras:
@@ -96,16 +107,18 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
         em = _EXTRAS.match(compact)
         assert em is not None  # every part is optional
         if em.end() != len(compact):
-            raise ShapeError(f"unexpected '{compact[em.end():]}' in the layout of shape '{text}' (layout "
+            raise ShapeError(f"unexpected '{_clip(compact[em.end():], 40)}' in the layout of shape '{_clip(text)}' (layout "
                              "extras go in the order D T L # * E S SC P M)", text.find("{") + 1)
         extras = compact
         _check_extras(extras, text)
+        if em.group(1) is not None:
+            _check_physical_shape(em.group(1), text)
     if len(m2m) != rank:
         raise ShapeError(f"Dimensions size is {rank}, but minor to major size is {len(m2m)}.",
                          text.find("{"))
     if sorted(m2m) != list(range(rank)):
         raise ShapeError(f"layout {{{m2m_text}}} is not a permutation of the {rank} dimensions "
-                         f"of shape '{text}'", text.find("{"))
+                         f"of shape '{_clip(text)}'", text.find("{"))
     return Layout(m2m, extras)
 
 
@@ -118,6 +131,16 @@ def _check_extras(extras: str, text: str) -> None:
     if "P(" in extras and not d:
         raise ShapeError(f"Layout has physical shape, but is not for a sparse array: {{{extras}}}",
                          text.find("P("))
+
+
+def _check_physical_shape(inner: str, text: str) -> None:
+    """P(...) holds a shape; it prints back verbatim, so it must be one."""
+    try:
+        _, end = parse_shape_text(inner)
+    except ShapeError:
+        end = -1
+    if end != len(inner):
+        raise ShapeError(f"expected a shape inside P(...) in the layout of shape '{_clip(text)}'", text.find("P("))
 
 
 # Shapes inside attribute values (outfeed_shape=, operand_layout_constraints=, ...): comments may
@@ -158,11 +181,18 @@ def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
                 t = Shape(i0.element_type, i0.dims, i0.layout, i0.dynamic, is_buffer=True)
             else:
                 t = Shape.tuple_of(items)
+                if t.tuple_depth > MAX_TUPLE_DEPTH:
+                    raise ShapeError(tuple_depth_message(), m.start())
             if not stack:
                 return t, pos
             stack[-1].append(t)
         elif not stack:
             raise ShapeError("unexpected ','", m.start())
+
+
+def tuple_depth_message() -> str:
+    return (f"tuple shape nested more than {MAX_TUPLE_DEPTH} levels deep (hlotools' limit; "
+            "every walk over a shape recurses into its tuples)")
 
 
 def shape_or_error(text: str, where: int, lines: LineMap) -> Shape:

@@ -1,0 +1,353 @@
+"""Bad input that used to hang, exhaust memory or end in a traceback: a located one-line HloError now.
+
+Each class is tested in general (several spellings, both parser paths where they differ), on
+tiny texts: huge or non-contiguous parameter numbers, zero-filled constants far larger than
+their text, dimensions and element counts beyond int64, deep tuple and operand nesting, long
+lines and control characters in error messages, layout text that would not print back. The
+fast literal path is checked against the exact walk value for value; printing anything the
+parser accepts must give text that parses to the same print.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_parser_fuzz import mutated, time_limit
+
+from hlotools import parse_module
+from hlotools.errors import HloError, HloParseError
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH, shape_size_error
+from hlotools.text import parse_literal_fast
+from hlotools.text.parse_literal import LiteralError, parse_literal
+from hlotools.text.parser import parse
+from hlotools.text.printer import print_module
+
+
+def module(root: str, *before: str) -> str:
+    body = "".join(f"  {line}\n" for line in before)
+    return f"HloModule m\nENTRY e {{\n{body}  ROOT {root}\n}}\n"
+
+
+def parse_error(text: str) -> HloParseError:
+    with time_limit(20):
+        with pytest.raises(HloParseError) as exc:
+            parse(text, "bad.hlo")
+    e = exc.value
+    assert e.line is not None and e.column is not None, e.format()
+    return e
+
+
+# -- 1. parameter numbers ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("number", ["1", "2", "7", "2147483648", "9223372036854775807", "10" * 40])
+def test_parameter_number_beyond_the_count_is_refused_before_padding(number: str) -> None:
+    e = parse_error(module(f"p = f32[] parameter({number})"))
+    assert f"invalid parameter number {number}" in e.message
+    assert "Expected [0, 1)" in e.message
+    assert (e.line, e.column) == (3, 28)
+
+
+def test_parameter_gap_names_the_count() -> None:
+    e = parse_error(module("b = f32[] parameter(2)", "a = f32[] parameter(0)"))
+    assert "Expected [0, 2), got 2" in e.message and e.line == 4
+
+
+def test_parameter_count_includes_nested_operands_and_inner_computations() -> None:
+    text = """HloModule m
+add {
+  x = f32[] parameter(0)
+  ROOT s = f32[] add(x, f32[] parameter(1))
+}
+ENTRY e {
+  a = f32[] parameter(0)
+  ROOT r = f32[] call(a, a), to_apply=add
+}
+"""
+    m = parse(text)
+    assert len(m.computations[0].parameters) == 2
+    bad = text.replace("parameter(1)", "parameter(3)")
+    assert "Expected [0, 2), got 3" in parse_error(bad).message
+
+
+# -- 2. zero-filled constants ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["s32[536870912] constant(7)", "f64[100000,100000] constant(0)",
+                                  "pred[1000000000] constant(1)", "u8[100000000] constant(1)"])
+def test_zero_fill_beyond_the_cap_is_refused_naming_the_constant(text: str) -> None:
+    e = parse_error(module(f"c = {text}"))
+    assert e.message.startswith(f"constant c ({text.split(' ')[0]}): the text gives 1 of the constant's ")
+    assert "HLOTOOLS_MAX_CONSTANT_FILL_BYTES" in e.message
+
+
+def test_zero_fill_under_the_cap_still_zero_fills_as_xla() -> None:
+    m = parse(module("c = s32[2,3] constant(7)"))
+    assert m.entry is not None and m.entry.root is not None and m.entry.root.literal is not None
+    assert m.entry.root.literal.value().tolist() == [[7, 0, 0], [0, 0, 0]]  # XLA's own result
+
+
+def test_zero_fill_cap_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HLOTOOLS_MAX_CONSTANT_FILL_BYTES", "1K")
+    parse(module("c = s32[257] constant(7)"))  # 1024 bytes of fill
+    assert "raise it with" in parse_error(module("c = s32[258] constant(7)")).message
+
+
+def test_spelled_out_values_are_never_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HLOTOOLS_MAX_CONSTANT_FILL_BYTES", "0")
+    body = ", ".join(str(i) for i in range(3000))
+    m = parse(module(f"c = s32[3000] constant({{{body}}})"))
+    assert m.entry is not None and m.entry.root is not None and m.entry.root.literal is not None
+    assert m.entry.root.literal.value()[-1] == 2999
+
+
+# -- 3. dimensions beyond int64 -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("shape", "what"), [
+    ("f32[9223372036854775808]", "does not fit in int64"),
+    ("f32[1,99999999999999999999999]", "does not fit in int64"),
+    ("f32[2,9223372036854775807]", "element count"),
+    ("f32[4294967296,4294967296]", "element count"),
+    ("f32[9223372036854775807]", "byte size"),  # XLA: "size may overflow int64_t"
+    ("f32[<=9223372036854775808]", "does not fit in int64"),
+])
+def test_dimensions_beyond_int64_are_located_errors(shape: str, what: str) -> None:
+    for text in (module(f"p = {shape} parameter(0)"), module(f"c = {shape} constant(256)"),
+                 module("c = f32[] constant(1)", f"p = {shape} parameter(0)")):
+        e = parse_error(text)
+        assert what in e.message and shape in e.message, e.message
+
+
+def test_parse_module_raises_hlo_error_for_the_bare_value_error_case() -> None:
+    with pytest.raises(HloError) as exc:
+        parse_module(module("c = f32[2,9223372036854775807] constant(256)"), "x.hlo")
+    assert exc.value.location is not None and str(exc.value.location) == "x.hlo:3:16"
+
+
+def test_largest_valid_dimensions_still_parse() -> None:
+    parse(module("p = s8[9223372036854775807] parameter(0)"))  # 2^63-1 bytes: fits, as in XLA
+    assert shape_size_error((3037000499, 3037000499), 8, "s") is None
+    assert shape_size_error((3037000500, 3037000500), 8, "s") is not None
+
+
+# -- 4. deep nesting -------------------------------------------------------------------------------
+
+def _tuple(depth: int) -> str:
+    return "(" * depth + "f32[]" + ")" * depth
+
+
+@pytest.mark.parametrize("depth", [MAX_TUPLE_DEPTH + 1, 100_000])
+def test_deep_tuple_shapes_are_refused_with_a_place(depth: str) -> None:
+    for text in (module(f"p = {_tuple(depth)} parameter(0)"),
+                 module(f"o = token[] outfeed(c, t), outfeed_shape={_tuple(depth)}",
+                        "t = token[] after-all()", "c = f32[] constant(1)"),
+                 f"HloModule m\nENTRY e (p: {_tuple(depth)}) -> f32[] {{\n  p = {_tuple(depth)} parameter(0)\n"
+                 "  ROOT c = f32[] constant(1)\n}\n"):
+        assert "nested more than" in parse_error(text).message
+
+
+def test_tuple_depth_at_the_limit_parses_prints_and_verifies() -> None:
+    text = module(f"p = {_tuple(MAX_TUPLE_DEPTH)} parameter(0)")
+    m = parse_module(text)
+    assert parse(print_module(m)).entry is not None
+
+
+def test_deep_inferred_tuples_are_refused() -> None:
+    lines = ["x0 = f32[] constant(1)"] + [f"x{i} = tuple(x{i - 1})" for i in range(1, 300)]
+    e = parse_error(module("r = tuple(x299)", *lines))
+    assert "nested more than" in e.message and e.line == 3 + MAX_TUPLE_DEPTH + 1
+
+
+@pytest.mark.parametrize("depth", [102, 100_000])  # the outer negate is the instruction itself
+def test_deep_nested_operands_are_refused_with_a_place(depth: int) -> None:
+    text = module("c = f32[] " + "negate(f32[] " * depth + "constant(1)" + ")" * depth)
+    assert "operands nested more than 100 levels" in parse_error(text).message
+
+
+def test_deep_literal_nesting_is_an_error_not_a_recursion() -> None:
+    for literal in ("(" * 100_000 + "1" + ")" * 100_000, "{" * 100_000 + "1" + "}" * 100_000):
+        parse_error(module(f"c = f32[1] constant({literal})"))
+    parse_error(module(f"c = {_tuple(3)} constant({'(' * 100_000})"))
+    parse_error(module(f"c = {_tuple(3)} constant({'(' * 100_000 + '1' + ')' * 100_000})"))
+
+
+# -- 5. large literals: the numpy fast path agrees with the exact walk ------------------------------
+
+def _slow(text: str, shape: Shape) -> np.ndarray | LiteralError | None:
+    """The exact walk's reading (None: elided)."""
+    saved = parse_literal_fast.MIN_FAST_CHARS
+    from hlotools.text import parse_literal as pl
+    try:
+        pl.MIN_FAST_CHARS = 1 << 62  # type: ignore[attr-defined]
+        return parse_literal(text, shape).array
+    except LiteralError as e:
+        return e
+    finally:
+        pl.MIN_FAST_CHARS = saved  # type: ignore[attr-defined]
+
+
+def _shape(name: str, dims: tuple[int, ...]) -> Shape:
+    return Shape.array(ELEMENT_TYPES[name], dims).with_default_layout()
+
+
+def _nested(values: list[str], dims: tuple[int, ...]) -> str:
+    if len(dims) == 1:
+        return "{" + ", ".join(values) + "}"
+    step = len(values) // dims[0]
+    return "{ " + ", ".join(_nested(values[i * step:(i + 1) * step], dims[1:]) for i in range(dims[0])) + " }"
+
+
+@pytest.mark.parametrize("type_name", ["f32", "f64", "f16", "bf16", "s8", "s32", "s64", "u8", "u64", "pred"])
+@pytest.mark.parametrize("dims", [(600,), (20, 30), (4, 5, 30)])
+def test_fast_path_values_equal_the_exact_walk(type_name: str, dims: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(hash((type_name, dims)) % (1 << 32))
+    n = int(np.prod(dims))
+    if type_name.startswith("f") or type_name == "bf16":
+        span = 3 if type_name == "f16" else 30  # within the type's range: the exact path reports others
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-span, span, n)
+        values = [f"{v:.{int(rng.integers(1, 20))}g}" for v in x]
+        values[:4] = ["5.", "-.5", "1e3", "-0"]
+    elif type_name == "pred":
+        values = [str(int(v)) for v in rng.integers(-3, 3, n)]
+    else:
+        info = np.iinfo(ELEMENT_TYPES[type_name].dtype)
+        lo, hi = max(int(info.min), -10**17), min(int(info.max), 10**17)
+        values = [str(v) for v in rng.integers(lo, hi, n, endpoint=True)]
+        values[0] = "007"
+    shape = _shape(type_name, dims)
+    text = _nested(values, dims)
+    fast = parse_literal_fast.fast_dense(text, shape)
+    assert fast is not None, "the well-formed case must take the fast path"
+    slow = _slow(text, shape)
+    assert isinstance(slow, np.ndarray)
+    assert fast.reshape(dims).tobytes() == np.ascontiguousarray(slow).tobytes()
+
+
+@pytest.mark.parametrize("edit", [
+    lambda s: s[:-1],  # unbalanced
+    lambda s: s + "}",
+    lambda s: "{" + s + "}",  # nesting deeper than the rank
+    lambda s: s.replace("{", "", 2),
+    lambda s: s.replace(", 1", ", 1 2", 1),  # one value too many in a row
+    lambda s: s.replace(", 1", "", 1),  # one value too few
+    lambda s: s.replace(", 1", ", .5", 1),  # XLA reads a number only from a digit or '-'
+    lambda s: s.replace(", 1", ", 0x1", 1),
+    lambda s: s.replace(", 1", ", 1e999", 1),  # out of double's range
+    lambda s: s.replace(", 1", ", 1e39", 1),  # out of f32's range
+    lambda s: s.replace(", 1", ", +1", 1),
+    lambda s: s.replace(", 1", ", inf", 1),  # valid, but for the exact path
+    lambda s: s.replace(", 1", ", /*c*/ 1", 1),
+    lambda s: s.replace(", 1", ", \u00a01", 1),
+    lambda s: s + " 1",
+    lambda s: s.replace("{", "{...", 1),
+])
+def test_fast_path_declines_what_it_does_not_read_exactly(edit: object) -> None:
+    dims = (10, 60)
+    text = _nested(["1"] * 600, dims)
+    shape = _shape("f32", dims)
+    assert parse_literal_fast.fast_dense(text, shape) is not None
+    bad = edit(text)  # type: ignore[operator]
+    fast = parse_literal_fast.fast_dense(bad, shape)
+    slow = _slow(bad, shape)
+    if fast is not None:  # the fast path may only accept what the walk accepts, with equal values
+        assert isinstance(slow, np.ndarray) and fast.reshape(dims).tobytes() == slow.tobytes()
+    if isinstance(slow, LiteralError):
+        assert fast is None
+
+
+def test_fast_path_declines_out_of_range_integers() -> None:
+    for name, value in (("s8", "128"), ("u8", "256"), ("u32", "-1"), ("s64", "9223372036854775808")):
+        shape = _shape(name, (600,))
+        text = "{" + ", ".join(["1"] * 599 + [value]) + "}"
+        assert parse_literal_fast.fast_dense(text, shape) is None
+        with pytest.raises(LiteralError, match="out of range"):
+            parse_literal(text, shape)
+
+
+def test_a_million_value_literal_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work done, not the time: the token-at-a-time walk is never entered."""
+    from hlotools.text import parse_literal as pl
+
+    def walk(*args: object) -> object:
+        raise AssertionError("the exact walk ran for a well-formed literal")
+    monkeypatch.setattr(pl, "_walk", walk)
+    values = np.arange(1_000_000, dtype=np.int64) % 1000 - 500
+    text = module("c = s32[1000,1000] constant(" + _nested([str(v) for v in values], (1000, 1000)) + ")")
+    m = parse(text)
+    assert m.entry is not None and m.entry.root is not None and m.entry.root.literal is not None
+    assert np.array_equal(m.entry.root.literal.value().reshape(-1), values)
+
+
+# -- 6. error messages: bounded, escaped ------------------------------------------------------------
+
+def test_a_line_of_nul_bytes_is_quoted_as_a_short_escaped_window() -> None:
+    e = parse_error("\0" * 1_000_000)
+    shown = e.format()
+    assert len(shown) < 1000 and "\0" not in shown and "\\x00" in shown
+    assert shown.splitlines()[0] == "bad.hlo:1:1: error: NUL character in the input"
+
+
+def test_the_caret_stays_under_the_error_in_a_long_line() -> None:
+    text = module("c = f32[100004] constant({1, 2, " + "3, " * 100_000 + "})")
+    e = parse_error(text)
+    assert "but sees 100002" in e.message
+    head, line, caret = e.format().splitlines()
+    assert len(line) <= 2 * 100 + 6 and line.startswith("...") and line.endswith("})")
+    assert line[caret.index("^")] == "}"
+
+
+def test_control_characters_in_the_source_line_keep_the_caret_aligned() -> None:
+    text = module("c = f32[] constant(1)\x01\x02 x")
+    shown = parse_error(text).format().splitlines()
+    line, caret = shown[1], shown[2]
+    assert "\x01" not in line and "\\x01\\x02" in line
+    assert line[caret.index("^"):].startswith("x") or line[caret.index("^"):].startswith("\\x01")
+
+
+def test_line_numbers_count_only_real_line_breaks() -> None:
+    """\\f and U+2028 are no line breaks for the lexer, so the quoted line must not split there."""
+    text = "HloModule m\nENTRY e {\n  a = f32[] constant(1) /*\x0c\u2028*/\n  ROOT b = f32[] add(a, q)\n}\n"
+    shown = parse_error(text).format().splitlines()
+    assert shown[0].startswith("bad.hlo:4:") and "add(a, q)" in shown[1]
+
+
+def test_long_messages_are_cut() -> None:
+    e = HloError("x" * 10_000 + "\x07", 1, 1, "f", "abc")
+    assert len(e.format()) < 1200
+
+
+# -- 7. what the parser accepts prints back as text that parses -------------------------------------
+
+@pytest.mark.parametrize("layout", ['T(8,"128)', "T(8,x)", "T(8,128", "SC(a)", "T(8)(", "T(8,,1)"])
+def test_malformed_layout_extras_are_refused(layout: str) -> None:
+    parse_error(module(f"p = f32[8,128]{{1,0:{layout}}} parameter(0)"))
+
+
+@pytest.mark.parametrize("layout", ["T(8,128)", "T(8,128)(2,1)S(1)", "T(*,128)", "T()", "SC(0:1,2)", "T(8)L(1024)",
+                                    "E(4)S(5)", "D(D,C)P(f32[10,10]{1,0:T(8)})M(1)"])
+def test_layout_extras_round_trip(layout: str) -> None:
+    dims = "10,10" if "P(" in layout else "8,128"
+    text = module(f"p = f32[{dims}]{{1,0:{layout}}} parameter(0)")
+    printed = print_module(parse(text))
+    assert f"{{1,0:{layout}}}" in printed
+    assert print_module(parse(printed)) == printed
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_whatever_parses_prints_as_text_that_parses_the_same(text: str) -> None:
+    with time_limit(10):
+        try:
+            m = parse(text, "fuzz.hlo")
+        except HloError:
+            return
+        for style in ("short", "long"):
+            printed = print_module(m, style)
+            again = parse(printed, "printed.hlo")
+            assert print_module(again, style) == printed
+
+
+def test_messages_name_no_python_exception() -> None:
+    for text in (module("p = f32[2,9223372036854775807] parameter(0)"), module("c = s32[536870912] constant(7)")):
+        assert not re.search(r"ValueError|MemoryError|Traceback", parse_error(text).format())
