@@ -23,6 +23,7 @@ from hlotools.interpreter.numeric import (
 )
 from hlotools.interpreter.registry import kernel
 from hlotools.ir import semantics
+from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
@@ -272,11 +273,12 @@ def _remainder(x: Array, y: Array, et: ElementType) -> Array:
 
 
 def _int_power(x: Array, y: Array, et: ElementType) -> Array:
-    """Exponentiation by squaring with wraparound; a negative exponent gives 1 when the base
-    is 1 and 0 otherwise (also for base -1). XLA CPU's EmitIntegerPow (the xla-cpu semantics)
-    squares six times only, so just the exponent's low 6 bits count (2^64 gives 1, not 0), and
-    tests for a negative exponent with a signed compare for unsigned types too (u8 200 counts
-    as negative); the spec semantics (XLA's evaluator) use the whole exponent."""
+    """Exponentiation by squaring with wraparound. XLA CPU's code (EmitIntegerPow; the
+    xla-cpu semantics) squares six times, so only the exponent's low 6 bits count (2^64 = 1),
+    and takes an exponent with its top bit set as negative for unsigned types too: then the
+    result is 1 for base 1, +-1 for base -1 (all ones) by the exponent's parity, else 0. XLA's
+    evaluator (constant folding; the spec semantics) uses the whole exponent and gives 0 for
+    every negative exponent but base 1's."""
     signed = et.kind == "signed"
     base = np.asarray(x).astype(np.int64) if signed else np.asarray(x).astype(np.uint64)
     exp = np.asarray(y).astype(np.int64) if signed else np.asarray(y).astype(np.uint64)
@@ -291,7 +293,12 @@ def _int_power(x: Array, y: Array, et: ElementType) -> Array:
         acc = np.where(odd, acc * b, acc)
         b = b * b
         e = e >> 1
-    acc = np.where(neg, (base == 1).astype(acc.dtype), acc)
+    minus_one = (base == -1) if signed else (base == (1 << et.bits) - 1)
+    if xla:  # (-1)^n: -1 for odd n, 1 for even n (the raw all-ones value for unsigned types)
+        at_neg = np.where(minus_one, np.where((exp & 1) == 1, base, 1), base == 1)
+    else:
+        at_neg = base == 1
+    acc = np.where(neg, at_neg.astype(acc.dtype), acc)
     return acc.astype(x.dtype)
 
 
