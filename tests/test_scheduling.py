@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import hlotools
 from hlotools.interpreter import evaluate
@@ -85,13 +86,32 @@ def test_parallel_groups_are_independent_levels() -> None:
         assert all(level[id(o)] < level[id(inst)] for o in inst.operands)
 
 
-def test_groups_for_reads_the_pass_annotation() -> None:
+def test_groups_for_reads_the_pass_annotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hlotools.passes.scheduling as S
     m = hlotools.parse_module(BREADTH_FIRST)
     Scheduling().run(m, PassContext())
     e = m.entry
-    recorded = groups_for(e)
-    assert recorded is groups_for(e)  # the stored annotation, not a recomputation
+    want = [[i.name for i in g] for g in parallel_groups(e)]
+    monkeypatch.setattr(S, "parallel_groups", lambda comp: pytest.fail("recomputed"))
+    recorded = groups_for(e)  # the stored annotation, not a recomputation
+    assert [[i.name for i in g] for g in recorded] == want
     assert sum(len(g) for g in recorded) == len(e.instructions)
+
+
+def test_the_pass_annotation_keeps_no_module_alive() -> None:
+    """SCHEDULE_GROUPS is keyed weakly by computation; a value holding the instructions (whose
+    parent is the key) kept every scheduled module for the process's life."""
+    import gc
+    import weakref
+
+    from hlotools.passes.scheduling import SCHEDULE_GROUPS
+    m = hlotools.parse_module(BREADTH_FIRST)
+    Scheduling().run(m, PassContext())
+    assert m.entry in SCHEDULE_GROUPS
+    gone = weakref.ref(m.entry)
+    del m
+    gc.collect()
+    assert gone() is None
 
 
 def test_schedule_is_topological_on_a_generated_module() -> None:

@@ -36,8 +36,10 @@ from hlotools.passes.base import HloPass, PassContext
 
 ALIASES = frozenset(["get-tuple-element", "bitcast", "tuple"])
 ALWAYS_LIVE = frozenset(["parameter", "constant"])
-# Computation -> (instruction ids in order, groups): the pass's annotation for backends.
-SCHEDULE_GROUPS: weakref.WeakKeyDictionary[Computation, tuple[tuple[int, ...], list[list[Instruction]]]] = \
+# Computation -> (instruction ids in order, groups as positions in that order): the pass's
+# annotation for backends. Positions, not the instructions: a value holding the instructions
+# (whose `parent` is the key) kept every scheduled module alive for the process's life.
+SCHEDULE_GROUPS: weakref.WeakKeyDictionary[Computation, tuple[tuple[int, ...], list[list[int]]]] = \
     weakref.WeakKeyDictionary()
 log = logging.getLogger("hlotools.passes")
 
@@ -66,7 +68,8 @@ class Scheduling(HloPass):
             if comp is module.entry:
                 total_before, total_after = before, after
             groups = parallel_groups(comp)
-            SCHEDULE_GROUPS[comp] = (tuple(id(i) for i in comp.instructions), groups)
+            place = {id(i): k for k, i in enumerate(comp.instructions)}
+            SCHEDULE_GROUPS[comp] = (tuple(place), [[place[id(i)] for i in g] for g in groups])
             if groups:
                 ctx.decision("%s: %d parallel groups, widest %d", comp.name, len(groups), max(len(g) for g in groups))
         log.info("scheduling: entry peak live memory %d -> %d bytes", total_before, total_after)
@@ -253,5 +256,5 @@ def groups_for(comp: Computation) -> list[list[Instruction]]:
     """The parallel groups the pass recorded for `comp`, recomputed if `comp` changed since."""
     cached = SCHEDULE_GROUPS.get(comp)
     if cached is not None and cached[0] == tuple(id(i) for i in comp.instructions):
-        return cached[1]
+        return [[comp.instructions[k] for k in g] for g in cached[1]]
     return parallel_groups(comp)

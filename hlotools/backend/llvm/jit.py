@@ -1,5 +1,6 @@
-"""The one file that talks to llvmlite.binding: LLVM initialisation, the host target
-machine, the optimisation pipeline (LLVM's new pass manager with loop and SLP
+"""The one file that talks to llvmlite.binding: LLVM initialisation, the JIT's target
+machine (the host's CPU and features, or the target host.py resolves from
+$HLOTOOLS_TARGET_CPU / $HLOTOOLS_TARGET_FEATURES), the optimisation pipeline (LLVM's new pass manager with loop and SLP
 vectorisation), the JIT engine, symbol checks and object/assembly emission for AOT.
 
 Everything above this file builds `llvmlite.ir` modules only, so the IR builder code never
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -95,13 +97,14 @@ class TargetInfo:
 
 @cache
 def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
-    """The host's target machine with its CPU name and features (cached: creating one costs
-    milliseconds and every compile needs it). Never hand it to an execution engine."""
+    """The JIT target's machine (the host's CPU and features unless $HLOTOOLS_TARGET_CPU
+    chose another: jit_target), cached: creating one costs milliseconds and every compile
+    needs it. Never hand it to an execution engine."""
     return _new_host_target_machine(opt)
 
 
 def _new_host_target_machine(opt: int = 3) -> llvm.TargetMachine:
-    triple, cpu, features = _host()
+    triple, cpu, features = jit_target()
     return llvm.Target.from_triple(triple).create_target_machine(cpu=cpu, features=features, opt=opt, reloc="pic",
                                                                  codemodel="jitdefault")
 
@@ -112,6 +115,117 @@ def _host() -> tuple[str, str, str]:
     LLVM 0.15 ms, and every engine needs a target machine of its own)."""
     _initialise()
     return llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+@cache
+def jit_target() -> tuple[str, str, str]:
+    """(triple, CPU name, features) the JIT generates code for: the host's, or what
+    $HLOTOOLS_TARGET_CPU and $HLOTOOLS_TARGET_FEATURES ask for (host.resolve_target; a
+    target this host cannot run raises host.TargetError). Read once per process."""
+    from hlotools.backend.llvm.host import resolve_target, target_request
+    triple, cpu, features = _host()
+    request = target_request()
+    if request is None:
+        return triple, cpu, features
+    return (triple, *resolve_target(request, triple, cpu, features))
+
+
+# A module whose machine code differs when a feature is turned off uses that feature: vector
+# arithmetic of every width (SSE .. AVX-512 and their integer, half and bf16 forms), FMA, bit
+# counts, byte swaps from memory, shifts, conversions and rounding. The 512-bit functions say
+# they need 512-bit vectors (CPUs that prefer 256-bit ones would split them otherwise).
+_PROBE_IR = """
+define void @probe(ptr %p, ptr %q) #0 {
+  %a = load <16 x float>, ptr %p
+  %b = load <16 x float>, ptr %q
+  %c = fmul <16 x float> %a, %b
+  %d = call <16 x float> @llvm.fma.v16f32(<16 x float> %a, <16 x float> %b, <16 x float> %c)
+  %e = call <16 x float> @llvm.floor.v16f32(<16 x float> %d)
+  store <16 x float> %e, ptr %p
+  %i = load <32 x i16>, ptr %q
+  %j = mul <32 x i16> %i, %i
+  store <32 x i16> %j, ptr %q
+  %k = load <8 x i64>, ptr %p
+  %l = mul <8 x i64> %k, %k
+  %m = call <8 x i64> @llvm.ctpop.v8i64(<8 x i64> %l)
+  store <8 x i64> %m, ptr %p
+  %n = load <4 x i64>, ptr %q
+  %o = mul <4 x i64> %n, %n
+  store <4 x i64> %o, ptr %q
+  %r = load <8 x i32>, ptr %p
+  %s = shl <8 x i32> %r, %r
+  store <8 x i32> %s, ptr %p
+  %t = load <16 x i8>, ptr %q
+  %u = shufflevector <16 x i8> %t, <16 x i8> poison, <16 x i32> <i32 3, i32 1, i32 7, i32 0, i32 9, i32 2, i32 15, i32 4, i32 8, i32 5, i32 14, i32 6, i32 10, i32 11, i32 12, i32 13>
+  store <16 x i8> %u, ptr %q
+  %h = load <32 x half>, ptr %p
+  %h2 = fadd <32 x half> %h, %h
+  store <32 x half> %h2, ptr %p
+  %f = load <16 x float>, ptr %q
+  %fh = fptrunc <16 x float> %f to <16 x half>
+  store <16 x half> %fh, ptr %p
+  %fb = fptrunc <16 x float> %f to <16 x bfloat>
+  store <16 x bfloat> %fb, ptr %q
+  %dd = load <8 x double>, ptr %p
+  %di = fptosi <8 x double> %dd to <8 x i64>
+  store <8 x i64> %di, ptr %q
+  ret void
+}
+
+define i64 @scalar(ptr %p, i64 %x, i64 %y, double %z, double %w) #0 {
+  %a = call i64 @llvm.ctpop.i64(i64 %x)
+  %b = call i64 @llvm.ctlz.i64(i64 %y, i1 false)
+  %c = call i64 @llvm.cttz.i64(i64 %x, i1 false)
+  %m1 = sub i64 %x, 1
+  %d = and i64 %x, %m1
+  %e = shl i64 %y, %x
+  %v = load i64, ptr %p
+  %f = call i64 @llvm.bswap.i64(i64 %v)
+  %g = call double @llvm.fma.f64(double %z, double %w, double %z)
+  %r = call double @llvm.floor.f64(double %g)
+  %ri = fptosi double %r to i64
+  %s1 = add i64 %a, %b
+  %s2 = add i64 %c, %d
+  %s3 = add i64 %e, %f
+  %s4 = add i64 %s1, %s2
+  %s5 = add i64 %s3, %ri
+  %s6 = add i64 %s4, %s5
+  ret i64 %s6
+}
+
+declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)
+declare <16 x float> @llvm.floor.v16f32(<16 x float>)
+declare <8 x i64> @llvm.ctpop.v8i64(<8 x i64>)
+declare i64 @llvm.ctpop.i64(i64)
+declare i64 @llvm.ctlz.i64(i64, i1)
+declare i64 @llvm.cttz.i64(i64, i1)
+declare i64 @llvm.bswap.i64(i64)
+declare double @llvm.fma.f64(double, double, double)
+declare double @llvm.floor.f64(double)
+
+attributes #0 = { "min-legal-vector-width"="512" }
+"""
+
+
+@cache
+def features_code_uses(triple: str, cpu: str, features: str, candidates: tuple[str, ...]) -> list[str]:
+    """Which of `candidates` (features a host lacks) LLVM's code for `cpu` with `features`
+    uses, judged on a probe module (_PROBE_IR): those whose turning off changes its
+    assembly. ValueError for an unknown CPU or feature."""
+    base = _probe_assembly(triple, cpu, features)
+    off = ",".join(["-" + f for f in candidates] + ([features] if features else []))
+    if _probe_assembly(triple, cpu, off) == base:
+        return []
+    return [f for f in candidates
+            if _probe_assembly(triple, cpu, ",".join(["-" + f] + ([features] if features else []))) != base]
+
+
+def _probe_assembly(triple: str, cpu: str, features: str) -> str:
+    tm = target_machine_checked(triple, cpu, features, 3)
+    mod = parse_ir(_PROBE_IR)
+    mod.triple = triple
+    with _LOCK:
+        return tm.emit_assembly(mod)
 
 
 def target_machine_for(triple: str | None = None, cpu: str | None = None, features: str = "",
@@ -158,9 +272,14 @@ def target_machine_checked(triple: str, cpu: str, features: str, opt: int = 3) -
 
 
 def target_description() -> TargetInfo:
-    """What the compiled code depends on (for cache keys and reports)."""
-    triple, cpu, features = _host()
-    return TargetInfo(triple, cpu, features, ".".join(map(str, llvm.llvm_version_info)), llvmlite.__version__)
+    """What the JIT's code depends on (its target: jit_target; for reports and the emitters'
+    vector widths)."""
+    return TargetInfo(*jit_target(), ".".join(map(str, llvm.llvm_version_info)), llvmlite.__version__)
+
+
+def host_description() -> TargetInfo:
+    """The host's own CPU and features, whatever the JIT targets (host.py's file)."""
+    return TargetInfo(*_host(), ".".join(map(str, llvm.llvm_version_info)), llvmlite.__version__)
 
 
 def parse_ir(text: str) -> llvm.ModuleRef:
@@ -174,41 +293,60 @@ def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> Non
     """Run LLVM's default O`level` pipeline (new pass manager) with loop and SLP
     vectorisation and loop interleaving (see _pass_builder)."""
     with _LOCK:
-        pb = _pass_builder(tm, level)
-        pb.getModulePassManager().run(mod, pb)
+        pto, pb = _pass_builder(tm, level)
+        mpm = pb.getModulePassManager()
+        try:
+            mpm.run(mod, pb)
+        finally:
+            _dispose_pass_manager(mpm)
+        del pb, pto  # the builder first (it was given the options)
 
 
-_BUILDERS: dict[tuple[int, int], tuple[llvm.TargetMachine, llvm.PipelineTuningOptions, llvm.PassBuilder]] = {}
-
-
-def _pass_builder(tm: llvm.TargetMachine, level: int) -> llvm.PassBuilder:
-    """One PassBuilder per (target machine, level), kept alive with its tuning options and
-    target machine: creating a second builder after the first was collected crashed in
-    llvmlite 0.50 (the builder disposes what it was given).
+def _pass_builder(tm: llvm.TargetMachine, level: int) -> tuple[llvm.PipelineTuningOptions, llvm.PassBuilder]:
+    """A new PassBuilder (with its tuning options) for one run of the pipeline. Not one per
+    target machine for the process: llvmlite 0.50's run registers its instrumentation
+    callbacks into the builder's callback list on every run (they point at the run's stack,
+    and every later run calls them all), so a reused builder made each compile slower than
+    the one before (an empty module's pipeline: 1 ms -> 5 ms after 3000 runs) and grew the
+    process by ~30 kB per module. A new builder costs ~20 us; what llvmlite leaks of each
+    (its callback list, never deleted) is ~1.4 kB. The caller keeps `tm` alive meanwhile.
 
     Loop unrolling stays off: full unrolling of the many short constant-trip loops of HLO
     (small arrays, windows, contracting dims) followed by SLP made O3 take minutes on some
     modules (elementwise_math: 148 s -> 1 s), while the vectoriser's interleaving already
     unrolls the inner loops that matter."""
-    key = (id(tm), level)
-    hit = _BUILDERS.get(key)
-    if hit is None:
-        pto = llvm.PipelineTuningOptions(speed_level=level)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pto.loop_interleaving = True
-        pto.loop_unrolling = False
-        hit = (tm, pto, llvm.PassBuilder(tm, pto))
-        _BUILDERS[key] = hit
-    return hit[2]
+    pto = llvm.PipelineTuningOptions(speed_level=level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_interleaving = True
+    pto.loop_unrolling = False
+    return pto, llvm.PassBuilder(tm, pto)
 
 
-@dataclass
+def _dispose_pass_manager(mpm: llvm.ModulePassManager) -> None:
+    """Free a module pass manager (the whole pipeline's pass objects, 30-50 kB): llvmlite
+    0.50's ModulePassManager never does, because ObjectRef's empty _dispose comes before
+    NewPassManager's in its method order."""
+    from llvmlite.binding.newpassmanagers import NewPassManager
+    if not mpm.closed:
+        NewPassManager._dispose(mpm)  # type: ignore[arg-type]
+        mpm.detach()
+    PASS_MANAGERS_FREED[0] += 1
+
+
+PASS_MANAGERS_FREED = [0]  # how many optimiser runs freed their pass manager (tests)
+
+
+@dataclass(eq=False)
 class JitModule:
-    """A finalised module in an execution engine: keeps the engine alive with the code."""
+    """A finalised module in an execution engine: keeps the engine alive with the code. The
+    engine (its code and data, its target machine) is freed with the last reference."""
 
     engine: llvm.ExecutionEngine
     module: llvm.ModuleRef
+
+    def __post_init__(self) -> None:
+        _LIVE.add(self)
 
     def address(self, name: str) -> int:
         addr = self.engine.get_function_address(name)
@@ -233,6 +371,14 @@ def jit(mod: llvm.ModuleRef, on_object: Callable[[bytes], None] | None = None, l
     if on_object is not None:
         on_object(data)
     return load_object(data)
+
+
+_LIVE: weakref.WeakSet[JitModule] = weakref.WeakSet()
+
+
+def live_modules() -> int:
+    """How many JitModules (execution engines) the process holds (tests: freed modules)."""
+    return len(_LIVE)
 
 
 def export_symbols(jm: JitModule, names: Iterable[str]) -> dict[str, int]:

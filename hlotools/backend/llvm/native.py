@@ -206,22 +206,24 @@ def _dladdr(address: int) -> tuple[str, str] | None:
 
 
 class SharedLibrary:
-    """A dlopened library of generated code. ctypes never unloads it, so the code outlives any
-    helper thread; `join_at_release` still joins those when their module is collected."""
+    """A dlopened library of generated code, dlclosed when the last reference to it goes (the
+    CompiledModule that runs it holds it), after `hlotools_parallel_join` stopped the helper
+    threads that may still run its code: a process loading many cached modules unmaps each
+    one's code again. `load` opens one handle per call (dlopen counts them), so two modules
+    loaded from the same library each close their own."""
 
     def __init__(self, handle: ctypes.CDLL, path: Path) -> None:
         self._handle = handle
         self.path = path
+        join = handle[JOIN_SYMBOL] if self.address(JOIN_SYMBOL) else None
+        _OPEN[0] += 1
+        weakref.finalize(self, _release, join, int(handle._handle))
 
     def address(self, name: str) -> int:
         try:
             return ctypes.cast(self._handle[name], ctypes.c_void_p).value or 0
         except AttributeError:
             return 0
-
-    def join_at_release(self, owner: object) -> None:
-        if self.address(JOIN_SYMBOL):
-            weakref.finalize(owner, self._handle[JOIN_SYMBOL])
 
     def set_threads(self) -> None:
         """Tell the library's parallel runtime how many threads to use (host_threads()),
@@ -231,6 +233,23 @@ class SharedLibrary:
             ctypes.c_int32.in_dll(self._handle, THREADS_GLOBAL).value = host_threads()
         except ValueError:  # no parallel loops: no such global
             pass
+
+
+_OPEN = [0]  # libraries loaded and not yet closed (tests)
+
+
+def open_libraries() -> int:
+    """How many SharedLibrary handles this process holds open."""
+    return _OPEN[0]
+
+
+def _release(join: Callable[[], None] | None, handle: int) -> None:
+    """Join the library's helper threads (they may be parked in its code), then dlclose it."""
+    import _ctypes
+    if join is not None:
+        join()
+    _ctypes.dlclose(handle)
+    _OPEN[0] -= 1
 
 
 class Unusable(Exception):
@@ -259,7 +278,7 @@ def load(path: Path, record: object) -> SharedLibrary:
         handle = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_LOCAL)
     except OSError as e:
         raise Unusable(f"dlopen failed: {e}") from None
-    library = SharedLibrary(handle, path)
+    library = SharedLibrary(handle, path)  # closed again when dropped (an Unusable one at once)
     from hlotools.backend.llvm.calling import ENTRY_NAME
     entry = library.address(ENTRY_NAME)
     if not entry:

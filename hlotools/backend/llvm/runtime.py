@@ -107,11 +107,10 @@ class CompiledModule(EntryCaller):
         self.llvm_ir = ""
         self._llmod = None
         self.object_code = None
-        self._jit = library  # type: ignore[assignment]  # keeps the library alive with the module
+        self._jit = library  # type: ignore[assignment]  # keeps the library open while the module lives
         self.runtime_groups = []  # linked into the library
         self.timings = Timings(extra={"dlopen": seconds})
         library.set_threads()
-        library.join_at_release(self)
         self.bind_entry(library.address(ENTRY_NAME), stats, param_leaves, result_leaves)
         return self
 
