@@ -9,7 +9,12 @@ parser accepts must give text that parses to the same print.
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -351,3 +356,153 @@ def test_whatever_parses_prints_as_text_that_parses_the_same(text: str) -> None:
 def test_messages_name_no_python_exception() -> None:
     for text in (module("p = f32[2,9223372036854775807] parameter(0)"), module("c = s32[536870912] constant(7)")):
         assert not re.search(r"ValueError|MemoryError|Traceback", parse_error(text).format())
+
+
+# -- 8. the command lines: exit 1 with one line naming the file and the cause, never 70 --------------
+
+BIN = Path(sys.executable).parent  # the console scripts live next to the interpreter
+ONE = module("p = f32[4] parameter(0)")
+
+
+def cli(args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}", **(env or {})}
+    return subprocess.run(args, shell=True, cwd=cwd, capture_output=True, text=True, timeout=300, env=full_env)
+
+
+def one_line_error(p: subprocess.CompletedProcess[str], starts: str, *words: str) -> None:
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    first = p.stderr.splitlines()[0]
+    assert first.startswith(starts), p.stderr
+    for w in words:
+        assert w in first, p.stderr
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "one.hlo").write_text(ONE)
+    np.savez(tmp_path / "good.npz", in0=np.arange(4, dtype=np.float32))
+    return tmp_path
+
+
+def test_corrupt_crc_npz(work: Path) -> None:
+    data = bytearray((work / "good.npz").read_bytes())
+    data[data.find(b"\x93NUMPY") + 140] ^= 0xFF  # a byte of the array's data
+    (work / "bad.npz").write_bytes(bytes(data))
+    one_line_error(cli("hlo-run one.hlo --inputs bad.npz", work), "bad.npz: error:", "in0.npy", "CRC")
+
+
+def test_object_array_npz_is_refused_without_unpickling(work: Path) -> None:
+    np.savez(work / "obj.npz", in0=np.array([1, "a", None], dtype=object))
+    one_line_error(cli("hlo-run one.hlo --inputs obj.npz", work), "obj.npz[in0]: error:", "objects", "pickle")
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".npz"])
+def test_npy_header_claiming_more_than_the_file_holds(work: Path, suffix: str) -> None:
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000,), }"
+    header += " " * (118 - len(header)) + "\n"
+    blob = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + b"\0" * 16
+    if suffix == ".npy":
+        (work / "huge.npy").write_bytes(blob)
+    else:
+        with zipfile.ZipFile(work / "huge.npz", "w") as z:
+            z.writestr("in0.npy", blob)
+    p = cli(f"hlo-run one.hlo --inputs huge{suffix}", work)
+    one_line_error(p, f"huge{suffix}", "373 GiB", "16 bytes")
+
+
+def test_truncated_and_garbage_numpy_files(work: Path) -> None:
+    (work / "t.npy").write_bytes((work / "good.npz").read_bytes()[:40])
+    one_line_error(cli("hlo-run one.hlo --inputs t.npy", work), "t.npy: error:")
+    (work / "g.npz").write_bytes(b"PK\x03\x04" + b"\xff" * 50)
+    one_line_error(cli("hlo-run one.hlo --inputs g.npz", work), "g.npz: error:")
+
+
+def test_numpy_files_still_load(work: Path) -> None:
+    np.save(work / "f.npy", np.arange(4, dtype=np.float32)[::-1].copy())
+    np.savez_compressed(work / "c.npz", in0=np.arange(4, dtype=np.float32))
+    for name in ("f.npy", "c.npz", "good.npz"):
+        p = cli(f"hlo-run one.hlo --inputs {name} --backend=interp -o out_{name}.npz", work)
+        assert p.returncode == 0, p.stderr
+        assert np.load(work / f"out_{name}.npz")["out0"].shape == (4,)
+
+
+@pytest.mark.parametrize(("root", "what"), [
+    ("p = f32[1000000,1000000] parameter(0)", "parameter p"),
+    ("i = f32[1000000,1000000] iota(), iota_dimension=0", "iota i"),
+    ("b = f32[1000000,1000000] broadcast(c), dimensions={}", "broadcast b"),
+])
+@pytest.mark.parametrize("backend", ["llvm", "interp"])
+def test_runs_refuse_arrays_over_the_cap_before_allocating(work: Path, root: str, what: str, backend: str) -> None:
+    (work / "big.hlo").write_text(module(root, "c = f32[] constant(1)"))
+    p = cli(f"hlo-run big.hlo --random 0 --backend={backend}", work)
+    one_line_error(p, "big.hlo:4:", what, "3.64 TiB", "HLOTOOLS_MAX_ARRAY_BYTES")
+
+
+def test_array_cap_is_configurable(work: Path) -> None:
+    p = cli("hlo-run one.hlo --random 0 --backend=interp", work, {"HLOTOOLS_MAX_ARRAY_BYTES": "15"})
+    one_line_error(p, "one.hlo:3:", "16 bytes", "15 bytes")
+    assert cli("hlo-run one.hlo --random 0 --backend=interp", work, {"HLOTOOLS_MAX_ARRAY_BYTES": "16"}).returncode == 0
+
+
+def test_random_inputs_refuse_over_the_cap() -> None:
+    from hlotools.io.random_inputs import random_inputs
+    with pytest.raises(HloError, match="parameter 0 'p'.*3.64 TiB"):
+        random_inputs(parse(module("p = f32[1000000,1000000] parameter(0)")), 0)
+
+
+@pytest.mark.parametrize("command", ["hlo-opt one.hlo", "hlo-translate one.hlo --emit=hlo",
+                                     "hlo-run one.hlo --inputs good.npz --backend=interp",
+                                     "hlo-run one.hlo --inputs good.npz --backend=interp --json"])
+def test_standard_output_on_a_full_device(work: Path, command: str) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    p = cli(f"{command} > /dev/full", work)
+    assert p.stderr == "<stdout>: error: cannot write: No space left on device\n", p.stderr
+    assert p.returncode == 1
+
+
+def test_dump_dir_that_cannot_be_written(work: Path) -> None:
+    # A folder below a plain file cannot be created, even by root (chmod would not stop root).
+    p = cli("hlo-opt one.hlo --passes=dce --dump-dir one.hlo/dumps", work)
+    one_line_error(p, "one.hlo/dumps: error: --dump-dir:", "Not a directory")
+    assert cli("hlo-opt one.hlo --passes=dce --dump-dir fresh/dumps", work).returncode == 0
+    assert (work / "fresh" / "dumps").is_dir() and not list((work / "fresh" / "dumps").glob(".hlo-opt-probe*"))
+
+
+def test_output_file_that_cannot_be_written(work: Path) -> None:
+    one_line_error(cli("hlo-opt one.hlo -o one.hlo/x.hlo", work), "one.hlo/x.hlo: error: cannot write")
+    one_line_error(cli("hlo-run one.hlo --inputs good.npz --backend=interp -o one.hlo/x.npz", work),
+                   "one.hlo/x.npz: error: cannot write")
+
+
+def test_memory_error_is_a_one_line_exit_1() -> None:
+    """The backstop behind the size checks (a machine smaller than the cap)."""
+    import click
+    from click.testing import CliRunner
+
+    from hlotools.cli.common import HloCommand
+
+    @click.command(cls=HloCommand)
+    @click.option("--debug", is_flag=True)
+    def boom(debug: bool) -> None:
+        raise MemoryError("Unable to allocate 3.64 TiB")
+    result = CliRunner().invoke(boom, [])
+    assert result.exit_code == 1
+    assert result.output.strip() == ("error: out of memory: Unable to allocate 3.64 TiB (the input needs more "
+                                     "memory than this machine has)")
+
+
+@pytest.mark.parametrize("text", [
+    "\0" * 100_000,
+    module("p = f32[] parameter(2147483648)"),
+    module("c = s32[536870912] constant(7)"),
+    module("c = f32[2,9223372036854775807] constant(256)"),
+    module("p = " + "(" * 100_000 + "f32[]" + ")" * 100_000 + " parameter(0)"),
+    module('p = f32[8,128]{1,0:T(8,"128)} parameter(0)'),
+])
+def test_the_reported_inputs_are_one_short_error_exit_1(work: Path, text: str) -> None:
+    (work / "x.hlo").write_text(text)
+    p = cli("hlo-opt x.hlo", work)
+    one_line_error(p, "x.hlo:")
+    assert len(p.stderr) < 1000 and "\0" not in p.stderr and p.stdout == ""

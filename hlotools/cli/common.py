@@ -35,7 +35,9 @@ class HloCommand(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         debug = bool(ctx.params.get("debug"))
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a full disk or /dev/full must fail here, not at interpreter exit
+            return result
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except HloError as e:
@@ -47,6 +49,23 @@ class HloCommand(click.Command):
             # The reader went away (`hlo-opt x.hlo | head`): stop quietly, like other Unix tools.
             _silence_stdout()
             ctx.exit(EXIT_OK)
+        except OSError as e:
+            # The environment refused (a full disk, a read-only folder, /dev/full as stdout): bad
+            # circumstances, not a bug in hlotools. Named by the file when the error names one.
+            if debug:
+                traceback.print_exc()
+            err(_os_error_message(e))
+            _silence_stdout()
+            ctx.exit(EXIT_BAD_INPUT)
+        except MemoryError as e:
+            # Sizes are checked against ir.types' caps before the big allocations; this is the
+            # backstop for what those checks do not see (machine smaller than the cap, many arrays).
+            if debug:
+                traceback.print_exc()
+            detail = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            err(f"error: out of memory{': ' + detail if detail else ''} (the input needs more memory than "
+                "this machine has)")
+            ctx.exit(EXIT_BAD_INPUT)
         except KeyboardInterrupt:
             err("interrupted")
             ctx.exit(130)
@@ -62,6 +81,15 @@ class HloCommand(click.Command):
             argv = list(args) if args is not None else sys.argv[1:]
             _internal_error(e, "--debug" in argv)
             sys.exit(EXIT_INTERNAL)
+
+
+def _os_error_message(e: OSError) -> str:
+    """`FILE: error: REASON`. Opening and writing files names them (Path and open do); an error
+    that names no file came from writing a stream: standard output (print, click.echo)."""
+    reason = e.strerror or str(e) or type(e).__name__
+    if e.filename:
+        return f"{e.filename}: error: {reason}"
+    return f"<stdout>: error: cannot write: {reason}"
 
 
 def _internal_error(e: BaseException, debug: bool) -> None:
@@ -92,6 +120,20 @@ def usage_error(message: str) -> click.UsageError:
 def debug_option(f: F) -> F:
     return click.option("--debug", is_flag=True,
                         help="Show a Python traceback when something fails (for hlotools bugs).")(f)
+
+
+def _set_semantics(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        from hlotools.ir import semantics
+        os.environ[semantics.ENV] = value  # children and the compile cache's key see it too
+
+
+def semantics_option(f: F) -> F:
+    """--semantics: hlotools.ir.semantics' choice for this run (default: $HLOTOOLS_SEMANTICS or xla-cpu)."""
+    return click.option("--semantics", type=click.Choice(["xla-cpu", "spec"]), default=None, expose_value=False,
+                        callback=_set_semantics, is_eager=True,
+                        help="Where XLA CPU and the HLO spec part ways, whose answer to give "
+                             "(default xla-cpu; README.md lists the cases).")(f)
 
 
 def output_option(f: F) -> F:
@@ -139,7 +181,14 @@ def read_input(path: str) -> tuple[str, str]:
 def write_output(path: str, text: str) -> None:
     """Write text to a file or, for '-', to standard output."""
     if path == "-":
-        click.echo(text, nl=not text.endswith("\n"))
+        try:
+            click.echo(text, nl=not text.endswith("\n"))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:  # /dev/full; the unwritten rest must not fail again at exit
+            _silence_stdout()
+            raise HloError(f"cannot write: {e.strerror or e}", filename="<stdout>") from None
         return
     try:
         Path(path).write_text(text, encoding="utf-8")

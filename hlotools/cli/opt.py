@@ -26,6 +26,7 @@ from hlotools.cli.common import (
     input_argument,
     output_option,
     read_input,
+    semantics_option,
     style_option,
     usage_error,
     write_output,
@@ -231,6 +232,7 @@ def _check_env() -> None:
 @click.option("-v", "--verbose", count=True,
               help=f"-v: info (passes run, times), -vv: debug (pass decisions), -vvv: trace (module "
                    f"after each pass). {ENV}=info|debug|trace does the same.")
+@semantics_option
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, output: str, style: str | None, split_input_file: bool,
@@ -256,6 +258,8 @@ def main(ctx: click.Context, input_file: str, output: str, style: str | None, sp
                                  bisect_rewrites=bisect_limit[1] if bisect_limit else None)
         options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
         text, name = read_input(input_file)
+        if dump_dir is not None:
+            _check_dump_dir(dump_dir)
         if bisect_against:
             _bisect(ctx, text, name, options, bisect_limit, split_input_file, inputs, seed, rtol, atol)
             return
@@ -264,6 +268,19 @@ def main(ctx: click.Context, input_file: str, output: str, style: str | None, sp
         finally:
             if time_passes and options.reports:
                 err((timing_json if time_passes == "json" else timing_table)(options.reports).rstrip("\n"))
+
+
+def _check_dump_dir(folder: Path) -> None:
+    """Create --dump-dir and write a probe file now, so a folder that cannot be written is one
+    error naming it before any pass runs (not an OSError from the middle of the pipeline)."""
+    import tempfile
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".hlo-opt-probe-"):
+            pass
+    except OSError as e:
+        raise HloError(f"--dump-dir: cannot create or write this folder: {e.strerror or e}",
+                       filename=str(folder)) from None
 
 
 def _run(ctx: click.Context, text: str, name: str, options: OptOptions, split_input_file: bool,

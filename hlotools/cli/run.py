@@ -33,11 +33,12 @@ from hlotools.cli.common import (
     err,
     input_argument,
     read_input,
+    semantics_option,
     usage_error,
 )
 from hlotools.cli.report import Reporter, Timing
 from hlotools.errors import HloError, HloUnsupportedError
-from hlotools.io.arrays import LeafSpec, parameter_leaves, result_leaves, shape_text
+from hlotools.io.arrays import LeafSpec, check_array_sizes, parameter_leaves, result_leaves, shape_text
 from hlotools.io.summary import Summary, summarize
 from hlotools.ir.module import Module
 from hlotools.log import cli_logging
@@ -152,6 +153,10 @@ def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], se
     `backend` refuses at compile time (HloUnsupportedError) runs on `fallback` instead."""
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
+    try:
+        check_array_sizes(module)
+    except HloError as e:
+        raise e.with_place(name, text) from None
     args = _arguments(module, inputs, seed)
     refusal: HloError | None = None
     try:
@@ -324,6 +329,7 @@ class RunCommand(VariadicCommand):
 @click.option("-v", "--verbose", count=True,
               help="Say how the module was compiled: compile cache hit or miss (and why), passes run, "
                    "why the LLVM backend refused a module; -vv more.")
+@semantics_option
 @debug_option
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,

@@ -15,7 +15,7 @@ from hlotools.errors import HloRuntimeError
 from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
-from hlotools.ir.types import from_dtype
+from hlotools.ir.types import array_bytes_error, from_dtype
 
 
 @dataclass(frozen=True)
@@ -142,3 +142,28 @@ def storable(array: np.ndarray) -> np.ndarray:
 def _contiguous(array: np.ndarray) -> np.ndarray:
     """C-contiguous, keeping 0-d arrays 0-d (np.ascontiguousarray makes them 1-d)."""
     return array if array.flags.c_contiguous else array.copy(order="C")
+
+
+def leaf_bytes(shape: Shape) -> int:
+    """Bytes of one array leaf at its largest (a bounded dynamic dim at its bound; `?` as 0)."""
+    assert shape.element_type is not None
+    count = 1
+    for d in shape.dims:
+        count *= max(d, 0)
+    return (count * shape.element_type.bits + 7) // 8
+
+
+def check_array_sizes(module: Module) -> None:
+    """Refuse, before anything is allocated, a module with an array larger than a run may
+    allocate (ir.types.max_array_bytes): `f32[1000000,1000000] iota()` or parameter would
+    otherwise end in a MemoryError, or in swapping, somewhere in the backend."""
+    seen: set[Shape] = set()
+    for comp in module.computations:
+        for inst in comp.instructions:
+            for leaf in inst.shape.leaves():
+                if leaf in seen or leaf.element_type is None or not leaf.element_type.is_array:
+                    continue
+                seen.add(leaf)
+                why = array_bytes_error(f"{inst.opcode} {inst.name} ({shape_text(leaf)})", leaf_bytes(leaf))
+                if why is not None:
+                    raise HloRuntimeError(why, inst.line or None, inst.column or None)

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from hlotools.errors import HloError, HloRuntimeError
 from hlotools.io.arrays import LeafSpec, coerce, storable
 from hlotools.io.literal_text import parse_literal_lines
+from hlotools.ir.types import array_bytes_error, human_bytes
 
 
 @dataclass(frozen=True)
@@ -40,18 +43,67 @@ def _load(path: str) -> np.ndarray | dict[str, np.ndarray] | list[np.ndarray]:
         raise HloError("no such file or directory", filename=path)
     if p.is_dir():
         raise HloError("is a directory, not a .npy/.npz file", filename=path)
-    with open(p, "rb") as f:
-        head = f.read(6)
-    if not head.startswith(_NUMPY_MAGIC) and p.suffix not in (".npy", ".npz"):
-        return _load_literals(p, path)
     try:
-        data = np.load(p, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
-        raise HloError(f"cannot read as .npy/.npz: {e}", filename=path) from None
-    if isinstance(data, np.ndarray):
-        return data
-    with data:
-        return {k: data[k] for k in data.files}
+        with open(p, "rb") as f:
+            head = f.read(6)
+            if not head.startswith(_NUMPY_MAGIC) and p.suffix not in (".npy", ".npz"):
+                return _load_literals(p, path)
+            f.seek(0)
+            if head.startswith(_NUMPY_MAGIC[0]):
+                return _read_npy(f, p.stat().st_size, path)
+            return _read_npz(f, path)
+    except HloError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise HloError(f"cannot read as .npy/.npz: {_reason(e)}", filename=path) from None
+
+
+def _reason(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def _read_npy(f: BinaryIO, available: int, where: str) -> np.ndarray:
+    """One .npy array, its header checked before anything is allocated: numpy allocates what the
+    header claims (a 145-byte file can claim 373 GiB), and object arrays would need pickle."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    else:
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    if dtype.hasobject:
+        raise HloError("holds an array of Python objects (dtype object); hlotools reads only numeric "
+                       "arrays (loading objects would need pickle, which it never enables)", filename=where)
+    count = 1
+    for d in shape:
+        count *= d
+    nbytes = count * dtype.itemsize
+    left = available - f.tell()
+    if nbytes > left:
+        raise HloError(f"the .npy header claims {human_bytes(nbytes)} ({dtype}, shape {tuple(shape)}) but the "
+                       f"file holds {human_bytes(max(left, 0))} of data: truncated or corrupt", filename=where)
+    why = array_bytes_error(f"the array ({dtype}, shape {tuple(shape)})", nbytes)
+    if why is not None:
+        raise HloError(why, filename=where)
+    f.seek(0)
+    return np.lib.format.read_array(f, allow_pickle=False)
+
+
+def _read_npz(f: BinaryIO, path: str) -> dict[str, np.ndarray]:
+    """Every member of an .npz, each read (and CRC-checked) through _read_npy."""
+    out: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(f) as archive:
+        for info in archive.infolist():
+            key = info.filename.removesuffix(".npy")
+            where = f"{path}[{key}]"
+            try:
+                with archive.open(info) as member:
+                    out[key] = _read_npy(member, info.file_size, where)  # type: ignore[arg-type]
+            except HloError:
+                raise
+            except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+                raise HloError(f"cannot read member '{info.filename}': {_reason(e)}", filename=path) from None
+    return out
 
 
 def _load_literals(p: Path, path: str) -> list[np.ndarray]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from hlotools.io.arrays import parameter_leaves
+from hlotools.errors import HloRuntimeError
+from hlotools.io.arrays import leaf_bytes, parameter_leaves
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
+from hlotools.ir.types import array_bytes_error
 
 SMALL_INT = 5
 
@@ -111,6 +113,9 @@ def random_inputs(module: Module, seed: int) -> list[np.ndarray]:
     for spec in parameter_leaves(module):
         if spec.is_token:
             continue
+        why = array_bytes_error(f"{spec.describe()} ({spec.shape.to_text(False)})", leaf_bytes(spec.shape))
+        if why is not None:  # refused before numpy allocates (its float64 draw is twice an f32 array)
+            raise HloRuntimeError(why)
         bound = None
         param = params.get(spec.name)
         if param is not None and spec.shape.element_type is not None and spec.shape.element_type.is_integer:
