@@ -506,3 +506,68 @@ def test_the_reported_inputs_are_one_short_error_exit_1(work: Path, text: str) -
     p = cli("hlo-opt x.hlo", work)
     one_line_error(p, "x.hlo:")
     assert len(p.stderr) < 1000 and "\0" not in p.stderr and p.stdout == ""
+
+
+def test_literal_text_inputs_count_lines_as_error_messages_do(work: Path) -> None:
+    (work / "args.txt").write_text("f32[4] {1, 2, 3, 4} // a form feed \x0c here\n")
+    assert cli("hlo-run one.hlo --inputs args.txt --backend=interp", work).returncode == 0
+    (work / "bad.txt").write_text("// \x0c\nf32[4] {1, 2, x, 4}\n")
+    p = cli("hlo-run one.hlo --inputs bad.txt --backend=interp", work)
+    one_line_error(p, "bad.txt:2:")
+    assert p.stderr.splitlines()[1] == "f32[4] {1, 2, x, 4}"
+
+
+def _tuple_literal_cases() -> list[tuple[str, str]]:
+    row = "{" + ", ".join(str(i % 7 - 3) for i in range(600)) + "}"
+    return [
+        ("(f32[600], s32[600])", f"({row}, {row})"),
+        ("(f32[600], (s8[600], f32[]), pred[])", f"( {row},\n ( {row} , -2.5 ), 1 )"),
+        ("(f32[600], f32[2])", f"({row}, {{...}})"),
+        ("(c64[2], f32[600])", f"({{(1, 2), (3, -nan)}}, {row})"),
+        ("(f32[600], f32[])", f"({row}, -nan(0x1))"),
+        ("(f32[600], f32[2])", f"({row} {{1, 2}})"),  # missing ',': an error either way
+        ("(f32[600], f32[2])", f"({row}, {{1, 2}}, {{3}})"),
+        ("(f32[600], f32[2])", f"({row}, {{1, 2}}"),
+        ("(f32[600], f32[2])", f"({row}, {{1, x}})"),
+        ("(f32[600], f32[2])", f"({row},, {{1, 2}})"),
+        ("(f32[600], f32[2])", f"({row}, {{1, 2}}) 3"),
+    ]
+
+
+@pytest.mark.parametrize(("shape_text", "text"), _tuple_literal_cases())
+def test_tuple_literals_read_the_same_on_both_paths(shape_text: str, text: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from hlotools.text import parse_literal as pl
+    from hlotools.text.parse_shape import parse_shape_text
+    shape = parse_shape_text(shape_text)[0].with_default_layout()
+
+    def read() -> object:
+        try:
+            lit = parse_literal(text, shape)
+        except LiteralError as e:
+            return ("error", e.message, e.offset)
+        return [None if e.array is None else e.array.tobytes() for e in _leaf_literals(lit)]
+    fast = read()
+    monkeypatch.setattr(pl, "MIN_FAST_CHARS", 1 << 62)
+    assert read() == fast
+
+
+def _leaf_literals(lit: object) -> list:
+    elements = getattr(lit, "elements", None)
+    if elements is None:
+        return [lit]
+    return [leaf for e in elements for leaf in _leaf_literals(e)]
+
+
+def test_a_large_tuple_literal_is_not_tokenised_value_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hlotools.text import parse_literal as pl
+
+    def tokens(*args: object) -> object:
+        raise AssertionError("the token-at-a-time tokeniser ran on a well-formed tuple literal")
+    monkeypatch.setattr(pl, "_tokens", tokens)
+    row = "{" + ", ".join(map(str, range(100_000))) + "}"
+    m = parse(module(f"c = (s32[100000], (s32[100000])) constant(({row}, ({row})))"))
+    assert m.entry is not None and m.entry.root is not None and m.entry.root.literal is not None
+    inner = m.entry.root.literal.elements
+    assert inner is not None and inner[1].elements is not None
+    assert inner[1].elements[0].value()[-1] == 99_999

@@ -15,6 +15,8 @@ from hlotools.text.literal_format import format_literal
 from hlotools.text.parse_literal import LiteralError, parse_literal
 from hlotools.text.parse_shape import ShapeError, array_shape, parse_shape_text
 
+_LINES = re.compile(r"\r\n|\n|\r")  # as HloError.format and the lexer count lines (not \f, U+2028)
+
 
 def literal_text(array: np.ndarray | None, shape: Shape) -> str:
     """`SHAPE VALUES` for one array leaf (the shape with its layout, defaulted if absent)."""
@@ -67,7 +69,7 @@ def parse_literal_lines(text: str, filename: str) -> list[np.ndarray]:
     """Arrays from a file of HLO literals, one `SHAPE VALUES` per line (what --print-literals
     writes); a tuple literal contributes its leaves. Blank lines and `//` comments are skipped."""
     out: list[np.ndarray] = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(_LINES.split(text), 1):  # the line breaks error messages count
         body = line.split("//", 1)[0].rstrip()
         if not body.strip():
             continue

@@ -76,6 +76,13 @@ def _tokens(text: str) -> list[tuple[str, int]]:
 
 
 def _parse_tuple(text: str, shape: Shape) -> Literal:
+    if len(text) >= MIN_FAST_CHARS and "/" not in text:  # no comments: braces are structure
+        try:
+            fast = _tuple_skipping_arrays(text, 0, shape)
+        except LiteralError:
+            fast = None  # the walk below reports it, exactly as XLA words it
+        if fast is not None and not text[fast[1]:].strip():
+            return fast[0]
     toks = _tokens(text)
     lit, i = _tuple_from(toks, 0, shape, text)
     if i != len(toks):
@@ -109,6 +116,64 @@ def _tuple_from(toks: list[tuple[str, int]], i: int, shape: Shape, text: str) ->
         raise LiteralError(f"expects ')' to end the tuple literal of shape {shape}",
                            toks[i][1] if i < len(toks) else len(text))
     return Literal(shape, None, elements=elements), i + 1
+
+
+_BRACE = re.compile(r"[{}]")
+_BARE_VALUE = re.compile(r"[^\s{}(),]+")
+
+
+def _tuple_skipping_arrays(text: str, pos: int, shape: Shape) -> tuple[Literal, int] | None:
+    """A tuple literal whose array elements are found by jumping from '{' to its matching '}'
+    (braces only, not every value token): large tuples in linear time, each array element read
+    by _parse_array (its numpy fast path). None when the text is not of that plain form."""
+    assert shape.tuple_shapes is not None
+    pos = _skip_space(text, pos)
+    if not text.startswith("(", pos):
+        return None
+    pos += 1
+    elements: list[Literal] = []
+    for k, sub in enumerate(shape.tuple_shapes):
+        pos = _skip_space(text, pos)
+        if k:
+            if not text.startswith(",", pos):
+                return None
+            pos = _skip_space(text, pos + 1)
+        if sub.is_tuple:
+            got = _tuple_skipping_arrays(text, pos, sub)
+            if got is None:
+                return None
+            element, pos = got
+        else:
+            stop = _array_text_end(text, pos, sub)
+            if stop < 0:
+                return None
+            element, pos = _parse_array(text[pos:stop], sub, base=pos), stop
+        elements.append(element)
+    pos = _skip_space(text, pos)
+    if not text.startswith(")", pos):
+        return None
+    return Literal(shape, None, elements=elements), pos + 1
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _array_text_end(text: str, pos: int, shape: Shape) -> int:
+    """End of one array element's text at pos: its brace group, or one bare scalar; -1 else."""
+    if text.startswith("{", pos):
+        depth = 0
+        for m in _BRACE.finditer(text, pos):
+            depth += 1 if m.group() == "{" else -1
+            if depth == 0:
+                return m.end()
+        return -1
+    bare = _BARE_VALUE.match(text, pos)
+    if bare is None or (shape.element_type is not None and shape.element_type.is_complex):
+        return -1
+    return bare.end()
 
 
 def _element_end(toks: list[tuple[str, int]], i: int) -> int:
