@@ -2,7 +2,8 @@
 
 exp and tanh of f32 (the hot ones: softmax, GELU, logistic) are inline polynomial
 approximations, branch-free so the loop vectoriser can widen them (the same
-approximations as Eigen's pexp/ptanh that XLA CPU uses, within a few ulp). Everything else
+approximations as Eigen's pexp/ptanh that XLA CPU uses, within a few ulp); erf of f32 is
+XLA's own interpolant, bit for bit (fused multiply-adds, so the same bits on every host). Everything else
 calls the C math library (expf, logf, ...): jit.py checks that each such symbol resolves in
 the process before the module is finalised, so a missing one is a compile error, never an
 abort. f64 always uses libm (correctly rounded or nearly).
@@ -102,6 +103,38 @@ def atan2(b: B, x: ir.Value, y: ir.Value) -> ir.Value:
     return libm(b, "atan2", [x, y])
 
 
+# XLA's erf intrinsic (xla/codegen/intrinsic/erf.cc): f32 is Eigen's rational interpolant,
+# its polynomials in x^2 evaluated with llvm.fma (fused on every host: LLVM calls fmaf where the
+# CPU has no FMA); f64 calls the C library's erf. The interpreter replays both (special.py).
+_ERF_ALPHA = (1.128379143519084, 0.18520832239976145, 0.050955695062380861, 0.0034082910107109506,
+              0.00022905065861350646)
+_ERF_BETA = (1.0, 0.49746925110067538, 0.11098505178285362, 0.014070470171167667, 0.0010179625278914885,
+             0.000023547966471313185, -1.1791602954361697e-7)
+
+
+def _fma(b: B, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
+    fn = b.module.globals.get("llvm.fma.f32") or ir.Function(
+        b.module, ir.FunctionType(T.F32, [T.F32] * 3), "llvm.fma.f32")
+    return b.call(fn, [x, y, z])
+
+
+def erf(b: B, x: ir.Value) -> ir.Value:
+    if x.type != T.F32:
+        return libm(b, "erf", [x])
+    x2 = b.fmul(x, x)
+    p = _fma(b, x2, _f(_ERF_ALPHA[4]), _f(_ERF_ALPHA[3]))
+    for a in reversed(_ERF_ALPHA[:3]):
+        p = _fma(b, x2, p, _f(a))
+    p = b.fmul(x, p)
+    q = _fma(b, x2, _f(_ERF_BETA[6]), _f(_ERF_BETA[5]))
+    for c in reversed(_ERF_BETA[:5]):
+        q = _fma(b, x2, q, _f(c))
+    one = b.fcmp_ordered("<=", _f(3.832506856900711), _intr(b, "llvm.fabs", x))
+    sign = b.and_(b.bitcast(x, T.I32), ir.Constant(T.I32, 0x80000000))
+    unit = b.bitcast(b.or_(sign, ir.Constant(T.I32, 0x3F800000)), T.F32)  # copysign(1, x)
+    return b.select(one, unit, b.fdiv(p, q))
+
+
 def _lib(name: str) -> Callable[[B, ir.Value], ir.Value]:
     return lambda b, x: libm(b, name, [x])
 
@@ -111,5 +144,5 @@ TRANSCENDENTAL = {
     "exponential-minus-one": _lib("expm1"), "log": _lib("log"), "log-plus-one": _lib("log1p"),
     "cbrt": _lib("cbrt"), "sine": _lib("sin"), "cosine": _lib("cos"), "tan": _lib("tan"),
     "sinh": _lib("sinh"), "cosh": _lib("cosh"), "acos": _lib("acos"), "asin": _lib("asin"),
-    "acosh": _lib("acosh"), "asinh": _lib("asinh"), "atanh": _lib("atanh"), "erf": _lib("erf"),
+    "acosh": _lib("acosh"), "asinh": _lib("asinh"), "atanh": _lib("atanh"), "erf": erf,
 }
