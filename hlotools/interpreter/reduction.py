@@ -22,10 +22,12 @@ from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.data_movement import pad_array
 from hlotools.interpreter.numeric import compute_dtype, finfo, finish, merge_trailing
 from hlotools.interpreter.registry import kernel
+from hlotools.ir import semantics
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
+from hlotools.ir.xla_reduce import Stage, init_applications, keeps_elements, tree_stages
 
 Array = np.ndarray
 _SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
@@ -166,12 +168,21 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
         raise HloRuntimeError("reduce needs to_apply")
     et = inst.operands[0].shape.element_type
     assert et is not None
+    xla = semantics.xla_cpu()
+    if xla and keeps_elements(inputs[0].shape, dims):  # algsimp: a reshape, init unused
+        outs = [x.reshape(s.dims) for x, s in zip(inputs, inst.shape.leaves())]
+        return tuple(outs) if inst.shape.is_tuple else outs[0]
     op = simple_reducer(comp) if n == 1 else None
+    if xla and n == 1 and (op is None or _rounds_per_step(et)):
+        with np.errstate(all="ignore"):
+            return xla_tree_reduce(ev, comp, inputs[0], inits[0], dims, et)
     if op is not None and not _rounds_per_step(et):
         with np.errstate(all="ignore"):
             x = _compute(inputs[0], et)
             r = _ufunc(op, et).reduce(x, axis=dims, initial=_compute(inits[0], et)[()])
             r = first_nan_wins(op, r, lambda: _reduced_last(x, dims), inits[0], et)
+            if xla:
+                r = _extra_inits(op, r, inits[0], init_applications(inputs[0].shape, dims), et)
         return finish(r, et)
     keep = [d for d in range(inputs[0].ndim) if d not in dims]
     moved = []
@@ -184,6 +195,54 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
                                          inits[0], et), et)
         out = fold_last_axis(ev, comp, moved, inits)
     return tuple(out) if inst.shape.is_tuple else out[0]
+
+
+def _extra_inits(op: str, r: Array, init: Array, count: int, et: ElementType) -> Array:
+    """r combined with init count - 1 more times: XLA CPU's tree applies init once per window
+    (ir/xla_reduce.py); add/multiply/xor are the reducers where that changes the value when
+    init is not their identity (and/or/maximum/minimum are idempotent)."""
+    if count <= 1 or op not in ("add", "multiply", "xor"):
+        return r
+    fn, i = _ufunc(op, et), _compute(init, et)
+    for _ in range(count - 1):
+        r = fn(r, i)
+    return r
+
+
+def _stage_fold(ev: Any, comp: Computation, x: Array, st: Stage, init: Array, et: ElementType) -> Array:
+    """One reduce-window of XLA CPU's tree: each window folds its real elements in row-major
+    order starting from init (padding is skipped), with the reducer as XLA calls it."""
+    pads = [(lo, o * w - n - lo) for n, w, lo, o in zip(st.dims, st.window, st.pad_low, st.out)]
+    xp, valid = np.pad(x, pads), np.pad(np.ones(x.shape, np.bool_), pads)
+    split = [v for o, w in zip(st.out, st.window) for v in (o, w)]
+    rank = x.ndim
+    perm = [2 * d for d in range(rank)] + [2 * d + 1 for d in range(rank)]
+    xp = merge_trailing(xp.reshape(split).transpose(perm), rank)
+    valid = merge_trailing(valid.reshape(split).transpose(perm), rank)
+    acc = np.broadcast_to(init, st.out)
+    for k in range(xp.shape[-1]):
+        acc = np.where(valid[..., k], _apply(ev, comp, acc, xp[..., k], et), acc)
+    return acc
+
+
+def _apply(ev: Any, comp: Computation, acc: Array, x: Array, et: ElementType) -> Array:
+    op = simple_reducer(comp)
+    if op is None:
+        return np.asarray(ev.apply(comp, [acc, x])[0])
+    return finish(_ufunc(op, et)(_compute(acc, et), _compute(x, et)), et)
+
+
+def xla_tree_reduce(ev: Any, comp: Computation, x: Array, init: Array, dims: tuple[int, ...],
+                    et: ElementType) -> Array:
+    """A single-input reduce as XLA CPU runs it (ir/xla_reduce.py): the tree of 32-wide
+    reduce-windows, each rounding per step, then one sequential fold from init."""
+    for st in tree_stages(x.shape, dims):
+        x = _stage_fold(ev, comp, x, st, init, et)
+    t = _reduced_last(x, tuple(sorted(dims)))
+    acc = np.broadcast_to(init, t.shape[:-1])
+    for k in range(t.shape[-1]):
+        acc = _apply(ev, comp, acc, t[..., k], et)
+    return np.asarray(acc).astype(et.dtype)
 
 
 # ---------------------------------------------------------------------- reduce-window

@@ -10,13 +10,16 @@ elements (XLA's evaluator: only real elements are combined with the init value).
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import numpy as np
 
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
+from hlotools.ir import semantics
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.xla_reduce import init_applications, keeps_elements, tree_stages
 
 
 def _accumulators(gen: ElementalGen, inits: list[ir.Value]) -> list[ir.Value]:
@@ -49,6 +52,13 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         src[d] = i
     if any(src_shape.dims[d] == 0 for d in reduced):
         return init_vals if n > 1 else init_vals[0]
+    xla = semantics.xla_cpu()
+    if xla and keeps_elements(src_shape.dims, sorted(reduced)):  # algsimp: a reshape, init unused
+        with gen.region():
+            vals = [gen.value_at(x, list(src)) for x in inputs]
+        return vals if n > 1 else vals[0]
+    if xla and n == 1 and _xla_order(inst, comp):
+        return _xla_tree(gen, inst, comp, src, init_vals[0])
 
     def fold(into: list[ir.Value], vals: list[ir.Value]) -> None:
         accs = [b.load(s, typ=v.type) for s, v in zip(into, init_vals)]
@@ -69,7 +79,7 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         if d == inner and lanes and src_shape.dims[d] >= 2 * lanes:
             lane_fold(gen, inst, comp, d, src, slots[0], lanes)
             return
-        if len(big) >= 2 and d == big[-1]:
+        if len(big) >= 2 and d == big[-1] and n == 1:  # variadic: XLA's one sequential fold
             partial_row(d)
             return
         if src_shape.dims[d] == 1:
@@ -99,8 +109,112 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
     with gen.region():
         level(0)
+    if xla and n == 1:
+        _extra_inits(gen, inst, comp, slots[0], init_vals[0])
     result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
     return result if n > 1 else result[0]
+
+
+# -- XLA CPU's order (ir/xla_reduce.py) ----------------------------------------------------
+
+def _xla_order(inst: Instruction, comp: object) -> bool:
+    """Whether a single-input reduce takes XLA CPU's exact tree: floats narrower than 32 bits
+    (each step rounds, so the order shows: a running f16 sum of 5,000 ones stops at 2048) and
+    reducers that are not a plain add/multiply/maximum/minimum/and/or/xor."""
+    et = inst.shape.element_type
+    assert et is not None
+    narrow = et.kind == "float" and et.bits < 32
+    return narrow or binary_reducer_opcode(comp) not in _SIMPLE  # type: ignore[arg-type]
+
+
+_SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
+
+
+def _xla_tree(gen: ElementalGen, inst: Instruction, comp: object, src: list[ir.Value],
+              init: ir.Value) -> ir.Value:
+    """The output element as XLA CPU computes it: the final sequential fold (layout order,
+    from init) over the last stage's elements, each of which is its window's row-major fold
+    (from init, padding skipped) over the stage before, down to the operand."""
+    b = gen.b
+    x = inst.operands[0]
+    reduced = sorted(inst.attrs.get("dimensions", ()))
+    stages = tree_stages(x.shape.dims, reduced)
+    eb = gen.fe.in_entry()
+
+    def combine(slot: ir.Value, v: ir.Value) -> None:
+        with gen.region():
+            b.store(_as_list(gen.apply(comp, [b.load(slot, typ=init.type), v]))[0], slot)  # type: ignore[arg-type]
+
+    def value(level: int, idx: list[ir.Value]) -> ir.Value:
+        if level == 0:
+            with gen.region():
+                return gen.value_at(x, list(idx))
+        st = stages[level - 1]
+        slot = eb.alloca(init.type)
+        b.store(init, slot)
+        pos = list(idx)
+        dims = [d for d in reduced if st.window[d] > 1]
+
+        def loops(k: int, inside: ir.Value | None) -> None:
+            if k == len(dims):
+                if inside is None:
+                    combine(slot, value(level - 1, pos))
+                    return
+                with b.if_then(inside):
+                    combine(slot, value(level - 1, pos))
+                return
+            d = dims[k]
+            with for_range(b, 0, st.window[d], name=f"tw{level}_{d}") as w:
+                p = b.add(b.mul(idx[d], c64(st.window[d])), w)
+                p = b.sub(p, c64(st.pad_low[d])) if st.pad_low[d] else p
+                pos[d] = p
+                ok = b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, c64(st.dims[d])))
+                padded = st.pad_low[d] or st.out[d] * st.window[d] != st.dims[d]
+                loops(k + 1, (ok if inside is None else b.and_(inside, ok)) if padded else inside)
+        loops(0, None)
+        return b.load(slot, typ=init.type)
+
+    last = stages[-1].out if stages else x.shape.dims
+    order = [d for d in reversed(layout_of(x.shape)) if d in reduced]  # major -> minor
+    slot = eb.alloca(init.type)
+    b.store(init, slot)
+    pos = list(src)
+
+    def final(k: int) -> None:
+        if k == len(order):
+            combine(slot, value(len(stages), pos))
+            return
+        d = order[k]
+        with for_range(b, 0, last[d], name=f"tf{d}") as iv:
+            pos[d] = iv
+            final(k + 1)
+    for d in reduced:
+        pos[d] = c64(0)
+    final(0)
+    return b.load(slot, typ=init.type)
+
+
+def _extra_inits(gen: ElementalGen, inst: Instruction, comp: object, slot: ir.Value, init: ir.Value) -> None:
+    """acc = op(acc, init) as many more times as XLA CPU's tree applies init (once per window
+    of every stage), for add/multiply/xor whose init is not a constant identity (and/or/
+    maximum/minimum are idempotent)."""
+    op = binary_reducer_opcode(comp)  # type: ignore[arg-type]
+    x = inst.operands[0]
+    count = init_applications(x.shape.dims, sorted(inst.attrs.get("dimensions", ())))
+    if count <= 1 or op not in ("add", "multiply", "xor") or _is_identity(inst.operands[1], op):
+        return
+    b = gen.b
+    with for_range(b, 1, count, name="xi"):
+        with gen.region():
+            b.store(_as_list(gen.apply(comp, [b.load(slot, typ=init.type), init]))[0], slot)  # type: ignore[arg-type]
+
+
+def _is_identity(init: Instruction, op: str) -> bool:
+    """Whether init is a constant equal to op's identity (0 for add/xor, 1 for multiply)."""
+    if init.opcode != "constant" or init.literal is None:
+        return False
+    value = np.asarray(init.literal.value())
+    return value.size == 1 and bool(value.reshape(()) == (1 if op == "multiply" else 0))
 
 
 # -- fixed lanes: a float reduction that vectorises with the same bits on every CPU --------

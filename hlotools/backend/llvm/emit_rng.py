@@ -122,7 +122,8 @@ def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
     if algorithm == "rng_three_fry":
         s = _split_dim(dims) if dims else -1
         half = tuple((d + 1) // 2 if i == s else d for i, d in enumerate(dims))
-        blocks = n if width == 64 else max(1, _prod(half))
+        # A scalar output takes one block; an empty one none (the counter stays, as XLA's).
+        blocks = n if width == 64 or not dims else _prod(half)
         new_state[1] = b.add(state[1], c64(blocks))
     elif algorithm in ("rng_philox", "rng_default"):
         lo, hi = (state[1], state[2]) if size >= 3 else (state[1], state[0])
