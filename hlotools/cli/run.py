@@ -290,6 +290,14 @@ def compile_line(compiled: Compiled) -> str:
     return "compile: cold"
 
 
+def _set_target(cpu: str | None) -> None:
+    """--target-cpu: the JIT reads $HLOTOOLS_TARGET_CPU at its first compile (and the compile
+    cache keys on it), so setting it before anything compiles is all it takes."""
+    if cpu is not None:
+        import os
+        os.environ["HLOTOOLS_TARGET_CPU"] = cpu
+
+
 class RunCommand(VariadicCommand):
     variadic_options = ("--inputs",)  # --inputs a.npy b.npy ...
 
@@ -329,6 +337,10 @@ class RunCommand(VariadicCommand):
 @click.option("-v", "--verbose", count=True,
               help="Say how the module was compiled: compile cache hit or miss (and why), passes run, "
                    "why the LLVM backend refused a module; -vv more.")
+@click.option("--target-cpu", default=None, metavar="CPU", expose_value=False, callback=lambda _c, _p, v: _set_target(v),
+              is_eager=True,
+              help="LLVM backend: the CPU to generate code for, as $HLOTOOLS_TARGET_CPU: host (default), "
+                   "x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or an LLVM CPU name (one this host can run).")
 @semantics_option
 @debug_option
 @click.pass_context

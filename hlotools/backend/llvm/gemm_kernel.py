@@ -96,11 +96,11 @@ def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[
 
 
 def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
+    """acc + x*y with the product rounded first: a multiply and an add, never llvm.fmuladd,
+    which LLVM makes one fused instruction where the target has FMA (x86-64-v3 and up) and
+    two elsewhere, so results would depend on the CPU (tests/test_llvm_feature_levels.py)."""
     if ct.kind == "float":
-        ty = x.type
-        nm = f"llvm.fmuladd.v{ty.count}f{ct.bits}"
-        f = b.module.globals.get(nm) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty, ty]), nm)
-        return b.call(f, [x, y, acc])
+        return b.fadd(acc, b.fmul(x, y))
     return b.add(acc, b.mul(x, y))
 
 
