@@ -309,6 +309,25 @@ def check_nul(text: str, lines: LineMap) -> None:
             raise error_at(lines, m.start(), "NUL character in the input")
 
 
+# A decimal integer of 21 or more digits fits neither int64 nor uint64, where XLA's lexer reads
+# every integer ("expects integer"); Python would refuse it with a ValueError past 4300 digits.
+# Strings and comments are skipped; digits glued to a word, '.', or an exponent are not integers.
+_LONG_DIGITS = re.compile(r"[0-9]{21}")
+_LONG_INT_SCAN = re.compile(r"""//[^\n\r]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?|"(?:[^"\\]|\\.)*"|(?<![\w.])(?<![eE][+-])[0-9]{21,}(?![\w.])""")
+
+
+def check_long_integers(text: str, lines: LineMap) -> None:
+    """Raise at the first integer that cannot be a 64-bit value (a memchr-fast pre-scan first)."""
+    if _LONG_DIGITS.search(text) is None:
+        return
+    for m in _LONG_INT_SCAN.finditer(text):
+        digits = m.group()
+        if digits[0].isdigit():
+            shown = digits if len(digits) <= 40 else f"{digits[:20]}...({len(digits)} digits)"
+            raise error_at(lines, m.start(), f"integer {shown} does not fit in 64 bits (XLA reads integers "
+                           "as int64 or uint64)")
+
+
 def _bad_char(text: str, pos: int, lines: LineMap) -> Token:
     c = text[pos]
     if text.startswith("/*", pos):

@@ -374,7 +374,7 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
             if v in ("true", "false"):
                 out[k] = v == "true"
             elif _INT.match(v):
-                out[k] = int(v) != 0
+                out[k] = v.lstrip("-").strip("0") != ""  # int(v) != 0, without int()'s digit limit
             else:
                 raise LiteralError("expects integer for primitive type: PRED", positions[k])
         return out
@@ -410,6 +410,9 @@ def _ints(values: list, positions: list[int], et: ElementType) -> np.ndarray:
                 ints.append(int(v == "true"))
                 continue
             raise LiteralError(f"expects integer for primitive type: {et.name.upper()}", positions[k])
+        if len(v) > 21:  # past 64 bits whatever the digits (and int() refuses thousands of them)
+            raise LiteralError(f"value {v[:24]}... is out of range for literal's primitive type "
+                               f"{et.name.upper()} namely [{lo}, {hi}].", positions[k])
         x = int(v)
         if x < 0 and et.kind == "unsigned" and x >= -(1 << 63):
             x &= (1 << 64) - 1  # XLA reads INT tokens as int64 and compares them as uint64

@@ -19,7 +19,9 @@ from hlotools.text.lexer import GAP, LineMap
 _CACHE: dict[str, Shape] = {}
 _COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
-_DIM = re.compile(r"\s*(?:(\d+)|(<=)\s*(\d+)|(\?))\s*$")
+# At most 20 digits (the parser's lexer refuses longer integers; literal-text inputs come here
+# directly, and int() of thousands of digits is a ValueError); past int64 is refused below.
+_DIM = re.compile(r"\s*(?:(\d{1,20})|(<=)\s*(\d{1,20})|(\?))\s*$")
 # Layout extras in the fixed order XLA's ParseLayout reads them (S(1)T(8,128) does not parse).
 # Each part's contents as XLA's ParseLayout reads them (a tile is integers or '*', `T()` too;
 # a split config is `dim:index,...`), so what is accepted prints back as text that parses.
@@ -98,6 +100,8 @@ def _parse_layout(body: str, rank: int, text: str) -> Layout:
     if m2m_text.strip():
         try:
             m2m = tuple(int(x) for x in m2m_text.split(","))
+            if max(len(x) for x in m2m_text.split(",")) > 20:
+                raise ValueError("too many digits")
         except ValueError:
             raise ShapeError(f"expected integers in the layout of shape '{_clip(text)}'",
                              text.find("{") + 1) from None

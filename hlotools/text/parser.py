@@ -19,7 +19,7 @@ from typing import Any
 
 from hlotools.errors import HloError, HloParseError
 from hlotools.ir.module import Module
-from hlotools.text.lexer import LineMap, Token, check_nul, tokenize
+from hlotools.text.lexer import LineMap, Token, check_long_integers, check_nul, tokenize
 from hlotools.text.parse_build import Builder
 from hlotools.text.parse_errors import syntax_error
 
@@ -141,6 +141,7 @@ def _parse(text: str, lines: LineMap) -> Module:
     """Lark's LALR shift/reduce loop over our tokens, calling the Builder at each reduction
     (no Token objects, no tree: that is where plain Lark spends its time)."""
     check_nul(text, lines)
+    check_long_integers(text, lines)
     states, rules, start, end = tables()
     builder = Builder(text, lines)
     callbacks = [getattr(builder, r[0]) for r in rules]
