@@ -493,6 +493,20 @@ def test_memory_error_is_a_one_line_exit_1() -> None:
                                      "memory than this machine has)")
 
 
+def test_recursion_error_is_a_one_line_exit_1_naming_the_input(work: Path) -> None:
+    """The backstop for valid but deep structure the parser does not bound: a call chain 3000
+    computations deep (the interpreter evaluates calls recursively)."""
+    lines = ["HloModule m", "k0 {", "  a = f32[] parameter(0)", "  ROOT n = f32[] negate(a)", "}"]
+    for i in range(1, 3000):
+        lines += [f"k{i} {{", "  a = f32[] parameter(0)", f"  ROOT n = f32[] call(a), to_apply=k{i - 1}", "}"]
+    lines += ["ENTRY e {", "  a = f32[] parameter(0)", "  ROOT r = f32[] call(a), to_apply=k2999", "}"]
+    (work / "calls.hlo").write_text("\n".join(lines) + "\n")
+    p = cli("hlo-run calls.hlo --random 0 --backend=interp", work)
+    if p.returncode == 0:
+        pytest.skip("the interpreter evaluated the chain (no recursion limit reached)")
+    one_line_error(p, "calls.hlo: error:", "nests too deeply")
+
+
 @pytest.mark.parametrize("text", [
     "\0" * 100_000,
     module("p = f32[] parameter(2147483648)"),

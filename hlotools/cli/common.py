@@ -57,14 +57,23 @@ class HloCommand(click.Command):
             err(_os_error_message(e))
             _silence_stdout()
             ctx.exit(EXIT_BAD_INPUT)
+        except RecursionError:
+            # The parser bounds the nesting it reads (ir.types.MAX_TUPLE_DEPTH, operand nesting);
+            # this is the backstop for valid but deep structure elsewhere (a call chain thousands
+            # of computations deep in the interpreter): a resource limit, like memory.
+            if debug:
+                traceback.print_exc()
+            err(f"{_input_name(ctx)}error: the module nests too deeply for hlotools (Python's recursion "
+                "limit was reached; a chain of calls or tuples thousands deep?)")
+            ctx.exit(EXIT_BAD_INPUT)
         except MemoryError as e:
             # Sizes are checked against ir.types' caps before the big allocations; this is the
             # backstop for what those checks do not see (machine smaller than the cap, many arrays).
             if debug:
                 traceback.print_exc()
             detail = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            err(f"error: out of memory{': ' + detail if detail else ''} (the input needs more memory than "
-                "this machine has)")
+            err(f"{_input_name(ctx)}error: out of memory{': ' + detail if detail else ''} (the input needs "
+                "more memory than this machine has)")
             ctx.exit(EXIT_BAD_INPUT)
         except KeyboardInterrupt:
             err("interrupted")
@@ -81,6 +90,14 @@ class HloCommand(click.Command):
             argv = list(args) if args is not None else sys.argv[1:]
             _internal_error(e, "--debug" in argv)
             sys.exit(EXIT_INTERNAL)
+
+
+def _input_name(ctx: click.Context) -> str:
+    """'FILE: ' for messages about the command's input file ('<stdin>: ' for '-'), else ''."""
+    path = ctx.params.get("input_file")
+    if not isinstance(path, str):
+        return ""
+    return "<stdin>: " if path == "-" else f"{path}: "
 
 
 def _os_error_message(e: OSError) -> str:
