@@ -212,7 +212,7 @@ def test_fast_path_values_equal_the_exact_walk(type_name: str, dims: tuple[int, 
         span = 3 if type_name == "f16" else 30  # within the type's range: the exact path reports others
         x = rng.standard_normal(n) * 10.0 ** rng.integers(-span, span, n)
         values = [f"{v:.{int(rng.integers(1, 20))}g}" for v in x]
-        values[:4] = ["5.", "-.5", "1e3", "-0"]
+        values[:7] = ["5.", "-.5", "1e3", "-0", "inf", "-inf", "nan"]
     elif type_name == "pred":
         values = [str(int(v)) for v in rng.integers(-3, 3, n)]
     else:
@@ -241,7 +241,11 @@ def test_fast_path_values_equal_the_exact_walk(type_name: str, dims: tuple[int, 
     lambda s: s.replace(", 1", ", 1e999", 1),  # out of double's range
     lambda s: s.replace(", 1", ", 1e39", 1),  # out of f32's range
     lambda s: s.replace(", 1", ", +1", 1),
-    lambda s: s.replace(", 1", ", inf", 1),  # valid, but for the exact path
+    lambda s: s.replace(", 1", ", inf", 1),
+    lambda s: s.replace(", 1", ", -nan", 1),  # its sign bit: the exact path
+    lambda s: s.replace(", 1", ", nan(0x1)", 1),
+    lambda s: s.replace(", 1", ", INF", 1),  # numpy would read it; XLA does not
+    lambda s: s.replace(", 1", ", infinity", 1),
     lambda s: s.replace(", 1", ", /*c*/ 1", 1),
     lambda s: s.replace(", 1", ", \u00a01", 1),
     lambda s: s + " 1",

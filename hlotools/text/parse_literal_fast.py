@@ -2,13 +2,13 @@
 
 A constant of a million values spelled out on one line took seconds in the token-at-a-time
 state machine of parse_literal (one regex match, one Python step and one float() per value).
-Here the text is classified byte by byte with numpy: brace depth is a cumulative sum, each
-brace level's element counts are one bincount, and the values are read in C by numpy's text
-reader (np.fromstring with a separator). Only the common, well-formed case is taken: ASCII text with
-exactly the braces the shape asks for, plain decimal numbers, nothing else (no comments, no
-`inf`/`nan`, no `...`, no complex pairs). Anything else, including every error, returns None and
-parse_literal's exact walk decides, so both paths accept the same texts with the same values
-and the slow path keeps XLA's messages.
+Here the text is classified byte by byte with numpy: brace depth is a cumulative sum over the
+braces, each brace level's element counts are one bincount, and the values are read in C by
+numpy's text reader (np.fromstring with a separator). Only the common, well-formed case is
+taken: ASCII text with exactly the braces the shape asks for, decimal numbers, inf and nan,
+nothing else (no comments, no `-nan` or NaN payloads, no `...`, no complex pairs). Anything
+else, including every error, returns None and parse_literal's exact walk decides, so both
+paths accept the same texts with the same values and the slow path keeps XLA's messages.
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ MIN_FAST_CHARS = 512  # shorter literals are cheap either way; the walk's messag
 _WS = rb" \t\n\r\f\v"
 _SEPARATORS = bytes.maketrans(b",{}", b"   ")
 # XLA's lexer reads a number only from a digit or '-' (`.5` is an error, `-.5` and `5.` are values).
-_FLOAT = rb"(?:-(?=\.?[0-9])|(?=[0-9]))[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?"
+# inf, -inf and nan as XLA spells them; -nan keeps its sign bit only on the exact path.
+_FLOAT = rb"(?:(?:-(?=\.?[0-9])|(?=[0-9]))[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?|-?inf|nan)"
 _FLOATS = re.compile(rb"[" + _WS + rb"]*+(?:" + _FLOAT + rb"(?![^" + _WS + rb"])[" + _WS + rb"]*+)*+")
 # At most 18 digits: fits int64 whatever they are; longer numbers go to the exact path.
 _INTS = re.compile(rb"[" + _WS + rb"]*+(?:-?[0-9]{1,18}+(?![^" + _WS + rb"])[" + _WS + rb"]*+)*+")
@@ -47,7 +48,7 @@ def fast_dense(text: str, shape: Shape) -> np.ndarray | None:
     raw = text.encode("ascii").strip()
     cleaned = raw.translate(_SEPARATORS)
     pattern = _FLOATS if et.kind == "float" else _UINTS if et.kind == "unsigned" else _INTS
-    if pattern.fullmatch(cleaned) is None:
+    if pattern.fullmatch(cleaned) is None or b"-nan" in cleaned:
         return None
     if not _braces_fit(np.frombuffer(raw, dtype=np.uint8), dims):
         return None
@@ -56,7 +57,7 @@ def fast_dense(text: str, shape: Shape) -> np.ndarray | None:
     if values is None or len(values) != math.prod(dims):
         return None
     if et.kind == "float":
-        return _floats(values, shape)
+        return _floats(values, shape, cleaned.count(b"inf"))
     return _integers(values, shape)
 
 
@@ -101,11 +102,15 @@ def _braces_fit(chars: np.ndarray, dims: tuple[int, ...]) -> bool:
     return True
 
 
-def _floats(values: np.ndarray, shape: Shape) -> np.ndarray | None:
+def _floats(values: np.ndarray, shape: Shape, inf_words: int) -> np.ndarray | None:
+    """The values narrowed to the element type; None when one is out of the type's range (or a
+    number overflowed double: more infinities than `inf` words), which the exact path reports."""
+    if int(np.isinf(values).sum()) != inf_words:
+        return None
     with np.errstate(all="ignore"):
         out = values.astype(shape.dtype) if shape.dtype != np.float64 else values
         back = out.astype(np.float64)
-    if not np.isfinite(back).all():  # out of the type's range, or of double's: the exact path says so
+    if (np.isfinite(values) & ~np.isfinite(back)).any():
         return None
     return out
 
