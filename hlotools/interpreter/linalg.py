@@ -19,6 +19,7 @@ from hlotools.interpreter.patterns import guard
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.xla_conv import SPEC, ConvNumerics, convolution_numerics
 
 
 def _fail(inst: Instruction, message: str, cls: type = HloRuntimeError) -> Exception:
@@ -265,8 +266,9 @@ def _windows(x: np.ndarray, out_sizes: list[int], window: Window) -> np.ndarray:
 
 def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window: Window,
                 out_dims: tuple[int, ...], feature_group_count: int, batch_group_count: int,
-                acc: np.dtype) -> np.ndarray:
-    """XLA's convolution (HloEvaluator semantics) as im2col + batched matmul."""
+                acc: np.dtype, numerics: ConvNumerics = SPEC) -> np.ndarray:
+    """XLA's convolution (HloEvaluator semantics) as im2col + batched matmul; `numerics` says
+    where XLA CPU's answer for non-finite values differs (ir/xla_conv.py)."""
     n_sp = len(labels.input_spatial)
     x = _widen(lhs, acc).transpose([labels.input_batch, labels.input_feature, *labels.input_spatial])
     w = _widen(rhs, acc).transpose([labels.kernel_output_feature, labels.kernel_input_feature,
@@ -275,13 +277,33 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window:
     if rev:
         w = np.flip(w, axis=tuple(rev))
     out_sizes = [out_dims[d] for d in labels.output_spatial]
-    x = _dilate_and_pad(x, list(range(2, 2 + n_sp)), window)
-    patches = _windows(x, out_sizes, window)  # (N, C, O..., K...)
-    n, c = x.shape[0], x.shape[1]
+    g, bg = feature_group_count, batch_group_count
+    res = _grouped_conv(x, w, out_sizes, window, g, bg, acc, numerics.skips_padding)
+    if numerics.kernel_leaks:
+        res = _kernel_leak(res, w, g * bg)
+    if numerics.input_leaks:
+        res = _input_leak(res, x, out_sizes, window, g)
+    perm = [0] * (n_sp + 2)
+    perm[labels.output_batch] = 0
+    perm[labels.output_feature] = 1
+    for i, d in enumerate(labels.output_spatial):
+        perm[d] = 2 + i
+    return res.transpose(perm)
+
+
+def _grouped_conv(x: np.ndarray, w: np.ndarray, out_sizes: list[int], window: Window, g: int, bg: int,
+                  acc: np.dtype, skips_padding: bool) -> np.ndarray:
+    """x (N, C, S...) conv w (O, C/g, K...) -> (N/bg, O, out...): one batched matmul over
+    the feature x batch groups. With `skips_padding`, output elements the matmul made NaN are
+    recomputed tap by tap without the products of padding and holes (XLA's skipping paths):
+    only a non-finite kernel element times a padding zero can make them differ."""
+    n_sp = len(out_sizes)
+    xp = _dilate_and_pad(x, list(range(2, 2 + n_sp)), window)
+    patches = _windows(xp, out_sizes, window)  # (N, C, O..., K...)
+    n, c = xp.shape[0], xp.shape[1]
     o_feat, c_per_group = w.shape[0], w.shape[1]
     p = math.prod(out_sizes)
     kk = math.prod(wd.size for wd in window.dims)
-    g, bg = feature_group_count, batch_group_count
     nb = n // bg
     # patches -> (groups, rows, C_g * K) with groups = feature groups x batch groups.
     pt = np.ascontiguousarray(patches).reshape(bg, nb, g, c // g, p, kk)
@@ -289,14 +311,62 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels, window:
     wt = w.reshape(bg * g, o_feat // (g * bg), c_per_group * kk).transpose(0, 2, 1)
     with np.errstate(all="ignore"):
         res = np.matmul(pt, wt) if pt.shape[2] else np.zeros((bg * g, nb * p, wt.shape[2]), acc)
+        if skips_padding and _pads(window) and res.dtype.kind in "fc" and np.isnan(res).any():
+            real = _windows(_dilate_and_pad(np.ones((1, 1, *x.shape[2:]), bool), list(range(2, 2 + n_sp)), window),
+                            out_sizes, window).reshape(p, kk)
+            res = np.where(np.isnan(res), _tap_by_tap(pt, wt, real, nb, c_per_group), res)
     # (groups, nb, P, O_g) -> (nb, O, P): output feature o = group * O_g + j.
-    res = res.reshape(bg * g, nb, p, o_feat // (g * bg)).transpose(1, 0, 3, 2).reshape(nb, o_feat, *out_sizes)
-    perm = [0] * (n_sp + 2)
-    perm[labels.output_batch] = 0
-    perm[labels.output_feature] = 1
-    for i, d in enumerate(labels.output_spatial):
-        perm[d] = 2 + i
-    return res.transpose(perm)
+    return res.reshape(bg * g, nb, p, o_feat // (g * bg)).transpose(1, 0, 3, 2).reshape(nb, o_feat, *out_sizes)
+
+
+def _pads(window: Window) -> bool:
+    return any(wd.padding_low > 0 or wd.padding_high > 0 or wd.base_dilation > 1 for wd in window.dims)
+
+
+def _tap_by_tap(pt: np.ndarray, wt: np.ndarray, real: np.ndarray, nb: int, c_g: int) -> np.ndarray:
+    """The matmul pt @ wt summed one kernel tap at a time, each tap's products kept only at
+    the output positions where that tap reads a real input element (`real`: (P, K))."""
+    groups, rows, _ = pt.shape
+    kk = real.shape[1]
+    a = pt.reshape(groups, rows, c_g, kk)
+    b = wt.reshape(groups, c_g, kk, wt.shape[2])
+    out = np.zeros((groups, rows, wt.shape[2]), np.result_type(pt, wt))
+    for k in range(kk):
+        keep = np.tile(real[:, k], nb)[None, :, None]
+        out += np.where(keep, a[:, :, :, k] @ b[:, :, k, :], 0)
+    return out
+
+
+def _kernel_leak(res: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """XLA's group rewrite on a multiplying path: holes meet every other group's kernel, so
+    0 * (a non-finite kernel element of group k) lands in the same feature of each group j != k
+    (output feature o = group * O_g + j)."""
+    og = w.shape[0] // groups
+    with np.errstate(all="ignore"):
+        zero_products = (0 * w.reshape(groups, og, -1)).sum(axis=2)  # NaN where a group's kernel is not finite
+        others = [zero_products[np.arange(groups) != j].sum(axis=0) for j in range(groups)]
+        leak = np.stack(others).reshape(1, groups * og, *([1] * (res.ndim - 2)))
+        return np.where(np.isnan(leak), res + leak, res)
+
+
+def _input_leak(res: np.ndarray, x: np.ndarray, out_sizes: list[int], window: Window, g: int) -> np.ndarray:
+    """XLA's depthwise expansion (f64, complex): the kernel broadcast to every input feature
+    and zeroed outside its group, so 0 * (a non-finite input element) reaches every output of
+    the other groups whose window covers it (padding is skipped on that elemental path)."""
+    c = x.shape[1]
+    f64 = np.dtype(np.float64)
+    bad = (~np.isfinite(x)).astype(f64)  # (N, C, S...); C == g (one input feature per group)
+    ones = np.ones((c, 1, *(wd.size for wd in window.dims)), f64)
+    hits = _grouped_conv(bad, ones, out_sizes, window, c, 1, f64, False) > 0  # (N, C, out...)
+    elsewhere = hits.sum(axis=1, keepdims=True) - hits > 0  # a bad element of another group in the window
+    per_out = np.repeat(elsewhere, res.shape[1] // g, axis=1)  # output feature o is in group o // (O / g)
+    with np.errstate(all="ignore"):
+        return np.where(per_out, res + _nan_of(res.dtype), res)
+
+
+def _nan_of(dtype: np.dtype) -> np.ndarray:
+    """The NaN 0 * inf makes on x86 (the sign bit set), whatever the host CPU gives."""
+    return np.asarray(-np.nan if np.dtype(dtype).kind == "f" else complex(-np.nan, -np.nan), dtype)
 
 
 def _check_conv(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, labels: ConvDimLabels,
@@ -328,7 +398,7 @@ def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarra
     _check_conv(inst, lhs, rhs, labels, window, g, bg)
     result = inst.shape.dtype
     acc = compute_dtype(result, lhs.dtype, rhs.dtype)
-    out = convolution(lhs, rhs, labels, window, tuple(inst.shape.dims), g, bg, acc)
+    out = convolution(lhs, rhs, labels, window, tuple(inst.shape.dims), g, bg, acc, convolution_numerics(inst))
     return to_result(out, result)
 
 

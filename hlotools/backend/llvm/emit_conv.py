@@ -12,8 +12,16 @@ Two loop forms: when the output feature is the result's minor (contiguous) dimen
 the result accumulates in its own type, a "row" form accumulates a whole feature row in
 memory with the loop over output features innermost (vectorisable, like dot's); otherwise
 each element is a register accumulation (narrow floats accumulate in f32, rounding once).
+
+Non-finite values follow ir/xla_conv.py's convolution_numerics (XLA CPU's path, or the
+spec): where it skips padding, a tap outside the input adds nothing (never 0 * inf); its
+group leaks (0 * a non-finite element of another group's kernel, or of another group's
+input under the window) are extra sums per output element, run only when a check of the
+operand found a non-finite value.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import llvmlite.ir as ir
 
@@ -21,12 +29,13 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_arith import convert_value
 from hlotools.backend.llvm.emit_elemental import clamp_index
-from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
+from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of, loop_nest
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.ir.xla_conv import ConvNumerics, convolution_numerics
 
 
 def input_position(b: ir.IRBuilder, w: WindowDim, out_pos: ir.Value, k: ir.Value, size: int,
@@ -41,6 +50,24 @@ def input_position(b: ir.IRBuilder, w: WindowDim, out_pos: ir.Value, k: ir.Value
         pos = b.sdiv(pos, c64(w.base_dilation))
     inside = b.and_(inside, b.and_(b.icmp_signed(">=", pos, c64(0)), b.icmp_signed("<", pos, c64(size))))
     return clamp_index(b, pos, 0, max(0, size - 1)), inside
+
+
+def any_non_finite(fe: FunctionEmitter, operand: Instruction) -> ir.Value:
+    """i1: some element of the float `operand` is inf or NaN (x - x is not 0), one pass."""
+    et = operand.shape.element_type
+    assert et is not None and et.kind == "float"
+    b = fe.b
+    slot = fe.in_entry().alloca(T.I1)
+    b.store(ir.Constant(T.I1, 0), slot)
+    wide = ELEMENT_TYPES["f32"] if T.is_small_float(et) else et
+
+    def body(idx: list[ir.Value]) -> None:
+        with fe.gen.region():
+            x = convert_value(b, fe.gen.value_at(operand, idx), et, wide)
+            bad = b.fcmp_unordered("!=", b.fsub(x, x), T.constant(wide, 0))
+            b.store(b.or_(b.load(slot, typ=T.I1), bad), slot)
+    loop_nest(b, operand.shape, body, name="nf")
+    return b.load(slot, typ=T.I1)
 
 
 @emitter("convolution")
@@ -62,6 +89,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         raise HloUnsupportedError("convolution window rank does not match dim_labels")
     if any(n == 0 for n in od):
         return
+    numerics = convolution_numerics(inst) if acc_et.kind == "float" else ConvNumerics()
     c_g = rd[labels.kernel_input_feature]
     o_g = rd[labels.kernel_output_feature] // (g * bg)
     nb = ld[labels.input_batch] // bg
@@ -97,9 +125,13 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
             idx[labels.kernel_spatial[i]] = b.sub(c64(w.size - 1), k) if w.window_reversal else k
         return convert_value(b, gen.value_at(rhs, idx), rhs_et, acc_et)
 
-    def lhs_value() -> ir.Value:
+    def lhs_real() -> tuple[ir.Value, ir.Value]:
+        """(the input element at the current position, converted; whether it is real)."""
         idx, inside = lhs_index()
-        v = convert_value(b, gen.value_at(lhs, idx), lhs_et, acc_et)
+        return convert_value(b, gen.value_at(lhs, idx), lhs_et, acc_et), inside
+
+    def lhs_value() -> ir.Value:
+        v, inside = lhs_real()
         return b.select(inside, v, T.constant(acc_et, 0))
 
     def window_loops(level: int, body: object) -> None:
@@ -121,6 +153,48 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
             kpos[level] = kv
             window_loops(level + 1, body)
 
+    def kernel_leak(slot: ir.Value) -> None:
+        """acc += 0 * w[k, o', ...] over the other groups k (XLA's group rewrite on a
+        multiplying path: their kernels meet the holes of this group's window)."""
+        groups = g * bg
+        o = out_idx[labels.output_feature]
+        own = b.udiv(o, c64(o_g))
+        within = b.urem(o, c64(o_g))
+        with for_range(b, 0, groups, name="lk") as k:
+            with b.if_then(b.icmp_unsigned("!=", k, own)):
+                out_idx[labels.output_feature] = b.add(b.mul(k, c64(o_g)), within)
+                zero_products(slot, lambda: rhs_value())
+        out_idx[labels.output_feature] = o
+
+    def input_leak(slot: ir.Value) -> None:
+        """acc += 0 * x[b, c, window] over the real window of every other group's input
+        feature c (XLA's depthwise expansion: the kernel is zero there, not absent)."""
+        o = out_idx[labels.output_feature]
+        own = b.udiv(o, c64(o_g)) if o_g > 1 else o
+        with for_range(b, 0, g, name="li") as c:
+            with b.if_then(b.icmp_unsigned("!=", c, own)):
+                out_idx[labels.output_feature] = b.mul(c, c64(o_g))  # a feature of group c
+                zero_products(slot, lambda: lhs_value(), masked=True)
+        out_idx[labels.output_feature] = o
+
+    def zero_products(slot: ir.Value, value: Callable[[], ir.Value], masked: bool = False) -> None:
+        def add() -> None:
+            with gen.region():
+                if masked:
+                    x, inside = lhs_real()
+                    acc = b.load(slot, typ=slot.allocated_type)
+                    b.store(b.select(inside, b.fadd(acc, b.fmul(T.constant(acc_et, 0), x)), acc), slot)
+                    return
+                acc = b.load(slot, typ=slot.allocated_type)
+                b.store(b.fadd(acc, b.fmul(T.constant(acc_et, 0), value())), slot)
+        window_loops(0, add)
+
+    leaks: list[tuple[ir.Value, Callable[[ir.Value], None]]] = []
+    if numerics.kernel_leaks and g * bg > 1:
+        leaks.append((any_non_finite(fe, rhs), kernel_leak))
+    if numerics.input_leaks and g > 1 and c_g == 1:
+        leaks.append((any_non_finite(fe, lhs), input_leak))
+
     feat = labels.output_feature
     row_form = layout_of(out_shape)[0] == feat and acc_et is out_et and g == 1 and bg == 1 and \
         acc_et.kind == "float"
@@ -139,15 +213,23 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                 out_idx[feat] = o
                 fe.store_element(T.constant(out_et, 0), out_ptr, out_shape, list(out_idx))
 
+            def features(x: ir.Value) -> None:
+                with for_range(b, 0, od[feat], name="of") as o:
+                    out_idx[feat] = o
+                    with gen.region():
+                        acc = fe.load_element(out_ptr, out_shape, list(out_idx))
+                        fe.store_element(mul_add(acc, x, rhs_value()), out_ptr, out_shape, list(out_idx))
+
             def row() -> None:
                 with gen.region():
                     out_idx[feat] = c64(0)
-                    x = lhs_value()  # does not depend on the output feature (g == bg == 1)
-                    with for_range(b, 0, od[feat], name="of") as o:
-                        out_idx[feat] = o
-                        with gen.region():
-                            acc = fe.load_element(out_ptr, out_shape, list(out_idx))
-                            fe.store_element(mul_add(acc, x, rhs_value()), out_ptr, out_shape, list(out_idx))
+                    # the input element does not depend on the output feature (g == bg == 1)
+                    if not numerics.skips_padding:
+                        features(lhs_value())
+                        return
+                    x, inside = lhs_real()
+                    with b.if_then(inside):  # padding and holes add nothing (XLA's skipping paths)
+                        features(x)
             window_loops(0, row)
             return
         slot = fe.in_entry().alloca(T.value_type(acc_et))
@@ -156,8 +238,15 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         def accumulate() -> None:
             with gen.region():
                 acc = b.load(slot, typ=slot.allocated_type)
-                b.store(mul_add(acc, lhs_value(), rhs_value()), slot)
+                if numerics.skips_padding:  # the product only where the tap is real (never 0 * inf)
+                    x, inside = lhs_real()
+                    b.store(b.select(inside, mul_add(acc, x, rhs_value()), acc), slot)
+                else:
+                    b.store(mul_add(acc, lhs_value(), rhs_value()), slot)
         window_loops(0, accumulate)
+        for flag, leak in leaks:
+            with b.if_then(flag, likely=False):
+                leak(slot)
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
         fe.store_element(v, out_ptr, out_shape, list(out_idx))
 

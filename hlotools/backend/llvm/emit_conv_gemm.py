@@ -21,6 +21,13 @@ fills their descriptors (LLVM time: big_conv's ~61 ms of per-module im2col and p
 Otherwise (an operand computed inline, a narrow float operand, more spatial dims) the loop
 nests below are generated for the convolution, with the same element order: A and B, hence
 the result, are the same bit for bit either way.
+
+The GEMM multiplies A's padding zeros by the kernel: the spec's answer, and XLA CPU's on its
+Eigen path. Where ir/xla_conv.py says XLA skips padding and holes, a non-finite kernel
+element must not meet them: unless the kernel is a constant known finite, a check of the
+kernel picks at run time between the GEMM and emit_conv's direct loop nest (which skips
+them); fused_plan then says None, so a kOutput fusion calls its computation, whose
+convolution comes here.
 """
 from __future__ import annotations
 
@@ -29,6 +36,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 import llvmlite.ir as ir
+import numpy as np
 
 from hlotools.backend.llvm import conv_kernel as CK
 from hlotools.backend.llvm import emit_conv
@@ -41,6 +49,7 @@ from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of, strides
 from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.xla_conv import convolution_numerics
 
 MIN_WORK = 1 << 15  # m*n*k below which the direct loop nest is as good (and compiles faster)
 _GENERATED = ContextVar("hlotools_llvm_generated_im2col", default=False)
@@ -55,6 +64,28 @@ def generated_im2col(on: bool = True) -> Iterator[None]:
         yield
     finally:
         _GENERATED.reset(tok)
+
+
+def fused_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
+    """conv_plan when the GEMM alone computes `inst` (no run-time check of the kernel needed),
+    as a kOutput fusion's epilogue or in-place path needs."""
+    found = conv_plan(inst)
+    return None if found is None or needs_kernel_check(inst) else found
+
+
+def needs_kernel_check(inst: Instruction) -> bool:
+    """Whether XLA CPU's answer skips padding or lhs-dilation holes that the GEMM multiplies,
+    and the kernel may hold an inf or NaN (it is not a constant known finite)."""
+    window = inst.attrs.get("window") or Window(())
+    if not any(w.padding_low > 0 or w.padding_high > 0 or w.base_dilation > 1 for w in window.dims):
+        return False
+    if not convolution_numerics(inst).skips_padding:
+        return False
+    rhs = inst.operands[1]
+    if rhs.opcode == "constant" and rhs.literal is not None:
+        with np.errstate(all="ignore"):
+            return not bool(np.isfinite(np.asarray(rhs.literal.value(), np.float64)).all())
+    return True
 
 
 def conv_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
@@ -109,7 +140,15 @@ def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     if found is None:
         emit_conv.emit_convolution(fe, inst)
         return
-    conv_into(fe, found, inst, inst, list(inst.operands))
+    if not needs_kernel_check(inst):
+        conv_into(fe, found, inst, inst, list(inst.operands))
+        return
+    bad = emit_conv.any_non_finite(fe, inst.operands[1])
+    with fe.b.if_else(bad, likely=False) as (skipping, gemm):
+        with skipping, fe.gen.region():
+            emit_conv.emit_convolution(fe, inst)  # skips padding and holes, as XLA's path does
+        with gemm, fe.gen.region():
+            conv_into(fe, found, inst, inst, list(inst.operands))
 
 
 def conv_into(fe: FunctionEmitter, found: tuple[G.Plan, tuple[int, ...], tuple[int, ...]], inst: Instruction,

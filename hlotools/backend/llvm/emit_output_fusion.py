@@ -127,7 +127,7 @@ def decide(inst: Instruction) -> Decision | None:
             return None
         direct, grouping = not (gemm.blas or gemm.c.packed), _dot_grouping(d, gemm)
     else:
-        conv = CG.conv_plan(d)
+        conv = CG.fused_plan(d)  # None when a run-time kernel check picks the path
         if conv is None:
             return None
         direct, grouping = not conv[0].c.packed, _conv_grouping(d, conv)
