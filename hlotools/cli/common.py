@@ -145,8 +145,19 @@ def _set_semantics(ctx: click.Context, param: click.Parameter, value: str | None
         os.environ[semantics.ENV] = value  # children and the compile cache's key see it too
 
 
+def _set_excess_precision(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
+    if value is not None:
+        from hlotools.passes.float_normalization import ENV
+        os.environ[ENV] = "1" if value else "0"  # like --semantics: children and cache keys see it
+
+
 def semantics_option(f: F) -> F:
-    """--semantics: hlotools.ir.semantics' choice for this run (default: $HLOTOOLS_SEMANTICS or xla-cpu)."""
+    """--semantics: hlotools.ir.semantics' choice for this run (default: $HLOTOOLS_SEMANTICS or xla-cpu);
+    with it --xla-allow-excess-precision, XLA's flag of that name ($HLOTOOLS_EXCESS_PRECISION)."""
+    f = click.option("--xla-allow-excess-precision", type=click.BOOL, default=None, expose_value=False,
+                     callback=_set_excess_precision, is_eager=True, metavar="BOOL",
+                     help="As XLA's flag (default true): bf16 results read by a convert to f32 keep "
+                          "their f32 value; false rounds every bf16 result.")(f)
     return click.option("--semantics", type=click.Choice(["xla-cpu", "spec"]), default=None, expose_value=False,
                         callback=_set_semantics, is_eager=True,
                         help="Where XLA CPU and the HLO spec part ways, whose answer to give "

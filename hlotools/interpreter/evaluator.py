@@ -280,8 +280,36 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
     entry = module.entry
     if entry is None or entry.root is None:
         raise HloRuntimeError(f"module {module.name} has no entry computation")
-    ev = Evaluator(module, max_while_iterations=max_while_iterations)
     params = unflatten_arguments(entry, args)
+    module = _as_xla_rounds(module)
+    entry = module.entry
+    assert entry is not None and entry.root is not None
+    ev = Evaluator(module, max_while_iterations=max_while_iterations)
     with np.errstate(all="ignore"):
         out = ev.call(entry, params)
     return flatten_value(out, entry.root.shape)
+
+
+# Where XLA CPU rounds f16/bf16 results differs from per-op rounding in two rewrites of the
+# module (bf16 excess precision, f16 FMA contraction): the interpreter runs them on a copy,
+# as the LLVM backend's pipeline does, when the module has f16/bf16 arithmetic at all (with
+# cse first, as XLA: two equal multiplies are one, used twice, which does not contract).
+_XLA_ROUNDING = "float-normalization-bf16,cse,fma-contraction"
+
+
+def _as_xla_rounds(module: Module) -> Module:
+    from hlotools.ir import semantics
+    if not semantics.xla_cpu() or not _has_narrow_arithmetic(module):
+        return module
+    from hlotools.passes.manager import run_pipeline
+    from hlotools.passes.pipeline import parse_pipeline
+    from hlotools.text.reparse import reparsed_copy
+    copy = reparsed_copy(module)
+    run_pipeline(copy, parse_pipeline(_XLA_ROUNDING))
+    return copy
+
+
+def _has_narrow_arithmetic(module: Module) -> bool:
+    return any(inst.info.category in ("unary", "binary") and inst.shape.is_array
+               and inst.shape.element_type is not None and inst.shape.element_type.name in ("f16", "bf16")
+               for comp in module.computations for inst in comp.instructions)

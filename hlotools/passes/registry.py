@@ -22,6 +22,8 @@ PASSES: dict[str, str] = {
     "epilogue-fusion": "hlotools.passes.epilogue_fusion:EpilogueFusion",
     "scheduling": "hlotools.passes.scheduling:Scheduling",
     "layout-assignment": "hlotools.passes.layout_assignment:LayoutAssignment",
+    "float-normalization-bf16": "hlotools.passes.float_normalization:FloatNormalization",
+    "fma-contraction": "hlotools.passes.fma_contraction:FmaContraction",
 }
 
 
