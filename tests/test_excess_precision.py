@@ -254,3 +254,16 @@ def test_hlo_run_xla_allow_excess_precision_flag(backend: str, flag: str, tmp_pa
     assert result.exit_code == 0, result.output
     got = np.load(out)["out0"]
     np.testing.assert_array_equal(bits(got), bits(_bf16_expected(strict=flag == "false")[0]))
+
+
+def test_float_normalization_strict_changes_nothing() -> None:
+    """allow-excess-precision=false is XLA's strict mode: the module stays as it is (every
+    bf16 result rounded, which both backends do op by op)."""
+    from hlotools.passes.manager import run_pipeline
+    from hlotools.passes.pipeline import parse_pipeline
+    module = hlotools.parse_module(BF16_MODULE)
+    before = hlotools.print_module(module)
+    run_pipeline(module, parse_pipeline("float-normalization-bf16{allow-excess-precision=false}"))
+    assert hlotools.print_module(module) == before
+    run_pipeline(module, parse_pipeline("float-normalization-bf16{allow-excess-precision=true}"))
+    assert hlotools.print_module(module) != before

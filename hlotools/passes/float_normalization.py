@@ -18,7 +18,7 @@ nothing, as XLA then keeps every rounding.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from hlotools.ir import semantics
 from hlotools.ir.computation import Computation
@@ -47,10 +47,11 @@ class FloatNormalization(HloPass):
     name = "float-normalization-bf16"
     description = "bf16 ops read by convert(->f32) give those converts their unrounded f32 value"
 
-    allow_excess_precision: bool = field(default_factory=excess_precision_allowed)
+    allow_excess_precision: bool | None = None  # None: excess_precision_allowed() when it runs
 
     def run(self, module: Module, ctx: PassContext) -> bool:
-        if not self.allow_excess_precision:
+        allowed = self.allow_excess_precision
+        if not (excess_precision_allowed() if allowed is None else allowed):
             return False
         rw = Rewriter(module)
         for comp in list(module.computations):

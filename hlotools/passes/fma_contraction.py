@@ -20,7 +20,7 @@ rounding of a*b + c. Every f32 value in it is normal, so flushing denormals chan
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,10 +45,10 @@ class FmaContraction(HloPass):
     name = "fma-contraction"
     description = "f16 a*b+c with a single-use multiply rounds once, as XLA's FMA-contracted code"
 
-    enabled: bool = field(default_factory=semantics.xla_cpu)
+    enabled: bool | None = None  # None: under the xla-cpu semantics (hlotools.ir.semantics)
 
     def run(self, module: Module, ctx: PassContext) -> bool:
-        if not self.enabled:
+        if not (semantics.xla_cpu() if self.enabled is None else self.enabled):
             return False
         rw = Rewriter(module)
         for comp in list(module.computations):

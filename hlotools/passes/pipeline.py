@@ -23,12 +23,12 @@ PresetItem = str | tuple[str, tuple[str, ...]]
 PRESET_LAYOUT: dict[str, tuple[PresetItem, ...]] = {
     "O0": (),
     "O1": (("fixed-point", SIMPLIFICATION_PASSES),),
-    "O2": ("float-normalization-bf16", ("fixed-point", SIMPLIFICATION_PASSES), "fusion", "layout-assignment", "scheduling"),
+    "O2": (("fixed-point", SIMPLIFICATION_PASSES), "float-normalization-bf16", "fusion", "layout-assignment", "scheduling"),
 }
 PRESET_DESCRIPTIONS = {
     "O0": "no passes: parse, verify, print",
     "O1": "the fixed-point simplification group (call-inliner, algsimp, constant-folding, ...)",
-    "O2": "float-normalization-bf16, O1, then fusion, layout-assignment and scheduling (XLA CPU's order; the default -O)",
+    "O2": "O1, then float-normalization-bf16, fusion, layout-assignment and scheduling (XLA CPU's order; the default -O)",
 }
 
 

@@ -7,7 +7,7 @@ The backend's O2 adds `epilogue-fusion` after layout-assignment (before scheduli
 convolution and its elementwise consumers become one kOutput fusion, which the runtime GEMM
 applies per finished tile, so common epilogues need no per-module LLVM loop (XLA CPU's library
 fusions do the same). hlo-opt's -O2 stays XLA CPU's order; `backend_pipeline` is what runs here.
-It also adds `fma-contraction` after the simplification group (before fusion): what LLVM does to
+It also adds `fma-contraction` after float-normalization-bf16 (before fusion): what LLVM does to
 XLA's f16 code on the reference host, which no HLO pass of XLA's does (passes/fma_contraction.py).
 
 The pipeline runs on a copy (text/reparse.py: the module parse(print(module)) would build),
@@ -37,7 +37,7 @@ def available_pipeline(preset: str = "O2") -> str:
 
 # Passes the backend adds to a preset: preset -> ((pass, the pass it follows), ...).
 BACKEND_ADDITIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "O2": (("fma-contraction", "fixed-point"), ("epilogue-fusion", "layout-assignment")),
+    "O2": (("fma-contraction", "float-normalization-bf16"), ("epilogue-fusion", "layout-assignment")),
 }
 _BACKEND: dict[tuple[str, frozenset[str]], str] = {}
 
@@ -61,7 +61,7 @@ def backend_pipeline(preset: str = "O2") -> str:
 def _insert_after(spec: str, name: str, after: str) -> str:
     """`spec` with top-level pass `name` right after top-level pass `after` (appended if absent)."""
     parts = _top_level(spec)
-    at = next((k + 1 for k, p in enumerate(parts) if re.split(r"[({]", p)[0] == after), len(parts))
+    at = next((k + 1 for k, p in enumerate(parts) if p.split("{")[0] == after), len(parts))
     return ",".join(parts[:at] + [name] + parts[at:])
 
 
