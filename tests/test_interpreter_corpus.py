@@ -164,25 +164,13 @@ def test_jax_corpus(name: str, style: str) -> None:
 # ------------------------------------------------------------------------------ xla corpus
 # Modules whose reference output depends on behaviour HLO leaves unspecified, or that do not
 # finish in test time; each has its reason (strict xfail: it must keep failing).
-_INIT_NOT_IDENTITY = ("init value is not the reducer's identity, which HLO leaves unspecified: XLA CPU folds "
-                      "it into each partial accumulator (or drops it for a trivial window); the interpreter "
-                      "combines it exactly once, as XLA's evaluator")
-_ORDER = ("the result depends on the reduction order, which HLO leaves unspecified: ")
 _INFINITE = ("infinite loop (condition is constant true); XLA's while-loop simplifier deletes the loop because "
              "its result is empty or loop-invariant")
 XLA_XFAIL: dict[str, str] = {
-    "parser_test/parser_test_0042.hlo": _INIT_NOT_IDENTITY,
-    "parser_test/parser_test_0043.hlo": _INIT_NOT_IDENTITY,
-    "hlo_files/hlofile_0112.hlo": _INIT_NOT_IDENTITY,
-    "pass_tests/algsimp_test_0358.hlo": _ORDER + "35530 equal bf16 terms stall at a value set by XLA CPU's "
-                                        "accumulator layout (-64); a pairwise tree rounded per step gives -2240",
     "pass_tests/algsimp_test_0378.hlo": "a layout-changing bitcast: the reference came through XLA's HLO -> "
                                         "StableHLO importer, which drops layouts (a row-major reshape); XLA's "
                                         "bitcast keeps the bytes, so the interpreter reads it physically (as "
                                         "the corpus/jax xla_opt modules need)",
-    "pass_tests/instruction_fusion_test_0030.hlo": _ORDER + "the reducer a + 2|b| is not associative; XLA CPU "
-                                                   "combines its partial accumulators with it (4*sum|x|), the "
-                                                   "evaluator order gives 2*sum|x|",
 }
 XLA_SKIP: dict[str, str] = {
     "bad/parser_test_0223.hlo": "MANIFEST expects a parse error (rhs_reversal size check); only the older XLA "
@@ -248,10 +236,10 @@ def test_tolerance_table_is_ordered() -> None:
 
 def test_sweeps_cover_both_corpora() -> None:
     """147 JAX texts (49 modules x 3 styles) and 956 XLA modules with reference outputs, of which
-    939 must reproduce XLA (6 strict xfails, 11 skips, each with its reason above)."""
+    944 must reproduce XLA (1 strict xfail, 11 skips, each with its reason above)."""
     if JAX.is_dir():
         assert len(_jax_cases()) == 147
     if XLA.is_dir():
         files = {r["file"] for r in _xla_rows()}
         assert len(files) == 956 and set(XLA_XFAIL) | set(XLA_SKIP) <= files
-        assert len(files) - len(XLA_XFAIL) - len(XLA_SKIP) == 939
+        assert len(files) - len(XLA_XFAIL) - len(XLA_SKIP) == 944

@@ -3,6 +3,7 @@ below were recorded from real XLA (jaxlib 0.10, /work/shared/tools/xla_ref.py ru
 never need jax. See hlotools/ir/xla_reduce.py for what XLA does and why."""
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,8 @@ import hlotools
 from hlotools.backend.llvm.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
+from hlotools.ir.types import element_type
+from hlotools.ir.xla_reduce import offloaded_to_ynn
 
 DT = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64,
       "s32": np.int32, "u64": np.uint64}
@@ -81,6 +84,96 @@ def test_five_thousand_narrow_ones(run: Backend, ty: str, want: float) -> None:
     """XLA: 5000 in f16, 4992 in bf16 (5000 rounded); a running f16 sum sticks at 2048."""
     (got,) = run(_reduce(ty, (5000,), (0,), ADD.format(t=ty), "0"), [np.ones(5000, DT[ty])])
     assert float(got) == want
+
+
+def _param_reduce(ty: str, shape: tuple[int, ...], dims: tuple[int, ...]) -> str:
+    """_reduce's module with the init value as parameter 1 (hlofile_0099's form)."""
+    return _reduce(ty, shape, dims, ADD.format(t=ty), "0").replace(
+        f"c = {ty}[] constant(0)", f"c = {ty}[] parameter(1)")
+
+
+# (type, shape, reduced dims, init, init is a parameter, input seed, how many times XLA
+# applied init, CRC-32 of XLA's output bytes). Inputs are default_rng(seed).integers(-8, 9)
+# in the type, so every order sums exactly and XLA's output is x.sum + count * init
+# (checked when recording). Count 1: YNNPACK took the reduce (an f32/f64 add of at least
+# 4096 operand elements, rank <= 8); more: TreeReductionRewriter's 32-wide tree.
+INIT_COUNTS = [
+    ("f32", (8, 2048), (1,), "0.25", True, 10, 1, 0x77f2a495),  # hlofile_0099's reduce
+    ("f32", (8, 2048), (1,), "0.25", False, 11, 1, 0xb3091dd0),
+    ("f32", (2048, 2), (0,), "-1.5", True, 12, 1, 0x19e72b58),
+    ("f32", (4096,), (0,), "0.5", True, 13, 1, 0x74a8ec4a),
+    ("f32", (4095,), (0,), "0.5", True, 14, 133, 0x3d703b8a),  # one element short: the tree
+    ("f32", (64, 64), (0, 1), "2", False, 15, 1, 0xd78afe77),
+    ("f32", (33, 124), (0,), "0.25", True, 16, 3, 0x2c895654),  # 4092 elements
+    ("f64", (64, 64), (1,), "1.5", True, 17, 1, 0x7fd8c064),
+    ("f64", (100,), (0,), "1.5", True, 18, 5, 0x26b32271),
+    ("f32", (2,) * 8 + (40,), tuple(range(9)), "0.25", True, 19, 3, 0x5aaaf13a),  # rank 9: the tree
+    ("f32", (2,) * 7 + (40,), tuple(range(8)), "0.25", True, 20, 1, 0x3b368106),
+]
+
+
+@BACKENDS
+@pytest.mark.parametrize("case", INIT_COUNTS, ids=[f"{c[0]}{list(c[1])}{list(c[2])}x{c[6]}" for c in INIT_COUNTS])
+def test_init_applications_follow_xla_cpus_path(run: Backend, case: tuple) -> None:
+    """YNNPACK's f32/f64 sums apply the init value once (hlofile_0099: f32[8,2048] with a
+    parameter init; the tree's count gave init * 65 per row), the tree once per window."""
+    ty, shape, dims, init, param, seed, count, crc = case
+    x = np.random.default_rng(seed).integers(-8, 9, shape).astype(DT[ty])
+    text = _param_reduce(ty, shape, dims) if param else _reduce(ty, shape, dims, ADD.format(t=ty), init)
+    args = [x, np.asarray(float(init), DT[ty])] if param else [x]
+    (got,) = run(text, args)
+    got = np.asarray(got, DT[ty]).reshape(-1)
+    assert got.tolist() == (x.astype(np.float64).sum(axis=dims) + count * float(init)).reshape(-1).tolist()
+    assert zlib.crc32(got.tobytes()) == crc
+
+
+# (type, reducer, shape, reduced dims) -> whether XLA's optimised module holds the reduce in
+# a __ynn_fusion (True) or a reduce-window tree (False), read from xla_ref.py `opt`.
+YNN_PATHS = [
+    ("f32", "add", (4096,), (0,), True), ("f32", "add", (4095,), (0,), False),
+    ("f64", "add", (8192,), (0,), True), ("f16", "add", (8192,), (0,), False),
+    ("bf16", "add", (8192,), (0,), False), ("s32", "add", (8192,), (0,), False),
+    ("s8", "add", (8192,), (0,), False), ("u8", "add", (8192,), (0,), False),
+    ("u32", "add", (8192,), (0,), False), ("s64", "add", (8192,), (0,), False),
+    ("c64", "add", (8192,), (0,), False), ("f32", "multiply", (8192,), (0,), False),
+    ("s32", "xor", (8192,), (0,), False),
+    *[(t, op, (8192,), (0,), True) for op in ("maximum", "minimum") for t in ("f16", "bf16", "f32", "f64", "s8", "u8")],
+    *[(t, op, (8192,), (0,), False) for op in ("maximum", "minimum") for t in ("s16", "s32", "u32")],
+    ("f32", "add", (2, 2048), (1,), True), ("f32", "add", (2048, 2), (0,), True),
+    ("f32", "add", (64, 64, 3), (0, 1), True), ("f32", "add", (33, 124), (0,), False),
+    ("f32", "add", (2,) * 7 + (4096,), (7,), True), ("f32", "add", (2,) * 8 + (4096,), (8,), False),
+]
+
+
+@pytest.mark.parametrize("case", YNN_PATHS, ids=[f"{c[0]}-{c[1]}{list(c[2])}{list(c[3])}" for c in YNN_PATHS])
+def test_ynn_predicate_matches_xlas_choice(case: tuple) -> None:
+    ty, op, shape, dims, ynn = case
+    assert offloaded_to_ynn(op, element_type(ty), shape, dims) is ynn
+
+
+@BACKENDS
+@pytest.mark.parametrize("variadic", [False, True])
+def test_scalar_reduce_window_is_its_operand(run: Backend, variadic: bool) -> None:
+    """parser_test_0042/0043: reduce-window of a scalar 42 with init 1 is 42 in XLA (its
+    optimised module is copy(operand), a parameter init too); spec: 43. A size-1 window
+    over an array is not that: XLA gives x + init."""
+    if variadic:
+        text = ("HloModule m\nred {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
+                "  d = f32[] parameter(3)\n  s = f32[] add(a, c)\n  t = f32[] add(b, d)\n"
+                "  ROOT r = (f32[], f32[]) tuple(s, t)\n}\nENTRY e {\n  x = f32[] parameter(0)\n"
+                "  i = f32[] parameter(1)\n  ROOT r = (f32[], f32[]) reduce-window(x, x, i, i), to_apply=red\n}\n")
+    else:
+        text = ("HloModule m\nred {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                "  ROOT r = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[] parameter(0)\n  i = f32[] parameter(1)\n"
+                "  ROOT r = f32[] reduce-window(x, i), to_apply=red\n}\n")
+    args = [np.float32(42), np.float32(1)]
+    assert [float(v) for v in run(text, args)] == [42.0] * (1 + variadic)
+    with semantics.using("spec"):
+        assert [float(v) for v in run(text, args)] == [43.0] * (1 + variadic)
+    window = ("HloModule m\nred {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+              "  ROOT r = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[5] parameter(0)\n  i = f32[] constant(1)\n"
+              "  ROOT r = f32[5] reduce-window(x, i), window={size=1}, to_apply=red\n}\n")
+    assert run(window, [np.full(5, 10, np.float32)])[0].tolist() == [11.0] * 5
 
 
 @BACKENDS

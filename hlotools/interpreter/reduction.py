@@ -27,7 +27,13 @@ from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
-from hlotools.ir.xla_reduce import Stage, init_applications, keeps_elements, tree_stages
+from hlotools.ir.xla_reduce import (
+    Stage,
+    init_applications,
+    keeps_elements,
+    reduce_stages,
+    window_keeps_operand,
+)
 
 Array = np.ndarray
 _SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
@@ -175,14 +181,15 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
     op = simple_reducer(comp) if n == 1 else None
     if xla and n == 1 and (op is None or _rounds_per_step(et)):
         with np.errstate(all="ignore"):
-            return xla_tree_reduce(ev, comp, inputs[0], inits[0], dims, et)
+            r = xla_tree_reduce(ev, comp, inputs[0], inits[0], dims, et, reduce_stages(inst))
+        return (r,) if inst.shape.is_tuple else r  # a reducer may return a 1-tuple
     if op is not None and not _rounds_per_step(et):
         with np.errstate(all="ignore"):
             x = _compute(inputs[0], et)
             r = _ufunc(op, et).reduce(x, axis=dims, initial=_compute(inits[0], et)[()])
             r = first_nan_wins(op, r, lambda: _reduced_last(x, dims), inits[0], et)
             if xla:
-                r = _extra_inits(op, r, inits[0], init_applications(inputs[0].shape, dims), et)
+                r = _extra_inits(op, r, inits[0], init_applications(inst), et)
         return finish(r, et)
     keep = [d for d in range(inputs[0].ndim) if d not in dims]
     moved = []
@@ -199,8 +206,9 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
 
 def _extra_inits(op: str, r: Array, init: Array, count: int, et: ElementType) -> Array:
     """r combined with init count - 1 more times: XLA CPU's tree applies init once per window
-    (ir/xla_reduce.py); add/multiply/xor are the reducers where that changes the value when
-    init is not their identity (and/or/maximum/minimum are idempotent)."""
+    (ir/xla_reduce.py; count is 1 where YNNPACK takes the reduce); add/multiply/xor are the
+    reducers where that changes the value when init is not their identity (and/or/maximum/
+    minimum are idempotent)."""
     if count <= 1 or op not in ("add", "multiply", "xor"):
         return r
     fn, i = _ufunc(op, et), _compute(init, et)
@@ -233,10 +241,11 @@ def _apply(ev: Any, comp: Computation, acc: Array, x: Array, et: ElementType) ->
 
 
 def xla_tree_reduce(ev: Any, comp: Computation, x: Array, init: Array, dims: tuple[int, ...],
-                    et: ElementType) -> Array:
-    """A single-input reduce as XLA CPU runs it (ir/xla_reduce.py): the tree of 32-wide
-    reduce-windows, each rounding per step, then one sequential fold from init."""
-    for st in tree_stages(x.shape, dims):
+                    et: ElementType, stages: list[Stage]) -> Array:
+    """A single-input reduce as XLA CPU runs it (ir/xla_reduce.py): the tree's 32-wide
+    reduce-windows (`stages`: none where YNNPACK takes the reduce), each rounding per step,
+    then one sequential fold from init."""
+    for st in stages:
         x = _stage_fold(ev, comp, x, st, init, et)
     t = _reduced_last(x, tuple(sorted(dims)))
     acc = np.broadcast_to(init, t.shape[:-1])
@@ -285,6 +294,9 @@ def reduce_window(inst: Instruction, args: list, ev: Any) -> Any:
     comp = inst.attrs.get("to_apply")
     if not isinstance(comp, Computation):
         raise HloRuntimeError("reduce-window needs to_apply")
+    if semantics.xla_cpu() and window_keeps_operand(inputs[0].ndim):  # XLA: the operand, no init
+        outs = [x.astype(s.dtype) for x, s in zip(inputs, inst.shape.leaves())]
+        return tuple(outs) if inst.shape.is_tuple else outs[0]
     wd = _window_dims(inst.attrs.get("window"), inputs[0].ndim)
     et = inst.operands[0].shape.element_type
     assert et is not None

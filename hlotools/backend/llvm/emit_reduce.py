@@ -19,7 +19,7 @@ from hlotools.backend.llvm.registry import NO_INLINE, elemental
 from hlotools.ir import semantics
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.xla_reduce import init_applications, keeps_elements, tree_stages
+from hlotools.ir.xla_reduce import init_applications, keeps_elements, reduce_stages, window_keeps_operand
 
 
 def _accumulators(gen: ElementalGen, inits: list[ir.Value]) -> list[ir.Value]:
@@ -121,7 +121,7 @@ def _xla_order(inst: Instruction, comp: object) -> bool:
     """Whether a single-input reduce takes XLA CPU's exact tree: floats narrower than 32 bits
     (each step rounds, so the order shows: a running f16 sum of 5,000 ones stops at 2048) and
     reducers that are not a plain add/multiply/maximum/minimum/and/or/xor."""
-    et = inst.shape.element_type
+    et = inst.operands[0].shape.element_type  # the result may be a 1-tuple (a reducer returning one)
     assert et is not None
     narrow = et.kind == "float" and et.bits < 32
     return narrow or binary_reducer_opcode(comp) not in _SIMPLE  # type: ignore[arg-type]
@@ -138,7 +138,7 @@ def _xla_tree(gen: ElementalGen, inst: Instruction, comp: object, src: list[ir.V
     b = gen.b
     x = inst.operands[0]
     reduced = sorted(inst.attrs.get("dimensions", ()))
-    stages = tree_stages(x.shape.dims, reduced)
+    stages = reduce_stages(inst)
     eb = gen.fe.in_entry()
 
     def combine(slot: ir.Value, v: ir.Value) -> None:
@@ -196,11 +196,10 @@ def _xla_tree(gen: ElementalGen, inst: Instruction, comp: object, src: list[ir.V
 
 def _extra_inits(gen: ElementalGen, inst: Instruction, comp: object, slot: ir.Value, init: ir.Value) -> None:
     """acc = op(acc, init) as many more times as XLA CPU's tree applies init (once per window
-    of every stage), for add/multiply/xor whose init is not a constant identity (and/or/
-    maximum/minimum are idempotent)."""
+    of every stage; never where YNNPACK takes the reduce), for add/multiply/xor whose init
+    is not a constant identity (and/or/maximum/minimum are idempotent)."""
     op = binary_reducer_opcode(comp)  # type: ignore[arg-type]
-    x = inst.operands[0]
-    count = init_applications(x.shape.dims, sorted(inst.attrs.get("dimensions", ())))
+    count = init_applications(inst)
     if count <= 1 or op not in ("add", "multiply", "xor") or _is_identity(inst.operands[1], op):
         return
     b = gen.b
@@ -340,6 +339,10 @@ def _reduce_window(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     b = gen.b
     if any(d == 0 for d in src_dims):
         return init_vals if n > 1 else init_vals[0]
+    if semantics.xla_cpu() and window_keeps_operand(rank):  # XLA: the operand, no init
+        with gen.region():
+            vals = [gen.value_at(x, []) for x in inputs]
+        return vals if n > 1 else vals[0]
     out_dims = inst.shape.leaves()[0].dims
     exact = [_always_inside(window[d], out_dims[d], src_dims[d]) for d in range(rank)]
     window_size = 1
