@@ -47,7 +47,8 @@ def test_emit_llvm_opt_is_optimised(tmp_path: Path) -> None:
     r = invoke([model(tmp_path), "--emit=llvm-opt", "--function-name", "axpy"])
     assert r.exit_code == 0, r.stderr
     assert "i32 @axpy(ptr" in r.stdout and "%params" in r.stdout
-    assert "@hlo_entry" not in r.stdout  # inlined into the C entry by LLVM
+    assert "@hlo_entry(" not in r.stdout  # inlined into the C entry by LLVM (its body stays
+    # a function of its own: noinline, so no arithmetic moves across the MXCSR writes)
     assert "<" in r.stdout and " x float>" in r.stdout  # vectorised
     assert r.stdout != plain
 

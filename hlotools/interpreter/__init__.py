@@ -12,7 +12,11 @@ from hlotools.interpreter.evaluator import Evaluator, evaluate
 
 __all__ = ["Evaluator", "evaluate"]
 
-_NOT_KERNELS = {"evaluator", "registry"}
+_NOT_KERNELS = {"evaluator", "registry", "denormals"}
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name not in _NOT_KERNELS and not _info.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_info.name}")
+
+from hlotools.interpreter import denormals as _denormals  # noqa: E402  (after every kernel registered)
+
+_denormals.install()

@@ -23,7 +23,6 @@ from hlotools.interpreter.numeric import (
 )
 from hlotools.interpreter.registry import kernel
 from hlotools.ir import semantics
-from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
@@ -455,7 +454,21 @@ def binary(inst: Instruction, args: list, ev: object) -> Array:
     if et.kind == "complex" and inst.opcode in complex_math.BINARY:
         return finish(complex_math.numpy_binary(inst.opcode, x, y), _out_et(inst))
     r = _BINARY[inst.opcode](x, y, et)
+    if et.kind == "float" and inst.opcode in _FIRST_NAN:
+        r = _first_operand_nan(x, np.asarray(r))
     return finish(r, _out_et(inst))
+
+
+# x86 arithmetic gives the first operand's NaN (quieted) when both are NaN; numpy's loops (and
+# LLVM, which commutes add/multiply) do not keep to it, so both backends pick it explicitly.
+_FIRST_NAN = frozenset({"add", "subtract", "multiply", "divide"})
+
+
+def _first_operand_nan(x: Array, r: Array) -> Array:
+    nan = np.isnan(x)
+    if not np.any(nan) or r.dtype.kind != "f":
+        return r
+    return np.where(nan, quiet_nan(x).astype(r.dtype), r)
 
 
 # ------------------------------------------------------------------------- compare

@@ -15,6 +15,7 @@ lines and `using()` in Python set it.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -51,3 +52,26 @@ def using(choice: str) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = old
+
+
+_LOCAL = threading.local()
+
+
+def flush_denormals() -> bool:
+    """Whether f32/f64 (and bf16, computed in f32) arithmetic flushes denormal operands and
+    results to zero of the same sign, as XLA CPU's kernels run (x86 MXCSR DAZ + FTZ, set by
+    its thread pools: tsl::port::ScopedFlushDenormal). Moves, select, negate, abs, bitcasts
+    and the bf16/f16 conversions keep the bits, as the hardware does."""
+    return xla_cpu() and not getattr(_LOCAL, "gradual", False)
+
+
+@contextmanager
+def gradual_underflow() -> Iterator[None]:
+    """Evaluate a block with IEEE gradual underflow whatever the semantics: XLA's constant
+    folding runs its HloEvaluator without the flush, so folded constants keep denormals."""
+    old = getattr(_LOCAL, "gradual", False)
+    _LOCAL.gradual = True
+    try:
+        yield
+    finally:
+        _LOCAL.gradual = old

@@ -164,8 +164,9 @@ class _Folder:
 
     def _evaluate(self, inst: Instruction) -> np.ndarray | None:
         from hlotools.interpreter.registry import KERNELS
-        try:
-            with np.errstate(all="ignore"):
+        from hlotools.ir.semantics import gradual_underflow
+        try:  # XLA folds with its HloEvaluator, which keeps denormals (its kernels flush them)
+            with np.errstate(all="ignore"), gradual_underflow():
                 args = [_operand_value(o, self.evaluator) for o in inst.operands]
                 out = KERNELS[inst.opcode](inst, args, self.evaluator)
         except Exception as e:  # noqa: BLE001 - an op the interpreter cannot evaluate is not folded

@@ -93,7 +93,7 @@ def c_identifier(name: str) -> str:
 
 def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     """Run the passes and codegen, and wrap the entry function in the C interface."""
-    from hlotools.backend.llvm import compiler
+    from hlotools.backend.llvm import compiler, denormals
     from hlotools.backend.llvm.pipeline import optimise_module
     name = options.function_name or c_identifier(module.name)
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
@@ -101,7 +101,8 @@ def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     triple, cpu, features = _target(options)
     tm = target_machine(triple, cpu, features, options.opt_level)  # a bad target fails before the work
     optimised = optimise_module(module, options.preset) if options.preset != "none" else module
-    ir_module, stats = compiler.compile_module(optimised)
+    with denormals.target_triple(triple):  # FTZ/DAZ code for x86 targets only
+        ir_module, stats = compiler.compile_module(optimised)
     ir_module.triple = triple
     ir_module.data_layout = str(tm.target_data)
     _add_c_entry(ir_module, name, compiler.ENTRY_NAME, stats.arena_bytes)

@@ -11,12 +11,14 @@ from typing import TypeAlias
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import denormals
 from hlotools.backend.llvm import emit_complex as C
 from hlotools.backend.llvm import emit_math as M
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_elemental import ElementalGen, Index
 from hlotools.backend.llvm.registry import elemental
 from hlotools.errors import HloUnsupportedError
+from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
@@ -204,19 +206,30 @@ def _int_rem(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
 
 
 def _int_pow(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
-    """Square-and-multiply over every exponent bit (branch-free, wraps)."""
+    """Square-and-multiply (branch-free, wraps), as the interpreter's _int_power: under the
+    xla-cpu semantics XLA CPU's EmitIntegerPow (six squarings: only the exponent's low 6 bits
+    count; a top-bit-set exponent is negative for unsigned types too, giving 1 for base 1,
+    +-1 for base -1 by parity, else 0), under spec every exponent bit (0 for a negative one,
+    but base 1's)."""
     ty = x.type
-    acc: ir.Value = ir.Constant(ty, 1)
-    base, e = x, y
     one = ir.Constant(ty, 1)
-    for _ in range(ty.width if et.kind == "unsigned" else ty.width - 1):
+    xla = semantics.xla_cpu()
+    steps = 6 if xla else (ty.width if et.kind == "unsigned" else ty.width - 1)
+    acc: ir.Value = one
+    base, e = x, (b.and_(y, ir.Constant(ty, 63)) if xla else y)
+    for _ in range(steps):
         odd = b.icmp_unsigned("!=", b.and_(e, one), _zero(ty))
         acc = b.select(odd, b.mul(acc, base), acc)
         base = b.mul(base, base)
         e = b.lshr(e, one)
-    if et.kind == "signed":
-        neg = b.icmp_signed("<", y, _zero(ty))
-        acc = b.select(neg, b.zext(b.icmp_unsigned("==", x, one), ty), acc)
+    if et.kind == "signed" or xla:
+        neg = b.icmp_signed("<", y, _zero(ty))  # the top bit, for unsigned types too
+        at_neg = b.zext(b.icmp_unsigned("==", x, one), ty)
+        if xla:
+            odd_exp = b.icmp_unsigned("!=", b.and_(y, one), _zero(ty))
+            minus_one = b.icmp_unsigned("==", x, _ones(ty))
+            at_neg = b.select(minus_one, b.select(odd_exp, x, one), at_neg)
+        acc = b.select(neg, at_neg, acc)
     return acc
 
 
@@ -248,6 +261,8 @@ def float_max_min(b: B, x: ir.Value, y: ir.Value, is_max: bool) -> ir.Value:
     their NaN's bits open and x86 lowers them differently with and without AVX-512 (a sign-bit
     NaN came out positive on one CPU and negative on another). XLA CPU is host-dependent there
     (it emits those intrinsics); hlotools defines the answer once."""
+    if denormals.flushing(b):  # DAZ: a denormal operand is a zero of its sign (XLA CPU's vmaxps)
+        x, y = denormals.flush(b, x), denormals.flush(b, y)
     elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
     width = _FLOAT_BITS[type(elem)]
     ity: ir.Type = ir.IntType(width)
@@ -294,8 +309,21 @@ def _arith(int_op: str, float_op: str, pred_op: str) -> Callable[[B, ir.Value, i
             return getattr(b, pred_op)(x, y)
         if et.is_integer:
             return getattr(b, int_op)(x, y)
-        return getattr(b, float_op)(x, y)
+        return first_operand_nan(b, x, getattr(b, float_op)(x, y))
     return apply
+
+
+def first_operand_nan(b: B, x: ir.Value, r: ir.Value) -> ir.Value:
+    """r, or x quieted when x is NaN: x86 arithmetic returns the first operand's NaN when both
+    are NaN, but LLVM commutes add and multiply as the target likes (SSE's two-operand forms
+    at x86-64-v2, not AVX's), so without this a NaN + NaN of two payloads had other bits at
+    other feature levels. With one NaN operand it changes nothing."""
+    if not isinstance(x.type, (ir.FloatType, ir.DoubleType)):
+        return r
+    width = 32 if isinstance(x.type, ir.FloatType) else 64
+    ity = ir.IntType(width)
+    quiet = b.bitcast(b.or_(b.bitcast(x, ity), ir.Constant(ity, QUIET_BIT[width])), x.type)
+    return b.select(b.fcmp_unordered("uno", x, x), quiet, r)
 
 
 def _logic(op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
@@ -307,7 +335,7 @@ def _logic(op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
 
 
 def _divide(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
-    return _int_div(b, x, y, et) if et.is_integer else b.fdiv(x, y)
+    return _int_div(b, x, y, et) if et.is_integer else first_operand_nan(b, x, b.fdiv(x, y))
 
 
 def _remainder(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:

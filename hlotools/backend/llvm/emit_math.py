@@ -15,13 +15,22 @@ from typing import TypeAlias
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import denormals
 from hlotools.backend.llvm import emit_types as T
 
 B: TypeAlias = ir.IRBuilder
 
 
 def libm(b: B, name: str, args: list[ir.Value]) -> ir.Value:
-    """Call the C library's `name` (f32: `namef`) on float arguments."""
+    """Call the C library's `name` (f32: `namef`) on float arguments. Under XLA CPU's
+    FTZ/DAZ (denormals.py) the operands and the result are flushed in code: libm tests a
+    value's bits itself, so it computes log(1e-40) exactly where XLA's kernels see log(0)."""
+    if denormals.flushing(b):
+        return denormals.flush(b, _libm_call(b, name, [denormals.flush(b, a) for a in args]))
+    return _libm_call(b, name, args)
+
+
+def _libm_call(b: B, name: str, args: list[ir.Value]) -> ir.Value:
     ty = args[0].type
     full = name + ("f" if ty == T.F32 else "")
     fn = b.module.globals.get(full)

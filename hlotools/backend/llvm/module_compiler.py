@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm import buffers as bufs
+from hlotools.backend.llvm import denormals
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats
 from hlotools.errors import HloUnsupportedError
@@ -63,6 +64,8 @@ class ModuleCompiler:
         if entry is None or entry.root is None:
             raise HloUnsupportedError(f"module {self.module.name} has no entry computation")
         cf = self.function_for(entry, ENTRY_NAME, export=True, donation=entry_donation(self.module))
+        if denormals.entry_flushes(self.ir):  # XLA CPU's FTZ/DAZ for the call (x86, xla-cpu semantics)
+            denormals.flush_during(cf.function)
         self.stats.arena_bytes = cf.arena_bytes
         self.stats.donated = {k: cf.donation[k] for k in sorted(cf.alias_safe)}
         return self.ir

@@ -27,7 +27,8 @@ Workers numbered above `nactive` sit a job out (the thread count went down, or n
 The caller never waits for a worker to wake up: it claims chunks itself and then waits only
 for chunks other threads have claimed. A failed pthread_create means fewer workers (and no
 retry until the next join); after fork() the child sees another pid than the one that made
-the pool, forgets the parent's workers and starts its own. SYS_futex comes from the module's
+the pool, forgets the parent's workers and starts its own. On x86 the owner's MXCSR goes with
+the job (workers load it before their chunks), so XLA CPU's FTZ/DAZ reach every thread. SYS_futex comes from the module's
 triple, or from uname() at run time when the module has none yet (the JIT's; AOT's, whose
 triple aot.py sets after codegen); no known number means no workers (calls run serially).
 """
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import denormals
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_loops import c64, for_range
 from hlotools.backend.llvm.parallel import (
@@ -102,6 +104,7 @@ class _Pool:
     tids: ir.GlobalVariable      # [MAX_THREADS x i64]: pthread_t of worker i + 1 at i
     spin: ir.GlobalVariable      # i64: exported spin time in ns
     sysno: ir.GlobalVariable     # i64: SYS_futex (-1: ask uname() when the pool starts; 0: none)
+    mxcsr: ir.GlobalVariable | None  # i32: the owner's MXCSR, adopted by the workers (x86 only)
 
 
 def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for",
@@ -155,7 +158,8 @@ def _globals(module: ir.Module, name: str, export: bool, futex: int) -> _Pool:
                  word=glob("word", i64, 0, 64), done=glob("done", i64, 0, 64),
                  fn=glob("fn", T.PTR, None, 64), ctx=glob("ctx", T.PTR, None), n=glob("n", i64, 0),
                  tids=glob("tids", tids, [0] * MAX_THREADS, 64),
-                 spin=_spin_global(module, export), sysno=glob("sysno", i64, futex))
+                 spin=_spin_global(module, export), sysno=glob("sysno", i64, futex),
+                 mxcsr=glob("mxcsr", i32, 0x1F80, 4) if denormals.is_x86(module, assume_host=False) else None)
 
 
 def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
@@ -257,6 +261,8 @@ def _chunks_function(module: ir.Module, name: str, pool: _Pool) -> ir.Function:
     f = b.load(pool.fn, typ=T.PTR)
     ctx = b.load(pool.ctx, typ=T.PTR)
     n = b.load(pool.n, typ=T.I64)
+    if pool.mxcsr is not None:  # the caller's rounding and FTZ/DAZ bits (denormals.py) for its chunks
+        denormals.write_mxcsr(b, pool.mxcsr)
     lo = b.udiv(b.mul(claimed, n), chunks)
     hi = b.udiv(b.mul(b.add(claimed, c64(1)), n), chunks)
     b.call(_as_worker(b, f), [ctx, lo, hi])
@@ -464,6 +470,8 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: i
     b.store(fn, pool.fn)
     b.store(ctx, pool.ctx)
     b.store(n, pool.n)
+    if pool.mxcsr is not None:
+        denormals.read_mxcsr(b, pool.mxcsr)
     b.store_atomic(c64(0), pool.done, "monotonic", 8)
     word = b.or_(b.shl(b.sub(p, c64(1)), c64(32)), b.shl(chunks, c64(16)))
     b.store_atomic(word, pool.word, "release", 8)

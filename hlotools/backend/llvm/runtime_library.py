@@ -34,6 +34,7 @@ AOT objects never set the flag: they define everything inside and need only libc
 from __future__ import annotations
 
 import os
+import platform
 import re
 import threading
 import time
@@ -62,7 +63,7 @@ _REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
 SOURCES = ("backend/llvm/runtime_library.py", "backend/llvm/parallel.py", "backend/llvm/parallel_pool.py", "backend/llvm/pool_libc.py",
            "backend/llvm/gemm_kernel.py", "backend/llvm/conv_kernel.py", "backend/llvm/reduce_window_kernel.py",
            "backend/llvm/gemm_epilogue.py", "backend/llvm/emit_arith.py", "backend/llvm/emit_math.py",
-           "backend/llvm/emit_complex.py", "backend/llvm/host.py",
+           "backend/llvm/emit_complex.py", "backend/llvm/host.py", "backend/llvm/denormals.py",
            "backend/llvm/emit_types.py", "backend/llvm/emit_loops.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
@@ -129,11 +130,12 @@ def build_ir(group: str) -> str:
     """The LLVM IR text of one group (HloError for a name that is no group)."""
     import llvmlite.ir as ir
 
-    from hlotools.backend.llvm import conv_kernel, gemm_kernel, parallel, reduce_window_kernel
+    from hlotools.backend.llvm import conv_kernel, denormals, gemm_kernel, parallel, reduce_window_kernel
     from hlotools.ir.types import ELEMENT_TYPES
     module = ir.Module(name=f"hlotools.runtime.{group}")
     if group == PARALLEL:
-        parallel.define_runtime(module)
+        with denormals.target_triple(platform.machine()):  # the host's: the pool hands MXCSR on (x86)
+            parallel.define_runtime(module)
         return str(module)
     conv = _CONV.match(group)
     if conv:

@@ -1,0 +1,118 @@
+"""XLA CPU's flush of denormals (x86 MXCSR DAZ + FTZ, set while its kernels run), replayed:
+under `semantics.flush_denormals()` the kernels of arithmetic opcodes see their f32/f64/bf16
+operands with every denormal replaced by a zero of its sign, and their results flushed the
+same way. Moves, select, negate/abs (bit operations on x86), bitcasts, the bf16/f16
+conversions (integer code in XLA) and reducers that only select keep the bits, as the
+hardware does; the LLVM backend gets the same from the MXCSR bits (backend/llvm/denormals.py).
+Partial results inside one kernel (a dot's running sums) are IEEE's here: numpy runs with
+gradual underflow, so only a sum that passes through the denormal range on its way can differ.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from hlotools.interpreter.registry import KERNELS, Kernel
+from hlotools.ir import semantics
+from hlotools.ir.computation import binary_reducer_opcode
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_FLUSHED = {np.dtype(np.float32): (np.uint32, 0x7F800000, 0x80000000),
+            np.dtype(np.float64): (np.uint64, 0x7FF0000000000000, 1 << 63),
+            _BF16: (np.uint16, 0x7F80, 0x8000)}
+ARITHMETIC = frozenset({
+    "add", "subtract", "multiply", "divide", "remainder", "power", "atan2", "maximum", "minimum", "clamp",
+    "compare", "exponential", "exponential-minus-one", "log", "log-plus-one", "sqrt", "rsqrt", "cbrt",
+    "sine", "cosine", "tan", "sinh", "cosh", "acos", "acosh", "asin", "asinh", "atanh", "logistic", "erf",
+    "ceil", "floor", "round-nearest-afz", "round-nearest-even", "sign", "is-finite",
+    "dot", "convolution"})
+_CONVERT_FLUSHES = frozenset({"f32", "f64"})  # cvtss2sd / cvtsd2ss; f16/bf16 go through integer code
+_REDUCER_FLUSHES = frozenset({"add", "multiply", "maximum", "minimum"})
+
+
+def flush(x: Any) -> Any:
+    """x (an array, or a tuple of them) with f32/f64/bf16 denormals made signed zeros."""
+    if isinstance(x, tuple):
+        return tuple(flush(v) for v in x)
+    if isinstance(x, np.ndarray) and x.dtype.kind == "c":  # complex: each part
+        out = np.empty_like(x)
+        out.real, out.imag = flush(np.ascontiguousarray(x.real)), flush(np.ascontiguousarray(x.imag))
+        return out
+    if not isinstance(x, np.ndarray) or x.dtype not in _FLUSHED:
+        return x
+    uint, exp_mask, sign_mask = _FLUSHED[x.dtype]
+    bits = np.ascontiguousarray(x).view(uint)
+    tiny = (bits & uint(exp_mask)) == 0
+    if not np.any(tiny & (bits != 0) & (bits != uint(sign_mask))):
+        return x
+    return np.where(tiny, bits & uint(sign_mask), bits).astype(uint).view(x.dtype).reshape(x.shape)
+
+
+_NOT_CONSTANT = frozenset({"parameter", "rng", "rng-bit-generator", "rng-get-and-update-state", "infeed",
+                           "recv", "custom-call", "partition-id", "replica-id"})
+def constant_derived(inst: Any, memo: dict[int, tuple[Any, bool]]) -> bool:
+    """Whether inst's value comes from constants alone: XLA's constant folding computes those
+    at compile time with its evaluator, which keeps denormals (measured: 1e-30 * 1e-10 of two
+    constants is 1e-40 in XLA's output, of a parameter 0). `memo` lives with the evaluator."""
+    hit = memo.get(id(inst))
+    if hit is not None and hit[0] is inst:
+        return hit[1]
+    stack, order = [inst], []
+    while stack:  # iterative: deep graphs must not recurse
+        x = stack.pop()
+        h = memo.get(id(x))
+        if h is not None and h[0] is x:
+            continue
+        order.append(x)
+        stack.extend(x.operands)
+    for x in reversed(order):
+        h = memo.get(id(x))
+        if h is not None and h[0] is x:
+            continue
+        value = x.opcode not in _NOT_CONSTANT and not x.info.side_effect and all(
+            memo[id(o)][1] for o in x.operands)
+        memo[id(x)] = (x, value)
+    return memo[id(inst)][1]
+
+
+def _memo(ev: Any) -> dict[int, tuple[Any, bool]]:
+    memo = getattr(ev, "_constant_derived", None)
+    if memo is None:
+        memo = {}
+        try:
+            ev._constant_derived = memo
+        except AttributeError:  # an evaluator without a __dict__: no memo across calls
+            pass
+    return memo
+
+
+def _flushes(inst: Any, ev: Any) -> bool:
+    if constant_derived(inst, _memo(ev)):
+        return False
+    op = inst.opcode
+    if op == "convert":
+        src, dst = inst.operands[0].shape.element_type, inst.shape.element_type
+        return src is not None and dst is not None and src.name in _CONVERT_FLUSHES and dst.name in _CONVERT_FLUSHES
+    if op in ("reduce", "reduce-window"):
+        return binary_reducer_opcode(inst.attrs.get("to_apply")) in _REDUCER_FLUSHES
+    return op in ARITHMETIC
+
+
+def _flushing(fn: Kernel) -> Kernel:
+    def kernel(inst: Any, args: list, ev: Any) -> Any:
+        if not semantics.flush_denormals() or not _flushes(inst, ev):
+            return fn(inst, args, ev)
+        return flush(fn(inst, [flush(a) for a in args], ev))
+    kernel.__wrapped__ = fn  # type: ignore[attr-defined]
+    return kernel
+
+
+def install() -> None:
+    """Wrap the kernels that flush (once; the package's __init__ calls it after every kernel
+    module has registered)."""
+    for op in sorted(ARITHMETIC | {"convert", "reduce", "reduce-window"}):
+        fn = KERNELS.get(op)
+        if fn is not None and not hasattr(fn, "__wrapped__"):
+            KERNELS[op] = _flushing(fn)
