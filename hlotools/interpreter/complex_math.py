@@ -26,6 +26,9 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from hlotools.errors import HloUnsupportedError
+from hlotools.interpreter import denormals
+from hlotools.ir import semantics
+from hlotools.ir.types import ELEMENT_TYPES
 
 V = TypeVar("V")  # a real value (array or IR value)
 P = Any  # a predicate of the backend
@@ -44,7 +47,7 @@ class RealOps(Protocol[V]):
     def fabs(self, x: V) -> V: ...
     def copysign(self, x: V, y: V) -> V: ...
     def sqrt(self, x: V) -> V: ...
-    def maximum(self, x: V, y: V) -> V: ...  # NaN-propagating (llvm.maximum)
+    def maximum(self, x: V, y: V) -> V: ...  # HLO maximum: the NaN operand quieted, x's if both
     def minimum(self, x: V, y: V) -> V: ...
     def fma(self, x: V, y: V, z: V) -> V: ...
     def call(self, name: str, *args: V) -> V: ...  # exp log log1p expm1 sin cos atan2 pow
@@ -449,7 +452,14 @@ Array = np.ndarray
 
 
 class NumpyOps(Generic[V]):
-    """RealOps on float32/float64 arrays: each operation rounds to the component type."""
+    """RealOps on float32/float64 arrays: each operation rounds to the component type.
+
+    With `flush` (the default under XLA CPU's FTZ/DAZ, semantics.flush_denormals()) every
+    arithmetic step and libm call sees its denormal operands as zeros of their sign and flushes
+    its result, as the LLVM backend's code does under MXCSR FTZ|DAZ (and XLA's): a formula's
+    intermediate values underflow inside one kernel, where flushing the kernel's operands and
+    results alone cannot reach (Smith's c/d of -1 / 1.7e38 is 0 there, so inf * 0 is NaN).
+    Moves, negate, fabs, copysign and select are bit operations and keep the bits."""
 
     _CALLS: dict[str, Callable[..., Array]] = {
         "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin,
@@ -459,23 +469,29 @@ class NumpyOps(Generic[V]):
         "one": lambda x, y: (x != y) & ~np.isnan(x) & ~np.isnan(y),
         "uno": lambda x, y: np.isnan(x) | np.isnan(y)}
 
-    def __init__(self, dtype: np.dtype) -> None:
+    def __init__(self, dtype: np.dtype, flush: bool | None = None) -> None:
         self.dtype = np.dtype(dtype)
+        self.et = ELEMENT_TYPES["f32" if self.dtype == np.float32 else "f64"]
+        self.flush = semantics.flush_denormals() if flush is None else flush
+
+    def _z(self, x: Array) -> Array:
+        """x with denormals flushed when this evaluation flushes (DAZ on an operand, FTZ on a result)."""
+        return denormals.flush(np.asarray(x, self.dtype)) if self.flush else x
 
     def c(self, v: float) -> Array:
         return np.asarray(v, self.dtype)
 
     def add(self, x: Array, y: Array) -> Array:
-        return np.add(x, y, dtype=self.dtype)
+        return self._z(np.add(self._z(x), self._z(y), dtype=self.dtype))
 
     def sub(self, x: Array, y: Array) -> Array:
-        return np.subtract(x, y, dtype=self.dtype)
+        return self._z(np.subtract(self._z(x), self._z(y), dtype=self.dtype))
 
     def mul(self, x: Array, y: Array) -> Array:
-        return np.multiply(x, y, dtype=self.dtype)
+        return self._z(np.multiply(self._z(x), self._z(y), dtype=self.dtype))
 
     def div(self, x: Array, y: Array) -> Array:
-        return np.divide(x, y, dtype=self.dtype)
+        return self._z(np.divide(self._z(x), self._z(y), dtype=self.dtype))
 
     def neg(self, x: Array) -> Array:
         return np.negative(x)
@@ -487,31 +503,39 @@ class NumpyOps(Generic[V]):
         return np.copysign(x, y, dtype=self.dtype)
 
     def sqrt(self, x: Array) -> Array:
-        return np.sqrt(x)
+        return self._z(np.sqrt(self._z(x)))
 
     def maximum(self, x: Array, y: Array) -> Array:
-        return np.maximum(x, y)
+        """HLO maximum as both backends define it (emit_arith.float_max_min): the NaN operand
+        quieted, x's when both are; -0 below +0; never numpy's or the CPU's choice of NaN."""
+        from hlotools.interpreter import elementwise  # it imports this module
+        return np.asarray(elementwise._max(self._z(x), self._z(y), self.et), self.dtype)
 
     def minimum(self, x: Array, y: Array) -> Array:
-        return np.minimum(x, y)
+        from hlotools.interpreter import elementwise
+        return np.asarray(elementwise._min(self._z(x), self._z(y), self.et), self.dtype)
 
     def fma(self, x: Array, y: Array, z: Array) -> Array:
         """Fused for f32 (the f64 product of two f32 is exact); f64: multiply, then add."""
         if self.dtype == np.float32:
-            return (np.asarray(x, np.float64) * y + z).astype(np.float32)
+            wide = np.asarray(self._z(x), np.float64) * self._z(y) + self._z(z)
+            return self._z(wide.astype(np.float32))
         return self.add(self.mul(x, y), z)
 
     def call(self, name: str, *args: Array) -> Array:
         """f32 calls go through f64 and round once: the correctly rounded result that glibc's
         expf, sinf, atan2f, ... (the LLVM backend's) give, where numpy's f32 SIMD loops have
-        errors of an ulp of 1 (cos near pi/2 would be off by hundreds of ulps)."""
+        errors of an ulp of 1 (cos near pi/2 would be off by hundreds of ulps). Operands and
+        result flushed as emit_math.libm does under FTZ/DAZ."""
+        args = tuple(self._z(a) for a in args)
         if self.dtype == np.float32:
             wide = [np.asarray(a, np.float64) for a in args]
-            return np.asarray(self._CALLS[name](*wide), np.float32)
-        return np.asarray(self._CALLS[name](*args), self.dtype)
+            return self._z(np.asarray(self._CALLS[name](*wide), np.float32))
+        return self._z(np.asarray(self._CALLS[name](*args), self.dtype))
 
     def cmp(self, op: str, x: Array, y: Array) -> Array:
-        return self._CMP[op](x, y)
+        """DAZ reaches comparisons too (ucomiss/cmpss read their operands through it)."""
+        return self._CMP[op](self._z(x), self._z(y))
 
     def and_(self, p: Array, q: Array) -> Array:
         return np.logical_and(p, q)

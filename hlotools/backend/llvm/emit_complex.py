@@ -73,10 +73,14 @@ class IrOps:
         return self._intrinsic("sqrt", x)
 
     def maximum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._intrinsic("maximum", x, y)
+        """HLO maximum's one select form (NaN operand quieted, x's when both): llvm.maximum's
+        NaN bits are the target's choice (x86 lowers it one way with AVX-512, another without)."""
+        from hlotools.backend.llvm.emit_arith import float_max_min  # it imports this module
+        return float_max_min(self.b, x, y, True)
 
     def minimum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._intrinsic("minimum", x, y)
+        from hlotools.backend.llvm.emit_arith import float_max_min
+        return float_max_min(self.b, x, y, False)
 
     def fma(self, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
         """f32: the exact f64 product plus z, rounded (the interpreter's form); f64: unfused."""
