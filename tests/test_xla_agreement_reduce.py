@@ -333,3 +333,14 @@ def test_select_and_scatter_never_selects_padding(run: Backend, shape: str, src:
     s = s.reshape([int(v) for v in src.split(",")])
     got = run(_select_and_scatter(shape, src, window), [np.array(x, np.float32), s])[0]
     assert got.tolist() == want
+
+
+def test_ynn_max_of_a_million_halves_is_one_numpy_reduction() -> None:
+    """An f16 maximum that YNNPACK takes has no tree stages; the interpreter reduces it with
+    numpy (0.1 s), not the tree path's per-element fold (10 s for 10^6 elements)."""
+    import time
+    x = np.random.default_rng(0).standard_normal(2_000_000).astype(np.float16)
+    body = "  ROOT r = f16[] maximum(a, b)\n"
+    start = time.perf_counter()
+    (got,) = _interp(_reduce("f16", x.shape, (0,), body, "-inf"), [x])
+    assert float(got) == float(x.max()) and time.perf_counter() - start < 5.0

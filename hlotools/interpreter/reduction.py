@@ -31,6 +31,7 @@ from hlotools.ir.xla_reduce import (
     Stage,
     init_applications,
     keeps_elements,
+    reduce_offloaded_to_ynn,
     reduce_stages,
     window_keeps_operand,
 )
@@ -179,7 +180,7 @@ def reduce(inst: Instruction, args: list, ev: Any) -> Any:
         outs = [x.reshape(s.dims) for x, s in zip(inputs, inst.shape.leaves())]
         return tuple(outs) if inst.shape.is_tuple else outs[0]
     op = simple_reducer(comp) if n == 1 else None
-    if xla and n == 1 and (op is None or _rounds_per_step(et)):
+    if xla and n == 1 and (op is None or _rounds_per_step(et)) and not reduce_offloaded_to_ynn(inst):
         with np.errstate(all="ignore"):
             r = xla_tree_reduce(ev, comp, inputs[0], inits[0], dims, et, reduce_stages(inst))
         return (r,) if inst.shape.is_tuple else r  # a reducer may return a 1-tuple

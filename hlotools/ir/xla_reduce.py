@@ -118,23 +118,31 @@ def tree_stages(dims: Sequence[int], reduced: Sequence[int]) -> list[Stage]:
     return stages
 
 
+def _reduced(inst: Instruction) -> list[int]:
+    return sorted(int(d) for d in inst.attrs.get("dimensions", ()))
+
+
+def reduce_offloaded_to_ynn(inst: Instruction) -> bool:
+    """offloaded_to_ynn for a reduce instruction (never a variadic one)."""
+    if len(inst.operands) != 2:
+        return False
+    x = inst.operands[0]
+    et = x.shape.element_type
+    op = binary_reducer_opcode(inst.attrs.get("to_apply"))
+    return et is not None and offloaded_to_ynn(op, et, x.shape.dims, _reduced(inst))
+
+
 def reduce_stages(inst: Instruction) -> list[Stage]:
     """The reduce-windows XLA CPU runs for `inst` before its final reduce: tree_stages for a
     single-input reduce that YNNPACK does not take, none otherwise (variadic reduces and
     YNNPACK's fold apply the init value once)."""
-    if len(inst.operands) != 2:
+    if len(inst.operands) != 2 or reduce_offloaded_to_ynn(inst):
         return []
-    x = inst.operands[0]
-    et = x.shape.element_type
-    dims = tuple(x.shape.dims)
-    reduced = sorted(int(d) for d in inst.attrs.get("dimensions", ()))
-    if et is None or offloaded_to_ynn(binary_reducer_opcode(inst.attrs.get("to_apply")), et, dims, reduced):
-        return []
-    return tree_stages(dims, reduced)
+    return tree_stages(inst.operands[0].shape.dims, _reduced(inst))
 
 
 def init_applications(inst: Instruction) -> int:
     """How many times XLA CPU combines the init value into one output element of `inst`:
     once per window of every stage, once in the final reduce."""
-    reduced = [int(d) for d in inst.attrs.get("dimensions", ())]
+    reduced = _reduced(inst)
     return 1 + sum(prod(st.out[d] for d in reduced) for st in reduce_stages(inst))
