@@ -29,6 +29,7 @@ from hlotools.interpreter.patterns import KeyComparator, guard, key_comparator, 
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
 from hlotools.interpreter.std_stable_sort import stable_sort_rows
+from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 
 
@@ -193,18 +194,29 @@ def sort_arrays(ev: Any, comp: Any, operands: list[np.ndarray], dim: int, stable
     perm = None
     simple = simple_comparator(comp)
     if simple is not None and simple.operand < len(rows):
-        perm = _sort_by_key(rows[simple.operand], simple.total_order, simple.descending, stable, rows)
+        perm = _sort_by_key(_compared(rows[simple.operand], simple.total_order), simple.total_order,
+                            simple.descending, stable, rows)
     if perm is None and comp is not None:
         keyed = _key_comparator(comp)
         if keyed is not None:
             key = np.asarray(ev.apply(keyed.key, rows)[0])
-            perm = _sort_by_key(key, keyed.total_order, keyed.descending, stable, rows)
+            perm = _sort_by_key(_compared(key, keyed.total_order), keyed.total_order, keyed.descending, stable, rows)
     if perm is None:
         perm = stable_sort_permutation(ev, comp, rows)
         if not stable:
             perm = _unstable_from_classes(ev, comp, rows, perm)
     out = _permute(rows, perm)
     return [np.ascontiguousarray(np.moveaxis(o.reshape(shape), -1, dim)) for o in out]
+
+
+def _compared(key: np.ndarray, total_order: bool) -> np.ndarray:
+    """The values a float LT/GT comparator sees: under XLA CPU's DAZ a denormal compares as a
+    zero of its sign (the compare kernel flushes too: general comparators agree); TOTALORDER
+    compares the bits, which DAZ leaves alone."""
+    if total_order or not semantics.flush_denormals():
+        return key
+    from hlotools.interpreter.denormals import flush
+    return np.asarray(flush(key))
 
 
 @kernel("sort")
