@@ -26,7 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import denormals
+from hlotools.interpreter import denormals, special
 from hlotools.ir import semantics
 from hlotools.ir.types import ELEMENT_TYPES
 
@@ -49,7 +49,7 @@ class RealOps(Protocol[V]):
     def sqrt(self, x: V) -> V: ...
     def maximum(self, x: V, y: V) -> V: ...  # HLO maximum: the NaN operand quieted, x's if both
     def minimum(self, x: V, y: V) -> V: ...
-    def fma(self, x: V, y: V, z: V) -> V: ...
+    def fma(self, x: V, y: V, z: V) -> V: ...  # x * y + z rounded once
     def call(self, name: str, *args: V) -> V: ...  # exp log log1p expm1 sin cos atan2 pow
     def cmp(self, op: str, x: V, y: V) -> P: ...  # ordered ==, <, <=, >, >=; "one"; "uno"
     def and_(self, p: P, q: P) -> P: ...
@@ -73,8 +73,13 @@ def add(o: RealOps[Any], x: Parts, y: Parts) -> Parts:
 
 
 def multiply(o: RealOps[Any], x: Parts, y: Parts) -> Parts:
+    """(ac - bd) + i(bc + ad) as XLA CPU's code computes it: its LLVM contracts each part's
+    first product into the add (AllowFPOpFusion=Fast on an FMA host; the IR has fmul, fsub),
+    ac - bd = fma(a, c, -bd), bc + ad = fma(b, c, ad). So an exact product that would overflow
+    alone keeps its sign: (1.7e38 + 0.5i)(100 + inf i) is -inf + inf i, not NaN + inf i. Fused
+    explicitly, so the same on every CPU."""
     (a, b), (c, d) = x, y
-    return o.sub(o.mul(a, c), o.mul(b, d)), o.add(o.mul(b, c), o.mul(a, d))
+    return o.fma(a, c, o.neg(o.mul(b, d))), o.fma(b, c, o.mul(a, d))
 
 
 def divide(o: RealOps[Any], x: Parts, y: Parts) -> Parts:
@@ -516,11 +521,9 @@ class NumpyOps(Generic[V]):
         return np.asarray(elementwise._min(self._z(x), self._z(y), self.et), self.dtype)
 
     def fma(self, x: Array, y: Array, z: Array) -> Array:
-        """Fused for f32 (the f64 product of two f32 is exact); f64: multiply, then add."""
-        if self.dtype == np.float32:
-            wide = np.asarray(self._z(x), np.float64) * self._z(y) + self._z(z)
-            return self._z(wide.astype(np.float32))
-        return self.add(self.mul(x, y), z)
+        """x * y + z rounded once (special.fma32/fma64, exact emulations): llvm.fma's value."""
+        fused = special.fma32 if self.dtype == np.float32 else _fma64
+        return self._z(np.asarray(fused(self._z(x), self._z(y), self._z(z)), self.dtype))
 
     def call(self, name: str, *args: Array) -> Array:
         """f32 calls go through f64 and round once: the correctly rounded result that glibc's
@@ -548,6 +551,35 @@ class NumpyOps(Generic[V]):
 
     def select(self, p: Array, x: Array, y: Array) -> Array:
         return np.where(p, x, y).astype(self.dtype, copy=False)
+
+
+_SPLIT_MAX = 2.0 ** 995  # special.fma64's Veltkamp split (x * (2^27 + 1)) overflows past this
+_TINY = 2.0 ** -800  # below this its error terms fall into the denormals and lose bits
+
+
+def _fma64(a: Array, b: Array, c: Array) -> Array:
+    """special.fma64 (finite, nonzero operands of moderate size) made IEEE's fma everywhere.
+    A product or addend that is zero or not finite needs no fusing (a * b + c rounds once: an
+    infinite or NaN a or b, a zero product; c = 0 gives the rounded product), except a finite product with c infinite
+    or NaN, which gives c (a product rounded to inf would make inf - inf = NaN). Huge operands
+    (the bigger one and c scaled by 2^-128) and tiny ones (the smaller one and c by 2^128) are
+    brought into range first and the result scaled back, which is exact or the same overflow or
+    underflow the fma has; a sum or a scaled product that still overflows is inf, as a * b + c."""
+    a, b, c = (np.asarray(v, np.float64) for v in np.broadcast_arrays(a, b, c))
+    with np.errstate(all="ignore"):
+        finite_ab = np.isfinite(a) & np.isfinite(b)
+        plain = ~finite_ab | (a == 0) | (b == 0) | (c == 0)
+        fused = ~plain & np.isfinite(c)
+        huge = fused & ((np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX))
+        tiny = fused & (np.abs(a * b) < _TINY) & (np.abs(c) < _TINY)
+        scale = np.where(huge, 2.0 ** -128, np.where(tiny, 2.0 ** 128, 1.0))
+        on_a = np.where(huge, np.abs(a) >= np.abs(b), np.abs(a) < np.abs(b))
+        sa = np.where(fused, np.where(on_a, a * scale, a), 1.0)
+        sb = np.where(fused, np.where(on_a, b, b * scale), 1.0)
+        r = special.fma64(sa, sb, np.where(fused, c * scale, 0.0)) / scale
+        r = np.where(fused & np.isfinite(sa * sb) & ~np.isnan(r), r, a * b + c)
+        r = np.where(finite_ab & (c == 0) & (a != 0) & (b != 0), a * b, r)  # an underflow keeps ab's sign
+        return np.asarray(np.where(~plain & ~np.isfinite(c), c, r))
 
 
 def _parts(z: Array) -> tuple[Array, Array, np.dtype]:

@@ -83,12 +83,8 @@ class IrOps:
         return float_max_min(self.b, x, y, False)
 
     def fma(self, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
-        """f32: the exact f64 product plus z, rounded (the interpreter's form); f64: unfused."""
-        if self.ty != T.F32:
-            return self.add(self.mul(x, y), z)
-        b = self.b
-        wide = b.fadd(b.fmul(b.fpext(x, T.F64), b.fpext(y, T.F64)), b.fpext(z, T.F64))
-        return b.fptrunc(wide, T.F32)
+        """x * y + z rounded once on every target (llvm.fma: fmaf/fma where the CPU has no FMA)."""
+        return self._intrinsic("fma", x, y, z)
 
     def call(self, name: str, *args: ir.Value) -> ir.Value:
         return M.libm(self.b, name, list(args))
