@@ -65,6 +65,29 @@ def to_result(value: np.ndarray, result: np.dtype) -> np.ndarray:
         return value.astype(result)
 
 
+def canonical_nans(value: np.ndarray) -> np.ndarray:
+    """A dot's or convolution's result with each NaN (each NaN part of a complex element) the
+    default quiet NaN of its type with the sign clear: f32 0x7FC00000, f64 0x7FF8000000000000,
+    narrower floats that f32 NaN converted (f16 0x7E00, bf16 0x7FC0). Which payload a sum of
+    products keeps depends on the order and operand order of its adds and multiplies (BLAS's
+    here; the LLVM backend's at each x86 feature level), so neither backend keeps one: the
+    LLVM backend stores the same NaN (gemm_kernel.canonical_nan)."""
+    if dtype_kind(value.dtype) == "c":
+        if not np.isnan(value).any():
+            return value
+        out = np.empty_like(value)
+        out.real, out.imag = canonical_nans(value.real), canonical_nans(value.imag)
+        return out
+    if dtype_kind(value.dtype) != "f":
+        return value
+    with np.errstate(all="ignore"):
+        bad = np.isnan(value.astype(np.float32) if value.dtype.itemsize < 4 else value)
+        if not bad.any():
+            return value
+        nan = to_result(np.array(np.nan, np.float64 if value.dtype == np.float64 else np.float32), value.dtype)
+        return np.where(bad, nan, value)
+
+
 def _widen(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if x.dtype == dtype:
         return x
@@ -105,7 +128,7 @@ def dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     out = dot_general(lhs, rhs, lb, rb, lc, rc, acc)
     if out.shape != tuple(inst.shape.dims):
         raise _fail(inst, f"computed shape {out.shape} does not match the declared {inst.shape}")
-    return to_result(out, result)
+    return canonical_nans(to_result(out, result))
 
 
 def _check_dot(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, lb: tuple[int, ...], rb: tuple[int, ...],
@@ -399,7 +422,7 @@ def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarra
     result = inst.shape.dtype
     acc = compute_dtype(result, lhs.dtype, rhs.dtype)
     out = convolution(lhs, rhs, labels, window, tuple(inst.shape.dims), g, bg, acc, convolution_numerics(inst))
-    return to_result(out, result)
+    return canonical_nans(to_result(out, result))
 
 
 # --------------------------------------------------------------------------------- fft

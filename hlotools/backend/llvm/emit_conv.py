@@ -17,7 +17,9 @@ Non-finite values follow ir/xla_conv.py's convolution_numerics (XLA CPU's path, 
 spec): where it skips padding, a tap outside the input adds nothing (never 0 * inf); its
 group leaks (0 * a non-finite element of another group's kernel, or of another group's
 input under the window) are extra sums per output element, run only when a check of the
-operand found a non-finite value.
+operand found a non-finite value. A NaN result element is stored as the canonical NaN
+(gemm_kernel.canonical_nan, as the GEMM path's: the payload a multiply-add chain keeps
+depends on the target), once the element is final.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_arith import convert_value
 from hlotools.backend.llvm.emit_elemental import clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of, loop_nest
+from hlotools.backend.llvm.gemm_kernel import canonical_nan
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
@@ -231,6 +234,10 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                     with b.if_then(inside):  # padding and holes add nothing (XLA's skipping paths)
                         features(x)
             window_loops(0, row)
+            with for_range(b, 0, od[feat], name="oc") as o:  # the row is final: canonical NaNs
+                out_idx[feat] = o
+                done = fe.load_element(out_ptr, out_shape, list(out_idx))
+                fe.store_element(canonical_nan(b, done), out_ptr, out_shape, list(out_idx))
             return
         slot = fe.in_entry().alloca(T.value_type(acc_et))
         b.store(T.constant(acc_et, 0), slot)
@@ -248,7 +255,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
             with b.if_then(flag, likely=False):
                 leak(slot)
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
-        fe.store_element(v, out_ptr, out_shape, list(out_idx))
+        fe.store_element(canonical_nan(b, v), out_ptr, out_shape, list(out_idx))
 
     def outer(k: int) -> None:
         if k == len(outer_dims):

@@ -7,6 +7,10 @@ the nest is (outer dims, contracting dims, last dim): the innermost loop streams
 row and an rhs row (contiguous in row-major layouts) with a loop-invariant lhs element.
 Otherwise (narrow floats, which accumulate in f32 and round once; matrix-vector shapes)
 each result element is a register accumulation over the contracting dims.
+
+A NaN result element is stored as the canonical NaN (gemm_kernel.canonical_nan: which
+payload a chain of multiply-adds keeps depends on the target's instruction forms): when the
+element is final, after its sum (the row form: one pass over the finished row).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.compiler import FunctionEmitter
 from hlotools.backend.llvm.emit_arith import convert_value
 from hlotools.backend.llvm.emit_loops import c64, for_range
+from hlotools.backend.llvm.gemm_kernel import canonical_nan
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
@@ -118,6 +123,11 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
                             acc = fe.load_element(out_ptr, inst.shape, list(idx))
                             fe.store_element(_mul_add(b, acc, xv, yv, acc_et), out_ptr, inst.shape, list(idx))
             k_loops(0, row)
+            if out_et.kind in ("float", "complex"):
+                with fe.gen.region(), for_range(b, 0, out_dims[last], name="nc") as n:
+                    idx[last] = n  # the row is final: NaNs to the canonical one (gemm_kernel.canonical_nan)
+                    done = fe.load_element(out_ptr, inst.shape, list(idx))
+                    fe.store_element(canonical_nan(b, done), out_ptr, inst.shape, list(idx))
             return
         slot = fe.in_entry().alloca(T.value_type(acc_et))
         b.store(_zero(acc_et), slot)
@@ -128,7 +138,7 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
                 b.store(_mul_add(b, b.load(slot, typ=slot.allocated_type), xv, yv, acc_et), slot)
         k_loops(0, accumulate)
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
-        fe.store_element(v, out_ptr, inst.shape, list(idx))
+        fe.store_element(canonical_nan(b, v), out_ptr, inst.shape, list(idx))
 
     def outer(j: int) -> None:
         if j == n_outer:

@@ -23,6 +23,9 @@ Two kernels, chosen per dot:
   when the cores are shared (transformer_block 105 ms instead of 0.26 ms; big_mlp_1024
   median 184 ms), and they change numpy's threading process-wide if tamed.
 
+Every NaN of the result is the canonical one (gemm_kernel.canonical_nan): the kernel makes
+it so before its stores, BLAS's result and a narrow type's conversion get one pass after.
+
 Dots this file does not take (complex, pred, sub-byte integers, empty contracting dims) go
 to emit_dot's loop nest.
 """
@@ -302,6 +305,8 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
     assert b_ptr is not None
     if p.blas:
         _emit_blas(fe, p, a_ptr, b_ptr, c_ptr)
+        if not p.c.packed:  # (a staged C gets them in _unstage)
+            _canonical_nans(fe, c_ptr, p.ct, _prod(dd.batch) * dd.m * dd.n)
     else:
         tail = b_extra if p.tail else None
         if tail is not None:
@@ -403,8 +408,21 @@ def _unstage(fe: FunctionEmitter, inst: Instruction, src: ir.Value, p: Plan) -> 
                 off = b.add(off, b.mul(index[d], c64(s)))
                 s *= out.dims[d]
         v = b.load(b.gep(src, [off], source_etype=T.value_type(p.ct)), typ=T.value_type(p.ct))
-        fe.store_element(convert_value(b, v, p.ct, et), dst, out, index)
+        v = convert_value(b, v, p.ct, et)
+        # the kernel's NaNs are canonical already; BLAS's, and a narrow type's overflow, not
+        fe.store_element(K.canonical_nan(b, v) if p.blas or et != p.ct else v, dst, out, index)
     loop_nest(b, out, body)
+
+
+def _canonical_nans(fe: FunctionEmitter, ptr: ir.Value, ct: ElementType, count: int) -> None:
+    """The NaNs among `count` dense elements of compute type `ct` at `ptr` made the
+    canonical one (gemm_kernel.canonical_nan): OpenBLAS's result, whose payloads are its
+    kernels' (chosen per CPU)."""
+    b = fe.b
+    sty = T.value_type(ct)
+    with for_range(b, 0, count, name="cn") as i:
+        at = b.gep(ptr, [i], source_etype=sty)
+        b.store(K.canonical_nan(b, b.load(at, typ=sty)), at)
 
 
 def _batch_offsets(b: ir.IRBuilder, t: ir.Value, batch: tuple[int, ...],

@@ -25,6 +25,10 @@ fusion), or is 0: then nothing else changes (one branch per tile; the k loop's m
 the same instruction for instruction). The epilogue's interpreter is part of this group's
 code, so the runtime library's fingerprint must cover gemm_epilogue.py, emit_arith.py and
 emit_math.py too (runtime_library.SOURCES).
+
+A NaN of the finished tile becomes the canonical NaN (canonical_nan) before the epilogue and
+the stores: which payload a chain of multiply-adds keeps depends on how LLVM orders and
+commutes it per target, and the epilogue must see the dot's value as an unfused one would.
 """
 from __future__ import annotations
 
@@ -93,6 +97,29 @@ def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[
     fn = ir.Function(module, par.WORKER_TYPE, kernel_name(ct, L, MR))
     _build(fn, ct, L, MR)
     return [fn.name]
+
+
+def canonical_nan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """v, or where it is NaN the default quiet NaN with the sign clear (f32 0x7FC00000, f64
+    0x7FF8000000000000; f16/bf16 results are that f32 NaN converted): what a dot or
+    convolution gives for a NaN element on both backends (interpreter/linalg.py). With several
+    NaN operands the payload out of a multiply-add chain depends on how LLVM orders and
+    commutes it at each x86 feature level, so no payload is kept. Scalars, vectors and
+    complex values (each part); anything else is returned as is. One compare and select per
+    stored element, never in a k loop."""
+    ty = v.type
+    if isinstance(ty, ir.LiteralStructType):
+        out = v
+        for k in range(len(ty.elements)):
+            out = b.insert_value(out, canonical_nan(b, b.extract_value(v, k)), k)
+        return out
+    scalar = ty.element if isinstance(ty, ir.VectorType) else ty
+    if not isinstance(scalar, (ir.FloatType, ir.DoubleType)):
+        return v
+    nan: ir.Value = ir.Constant(scalar, float("nan"))  # the default quiet NaN, sign clear
+    if isinstance(ty, ir.VectorType):
+        nan = ir.Constant(ty, [nan] * ty.count)
+    return b.select(b.fcmp_unordered("uno", v, v), nan, v)
 
 
 def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
@@ -205,6 +232,7 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
                 ph.add_incoming(v, b.block)
             b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
             b.position_at_end(kx)
+            new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
             new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, L, MR)
             vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
             count = b.select(full, c64(nv), ncols)
