@@ -16,7 +16,11 @@ from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH, shape_size_error
 from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer import GAP, LineMap
 
+# Shapes by their text, parsed once. Bounded (emptied when full, as emit_loops' constants and
+# the verifier's valid shapes are): a process parsing many modules of distinct shapes kept
+# every one it ever saw with its cached properties (~0.7 kB a shape).
 _CACHE: dict[str, Shape] = {}
+CACHE_MAX = 16_384
 _COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9_]*)\[([^\]]*)\]\s*(?:\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\})?")
 # At most 20 digits (the parser's lexer refuses longer integers; literal-text inputs come here
@@ -44,6 +48,8 @@ def array_shape(text: str) -> Shape:
     s = _CACHE.get(text)
     if s is None:
         s = _parse_array(text)
+        if len(_CACHE) >= CACHE_MAX:
+            _CACHE.clear()
         _CACHE[text] = s
     return s
 

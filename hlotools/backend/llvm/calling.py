@@ -12,6 +12,7 @@ import ctypes
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -73,11 +74,20 @@ class EntryCaller:
             if src is not None and outs[k] is not None and src.shape == outs[k].shape:
                 own = src.copy() if np.shares_memory(src, np.asarray(args[i])) else src
                 keep[i] = outs[k] = own
-        in_arr = (ctypes.c_void_p * max(1, len(keep)))(*[_addr(k) for k in keep])
-        out_arr = (ctypes.c_void_p * max(1, len(outs)))(*[_addr(o) for o in outs])
+        in_arr = pointer_array(max(1, len(keep)))(*[_addr(k) for k in keep])
+        out_arr = pointer_array(max(1, len(outs)))(*[_addr(o) for o in outs])
         with self._lock:
             self._entry(self._arena_ptr, ctypes.addressof(in_arr), ctypes.addressof(out_arr))
         return [to_logical(o, s) for o, s in zip(outs, self.result_leaves)]
+
+
+@lru_cache(maxsize=256)
+def pointer_array(n: int) -> type[ctypes.Array[ctypes.c_void_p]]:
+    """`ctypes.c_void_p * n`, made once: ctypes caches array types only while something else
+    holds them, and a type is cyclic (its __mro__, its descriptors), so each one a call made
+    was garbage for the collector, and the first call after a collection made a new one
+    (~15 us)."""
+    return ctypes.c_void_p * n
 
 
 ARENA_ALIGN = 64
