@@ -22,7 +22,7 @@ def lit(type_name: str, values, dims=None) -> Literal:
     (0.044715, "0.044715"),        # %.6g reads back
     (1e-05, "1e-05"), (1568.0, "1568"), (0.0009765625, "0.0009765625"),
     (-3.40282347e+38, "-3.40282347e+38"), (0.13333334, "0.13333334"),
-    (-0.0, "-0"), (float("inf"), "inf"), (float("-inf"), "-inf"), (float("nan"), "nan"),
+    (-0.0, "-0.0"), (float("inf"), "inf"), (float("-inf"), "-inf"), (float("nan"), "nan"),
 ])
 def test_f32_round_trip_rule(value: float, text: str) -> None:
     assert format_float(np.float32(value), "f32") == text

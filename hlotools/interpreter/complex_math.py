@@ -583,8 +583,10 @@ def _fma64(a: Array, b: Array, c: Array) -> Array:
 
 
 def _parts(z: Array) -> tuple[Array, Array, np.dtype]:
+    """The real and imaginary parts as contiguous arrays of z's dims (a rank-0 z too, which
+    np.ascontiguousarray would make rank 1)."""
     real = np.float32 if z.dtype == np.complex64 else np.float64
-    return np.ascontiguousarray(z.real, real), np.ascontiguousarray(z.imag, real), np.dtype(real)
+    return np.array(z.real, real, order="C"), np.array(z.imag, real, order="C"), np.dtype(real)
 
 
 def _compose(re: Array, im: Array, dtype: np.dtype) -> Array:

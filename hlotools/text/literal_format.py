@@ -52,6 +52,11 @@ def _nan_text(value: np.generic, type_name: str, dtype: np.dtype) -> str:
     return text
 
 
+# XLA's RoundTripFpToString spells -0.0 "-0", which its lexer (and ours) reads back as the
+# integer 0, so a float literal +0: "-0.0" keeps the sign through a print and a parse.
+NEGATIVE_ZERO = "-0.0"
+
+
 def format_float(value: float | np.generic, type_name: str = "f32") -> str:
     """One floating-point element, as XLA's RoundTripFpToString spells it."""
     from hlotools.ir.types import ELEMENT_TYPES
@@ -64,6 +69,8 @@ def format_float(value: float | np.generic, type_name: str = "f32") -> str:
         return _nan_text(v, type_name, dtype)
     if d in (math.inf, -math.inf):
         return "inf" if d > 0 else "-inf"
+    if d == 0 and math.copysign(1.0, d) < 0:
+        return NEGATIVE_ZERO
     if type_name == "f32":
         short = f"{d:.6g}"
         return short if np.float32(float(short)) == v else f"{d:.9g}"
@@ -116,7 +123,7 @@ def _float_texts(flat: np.ndarray, type_name: str) -> list[str]:
     else:
         digits = _float_traits(type_name, flat.dtype)[0]
         texts = [f"{x:.{digits}g}" for x in values]
-    for i in np.flatnonzero(~np.isfinite(d)).tolist():  # nan (sign, payload) and inf
+    for i in np.flatnonzero(~np.isfinite(d) | ((d == 0) & np.signbit(d))).tolist():  # nan, inf, -0
         texts[i] = format_float(flat[i], type_name)
     return texts
 

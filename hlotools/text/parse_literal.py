@@ -426,7 +426,9 @@ def _ints(values: list, positions: list[int], et: ElementType) -> np.ndarray:
 def _floats(values: list, positions: list[int], et: ElementType) -> np.ndarray:
     out = np.empty(len(values), dtype=np.float64)
     for k, v in enumerate(values):
-        if _FLOAT.match(v):
+        if not v.strip("-0") and _INT.match(v):  # XLA lexes `-0` as the integer 0: +0, not -0
+            out[k] = 0.0
+        elif _FLOAT.match(v):
             f = float(v)
             if math.isinf(f):
                 raise LiteralError("Constant is out of range for double (+/-1.79769e+308) and so is "

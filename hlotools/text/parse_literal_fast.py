@@ -57,8 +57,21 @@ def fast_dense(text: str, shape: Shape) -> np.ndarray | None:
     if values is None or len(values) != math.prod(dims):
         return None
     if et.kind == "float":
+        _integer_zeros_positive(values, cleaned)
         return _floats(values, shape, cleaned.count(b"inf"))
     return _integers(values, shape)
+
+
+def _integer_zeros_positive(values: np.ndarray, cleaned: bytes) -> None:
+    """XLA lexes `-0` as the integer 0, a float literal +0 (`-0.0` is -0): numpy's reader
+    made both -0. Only a literal with negative zeros pays for splitting its words."""
+    neg = np.flatnonzero((values == 0) & np.signbit(values))
+    if not len(neg):
+        return
+    words = cleaned.split()
+    for k in neg.tolist():
+        if not words[k].strip(b"-0"):
+            values[k] = 0.0
 
 
 def _read_numbers(cleaned: bytes, dtype: type) -> np.ndarray | None:
