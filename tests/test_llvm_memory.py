@@ -94,6 +94,24 @@ def test_compiled_modules_and_their_engines_are_freed() -> None:
     assert jit.live_modules() == before
 
 
+def test_a_live_compiled_module_keeps_no_llvm_module_but_its_engine_s() -> None:
+    """The optimised llvmlite module is not kept for optimised_ir (it is made again on
+    demand): ~18 kB of LLVM memory per live module."""
+    import llvmlite.binding as llvm
+
+    def modules() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, llvm.ModuleRef))
+
+    run_one(4)
+    before = modules()
+    held = [compile_cached(hlotools.parse_module(module_text(k)), CompileOptions(), compile_cache=None)
+            for k in (5, 6)]
+    assert modules() == before + len(held)  # each engine's own (empty) module
+    optimised = held[0].optimised_ir()
+    assert held[0].llvm_level == 3 and "define" in optimised and optimised != held[0].llvm_ir
+
+
 def test_each_optimiser_run_frees_its_pass_manager_and_builder(monkeypatch: pytest.MonkeyPatch) -> None:
     """llvmlite 0.50 never frees a ModulePassManager (ObjectRef's empty _dispose comes first
     in its method order), and its run registers instrumentation callbacks into the builder's

@@ -65,8 +65,7 @@ class CompiledModule(EntryCaller):
         t2 = time.perf_counter()
         self.llvm_level = llvm_level(ir_module, opt_level)
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
-        jit_module, self._llmod = jit.compile_ir(self.llvm_ir, self.llvm_level,
-                                                 objects.append if keep_object else None)
+        jit_module, _ = jit.compile_ir(self.llvm_ir, self.llvm_level, objects.append if keep_object else None)
         t3 = time.perf_counter()
         self.object_code: bytes | None = objects[0] if objects else None
         entry = module.entry
@@ -92,7 +91,6 @@ class CompiledModule(EntryCaller):
         RL.ensure(self.runtime_groups, runtime_cache)
         jit_module = jit.load_object(object_code)
         self.llvm_ir = ""  # not kept in the cache
-        self._llmod = jit_module.module
         self.object_code = object_code
         self._bind(jit_module, stats, param_leaves, result_leaves,
                    Timings(extra={"load_object": time.perf_counter() - t0}))
@@ -105,7 +103,6 @@ class CompiledModule(EntryCaller):
         loaded with dlopen: neither llvmlite nor the compiler is involved."""
         self = cls.__new__(cls)
         self.llvm_ir = ""
-        self._llmod = None
         self.object_code = None
         self._jit = library  # type: ignore[assignment]  # keeps the library open while the module lives
         self.runtime_groups = []  # linked into the library
@@ -127,7 +124,16 @@ class CompiledModule(EntryCaller):
         self.bind_entry(jit_module.address(ENTRY_NAME), stats, param_leaves, result_leaves)
 
     def optimised_ir(self) -> str:
-        return str(self._llmod)
+        """The LLVM IR the machine code was generated from ("" for a module loaded from the
+        compile cache), optimised again from llvm_ir as it was for the JIT (the same target
+        machine and level): the optimised module itself is not kept, ~18 kB of LLVM memory
+        per live module of tests/test_llvm_memory.py (a quarter of what one costs) for this
+        one question."""
+        from hlotools.backend.llvm import jit
+        if not self.llvm_ir:
+            return ""
+        level = self.llvm_level or 0
+        return jit.optimised_ir(self.llvm_ir, level) if level > 0 else str(jit.parse_ir(self.llvm_ir))
 
 
 # Straight-line code up to this many LLVM instructions is compiled at level 0 (llvm_level).
