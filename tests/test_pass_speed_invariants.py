@@ -15,7 +15,7 @@ import pytest
 import hlotools
 from hlotools.ir.module import Module
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.manager import PIPELINE_GC_THRESHOLD, ManagerOptions, PassManager
+from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import register, unregister
 
@@ -31,7 +31,7 @@ ENTRY main {
 """
 
 RUNS: list[str] = []
-THRESHOLDS: list[tuple[int, ...]] = []
+COLLECTING: list[bool] = []
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Observe(HloPass):
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         RUNS.append(self.name)
-        THRESHOLDS.append(gc.get_threshold())
+        COLLECTING.append(gc.isenabled())
         return False
 
 
@@ -70,7 +70,7 @@ def _passes() -> Iterator[None]:
     register("test-rename", f"{__name__}:Rename")
     register("test-observe", f"{__name__}:Observe")
     RUNS.clear()
-    THRESHOLDS.clear()
+    COLLECTING.clear()
     yield
     unregister("test-rename")
     unregister("test-observe")
@@ -114,8 +114,26 @@ def test_print_after_all_runs_every_application() -> None:
     assert RUNS == ["test-rename", "test-observe", "test-rename", "test-observe"]
 
 
-def test_pipeline_gc_settings_apply_during_the_run_and_are_restored() -> None:
+def test_the_collector_pauses_during_the_run_and_comes_back() -> None:
     before = gc.get_threshold()
     PassManager().run(hlotools.parse_module(TEXT), parse_pipeline("test-observe"))
-    assert THRESHOLDS == [PIPELINE_GC_THRESHOLD]
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    assert COLLECTING == [False]
+    assert gc.isenabled() and gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_garbage_from_before_a_pipeline_stays_young() -> None:
+    """A cycle made before a pipeline is collected by the next young collection after it (a
+    gc.freeze() had moved it to the oldest generation: compiles one after another then never
+    collected anything)."""
+    import weakref
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # type: ignore[attr-defined]
+    alive = weakref.ref(a)
+    del a, b
+    PassManager().run(hlotools.parse_module(TEXT), parse_pipeline("test-observe"))
+    gc.collect(0)
+    assert alive() is None
