@@ -26,6 +26,10 @@ the same instruction for instruction). The epilogue's interpreter is part of thi
 code, so the runtime library's fingerprint must cover gemm_epilogue.py, emit_arith.py and
 emit_math.py too (runtime_library.SOURCES).
 
+Each k step is acc = llvm.fma(a, b, acc) (one rounding, the same bits at every x86 feature
+level): 20-25% less CPU than fmul + fadd on the big benchmarks here (AVX-512), a little less
+at x86-64-v3, ~20x more at x86-64-v2, which has no FMA (libm calls); _mul_add has the figures.
+
 A NaN of the finished tile becomes the canonical NaN (canonical_nan) before the epilogue and
 the stores: which payload a chain of multiply-adds keeps depends on how LLVM orders and
 commutes it per target, and the epilogue must see the dot's value as an unfused one would.
@@ -123,11 +127,24 @@ def canonical_nan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
 
 
 def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
-    """acc + x*y with the product rounded first: a multiply and an add, never llvm.fmuladd,
-    which LLVM makes one fused instruction where the target has FMA (x86-64-v3 and up) and
-    two elsewhere, so results would depend on the CPU (tests/test_llvm_feature_levels.py)."""
+    """acc + x*y rounded once: llvm.fma, one semantics on every target (hardware FMA from
+    x86-64-v3, a libm fmaf/fma call per lane at v2: slow there, the same bits). Never
+    llvm.fmuladd, which LLVM fuses where the target has FMA and rounds twice elsewhere, so
+    results would depend on the CPU (tests/test_llvm_feature_levels.py). Why fma and not
+    fmul + fadd (the same bits everywhere too), measured on this 2-core AVX-512 host, A/B
+    interleaved, medians of CPU times (bench/run.py --big --no-interp, 5 runs of 20 calls each):
+    big_mlp_1024 9.57 -> 7.57 ms, big_attention_256 7.26 -> 5.84 ms, big_conv 11.9 -> 9.7 ms,
+    transformer_block 0.272 -> 0.208 ms, llama_block 0.110 -> 0.100 ms; the kernel alone
+    (one thread, best CPU of 30): f32 512^3 3.9 -> 2.7 ms, f64 384^3 3.3 -> 2.3 ms at v4,
+    3.2 -> 2.9 ms and 2.6 -> 2.5 ms at x86-64-v3, but 8.1 -> 175 ms and 5.6 -> 75 ms at
+    x86-64-v2 (libm calls; the level test's v2 child stays within its time: the corpus dots
+    are small). XLA CPU's Eigen kernels fuse too where the CPU has FMA."""
     if ct.kind == "float":
-        return b.fadd(acc, b.fmul(x, y))
+        ty = x.type
+        bits = 64 if ct.name == "f64" else 32
+        name = f"llvm.fma.v{ty.count}f{bits}" if isinstance(ty, ir.VectorType) else f"llvm.fma.f{bits}"
+        fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty, ty]), name)
+        return b.call(fn, [x, y, acc])
     return b.add(acc, b.mul(x, y))
 
 
