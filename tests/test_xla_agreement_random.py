@@ -4,8 +4,7 @@
 A case is HLO text, its inputs and the outputs XLA gave for them, each leaf as (element type,
 dims, hex of the little-endian bytes). The interpreter (as parsed, and after -O2 with the
 verifier after each pass) and the LLVM backend (as parsed, and after -O2) must give XLA's
-bits; NaNs compare as NaNs (their payloads are hlotools' choice, see README's Semantics).
-`test_recorded_values_are_xlas` re-runs every case on XLA when its venv is installed."""
+bits, NaN payloads too. `test_recorded_values_are_xlas` re-runs every case on XLA when its venv is installed."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -63,7 +62,7 @@ def _run(name: str, mode: str) -> list[np.ndarray]:
 
 
 def _same(got: np.ndarray, leaf: Leaf, where: str) -> None:
-    """Bit for bit, except that a NaN matches any NaN (each part of a complex value alone)."""
+    """Bit for bit, NaN signs and payloads too."""
     want = _array(leaf)
     assert got.dtype == want.dtype and got.shape == want.shape, \
         f"{where}: {got.dtype}{list(got.shape)}, XLA gives {want.dtype}{list(want.shape)}"
@@ -71,8 +70,6 @@ def _same(got: np.ndarray, leaf: Leaf, where: str) -> None:
     if g.dtype.kind == "c":
         g, w = g.view(g.real.dtype), w.view(w.real.dtype)
     same = g.view(f"u{g.itemsize}") == w.view(f"u{w.itemsize}")
-    if g.dtype.kind == "f" or g.dtype == ml_dtypes.bfloat16:
-        same |= np.isnan(g.astype(np.float64)) & np.isnan(w.astype(np.float64))
     bad = np.flatnonzero(~same)
     assert not bad.size, (f"{where}: {bad.size} of {g.size} differ from XLA, first at flat index "
                           f"{bad[0]}: {g[bad[0]]!r}, XLA {w[bad[0]]!r}")
@@ -101,6 +98,20 @@ _case('scalar_c64', 'HloModule m\nENTRY main {\n  p0 = c64[] parameter(0)\n  p1 
 _case('scalar_c64_special', 'HloModule m\nENTRY main {\n  p0 = c64[] parameter(0)\n  p1 = c64[] parameter(1)\n  n = c64[] negate(p0)\n  s = c64[] sine(p0)\n  g = c64[] sign(p0)\n  e = c64[] exponential(p0)\n  q = c64[] sqrt(p1)\n  t = c64[] cosine(p1)\n  l = c64[] log(p1)\n  a = f32[] abs(p0)\n  d = c64[] divide(p0, p1)\n  m = c64[] multiply(p0, p1)\n  ROOT r = (c64[], c64[], c64[], c64[], c64[], c64[], c64[], f32[], c64[], c64[]) tuple(n, s, g, e, q, t, l, a, d, m)\n}\n',
       [('c64', (), '000000800000807f'), ('c64', (), 'c216010000000040')],
       [('c64', (), '00000000000080ff'), ('c64', (), '0000c0ff0000807f'), ('c64', (), '000000800000c0ff'), ('c64', (), '0000c0ff0000c0ff'), ('c64', (), '0000803f0000803f'), ('c64', (), 'd1c7704000000080'), ('c64', (), '1872313fdb0fc93f'), ('f32', (), '0000807f'), ('c64', (), '0000807f0000c0ff'), ('c64', (), '000080ff0000c0ff')])
+
+
+# ------------------------------------------------------------------ 3. NaN parts of complex literals
+# XLA's parser (SetValueInLiteralHelper, hlo_parser.cc) gives the imaginary part the real
+# part's NaN handling: a NaN real part, with its sign and payload, is copied into the
+# imaginary part ((nan, 1) is (nan, nan)); a NaN imaginary part of a number is the lexer's
+# double NaN cast to the part's type (top payload bits kept, quiet bit set). Found as
+# `constant((nan, 5.877e-39))`, which XLA runs as (nan, nan).
+_case('complex_nan_literal', 'HloModule m\nENTRY main {\n  a = c64[] constant((nan, 5.877471754111438e-39))\n  b = c64[] constant((nan, 1))\n  c = c64[] constant((1, 5.877471754111438e-39))\n  d = c64[] constant((nan, 0))\n  e = c64[] constant((1, nan))\n  f = c64[2] constant({(nan, 2), (3, -inf)})\n  g = c128[] constant((nan, 1))\n  h = c64[] constant((-nan, 1))\n  ROOT t = (c64[], c64[], c64[], c64[], c64[], c64[2], c128[], c64[]) tuple(a, b, c, d, e, f, g, h)\n}\n',
+      [],
+      [('c64', (), '0000c07f0000c07f'), ('c64', (), '0000c07f0000c07f'), ('c64', (), '0000803f00004000'), ('c64', (), '0000c07f0000c07f'), ('c64', (), '0000803f0000c07f'), ('c64', (2,), '0000c07f0000c07f00004040000080ff'), ('c128', (), '000000000000f87f000000000000f87f'), ('c64', (), '0000c0ff0000c0ff')])
+_case('complex_nan_payload_literal', 'HloModule m\nENTRY main {\n  a = c64[] constant((1, nan(0x5)))\n  b = c64[] constant((nan(0x5), 1))\n  c = c64[] constant((1, -nan))\n  d = c128[] constant((1, nan(0x5)))\n  e = c64[] constant((1, nan(0x7fffffffff)))\n  f = c64[] constant((-nan(0x3), nan(0x7)))\n  g = c128[] constant((-nan(0x3), 2))\n  ROOT t = (c64[], c64[], c64[], c128[], c64[], c64[], c128[]) tuple(a, b, c, d, e, f, g)\n}\n',
+      [],
+      [('c64', (), '0000803f0000c07f'), ('c64', (), '0500807f0500807f'), ('c64', (), '0000803f0000c0ff'), ('c128', (), '000000000000f03f050000000000f07f'), ('c64', (), '0000803fff03c07f'), ('c64', (), '030080ff030080ff'), ('c128', (), '030000000000f0ff030000000000f0ff')])
 
 
 @pytest.mark.parametrize("name,mode", [(n, m) for n in sorted(CASES) for m in MODES])

@@ -367,6 +367,9 @@ def _convert(values: list, positions: list[int], et: ElementType, base: int) -> 
         out = np.empty(len(values), dtype=et.dtype)
         out.real = real
         out.imag = imag
+        nans = [k for k, v in enumerate(values) if "nan" in v[0] or "nan" in v[1]]
+        if nans:
+            _complex_nans(out, values, nans, positions, et)
         return out
     if kind == "pred":
         out = np.empty(len(values), dtype=np.bool_)
@@ -483,6 +486,33 @@ def _apply_nan_payloads(out: np.ndarray, nan_bits: list[tuple[int, str]], et: El
         total = np.dtype(utype).itemsize * 8
         exp_mask = ((1 << (total - 1 - mant)) - 1) << mant
         out.view(utype)[k] = utype(((1 << (total - 1)) if m.group(1) else 0) | exp_mask | payload)
+
+
+def _complex_nans(out: np.ndarray, values: list, nans: list[int], positions: list[int],
+                  et: ElementType) -> None:
+    """NaN parts as XLA's SetValueInLiteralHelper sets them: a NaN real part gets its sign and
+    payload (range-checked) and is copied into the imaginary part too (XLA hands the imaginary
+    part the real value's NaN handling: (nan, 1) is (nan, nan)); a NaN imaginary part of a
+    non-NaN real one is the double NaN (sign, payload or the quiet bit) cast to the part's
+    type, which keeps the top payload bits and sets the quiet bit."""
+    wide = et.name == "c128"
+    mant, utype, total = (52, np.uint64, 64) if wide else (23, np.uint32, 32)
+    exp_mask = ((1 << (total - 1 - mant)) - 1) << mant
+    parts = out.view(utype).reshape(-1, 2)
+    for k in nans:
+        real, imag = _NAN.match(values[k][0]), _NAN.match(values[k][1])
+        if real is not None:
+            payload = int(real.group(2) or "0", 16) or 1 << (mant - 1)
+            if payload >= 1 << mant:
+                raise LiteralError(f"tries to set NaN payload 0x{payload:x} to a literal in shape "
+                                   f"{et.name}[{len(out)}] at linear index {k}, but the NaN payload "
+                                   f"is out of range (0x{(1 << mant) - 1:x})", positions[k])
+            bits = ((1 << (total - 1)) if real.group(1) else 0) | exp_mask | payload
+            parts[k] = (bits, bits)
+        elif imag is not None:
+            payload = int(imag.group(2) or "0", 16) or 1 << 51  # the double the lexer read
+            sign = (1 << (total - 1)) if imag.group(1) else 0
+            parts[k, 1] = sign | exp_mask | (payload if wide else (1 << 22) | (payload >> 29) & 0x3FFFFF)
 
 
 def _int_range(et: ElementType) -> tuple[int, int]:
