@@ -370,6 +370,36 @@ def test_no_fused_multiply_add_at_any_level() -> None:
         assert not fused and not APPROXIMATE.search(asm), f"{level}: {fused}"
 
 
+_FMA_CHILD = """
+import numpy as np
+import hlotools
+from hlotools.backend.llvm.runtime import CompiledModule
+out = []
+for et, dt, e in (("f32", np.float32, 12), ("f64", np.float64, 27)):
+    text = (f"HloModule d\\nENTRY e {{\\n a = {et}[1,2] parameter(0)\\n b = {et}[2,1] parameter(1)\\n"
+            f" ROOT d = {et}[1,1] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\\n}}\\n")
+    u = 2.0 ** -e
+    a = np.array([[-(1 + 2 * u), 1 + u]], dt)
+    b = np.array([[1], [1 + u]], dt)
+    got = CompiledModule(hlotools.parse_module(text))([a, b])[0]
+    out.append(float(got[0, 0]) / u ** 2)
+print(out)
+"""
+
+
+@pytest.mark.skipif(not X86, reason="the psABI levels are x86-64's")
+def test_gemm_rounds_each_step_once_at_every_level() -> None:
+    """The GEMM kernel's k step is one fused multiply-add at every level (llvm.fma: hardware
+    from v3, libm at v2): -(1 + 2u) * 1 + (1 + u)^2 is u^2 exactly, where a rounded product
+    (1 + 2u: the tie goes to even) would leave 0."""
+    for level in LEVELS:
+        env = {**os.environ, "HLOTOOLS_TARGET_CPU": level, "HLOTOOLS_TARGET_FEATURES": ""}
+        done = subprocess.run([sys.executable, "-c", _FMA_CHILD], capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip() == "[1.0, 1.0]", (level, done.stdout)
+
+
 _ENV_CHILD = """
 import json
 from hlotools.backend.llvm import cache, runtime_library
