@@ -2,17 +2,21 @@
 abs, log, maximum, minimum, clamp.
 
 Float caution (as XLA): a rewrite on floats must give bit-identical results except where XLA
-itself accepts a difference (x + 0 -> x turns -0 + 0 = +0 into -0, as XLA does). x*0, x-x,
+itself accepts a difference (x + 0 -> x turns -0 + 0 = +0 into -0, as XLA does; under xla-cpu
+semantics A / Const -> A * (1/Const) rounds twice, as XLA's does). x*0, x-x,
 cancellations and constant reassociation are exact only for integers and stay integer-only.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.algsimp_core import (
     Builder,
     broadcast_scalar_constant,
+    constant_array,
     constant_side,
     drop_identity,
     is_all,
@@ -249,16 +253,51 @@ def div_unsigned_power_of_two(inst: Instruction, b: Builder) -> Instruction | No
 
 
 @rule("divide")
-def div_float_power_of_two(inst: Instruction, b: Builder) -> Instruction | None:
-    """Float A / C => A * (1/C) when C is a scalar (or broadcast scalar) constant whose
-    reciprocal is exact (C = +-2^k): both sides are the correctly rounded A/C. XLA rewrites
-    every A / Const this way; only the exact subset is done here."""
+def div_float_constant(inst: Instruction, b: Builder) -> Instruction | None:
+    """Float or complex A / Const => A * (1/Const), for a non-constant A and a divisor that is a
+    constant or a broadcast of one: XLA's rule (HandleDivide), which xla-cpu semantics follow.
+    1/Const is rounded to the element type (XLA's InvertConstant), so x / 3 is x * 0.333333343
+    (an ulp from the quotient for a third of all x) and f16 x / 2^-24 is x * inf. Under spec
+    semantics only exact reciprocals: a scalar C = +-2^k whose 1/C is finite, where both sides
+    are the correctly rounded A/C."""
+    x, y = inst.operands
+    t = inst.shape.element_type
+    if t is None or not (t.is_float or t.is_complex) or x.opcode == "constant":
+        return None
+    if not semantics.xla_cpu():
+        return _div_exact_reciprocal(inst, b)
+    if t.is_float and t.name not in _RECIPROCAL_TYPES:
+        return None  # f8 types: XLA CPU's normalization decides; left as the quotient
+    c = y.operands[0] if y.opcode == "broadcast" else y
+    values = constant_array(c)
+    if values is None:
+        return None
+    wide = ELEMENT_TYPES[_RECIPROCAL_TYPES.get(t.name, t.name)]
+    with np.errstate(all="ignore"):
+        inverse = np.ones((), wide.dtype) / values.astype(wide.dtype)
+    recip = b.constant(c.shape.with_element_type(wide), inverse)
+    if y is not c:
+        recip = b.broadcast(recip, y.shape.with_element_type(wide), tuple(y.attrs.get("dimensions", ())))
+    if wide is t:
+        return b.binary("multiply", x, recip)
+    # bf16: XLA CPU's float normalization made the divide an f32 one before algsimp saw it
+    # (1/3 is f32's 0.333333343, not bf16's 0.333984375; one rounding to bf16 at the end).
+    wide_x = b.unary("convert", x, x.shape.with_element_type(wide))
+    return b.unary("convert", b.binary("multiply", wide_x, recip, wide_x.shape), inst.shape)
+
+
+# The element types whose reciprocal XLA CPU computes, and in which type.
+_RECIPROCAL_TYPES = {"f16": "f16", "bf16": "f32", "f32": "f32", "f64": "f64"}
+
+
+def _div_exact_reciprocal(inst: Instruction, b: Builder) -> Instruction | None:
     x, y = inst.operands
     value = scalar_value(y)
     if not is_float(inst) or is_constant(x) or value is None or value == 0 or not np.isfinite(value):
         return None
     dtype = inst.shape.dtype
-    inverse = np.array(1.0 / float(value), dtype=np.float64).astype(dtype)
+    with np.errstate(over="ignore"):
+        inverse = np.array(1.0 / float(value), dtype=np.float64).astype(dtype)
     if not np.isfinite(float(inverse)) or float(inverse) * float(value) != 1.0:
         return None
     mantissa, _ = np.frexp(float(value))
