@@ -605,20 +605,89 @@ class Builder:
         return self.emit(v.ty, v.dims, f"conditional({i.name}, {ops}), branch_computations={{{', '.join(names)}}}",
                          "cond", (i, v))
 
+    def op_map(self) -> Value | None:
+        v = self.pick(lambda w: w.ty != "c64")
+        if v is None:
+            return None
+        s = shape(v.ty, ())
+        op = self.r.choice(BINARY[kind(v.ty)])
+        name = self.computation(f"map_{op}_{v.ty}", f"map_{op}_{v.ty} {{\n  a = {s} parameter(0)\n"
+                                f"  b = {s} parameter(1)\n  ROOT r = {s} {op}(a, b)\n}}\n")
+        w = self.like(v)
+        dims = ",".join(map(str, range(len(v.dims))))
+        return self.emit(v.ty, v.dims, f"map({v.name}, {w.name}), dimensions={{{dims}}}, to_apply={name}",
+                         "map", (v, w))
+
+    def op_reduce_precision(self) -> Value | None:
+        v = self.pick(lambda w: kind(w.ty) == "float")
+        if v is None:
+            return None
+        e, m = self.r.choice([(5, 10), (8, 7), (8, 23), (4, 3), (5, 2), (11, 52), (3, 1)])
+        return self.emit(v.ty, v.dims, f"reduce-precision({v.name}), exponent_bits={e}, mantissa_bits={m}",
+                         "rp", (v,))
+
+    def op_complex(self) -> Value | None:
+        v = self.pick(lambda w: w.ty == "f32")
+        if v is None:
+            return None
+        w = self.like(v)
+        return self.emit("c64", v.dims, f"complex({v.name}, {w.name})", "cx", (v, w))
+
+    def op_argmax(self) -> Value | None:
+        """A variadic reduce: the value and index of the maximum (JAX's argmax reducer)."""
+        v = self.pick(lambda w: len(w.dims) >= 1 and kind(w.ty) in ("float", "int", "uint"))
+        if v is None:
+            return None
+        d = self.r.randrange(len(v.dims))
+        s, n = shape(v.ty, ()), self.fresh("argmax").replace(".", "_")
+        cmp = "GT" if self.r.random() < 0.5 else "GE"
+        self.computation(n, f"{n} {{\n  a = {s} parameter(0)\n  i = s32[] parameter(1)\n"
+                         f"  b = {s} parameter(2)\n  j = s32[] parameter(3)\n"
+                         f"  g = pred[] compare(a, b), direction={cmp}\n"
+                         f"  x = {s} select(g, a, b)\n  k = s32[] select(g, i, j)\n"
+                         f"  ROOT t = ({s}, s32[]) tuple(x, k)\n}}\n")
+        io = self.emit("s32", v.dims, f"iota(), iota_dimension={d}", "io", keep=False)
+        lo = self.emit(v.ty, (), f"constant({self.literal(v.ty)})", "init", keep=False)
+        zi = self.emit("s32", (), "constant(0)", "init", keep=False)
+        dims = tuple(x for i, x in enumerate(v.dims) if i != d)
+        t = self.fresh("argmax")
+        self.lines.append(f"  {t} = ({shape(v.ty, dims)}, {shape('s32', dims)}) reduce({v.name}, {io.name}, "
+                          f"{lo.name}, {zi.name}), dimensions={{{d}}}, to_apply={n}")
+        self.used.add(v.name)
+        self.emit(v.ty, dims, f"get-tuple-element({t}), index=0", "gte")
+        return self.emit("s32", dims, f"get-tuple-element({t}), index=1", "gte")
+
+    def op_select_and_scatter(self) -> Value | None:
+        v = self.pick(lambda w: len(w.dims) == 2 and kind(w.ty) == "float" and min(w.dims) >= 2)
+        if v is None:
+            return None
+        (a, b), st = v.dims, self.r.choice([1, 2])
+        outs = ((a - 2) // st + 1, (b - 2) // st + 1)
+        src = self.param(v.ty, outs)
+        s = shape(v.ty, ())
+        ge = self.computation(f"ge_{v.ty}", f"ge_{v.ty} {{\n  a = {s} parameter(0)\n  b = {s} parameter(1)\n"
+                              "  ROOT r = pred[] compare(a, b), direction=GE\n}\n")
+        add = self.binary_comp("add", v.ty)
+        z = self.emit(v.ty, (), "constant(0)", "init", keep=False)
+        return self.emit(v.ty, v.dims, f"select-and-scatter({v.name}, {src.name}, {z.name}), "
+                         f"window={{size=2x2 stride={st}x{st}}}, select={ge}, scatter={add}", "sas",
+                         (v, src, z))
+
     OPS = {"unary": 5, "binary": 7, "compare": 2, "select": 2, "clamp": 1.5, "convert": 3,
            "bitcast_convert": 0.7, "broadcast": 1.5, "reshape": 1.5, "transpose": 1.5, "reverse": 0.7,
            "slice": 1.5, "concatenate": 1, "pad": 1.5, "reduce": 3, "reduce_window": 2, "dot": 2,
            "convolution": 1, "sort": 1.2, "gather": 0.8, "scatter": 0.8, "iota": 0.7,
-           "dynamic_slice": 1, "while": 0.8, "conditional": 0.8}
+           "dynamic_slice": 1, "while": 0.8, "conditional": 0.8, "map": 0.6,
+           "reduce_precision": 0.6, "complex": 0.5, "argmax": 0.8, "select_and_scatter": 0.5}
 
-    def build(self, n_ops: int) -> str:
+    def build(self, n_ops: int, weights: dict[str, float] | None = None) -> str:
         self.index_bounds = {}
         for _ in range(self.r.randint(1, 3)):
             self.param(self.r.choice(ALL_TYPES), self.dims())
-        names, weights = zip(*self.OPS.items())
+        names, ws = zip(*{**self.OPS, **(weights or {})}.items())
         done = 0
         while done < n_ops:
-            op = self.r.choices(names, weights)[0]
+            op = self.r.choices(names, ws)[0]
             if getattr(self, f"op_{op}")() is not None:
                 done += 1
         sinks = [v for v in self.values if v.name not in self.used and not v.name.startswith("p")]
@@ -644,9 +713,9 @@ class Builder:
         return out
 
 
-def generate(seed: int) -> tuple[str, list[np.ndarray]]:
+def generate(seed: int, weights: dict[str, float] | None = None) -> tuple[str, list[np.ndarray]]:
     b = Builder(seed)
-    text = b.build(random.Random(seed ^ 0x5EED).randint(2, 9))
+    text = b.build(random.Random(seed ^ 0x5EED).randint(2, 9), weights)
     return text, b.inputs(seed)
 
 
@@ -696,8 +765,9 @@ def fail(path: Path, msg: str) -> None:
 def cmd_gen(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    weights = {k: float(v) for k, _, v in (w.partition("=") for w in args.weights)}
     for seed in range(args.seed, args.seed + args.count):
-        text, inputs = generate(seed)
+        text, inputs = generate(seed, weights)
         (out / f"m{seed:05d}.hlo").write_text(text)
         save(out / f"m{seed:05d}.in", inputs)
     return 0
@@ -925,6 +995,8 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--count", type=int, default=100)
     g.add_argument("--out", required=True)
+    g.add_argument("--weight", dest="weights", action="append", default=[],
+                   help="OP=W: another weight for an op kind (e.g. convolution=0)")
     for name in ("xla", "ours", "report", "trace", "blame"):
         p = sub.add_parser(name)
         p.add_argument("dir")
