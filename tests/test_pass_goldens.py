@@ -11,6 +11,7 @@ from filecheck.matcher import Matcher
 from filecheck.options import Options
 
 import hlotools
+from hlotools.ir import semantics
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import PASSES
@@ -33,8 +34,10 @@ def run_hlo_opt_in_process(path: Path) -> str:
     args = _run_line(text)
     passes = next(a.split("=", 1)[1] for a in args if a.startswith("--passes="))
     style = next((a.split("=", 1)[1] for a in args if a.startswith("--style=")), None)
+    choice = next((a.split("=", 1)[1] for a in args if a.startswith("--semantics=")), semantics.current())
     module = hlotools.parse_module(text, str(path))
-    PassManager(ManagerOptions(verify_each=True)).run(module, parse_pipeline(passes))
+    with semantics.using(choice):  # `--semantics=spec`: a golden of the spec answer
+        PassManager(ManagerOptions(verify_each=True)).run(module, parse_pipeline(passes))
     return hlotools.print_module(module, style or module.source_style or "short")
 
 

@@ -291,15 +291,18 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
 
 
 # Where XLA CPU rounds f16/bf16 results differs from per-op rounding in two rewrites of the
-# module (bf16 excess precision, f16 FMA contraction): the interpreter runs them on a copy,
-# as the LLVM backend's pipeline does, when the module has f16/bf16 arithmetic at all (with
-# cse first, as XLA: two equal multiplies are one, used twice, which does not contract).
-_XLA_ROUNDING = "float-normalization-bf16,cse,fma-contraction"
+# module (bf16 excess precision, f16 FMA contraction), and XLA CPU's algsimp changes float
+# results on its own (A / Const => A * (1/Const), constant reassociation, ...: algsimp-inexact,
+# after the bf16 normalisation as in XLA): the interpreter runs them on a copy, as the LLVM
+# backend's pipeline does, when the module has f16/bf16 arithmetic or such a pattern at all
+# (with cse before the contraction, as XLA: two equal multiplies are one, used twice, which
+# does not contract).
+_XLA_ROUNDING = "float-normalization-bf16,algsimp-inexact,cse,fma-contraction"
 
 
 def _as_xla_rounds(module: Module) -> Module:
     from hlotools.ir import semantics
-    if not semantics.xla_cpu() or not _has_narrow_arithmetic(module):
+    if not semantics.xla_cpu() or not _has_xla_rewrites(module):
         return module
     from hlotools.passes.manager import run_pipeline
     from hlotools.passes.pipeline import parse_pipeline
@@ -309,7 +312,12 @@ def _as_xla_rounds(module: Module) -> Module:
     return copy
 
 
-def _has_narrow_arithmetic(module: Module) -> bool:
-    return any(inst.info.category in ("unary", "binary") and inst.shape.is_array
-               and inst.shape.element_type is not None and inst.shape.element_type.name in ("f16", "bf16")
+def _has_xla_rewrites(module: Module) -> bool:
+    from hlotools.passes.algsimp_inexact import may_rewrite
+    return any(_narrow_arithmetic(inst) or may_rewrite(inst)
                for comp in module.computations for inst in comp.instructions)
+
+
+def _narrow_arithmetic(inst: Instruction) -> bool:
+    return (inst.info.category in ("unary", "binary") and inst.shape.is_array
+            and inst.shape.element_type is not None and inst.shape.element_type.name in ("f16", "bf16"))

@@ -7,26 +7,33 @@ the instructions it built and the users of the replacement go back on the workli
 run reaches a fixed point (a second run changes nothing) and the work stays proportional to
 the rewrites made — a 100k-instruction module is never rescanned per rewrite.
 
-Floating point follows XLA's caution: rewrites that could change a float result beyond what
-XLA itself does (x*0, x-x, constant reassociation, ...) are limited to integers, and the few
-fast-math rewrites XLA gates behind `enable_fast_math` sit behind the same option here.
+Floating point follows XLA: rewrites XLA never makes on floats (x*0, x-x, ...) are limited to
+integers, the fast-math ones XLA gates behind `enable_fast_math` sit behind the same option,
+and the ones XLA CPU makes although they change float results (A / Const => A * (1/Const),
+constant reassociation, exp(A)*exp(B) => exp(A+B), ...; algsimp_inexact.py) are taken under
+the xla-cpu semantics only: under `spec` algsimp keeps every float value.
+
+`algsimp-inexact` is that last group alone: the interpreter runs it on a copy of the module
+(evaluator.py), so evaluating an unoptimised module gives XLA CPU's values too.
 """
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
+from hlotools.ir import semantics
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes import (  # noqa: F401  (importing registers the rules)
     algsimp_arith,
+    algsimp_inexact,
     algsimp_logic,
     algsimp_reduce,
     algsimp_shape,
 )
-from hlotools.passes.algsimp_core import RULES, Builder, inherit_attrs, same_shape
+from hlotools.passes.algsimp_core import INEXACT_RULES, RULES, Builder, Rule, inherit_attrs, same_shape
 from hlotools.passes.base import HloPass, PassContext
 
 
@@ -35,16 +42,22 @@ class AlgebraicSimplifier(HloPass):
     name = "algsimp"
     description = "algebraic simplification: x+0, x*1, reshape/transpose/slice/concat identities, ..."
 
-    enable_fast_math: bool = False  # XLA's option: log(exp(x)) -> x and other inexact rewrites
+    enable_fast_math: bool = False  # XLA's option: log(exp(x)) -> x even under spec semantics
     max_rewrites_per_instruction: int = 16  # loop guard: a buggy rule pair cannot hang the pass
+    # XLA CPU's float-changing rewrites (algsimp_inexact.py); None: under the xla-cpu semantics.
+    inexact: bool | None = None
+
+    def rules(self) -> dict[str, list[Rule]]:
+        return RULES
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
         rewrites = 0
+        inexact = semantics.xla_cpu() if self.inexact is None else self.inexact
         for comp in list(module.computations):
             if comp.is_fusion_computation:
                 continue  # XLA simplifies only non-fusion computations
-            rewrites += _ComputationSimplifier(self, rw, ctx, comp).run()
+            rewrites += _ComputationSimplifier(self, rw, ctx, comp, inexact).run()
             if ctx.out_of_fuel:
                 break
         # Not rw.changed: a rule whose result was refused (shape, fuel) built and dropped
@@ -52,12 +65,25 @@ class AlgebraicSimplifier(HloPass):
         return rewrites > 0
 
 
+@dataclass
+class InexactAlgebraicSimplifier(AlgebraicSimplifier):
+    """Only algsimp's float-changing rules (INEXACT_RULES), under the xla-cpu semantics: what
+    the interpreter needs to give XLA CPU's values for a module that no pass has touched."""
+    name = "algsimp-inexact"
+    description = "XLA CPU's float-changing algsimp rewrites alone (A / Const => A * (1/Const), ...)"
+
+    def rules(self) -> dict[str, list[Rule]]:
+        return INEXACT_RULES
+
+
 class _ComputationSimplifier:
     """The worklist state for one computation."""
 
     def __init__(self, options: AlgebraicSimplifier, rw: Rewriter, ctx: PassContext,
-                 comp: Computation) -> None:
+                 comp: Computation, inexact: bool) -> None:
         self.options = options
+        self.rules = options.rules()
+        self.inexact = inexact
         self.rw = rw
         self.ctx = ctx
         self.comp = comp
@@ -79,7 +105,7 @@ class _ComputationSimplifier:
         while stack:
             inst = stack.pop()
             queued.discard(id(inst))
-            if id(inst) in self.dead or inst.opcode not in RULES:
+            if id(inst) in self.dead or inst.opcode not in self.rules:
                 continue
             step = self._simplify(inst)
             if step is None:
@@ -108,8 +134,8 @@ class _ComputationSimplifier:
     def _simplify(self, inst: Instruction) -> tuple[Instruction, list[Instruction]] | None:
         if inst.control_predecessors or id(inst) in self.control_preds:
             return None
-        b = Builder(self.rw, self.comp, inst, self.options)
-        for fn in RULES[inst.opcode]:
+        b = Builder(self.rw, self.comp, inst, self.options, self.inexact)
+        for fn in self.rules[inst.opcode]:
             if b.created:
                 b.created = []
             replacement = fn(inst, b)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.algsimp_core import (
     Builder,
+    bf16_waits_for_normalization,
     broadcast_scalar_constant,
-    constant_array,
     constant_side,
     drop_identity,
+    folded,
     is_all,
     is_all_one,
     is_all_zero,
@@ -28,8 +28,10 @@ from hlotools.passes.algsimp_core import (
     is_power_of_two_int,
     is_unsigned,
     keep_absorbing,
+    reciprocal,
     rule,
     scalar_value,
+    widening,
 )
 
 
@@ -264,17 +266,18 @@ def div_float_constant(inst: Instruction, b: Builder) -> Instruction | None:
     t = inst.shape.element_type
     if t is None or not (t.is_float or t.is_complex) or x.opcode == "constant":
         return None
-    if not semantics.xla_cpu():
+    if not b.inexact:  # spec semantics (or inexact=false)
         return _div_exact_reciprocal(inst, b)
-    if t.is_float and t.name not in _RECIPROCAL_TYPES:
+    if (t.is_float and t.name not in _RECIPROCAL_TYPES) or bf16_waits_for_normalization(inst):
         return None  # f8 types: XLA CPU's normalization decides; left as the quotient
+    if y.opcode == "convert" and widening(y) and y.operands[0].opcode == "broadcast":
+        y = y.operands[0]  # float-normalization's f32 twin of a bf16 divide: convert(broadcast(c))
     c = y.operands[0] if y.opcode == "broadcast" else y
-    values = constant_array(c)
+    values = folded(c)  # a constant, or an exact widening convert of one (the f32 twin)
     if values is None:
         return None
     wide = ELEMENT_TYPES[_RECIPROCAL_TYPES.get(t.name, t.name)]
-    with np.errstate(all="ignore"):
-        inverse = np.ones((), wide.dtype) / values.astype(wide.dtype)
+    inverse = reciprocal(values.astype(wide.dtype), wide)  # flushed as XLA's compile thread
     recip = b.constant(c.shape.with_element_type(wide), inverse)
     if y is not c:
         recip = b.broadcast(recip, y.shape.with_element_type(wide), tuple(y.attrs.get("dimensions", ())))

@@ -28,6 +28,9 @@ Rule = Callable[[Instruction, "Builder"], "Instruction | None"]
 
 # opcode -> rules tried in order (the first that returns a replacement wins).
 RULES: dict[str, list[Rule]] = {}
+# The same for the rules that change float results (XLA's, under the xla-cpu semantics):
+# each is also in RULES; `algsimp-inexact` runs these alone (algsimp_inexact.py).
+INEXACT_RULES: dict[str, list[Rule]] = {}
 
 
 def rule(*opcodes: str) -> Callable[[Rule], Rule]:
@@ -109,6 +112,27 @@ def scalar_value(inst: Instruction) -> Any:
     if t.is_complex:
         return complex(value)
     return float(value)
+
+
+def folded(inst: Instruction) -> np.ndarray | None:
+    """The value of a constant, seen through negate and exact widening converts (XLA's
+    constant folding has made those constants before algsimp looks again)."""
+    if inst.opcode == "negate":
+        inner = folded(inst.operands[0])
+        return None if inner is None else np.negative(inner)
+    if inst.opcode == "convert" and widening(inst):
+        inner = folded(inst.operands[0])
+        return None if inner is None else inner.astype(inst.shape.dtype)
+    return constant_array(inst)
+
+
+def widening(convert: Instruction) -> bool:
+    """A convert whose every value is kept: f16/bf16 -> f32/f64, f32 -> f64."""
+    src, dst = convert.operands[0].shape.element_type, convert.shape.element_type
+    if src is None or dst is None or not (src.is_float and dst.is_float):
+        return False
+    return (src.name, dst.name) in {("f16", "f32"), ("bf16", "f32"), ("f16", "f64"), ("bf16", "f64"),
+                                    ("f32", "f64")}
 
 
 def broadcast_scalar_constant(inst: Instruction) -> Instruction | None:
@@ -226,6 +250,7 @@ class Builder:
     comp: Computation
     anchor: Instruction
     options: Any = None  # the AlgebraicSimplifier (its option fields)
+    inexact: bool = False  # this run takes XLA's float-changing rewrites (xla-cpu semantics)
     created: list[Instruction] = field(default_factory=list)
 
     def shape(self, element_type: ElementType, dims: tuple[int, ...] | list[int]) -> Shape:
@@ -273,6 +298,43 @@ class Builder:
 
     def reshape(self, x: Instruction, shape: Shape) -> Instruction:
         return x if x.shape == shape else self.new("reshape", shape, [x])
+
+
+# -- XLA's InvertConstant (algsimp_arith's A / Const) --------------------------------------------
+def reciprocal(values: np.ndarray, element_type: ElementType) -> np.ndarray:
+    """1 / values as XLA's algsimp computes it (InvertConstant: `T{1.0} / c` in C++ on the
+    compiling thread, which runs with x86 FTZ|DAZ: jaxlib's f32 1/3e-39 is inf and 1/1e38 is 0,
+    where constant folding keeps denormals). f16: Eigen's half divides in f32 and rounds once;
+    f32/f64: the division with denormal operand and result flushed to zeros of their sign;
+    c64/c128: std::complex division (libgcc's __divsc3: Smith's algorithm, 1/0 = inf + nan i),
+    flushed per step. bf16 never gets here: XLA divides in f32 (div_float_constant)."""
+    name = element_type.name
+    with np.errstate(all="ignore"):
+        if name == "f16":
+            return (np.float32(1) / values.astype(np.float32)).astype(np.float16)
+        if element_type.is_complex:
+            from hlotools.interpreter import complex_math
+            part = np.float32 if name == "c64" else np.float64
+            ops: complex_math.NumpyOps[np.ndarray] = complex_math.NumpyOps(np.dtype(part), flush=True)
+            one = (np.ones(values.shape, part), np.zeros(values.shape, part))
+            re, im = complex_math.divide(ops, one, (values.real.astype(part), values.imag.astype(part)))
+            out = np.empty(values.shape, values.dtype)
+            out.real, out.imag = re, im
+            return out
+        from hlotools.interpreter import denormals
+        return np.asarray(denormals.flush(np.ones((), values.dtype) / denormals.flush(values)), values.dtype)
+
+
+def bf16_waits_for_normalization(inst: Instruction) -> bool:
+    """A bf16 op with a convert(-> f32) user is left to the run after float-normalization-bf16
+    (algsimp-inexact): XLA rewrites it after its normalisation, where that user reads the f32
+    result unrounded (excess precision); rewritten here, the convert would read it rounded."""
+    from hlotools.passes.float_normalization import excess_precision_allowed
+    t = inst.shape.element_type if inst.shape.is_array else None
+    if t is None or t.name != "bf16":
+        return False
+    return any(u.opcode == "convert" and u.shape.is_array and u.shape.element_type is not None
+               and u.shape.element_type.name == "f32" for u in inst.users) and excess_precision_allowed()
 
 
 def inherit_attrs(old: Instruction, new: Instruction) -> None:

@@ -17,6 +17,7 @@ PASSES: dict[str, str] = {
     "tuple-simplifier": "hlotools.passes.tuple_simplifier:TupleSimplifier",
     "while-loop-simplifier": "hlotools.passes.while_loop_simplifier:WhileLoopSimplifier",
     "algsimp": "hlotools.passes.algsimp:AlgebraicSimplifier",
+    "algsimp-inexact": "hlotools.passes.algsimp:InexactAlgebraicSimplifier",
     "constant-folding": "hlotools.passes.constant_folding:HloConstantFolding",
     "fusion": "hlotools.passes.fusion:InstructionFusion",
     "epilogue-fusion": "hlotools.passes.epilogue_fusion:EpilogueFusion",

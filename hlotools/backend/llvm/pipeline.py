@@ -8,7 +8,8 @@ convolution and its elementwise consumers become one kOutput fusion, which the r
 applies per finished tile, so common epilogues need no per-module LLVM loop (XLA CPU's library
 fusions do the same). hlo-opt's -O2 stays XLA CPU's order; `backend_pipeline` is what runs here.
 It also adds `fma-contraction` after float-normalization-bf16 (before fusion): what LLVM does to
-XLA's f16 code on the reference host, which no HLO pass of XLA's does (passes/fma_contraction.py).
+XLA's f16 code on the reference host, which no HLO pass of XLA's does (passes/fma_contraction.py),
+and between the two `algsimp-inexact`: XLA's algsimp rewrites bf16 ops after its normalisation.
 
 The pipeline runs on a copy (text/reparse.py: the module parse(print(module)) would build),
 so the caller's module is never changed.
@@ -37,7 +38,8 @@ def available_pipeline(preset: str = "O2") -> str:
 
 # Passes the backend adds to a preset: preset -> ((pass, the pass it follows), ...).
 BACKEND_ADDITIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    "O2": (("fma-contraction", "float-normalization-bf16"), ("epilogue-fusion", "layout-assignment")),
+    "O2": (("fma-contraction", "float-normalization-bf16"), ("algsimp-inexact", "float-normalization-bf16"),
+           ("epilogue-fusion", "layout-assignment")),
 }
 _BACKEND: dict[tuple[str, frozenset[str]], str] = {}
 
