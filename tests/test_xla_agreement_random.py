@@ -127,6 +127,17 @@ _case('div_by_constant', 'HloModule m\nENTRY main {\n  x = f32[16] parameter(0)\
 O2_ONLY.add("div_by_constant")
 
 
+# ------------------------------------------------------------------ 5. printing c64 parts at FLT_MAX
+# XLA range-checks a complex part as the double it parsed, before rounding it to float (a real
+# f32 literal is rounded first), so `3.40282347e+38` (f32's round-trip spelling of FLT_MAX,
+# above it as a double) is "out of range for C64" in XLA's parser and in hlotools': the
+# printer spells such a part as its double, 3.4028234663852886e+38. Found by running
+# hlotools' printed text of every campaign module on XLA.
+_case('c64_max_parts', 'HloModule m\nENTRY main {\n  p = c64[3] parameter(0)\n  c = c64[3] constant({(3.4028234663852886e+38, -3.4028234663852886e+38), (1, 2), (-0.0, 3.4028232635611926e+38)})\n  ROOT a = c64[3] add(p, c)\n}\n',
+      [('c64', (3,), '997696fe0000803f0000000000000000000000006f12833a')],
+      [('c64', (3,), 'b2c4347fffff7fff0000803f0000004000000000feff7f7f')])
+
+
 @pytest.mark.parametrize("name,mode", [(n, m) for n in sorted(CASES) for m in MODES
                                        if n not in O2_ONLY or m.endswith("O2")])
 def test_agrees_with_xla(name: str, mode: str) -> None:
@@ -137,12 +148,20 @@ def test_agrees_with_xla(name: str, mode: str) -> None:
         _same(g, leaf, f"{name} {mode} out{i}")
 
 
-def test_negative_zero_prints_so_that_it_reads_back() -> None:
-    text = CASES["negzero"][0]
-    again = hlotools.parse_module(hlotools.print_module(hlotools.parse_module(text)))
-    got = _leaves(evaluate(again, [_array(CASES["negzero"][1][0])]))
-    for i, (g, leaf) in enumerate(zip(got, CASES["negzero"][2])):
-        _same(g, leaf, f"printed and parsed out{i}")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_printed_text_reads_back_to_the_same_results(name: str) -> None:
+    """hlotools' printed text of each case parses (XLA's parser reads it too: see
+    test_recorded_values_are_xlas) and computes XLA's outputs: -0.0, complex NaN parts and
+    FLT_MAX parts survive the printer."""
+    text, inputs, outputs = CASES[name]
+    printed = hlotools.print_module(hlotools.parse_module(text, name))
+    module = hlotools.parse_module(printed, f"{name} (printed)")
+    if name in O2_ONLY:
+        run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions())
+    with np.errstate(all="ignore"):
+        got = _leaves(evaluate(module, [_array(leaf) for leaf in inputs]))
+    for i, (g, leaf) in enumerate(zip(got, outputs)):
+        _same(g, leaf, f"{name} printed out{i}")
 
 
 def test_divide_by_constant_stays_a_divide_under_spec() -> None:
@@ -178,14 +197,18 @@ def test_divide_by_constant_gives_xlas_bits_on_the_jax_corpus(name: str, leaf: i
 @pytest.mark.slow
 @pytest.mark.skipif(not (XLA_PYTHON.exists() and XLA_REF.exists()), reason="no XLA reference venv")
 def test_recorded_values_are_xlas(tmp_path: Path) -> None:
-    """Every recorded output is what XLA gives today."""
+    """Every recorded output is what XLA gives today, for the case's text and for hlotools'
+    printed text of it."""
     names = sorted(CASES)
+    files = []
     for name in names:
         text, inputs, _ = CASES[name]
-        (tmp_path / f"{name}.hlo").write_text(text)
         arrays: dict[str, Any] = {f"in{i}": _array(leaf) for i, leaf in enumerate(inputs)}
-        np.savez(tmp_path / f"{name}.in.npz", **arrays)
-    results = _xla_results([tmp_path / f"{n}.hlo" for n in names])
-    bad = [f"{n}: XLA gives {str(r)[:300]}" for n, r in zip(names, results)
+        for stem, body in ((name, text), (f"{name}.printed", hlotools.print_module(hlotools.parse_module(text)))):
+            (tmp_path / f"{stem}.hlo").write_text(body)
+            np.savez(tmp_path / f"{stem}.in.npz", **arrays)
+            files.append((name, tmp_path / f"{stem}.hlo"))
+    results = _xla_results([f for _, f in files])
+    bad = [f"{f.name}: XLA gives {str(r)[:300]}" for (n, f), r in zip(files, results)
            if not isinstance(r, list) or [data for _, data in r] != [leaf[2] for leaf in CASES[n][2]]]
     assert not bad, "\n".join(bad)

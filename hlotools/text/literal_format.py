@@ -104,8 +104,28 @@ def _element_formatter(shape: Shape, in_array: bool) -> Callable[[Any], str]:
         return fmt_float
     if et.is_complex:
         part = "f32" if name == "c64" else "f64"
-        return lambda x: f"({format_float(x.real, part)}, {format_float(x.imag, part)})"
+        return lambda x: f"({_complex_part(x.real, part)}, {_complex_part(x.imag, part, imag=True)})"
     raise ValueError(f"cannot print a constant of element type {name}")
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _complex_part(value: np.generic, part: str, imag: bool = False) -> str:
+    """One part of a complex element, spelled so that XLA's parser (and ours) reads it back:
+    - XLA range-checks a part as the double it reads, without rounding it to float first (a
+      real f32 literal is rounded), so ±FLT_MAX spelled `3.40282347e+38` (above FLT_MAX as a
+      double) is refused: such a part is spelled as its exact double value.
+    - A c64 imaginary NaN is read as the double NaN(payload) cast to float, which keeps the
+      payload's top 23 bits: the float's payload is written shifted up by 29 bits."""
+    if imag and part == "f32" and math.isnan(float(value)):
+        bits = int(np.asarray(value, np.float32).view(np.uint32))
+        mant, sign = bits & 0x7FFFFF, "-" if bits >> 31 else ""
+        return f"{sign}nan" if mant == 0x400000 else f"{sign}nan(0x{mant << 29:x})"
+    text = format_float(value, part)
+    if part == "f32" and math.isfinite(float(value)) and abs(float(text)) > _F32_MAX:
+        return repr(float(value))
+    return text
 
 
 def _float_texts(flat: np.ndarray, type_name: str) -> list[str]:
