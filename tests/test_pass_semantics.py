@@ -7,8 +7,11 @@ pass a second time changes nothing (where XLA's pass is idempotent; see NOT_IDEM
 
 Equality is exact: integers and preds bit for bit, floats equal value for value with NaNs in
 the same places. A pass that reassociates float arithmetic gets a tolerance in REASSOCIATES,
-with its reason; only algsimp needs one (XLA's A / Const rewrite) — the interpreter evaluates
-inlined, merged, fused or re-laid-out computations with the same kernels in the same order.
+with its reason — the interpreter evaluates inlined, merged, fused or re-laid-out computations
+with the same kernels in the same order, and XLA CPU's float-changing algsimp rewrites
+(A / Const => A * (1/Const), ...) on a copy of every module it runs (algsimp-inexact), so
+algsimp itself needs none. Two passes run alone, before algsimp, hide patterns XLA rewrites
+first, so they change bits deliberately (XLA's order, the presets, does not).
 
 Cost: each module's baseline is evaluated once (cached); the big_* modules run only through
 -O2, not through each single pass nor -O1.
@@ -39,9 +42,13 @@ NOT_IDEMPOTENT: dict[str, str] = {
     "algsimp": "a rewrite can create a new pattern (XLA's pipelines run algsimp to a fixed point)",
 }
 # pass -> (rtol, atol relative to the largest magnitude, reason).
-REASSOCIATES: dict[str, tuple[float, float, str]] = {
-    "algsimp": (1e-5, 1e-6, "xla-cpu takes XLA's A / Const => A * (1/Const): two roundings, an ulp "
-                            "of the quotient (tests/test_xla_agreement_random.py has XLA's values)"),
+REASSOCIATES: dict[str, tuple[float, float, str]] = {}
+# The same for a pass checked alone, out of XLA's order (the presets stay exact).
+OUT_OF_ORDER: dict[str, tuple[float, float, str]] = {
+    "constant-folding": (1e-5, 1e-6, "folds a constant-derived A of A / Const before algsimp sees a "
+                                     "non-constant A (XLA's algsimp runs first: A * (1/Const))"),
+    "fusion": (1e-5, 1e-6, "moves divides into fused computations, which algsimp does not visit "
+                           "(XLA fuses only after simplifying)"),
 }
 # (pass, module) -> reason: known failures, strict (they must keep failing until fixed).
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
@@ -141,7 +148,7 @@ def _run_all(spec: str, key: str, names: list[str], tol: tuple[float, float] | N
 
 @pytest.mark.parametrize("pass_name", sorted(PASSES))
 def test_pass_keeps_results(pass_name: str) -> None:
-    tol = REASSOCIATES.get(pass_name)
+    tol = REASSOCIATES.get(pass_name) or OUT_OF_ORDER.get(pass_name)
     _run_all(pass_name, pass_name, SMALL, tol[:2] if tol else None, pass_name not in NOT_IDEMPOTENT)
 
 

@@ -293,11 +293,12 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
 # Where XLA CPU rounds f16/bf16 results differs from per-op rounding in two rewrites of the
 # module (bf16 excess precision, f16 FMA contraction), and XLA CPU's algsimp changes float
 # results on its own (A / Const => A * (1/Const), constant reassociation, ...: algsimp-inexact,
-# after the bf16 normalisation as in XLA): the interpreter runs them on a copy, as the LLVM
+# after call-inlining and the bf16 normalisation as in XLA, so a constant passed to a called
+# computation is one to the divide it feeds): the interpreter runs them on a copy, as the LLVM
 # backend's pipeline does, when the module has f16/bf16 arithmetic or such a pattern at all
 # (with cse before the contraction, as XLA: two equal multiplies are one, used twice, which
 # does not contract).
-_XLA_ROUNDING = "float-normalization-bf16,algsimp-inexact,cse,fma-contraction"
+_XLA_ROUNDING = "call-inliner,float-normalization-bf16,algsimp-inexact,cse,fma-contraction"
 
 
 def _as_xla_rounds(module: Module) -> Module:
