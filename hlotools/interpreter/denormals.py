@@ -43,10 +43,11 @@ def flush(x: Any) -> Any:
     if not isinstance(x, np.ndarray) or x.dtype not in _FLUSHED:
         return x
     uint, exp_mask, sign_mask = _FLUSHED[x.dtype]
-    bits = np.ascontiguousarray(x).view(uint)
-    tiny = (bits & uint(exp_mask)) == 0
-    if not np.any(tiny & (bits != 0) & (bits != uint(sign_mask))):
+    bits = np.ascontiguousarray(x).view(uint).reshape(-1) if x.size else np.ascontiguousarray(x).view(uint)
+    if not _has_denormal(bits, uint, exp_mask, sign_mask):
         return x
+    bits = bits.reshape(x.shape)
+    tiny = (bits & uint(exp_mask)) == 0
     return np.where(tiny, bits & uint(sign_mask), bits).astype(uint).view(x.dtype).reshape(x.shape)
 
 
@@ -88,6 +89,26 @@ def _memo(ev: Any) -> dict[int, tuple[Any, bool]]:
     return memo
 
 
+_CHUNK = 1 << 15  # elements per pass of the scan: its temporaries stay in the L2 cache
+
+
+def _has_denormal(bits: np.ndarray, uint: Any, exp_mask: int, sign_mask: int) -> bool:
+    """Whether any element is a denormal: 0 < |bits| < the smallest normal's (one unsigned
+    compare after 0 - 1 wraps), scanned in chunks (a 4 MB array in one go costs ~4 passes
+    through memory; most arrays have no denormal at all)."""
+    limit, magnitude = uint((exp_mask & -exp_mask) - 1), uint(sign_mask - 1)
+    n = bits.size
+    buf = np.empty(min(n, _CHUNK), uint)
+    for start in range(0, n, _CHUNK):
+        part = bits[start:start + _CHUNK]
+        view = buf[:part.size]
+        np.bitwise_and(part, magnitude, out=view)
+        np.subtract(view, uint(1), out=view)
+        if np.any(view < limit):
+            return True
+    return False
+
+
 def _flushes(inst: Any, ev: Any) -> bool:
     if constant_derived(inst, _memo(ev)):
         return False
@@ -104,9 +125,37 @@ def _flushing(fn: Kernel) -> Kernel:
     def kernel(inst: Any, args: list, ev: Any) -> Any:
         if not semantics.flush_denormals() or not _flushes(inst, ev):
             return fn(inst, args, ev)
-        return flush(fn(inst, [flush(a) for a in args], ev))
+        done = _flushed(ev)
+        out = flush(fn(inst, [a if _known(done, a) else flush(a) for a in args], ev))
+        _remember(done, out)
+        return out
     kernel.__wrapped__ = fn  # type: ignore[attr-defined]
     return kernel
+
+
+def _flushed(ev: Any) -> dict[int, Any]:
+    """id -> array of the results this evaluator's flushing kernels returned (already flushed:
+    the next op need not scan them again); the arrays are held, so an id is never reused."""
+    done = getattr(ev, "_flushed_results", None)
+    if done is None:
+        done = {}
+        try:
+            ev._flushed_results = done
+        except AttributeError:
+            pass
+    if len(done) > 4096:
+        done.clear()
+    return done
+
+
+def _known(done: dict[int, Any], a: Any) -> bool:
+    return done.get(id(a)) is a
+
+
+def _remember(done: dict[int, Any], out: Any) -> None:
+    for v in out if isinstance(out, tuple) else (out,):
+        if isinstance(v, np.ndarray):
+            done[id(v)] = v
 
 
 def install() -> None:
