@@ -161,6 +161,17 @@ def test_compare_tolerance_nan_and_worst_element() -> None:
     assert not compare("out0", nan_moved, e, "f32", rtol=1, atol=1).ok
 
 
+def test_an_infinite_expected_value_matches_only_itself() -> None:
+    """inf * rtol was the tolerance: any finite value 'matched' an expected -inf (found when a
+    flushed log gave -inf in XLA and -713.8 here and hlo-run --expected said match)."""
+    e = np.array([-np.inf, np.inf, 1.0], np.float32)
+    for rtol, atol in ((0.0, 0.0), (1e-5, 1e-6), (1.0, 1.0)):
+        c = compare("out0", np.array([-713.0, np.inf, 1.0], np.float32), e, "f32", rtol=rtol, atol=atol)
+        assert not c.ok and c.mismatches == 1 and c.worst_index == (0,) and c.rel_error == float("inf")
+        assert not compare("out0", np.array([-np.inf, -np.inf, 1.0], np.float32), e, "f32", rtol=rtol, atol=atol).ok
+        assert compare("out0", e.copy(), e, "f32", rtol=rtol, atol=atol).ok
+
+
 def test_compare_integers_exactly() -> None:
     e = np.array([[1, 2], [3, 4]], np.int32)
     a = e.copy()

@@ -28,6 +28,9 @@ ARITHMETIC = frozenset({
     "sine", "cosine", "tan", "sinh", "cosh", "acos", "acosh", "asin", "asinh", "atanh", "logistic", "erf",
     "ceil", "floor", "round-nearest-afz", "round-nearest-even", "sign", "is-finite",
     "dot", "convolution"})
+_LIBM = frozenset({"exponential", "exponential-minus-one", "cbrt", "sine", "cosine", "tan",
+                   "sinh", "cosh", "acos", "acosh", "asin", "asinh", "atanh", "erf", "power", "atan2", "tanh",
+                   "logistic"})
 _CONVERT_FLUSHES = frozenset({"f32", "f64"})  # cvtss2sd / cvtsd2ss; f16/bf16 go through integer code
 _REDUCER_FLUSHES = frozenset({"add", "multiply", "maximum", "minimum"})
 
@@ -113,9 +116,14 @@ def _flushes(inst: Any, ev: Any) -> bool:
     if constant_derived(inst, _memo(ev)):
         return False
     op = inst.opcode
-    if op == "convert":
+    if op == "convert":  # cvtss2sd / cvtsd2ss, and a compare with 0 for pred
         src, dst = inst.operands[0].shape.element_type, inst.shape.element_type
-        return src is not None and dst is not None and src.name in _CONVERT_FLUSHES and dst.name in _CONVERT_FLUSHES
+        return (src is not None and dst is not None and src.name in _CONVERT_FLUSHES
+                and (dst.name in _CONVERT_FLUSHES or dst.name == "pred"))
+    if op in _LIBM and inst.operands and inst.operands[0].shape.element_type is not None \
+            and inst.operands[0].shape.element_type.name == "f64":
+        return False  # XLA's f64 sin/tan/... are libm's, which tests the bits itself: sin(1e-310) = 1e-310
+        # (not log: XLA's f64 log(1e-310) is -inf)
     if op in ("reduce", "reduce-window"):
         return binary_reducer_opcode(inst.attrs.get("to_apply")) in _REDUCER_FLUSHES
     return op in ARITHMETIC

@@ -60,7 +60,7 @@ def float_cast(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     payload = mant >> np.uint64(sm - dm) if sm > dm else mant << np.uint64(dm - sm)
     exp_all = np.uint64(((1 << (dbits - 1 - dm)) - 1) << dm)
     code = sign | exp_all | np.uint64(1 << (dm - 1)) | payload
-    return np.where(nan, code.astype(du).view(dt), r)
+    return np.where(nan, code.astype(du).view(dt).reshape(r.shape), r)  # ascontiguousarray makes rank 0 rank 1
 
 
 def wrap_int(x: np.ndarray, et: ElementType) -> np.ndarray:

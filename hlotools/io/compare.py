@@ -145,12 +145,13 @@ def _compare_float(name: str, actual: np.ndarray, expected: np.ndarray, rtol: fl
         same = (a == e) | (np.isnan(a) & nan_e)  # equal infinities and NaN-for-NaN count as matches
         errs = np.where(same, 0.0, np.abs(a - e))
         errs = np.where(np.isnan(errs), np.inf, errs)
-        tol = atol + rtol * np.abs(np.where(nan_e, 0.0, e))
+        # an infinite (or NaN) expected value is matched only exactly: inf * rtol is no tolerance
+        tol = atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0))
         ratio = np.where(tol > 0, errs / np.maximum(tol, 1e-300), np.where(errs > 0, np.inf, 0.0))
-    bad = (errs > tol) & ~same
+    bad = ((errs > tol) | ~np.isfinite(e)) & ~same
     flat = int(np.argmax(np.where(bad, ratio, -1.0))) if bad.any() else int(np.argmax(ratio))
     idx = tuple(int(i) for i in np.unravel_index(flat, a.shape))
     ae, ee = float(errs[idx]), e[idx]
-    rel = ae / abs(ee) if ee != 0 and not np.isnan(ee) else (0.0 if ae == 0 else float("inf"))
+    rel = ae / abs(ee) if ee != 0 and np.isfinite(ee) else (0.0 if ae == 0 else float("inf"))
     return Comparison(name, not bad.any(), int(bad.sum()), size, rtol, atol, idx,
                       _py(actual[idx]), _py(expected[idx]), ae, float(rel))
