@@ -267,3 +267,20 @@ def test_float_normalization_strict_changes_nothing() -> None:
     assert hlotools.print_module(module) == before
     run_pipeline(module, parse_pipeline("float-normalization-bf16{allow-excess-precision=true}"))
     assert hlotools.print_module(module) != before
+
+
+def test_f16_logistic_rounds_each_step_as_xla_expands_it() -> None:
+    """XLA CPU expands logistic to 1 / (1 + exp(-x)) before f16 is upcast, so every step rounds
+    to f16: its output for these 4096 values has CRC-32 0x12ce1963 (xla_ref.py, jaxlib 0.10.2);
+    computed in f32 throughout, 1462 of them differed by an ulp."""
+    import zlib
+
+    import numpy as np
+
+    import hlotools
+    from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.interpreter import evaluate
+    text = "HloModule lg\nENTRY e {\n  x = f16[4096] parameter(0)\n  ROOT l = f16[4096] logistic(x)\n}\n"
+    x = (np.random.default_rng(0).standard_normal(4096) * 6).astype(np.float16)
+    for out in (evaluate(hlotools.parse_module(text), [x])[0], CompiledModule(hlotools.parse_module(text))([x])[0]):
+        assert zlib.crc32(np.ascontiguousarray(out).tobytes()) == 0x12CE1963

@@ -129,7 +129,14 @@ def _tanh(x: Array) -> Array:
 
 
 def _logistic(x: Array, et: ElementType) -> Array:
+    """1 / (1 + exp(-x)); f16 rounds to f16 after each step, as XLA CPU expands it (its
+    logistic expander runs before f16 is upcast; bf16 stays in f32): 1462 of 4096 f16 values
+    differed by an ulp computed in f32 throughout."""
     one = np.ones((), x.dtype)
+    if et.name == "f16":
+        def r(v: Array) -> Array:
+            return v.astype(np.float16).astype(x.dtype)
+        return one / r(one + r(_exp(-x)))
     return one / (one + (_exp(-x) if et.kind == "float" else np.exp(-x)))
 
 

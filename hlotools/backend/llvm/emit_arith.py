@@ -129,7 +129,11 @@ def _rsqrt(b: B, x: ir.Value, et: ElementType) -> ir.Value:
 
 
 def _logistic(b: B, x: ir.Value, et: ElementType) -> ir.Value:
+    """1 / (1 + exp(-x)); f16 rounds after each step as XLA CPU expands it (the interpreter's
+    _logistic says why)."""
     one = _fconst(x.type, 1.0)
+    if et.name == "f16":
+        return b.fdiv(one, T.round_to(b, b.fadd(one, T.round_to(b, M.exp(b, b.fneg(x)), et)), et))
     return b.fdiv(one, b.fadd(one, M.exp(b, b.fneg(x))))
 
 
