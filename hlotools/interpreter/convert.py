@@ -160,7 +160,9 @@ def reduce_precision_array(x: Array, et: ElementType, exponent_bits: int, mantis
     r = u.astype(udt).view(x.dtype).reshape(np.shape(x))
     nan = np.isnan(np.asarray(x).astype(np.float32 if et.bits < 32 else et.dtype))
     if mantissa_bits > 0:
-        return np.where(nan, x, r).astype(et.dtype)
+        # bf16 goes through f32 in XLA (float normalization): its NaN comes back canonical
+        keep = np.asarray(x).astype(np.float32).astype(et.dtype) if et.name == "bf16" else x
+        return np.where(nan, keep, r).astype(et.dtype)
     return r
 
 

@@ -495,14 +495,19 @@ def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.
     et = _out(inst)
     b = gen.b
     x = gen.operand(inst, 0, index)
+    small = et.name in T.SMALL_FLOATS and et.bits == 16  # f16/bf16: on their own bit pattern, as XLA
     wide = x.type == T.F64
-    ity, mbits_src, ebits_src = (T.I64, 52, 11) if wide else (T.I32, 23, 8)
+    if small:
+        fmt = T.SMALL_FLOATS[et.name]
+        ity, mbits_src, ebits_src = ir.IntType(16), fmt.mbits, fmt.ebits
+    else:
+        ity, mbits_src, ebits_src = (T.I64, 52, 11) if wide else (T.I32, 23, 8)
     mbits = int(inst.attrs.get("mantissa_bits", mbits_src))
     ebits = int(inst.attrs.get("exponent_bits", ebits_src))
 
     def c(v: int) -> ir.Constant:
         return ir.Constant(ity, v & ((1 << ity.width) - 1))
-    bits = b.bitcast(x, ity)
+    bits = raw_bits(gen, inst.operands[0], index) if small else b.bitcast(x, ity)
     if mbits < mbits_src:
         last = 1 << (mbits_src - mbits)
         odd = b.lshr(b.and_(bits, c(last)), c(mbits_src - mbits))
@@ -517,9 +522,9 @@ def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.
         zero = b.and_(bits, c(1 << (ity.width - 1)))
         inf = b.or_(zero, c(exp_mask))
         bits = b.select(overflow, inf, b.select(underflow, zero, bits))
-    r = b.bitcast(bits, x.type)
+    r = T.from_storage(b, bits, et) if small else b.bitcast(bits, x.type)
     r = b.select(b.fcmp_unordered("uno", x, x), x, r)
-    return T.round_to(b, r, et)
+    return r if small else T.round_to(b, r, et)
 
 
 def _bits_of(et: ElementType) -> int:
