@@ -261,9 +261,8 @@ def _task_workers(ir_text: str) -> list[str]:
 def test_the_ir_has_one_merged_parallel_for_only_when_there_is_a_set() -> None:
     ir_text = _compile(TWO_DOTS).llvm_ir
     (worker,) = _task_workers(ir_text)
-    start = ir_text.index('@"hlo_entry.body"(') if 'define internal void @"hlo_entry.body"(' in ir_text else None
-    entry = ir_text[ir_text.index('define internal void @"hlo_entry.body"('):] if start else ir_text[ir_text.index("define void @"):]
-    entry = entry[:entry.index("\n}\n")]  # the entry computation's code (the body of the MXCSR wrapper)
+    entry = ir_text[ir_text.index("define void @"):]
+    entry = entry[:entry.index("\n}\n")]
     assert len(re.findall(r"call void @\"?hlo\.parallel_for\"?\(", entry)) == 1
     assert worker in entry
     body = ir_text[ir_text.index(f"@\"{worker}\"") if f"@\"{worker}\"" in ir_text else ir_text.index(f"@{worker}"):]

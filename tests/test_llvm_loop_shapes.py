@@ -20,13 +20,9 @@ def _compile(text: str) -> tuple[CompiledModule, hlotools.ir.module.Module]:
 
 
 def _functions(ir_text: str) -> dict[str, str]:
-    """Functions by name; "hlo_entry" is the entry computation's code (its body when the entry
-    is the MXCSR wrapper of denormals.py)."""
     out = {}
     for m in re.finditer(r'^define [^@]*@"?([\w.\-]+)"?\(.*?^}$', ir_text, re.M | re.S):
         out[m.group(1)] = m.group(0)
-    if "hlo_entry.body" in out:
-        out["hlo_entry"] = out.pop("hlo_entry.body")
     return out
 
 

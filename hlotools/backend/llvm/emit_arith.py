@@ -153,8 +153,8 @@ def _xla_log(name: str, domain: float) -> Callable[[B, ir.Value, ElementType], i
     all-ones pattern 0xFFFFFFFF; at f64 (libm) a NaN passes quieted and x < domain gives +NaN
     (glibc's is -NaN). Measured with xla_ref.py (jaxlib 0.10.2)."""
     def apply(b: B, x: ir.Value, et: ElementType) -> ir.Value:
-        if denormals.flushing(b):  # XLA's log sees a denormal as 0 at f64 too (-inf), unlike its sin
-            x = denormals.flush(b, x)
+        if x.type == T.F64 and denormals.flushing(b):  # M.libm flushes f32 itself; XLA's f64 log
+            x = denormals.flush(b, x)  # sees a denormal as 0 too (-inf), unlike its f64 sin
         r = M.libm(b, name, [x])
         if name == "log" and et.name == "f16":
             return r  # XLA CPU's f16 log is libm's (NaN passes, x < 0 gives -NaN); its log1p is not

@@ -13,6 +13,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from hlotools.backend.llvm import emit_types as T
+from hlotools.backend.llvm.emit_arith import QUIET_BIT
 from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, clamp_index
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
@@ -296,7 +297,7 @@ def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Val
                 take = b.and_(b.fcmp_ordered("ord", f, f), b.fcmp_unordered("uno", v, v))
                 b.store(b.select(take, v, f), found)
         ity = ir.IntType(64 if ty == T.F64 else 32)
-        quiet = ir.Constant(ity, (1 << 51) if ty == T.F64 else (1 << 22))
+        quiet = ir.Constant(ity, QUIET_BIT[ity.width])
         f = b.load(found, typ=ty)
         first = b.bitcast(b.or_(b.bitcast(f, ity), quiet), ty)
         b.store(b.select(b.fcmp_unordered("uno", f, f), first, result), slot)
