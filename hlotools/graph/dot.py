@@ -6,8 +6,9 @@ calls, so the data flow through `call`, `while`, `fusion`, `reduce` ... stays vi
 from __future__ import annotations
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 
 # Fill colours by opcode category (ir/opcodes.py), light enough for black text.
 _ELEMENTWISE = "#dae8fc"

@@ -17,6 +17,7 @@ import numpy as np
 from hlotools.interpreter.registry import KERNELS, Kernel
 from hlotools.ir import semantics
 from hlotools.ir.computation import binary_reducer_opcode
+from hlotools.ir.opcodes import REDUCERS
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _FLUSHED = {np.dtype(np.float32): (np.uint32, 0x7F800000, 0x80000000),
@@ -32,7 +33,6 @@ _LIBM = frozenset({"exponential", "exponential-minus-one", "cbrt", "sine", "cosi
                    "sinh", "cosh", "acos", "acosh", "asin", "asinh", "atanh", "erf", "power", "atan2", "tanh",
                    "logistic"})
 _CONVERT_FLUSHES = frozenset({"f32", "f64"})  # cvtss2sd / cvtsd2ss; f16/bf16 go through integer code
-_REDUCER_FLUSHES = frozenset({"add", "multiply", "maximum", "minimum"})
 
 
 def flush(x: Any) -> Any:
@@ -125,7 +125,8 @@ def _flushes(inst: Any, ev: Any) -> bool:
         return False  # XLA's f64 sin/tan/... are libm's, which tests the bits itself: sin(1e-310) = 1e-310
         # (not log: XLA's f64 log(1e-310) is -inf)
     if op in ("reduce", "reduce-window"):
-        return binary_reducer_opcode(inst.attrs.get("to_apply")) in _REDUCER_FLUSHES
+        r = REDUCERS.get(binary_reducer_opcode(inst.attrs.get("to_apply")))  # type: ignore[arg-type]
+        return r is not None and r.floating is not None  # the float reducers; and/or/xor are bit operations
     return op in ARITHMETIC
 
 

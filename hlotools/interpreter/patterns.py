@@ -14,19 +14,14 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.ir.instruction import Instruction
-
-# Combiner opcode -> the numpy ufunc that folds in the same way.
-COMBINER_UFUNCS: dict[str, np.ufunc] = {
-    "add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
-    "and": np.logical_and, "or": np.logical_or,
-}
+from hlotools.ir.opcodes import REDUCERS
 
 
 def combiner_ufunc(name: str, dtype: np.dtype) -> np.ufunc:
-    """The ufunc for a recognised combiner on `dtype` (and/or are bitwise on integers)."""
-    if name in ("and", "or") and np.dtype(dtype) != np.bool_:
-        return np.bitwise_and if name == "and" else np.bitwise_or
-    return COMBINER_UFUNCS[name]
+    """The ufunc that folds like the combiner `name` on `dtype` (the table's reducer: and/or
+    are bitwise on integers, logical on pred)."""
+    r = REDUCERS[name]
+    return getattr(np, r.pred_ufunc if np.dtype(dtype) == np.bool_ else r.ufunc)  # type: ignore[no-any-return]
 
 
 def _param_index(inst: Instruction) -> int | None:
@@ -41,7 +36,7 @@ def binary_combiner(comp: Any) -> str | None:
     root = comp.root
     if root.opcode == "parameter":
         return "replace" if root.parameter_number == 1 else "keep"
-    if root.opcode in COMBINER_UFUNCS and len(root.operands) == 2:
+    if root.opcode in REDUCERS and len(root.operands) == 2:
         numbers = {_param_index(o) for o in root.operands}
         if numbers == {0, 1}:
             return root.opcode

@@ -26,6 +26,7 @@ from hlotools.ir import semantics
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS, reducer_identity
 from hlotools.ir.types import ElementType
 from hlotools.ir.xla_reduce import (
     Stage,
@@ -37,7 +38,6 @@ from hlotools.ir.xla_reduce import (
 )
 
 Array = np.ndarray
-_SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
 _SEQUENTIAL_MAX = 2048
 
 
@@ -45,31 +45,22 @@ def simple_reducer(comp: Computation) -> str | None:
     """The opcode of a reducer `f(a, b) = op(a, b)` (either operand order) that numpy's
     ufuncs reduce, else None."""
     op = binary_reducer_opcode(comp)
-    return op if op in _SIMPLE else None
+    return op if op in REDUCERS else None
 
 
 def _ufunc(op: str, et: ElementType) -> np.ufunc:
-    if et.kind == "pred":
-        return {"add": np.logical_or, "maximum": np.logical_or, "or": np.logical_or,
-                "multiply": np.logical_and, "minimum": np.logical_and, "and": np.logical_and,
-                "xor": np.logical_xor}[op]
-    return {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
-            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    r = REDUCERS[op]
+    return getattr(np, r.pred_ufunc if et.kind == "pred" else r.ufunc)  # type: ignore[no-any-return]
 
 
 def identity_value(op: str, et: ElementType) -> Any:
-    """The identity of a simple reducer in the compute dtype (used to pad windows)."""
-    dt = compute_dtype(et)
+    """The identity of a simple reducer in the compute dtype (used to pad windows). Float add
+    pads with +0, not the exact -0: a window of -0 elements beside padding sums to +0 here."""
     if et.kind == "pred":
-        return op in ("multiply", "minimum", "and")
-    if op in ("add", "or", "xor"):
-        return dt.type(0)
-    if op == "multiply":
-        return dt.type(1)
-    if op == "and":
-        return dt.type(-1) if dt.kind == "i" else np.iinfo(dt).max
-    big = np.inf if dt.kind in "fc" else (np.iinfo(dt).max if op == "minimum" else np.iinfo(dt).min)
-    return dt.type(-big if op == "maximum" and dt.kind in "fc" else big)
+        return reducer_identity(op, "pred", 1)
+    dt = compute_dtype(et)
+    value = reducer_identity(op, et.kind, 8 * dt.itemsize)
+    return dt.type(0) if value == 0 else dt.type(value)
 
 
 def _storage_identity(op: str, et: ElementType) -> Array:
@@ -113,7 +104,7 @@ def first_nan_wins(op: str, r: Array, values: Any, init: Array, et: ElementType)
     what a sequential fold gives (x86 and maximum/minimum keep acc's NaN first), the LLVM
     backend's answer on every CPU (emit_reduce.lane_fold). numpy's reduction loops pick any.
     `values()` gives the reduced elements along the last axis, in fold order."""
-    if op not in ("add", "multiply", "maximum", "minimum") or et.kind != "float":
+    if et.kind != "float" or REDUCERS[op].floating is None:
         return r
     r = np.asarray(r)
     nan = np.isnan(r)

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hlotools.ir.opcodes import OPCODES, OpcodeInfo
+from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, OPCODES, OpcodeInfo
 from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     from hlotools.ir.computation import Computation
     from hlotools.ir.literal import Literal
 
-# Attributes whose values are computations (a single one) or tuples of computations.
-COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatter",
-                     "true_computation", "false_computation")
-COMPUTATION_LIST_ATTRS = ("branch_computations", "called_computations")
 _ANY_COMPUTATION_ATTR = frozenset(COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS)
 
 

@@ -1,11 +1,15 @@
 """THE opcode table: every HLO opcode described once.
 
 Parser checks (is the result shape optional?), shape inference and the verifier (arity,
-category), CSE (commutative, side effects), DCE (side effects), fusion (elementwise,
-expensive) and the interpreter/codegen dispatch all read this table.
+category, operand types), CSE (commutative, side effects), DCE (side effects), fusion
+(elementwise, expensive, reuses operand elements), the call graph (calls), the async sugar
+(native async forms), algsimp and the reduction kernels (the reducer algebra) and the
+interpreter/codegen dispatch all read this table. Each trait group below states its law;
+a consumer whose rule differs from a trait keeps that exception next to itself, saying why.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
@@ -13,6 +17,50 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing.Unpack needs 3.11; only mypy reads it
 
 VARIADIC = -1
+
+# Symbolic identities of a reducer, resolved per element type by `reducer_identity`.
+LOWEST = "lowest"  # -inf for floats, the minimum for integers (0 unsigned)
+HIGHEST = "highest"  # +inf for floats, the maximum for integers
+ALL_ONES = "all-ones"  # every bit set: -1 signed, the maximum unsigned
+Identity = float | str | None  # None: the opcode does not apply to that kind of element
+
+
+@dataclass(frozen=True)
+class Reducer:
+    """The algebra of an opcode that can be a reduction's combiner (`to_apply` = op(p0, p1)).
+
+    Every reducer is associative, f(f(a, b), c) = f(a, f(b, c)), and commutative, with an
+    identity e: f(e, a) = a. On integers and pred that holds bit for bit; on floats only where
+    no rounding happens (`exact_for_floats`), so reassociating a float sum changes its bits."""
+    floating: Identity  # float and complex element types
+    integer: Identity  # signed and unsigned element types
+    pred: bool
+    ufunc: str  # numpy's ufunc folding the same way on numbers
+    pred_ufunc: str  # ... and on pred (add is or, multiply is and)
+    exact_for_floats: bool = False  # reassociation keeps the bits of float results
+    exact_for_ints: bool = True  # ... of integer results (two's-complement wraps associatively)
+    dual: str = ""  # the opcode of the reversed order: max(a, b) = -min(-a, -b), select(a > b) swapped
+    # Float add: -0 is the identity bit for bit (+0 + -0 = +0), but XLA's algsimp takes an init of
+    # either zero as the identity (it compares by value: IsAll(0)), and so does algsimp here.
+    negative_zero: bool = False
+
+
+_REDUCER_ADD = Reducer(0.0, 0, False, "add", "logical_or", negative_zero=True)
+_REDUCER_MULTIPLY = Reducer(1.0, 1, True, "multiply", "logical_and")
+_REDUCER_MAXIMUM = Reducer(LOWEST, LOWEST, False, "maximum", "logical_or", exact_for_floats=True,
+                           dual="minimum")
+_REDUCER_MINIMUM = Reducer(HIGHEST, HIGHEST, True, "minimum", "logical_and", exact_for_floats=True,
+                           dual="maximum")
+_REDUCER_AND = Reducer(None, ALL_ONES, True, "bitwise_and", "logical_and")
+_REDUCER_OR = Reducer(None, 0, False, "bitwise_or", "logical_or")
+_REDUCER_XOR = Reducer(None, 0, False, "bitwise_xor", "logical_xor")
+
+# Element types an elementwise opcode accepts (XLA's shape inference: "Expected element type in
+# shape to be floating for <op> operation" and its kin); "" accepts any (the rule checks more).
+OPERAND_TYPES = ("", "float", "float_or_complex", "integral", "int_or_pred", "numeric", "signed")
+# The context a called computation runs in (XLA's CallContext).
+CONTROL_FLOW = "control-flow"  # as a sequence of instructions: call, while, conditional, async
+EMBEDDED = "embedded"  # as a scalar function or a fused body: reduce, map, sort, fusion, ...
 
 
 @dataclass(frozen=True)
@@ -26,6 +74,15 @@ class OpcodeInfo:
     side_effect: bool = False  # never removed by DCE, never merged by CSE
     expensive: bool = False  # never duplicated into several fusion consumers
     min_operands: int = 0  # for VARIADIC opcodes
+    reducer: Reducer | None = None  # may combine a reduction (see Reducer)
+    operand_types: str = ""  # see OPERAND_TYPES
+    transcendental: bool = False  # a float/complex function of libm's kind (result_accuracy applies)
+    passthrough: bool = False  # the result is (part of) its operands' data: nothing computed
+    calls: str = ""  # the context of its called computations: CONTROL_FLOW, EMBEDDED or none
+    native_async: bool = False  # has start/done opcodes of its own (never wrapped in async-start)
+    async_suffix: str = ""  # async-start/-update/-done: the suffix of their sugared forms
+    reuses_operand_elements: bool = False  # reads some operand element for several outputs
+    one_dimension: bool = False  # `dimensions={d}` names exactly one dimension
 
     @property
     def is_elementwise(self) -> bool:
@@ -47,6 +104,15 @@ class _Flags(TypedDict, total=False):
     side_effect: bool
     expensive: bool
     min_operands: int
+    reducer: Reducer
+    operand_types: str
+    transcendental: bool
+    passthrough: bool
+    calls: str
+    native_async: bool
+    async_suffix: str
+    reuses_operand_elements: bool
+    one_dimension: bool
 
 
 def _add(names: str, arity: int, category: str, **kw: Unpack[_Flags]) -> None:
@@ -56,50 +122,72 @@ def _add(names: str, arity: int, category: str, **kw: Unpack[_Flags]) -> None:
 
 V = VARIADIC
 # Elementwise unary.
-_add("abs ceil floor negate not sign is-finite popcnt count-leading-zeros real imag "
-     "round-nearest-afz round-nearest-even copy", 1, "unary")
+_add("abs real imag", 1, "unary")
+_add("copy", 1, "unary", native_async=True)
+_add("ceil floor is-finite round-nearest-afz round-nearest-even", 1, "unary", operand_types="float")
+_add("popcnt count-leading-zeros", 1, "unary", operand_types="integral")
+_add("not", 1, "unary", operand_types="int_or_pred")
+_add("negate", 1, "unary", operand_types="numeric")
+_add("sign", 1, "unary", operand_types="signed")
+# Transcendental: f(x) of floats or complex, computed by a polynomial or libm (never exact).
 _add("exponential exponential-minus-one log log-plus-one logistic sqrt rsqrt cbrt sine cosine "
-     "tan tanh sinh cosh erf acos acosh asin asinh atanh", 1, "unary", expensive=True)
-_add("opt-barrier", 1, "misc", side_effect=True)
-_add("bitcast", 1, "data", shape_optional=False)
+     "tan tanh sinh cosh erf acos acosh asin asinh atanh", 1, "unary", expensive=True,
+     transcendental=True, operand_types="float_or_complex")
+_add("reduce-precision", 1, "unary", shape_optional=False, operand_types="float")
 _add("convert bitcast-convert", 1, "convert", shape_optional=False)
-_add("reduce-precision", 1, "unary", shape_optional=False)
-# Elementwise binary.
-_add("add multiply maximum minimum and or xor", 2, "binary", commutative=True)
-_add("mulhi", 2, "binary", commutative=True, shape_optional=True)
-_add("subtract shift-left shift-right-arithmetic shift-right-logical complex", 2, "binary")
-_add("divide remainder power atan2", 2, "binary", expensive=True)
+# Elementwise binary. Reducers (see Reducer): f(f(a,b),c) = f(a,f(b,c)), f(a,b) = f(b,a), f(e,a) = a.
+_add("add", 2, "binary", commutative=True, reducer=_REDUCER_ADD)
+_add("multiply", 2, "binary", commutative=True, reducer=_REDUCER_MULTIPLY)
+_add("maximum", 2, "binary", commutative=True, reducer=_REDUCER_MAXIMUM)
+_add("minimum", 2, "binary", commutative=True, reducer=_REDUCER_MINIMUM)
+_add("and", 2, "binary", commutative=True, reducer=_REDUCER_AND, operand_types="int_or_pred")
+_add("or", 2, "binary", commutative=True, reducer=_REDUCER_OR, operand_types="int_or_pred")
+_add("xor", 2, "binary", commutative=True, reducer=_REDUCER_XOR, operand_types="int_or_pred")
+_add("mulhi", 2, "binary", commutative=True, shape_optional=True, operand_types="integral")
+_add("subtract complex", 2, "binary")
+_add("shift-left shift-right-arithmetic shift-right-logical", 2, "binary", operand_types="integral")
+_add("divide remainder power", 2, "binary", expensive=True)
+_add("atan2", 2, "binary", expensive=True, operand_types="float_or_complex")
 _add("stochastic-convert", 2, "convert", shape_optional=False)
 _add("compare", 2, "compare")
 _add("select", 3, "select")
 _add("clamp", 3, "clamp")
+# Pass-through: the result is (part of) an operand's data, no element computed (XLA's dataflow
+# forwards the operand's values: no buffer of its own).
+_add("tuple", V, "data", passthrough=True)
+_add("get-tuple-element", 1, "data", passthrough=True)
+_add("bitcast", 1, "data", shape_optional=False, passthrough=True)
+_add("opt-barrier", 1, "misc", side_effect=True, passthrough=True)
+_add("domain", 1, "misc", passthrough=True)
+_add("add-dependency", 2, "misc", passthrough=True)
 # Reductions and windows.
 # XLA's HloInstruction::IsExpensive also lists the reductions, gather/scatter, sort, map and rng.
-_add("reduce", V, "reduction", min_operands=2, expensive=True)
-_add("reduce-window", V, "reduction", min_operands=2, expensive=True)
-_add("select-and-scatter", 3, "reduction", expensive=True)
-_add("scan", V, "reduction", expensive=True)
+# Reuses operand elements (XLA's ReusesOperandElements): an operand element feeds several outputs.
+_add("reduce", V, "reduction", min_operands=2, expensive=True, calls=EMBEDDED)
+_add("reduce-window", V, "reduction", min_operands=2, expensive=True, calls=EMBEDDED,
+     reuses_operand_elements=True)
+_add("select-and-scatter", 3, "reduction", expensive=True, calls=EMBEDDED, reuses_operand_elements=True)
+_add("scan", V, "reduction", expensive=True, calls=EMBEDDED)
 # Data movement.
-_add("broadcast transpose reverse get-tuple-element", 1, "data")
+_add("broadcast transpose reverse", 1, "data")
 _add("reshape slice", 1, "data", shape_optional=False)
 _add("dynamic-reshape", V, "data", shape_optional=False, min_operands=1)
 _add("dynamic-slice", V, "data", shape_optional=False, min_operands=1)
 _add("dynamic-update-slice", V, "data", shape_optional=False, min_operands=2)
-_add("concatenate", V, "data", min_operands=1)
+_add("concatenate", V, "data", min_operands=1, one_dimension=True)
 _add("pad", 2, "data")
 _add("gather", 2, "data", expensive=True)
-_add("scatter", V, "data", min_operands=3, expensive=True)
+_add("scatter", V, "data", min_operands=3, expensive=True, calls=EMBEDDED)
 _add("iota", 0, "source", shape_optional=False)
-_add("tuple", V, "data")
-_add("sort", V, "data", min_operands=1, expensive=True)
+_add("sort", V, "data", min_operands=1, expensive=True, calls=EMBEDDED, one_dimension=True)
 _add("topk", 1, "data", expensive=True)
-_add("get-dimension-size", 1, "data")
-_add("set-dimension-size", 2, "data")
+_add("get-dimension-size", 1, "data", one_dimension=True)
+_add("set-dimension-size", 2, "data", one_dimension=True)
 # Linear algebra / numerics.
-_add("dot", 2, "linalg", expensive=True)
+_add("dot", 2, "linalg", expensive=True, reuses_operand_elements=True)
 _add("ragged-dot", 3, "linalg", expensive=True)
 _add("scaled-dot", 4, "linalg", expensive=True)
-_add("convolution", 2, "linalg", expensive=True)
+_add("convolution", 2, "linalg", expensive=True, reuses_operand_elements=True)
 _add("fft", 1, "linalg", expensive=True)
 _add("cholesky", 1, "linalg", expensive=True)
 _add("triangular-solve", 2, "linalg", expensive=True)
@@ -107,35 +195,45 @@ _add("batch-norm-training", 3, "linalg", expensive=True)
 _add("batch-norm-inference", 5, "linalg", expensive=True)
 _add("batch-norm-grad", 5, "linalg", expensive=True)
 # Control flow / calls.
-_add("while", 1, "control", expensive=True)
-_add("conditional", V, "control", expensive=True, min_operands=1)
-_add("call", V, "control", expensive=True)
-_add("fusion", V, "control", shape_optional=False, expensive=True)
-_add("map", V, "control", min_operands=1, expensive=True)
-_add("custom-call", V, "control", shape_optional=False, side_effect=False, expensive=True)
-_add("domain", 1, "misc")
-_add("async-start", V, "async", shape_optional=False, side_effect=True)
+_add("while", 1, "control", expensive=True, calls=CONTROL_FLOW)
+_add("conditional", V, "control", expensive=True, min_operands=1, calls=CONTROL_FLOW)
+_add("call", V, "control", expensive=True, calls=CONTROL_FLOW)
+_add("fusion", V, "control", shape_optional=False, expensive=True, calls=EMBEDDED)
+_add("map", V, "control", min_operands=1, expensive=True, calls=EMBEDDED)
+_add("custom-call", V, "control", shape_optional=False, side_effect=False, expensive=True, calls=EMBEDDED)
+# Async wrappers: `<op>-start/-update/-done` in the text is sugar for these (async_suffix).
+_add("async-start", V, "async", shape_optional=False, side_effect=True, calls=CONTROL_FLOW,
+     async_suffix="-start")
 # async-update may bind further operands of the wrapped computation (late binding, XLA 2026-08).
-_add("async-update", V, "async", shape_optional=False, side_effect=True, min_operands=1)
-_add("async-done", 1, "async", shape_optional=False, side_effect=True)
-# Collectives and communication (single-device semantics in the interpreter).
-_add("all-reduce all-reduce-start reduce-scatter all-gather all-gather-start all-to-all "
-     "collective-broadcast", V, "collective", shape_optional=False, side_effect=True)
+_add("async-update", V, "async", shape_optional=False, side_effect=True, min_operands=1, calls=CONTROL_FLOW,
+     async_suffix="-update")
+_add("async-done", 1, "async", shape_optional=False, side_effect=True, calls=CONTROL_FLOW,
+     async_suffix="-done")
+# Collectives and communication (single-device semantics in the interpreter). Native async:
+# `all-reduce-start`/`-done` (and copy-start, recv/recv-done, ...) are opcodes of their own.
+_add("all-reduce", V, "collective", shape_optional=False, side_effect=True, calls=EMBEDDED,
+     native_async=True)
+_add("all-reduce-start reduce-scatter", V, "collective", shape_optional=False, side_effect=True,
+     calls=EMBEDDED)
+_add("all-gather", V, "collective", shape_optional=False, side_effect=True, native_async=True,
+     one_dimension=True)
+_add("all-gather-start", V, "collective", shape_optional=False, side_effect=True, one_dimension=True)
+_add("all-to-all collective-broadcast", V, "collective", shape_optional=False, side_effect=True)
 _add("ragged-all-to-all", 6, "collective", shape_optional=False, side_effect=True)
-_add("collective-permute collective-permute-start", V, "collective", shape_optional=False,
-     side_effect=True, min_operands=1)
+_add("collective-permute", V, "collective", shape_optional=False, side_effect=True, min_operands=1,
+     native_async=True)
+_add("collective-permute-start", V, "collective", shape_optional=False, side_effect=True, min_operands=1)
 _add("all-reduce-done all-gather-done collective-permute-done", 1, "collective",
      shape_optional=False, side_effect=True)
 _add("copy-start", 1, "async", shape_optional=False)
 _add("copy-done", 1, "async", shape_optional=False)
-_add("send", 2, "collective", shape_optional=False, side_effect=True)
+_add("send", 2, "collective", shape_optional=False, side_effect=True, native_async=True)
 _add("send-done recv-done", 1, "collective", shape_optional=False, side_effect=True)
-_add("recv", 1, "collective", shape_optional=False, side_effect=True)
+_add("recv", 1, "collective", shape_optional=False, side_effect=True, native_async=True)
 _add("infeed", 1, "collective", shape_optional=False, side_effect=True)
 _add("outfeed", 2, "collective", shape_optional=False, side_effect=True)
 _add("replica-id partition-id", 0, "source")
 _add("after-all", V, "misc")
-_add("add-dependency", 2, "misc")
 # Sources.
 _add("parameter", 0, "source", shape_optional=False)
 _add("constant", 0, "source", shape_optional=False)
@@ -143,12 +241,31 @@ _add("rng", V, "source", shape_optional=False, side_effect=True, expensive=True)
 _add("rng-bit-generator", 1, "source", shape_optional=False, expensive=True)
 _add("rng-get-and-update-state", 0, "source", shape_optional=False, side_effect=True)
 
-ELEMENTWISE_UNARY = frozenset(n for n, i in OPCODES.items() if i.category == "unary")
-ELEMENTWISE_BINARY = frozenset(n for n, i in OPCODES.items() if i.category == "binary")
+REDUCERS: dict[str, Reducer] = {n: i.reducer for n, i in OPCODES.items() if i.reducer is not None}
 
 
 def opcode_info(name: str) -> OpcodeInfo | None:
     return OPCODES.get(name)
+
+
+def reducer_identity(opcode: str, kind: str, bits: int) -> bool | int | float:
+    """The identity e of reducer `opcode` on elements of `kind` ('float', 'complex', 'signed',
+    'unsigned', 'pred') and width `bits`: op(e, x) == x bit for bit for every x that is not NaN
+    (-0 for float add). A float LOWEST/HIGHEST is -inf/+inf; a type without infinities (f8 *fn)
+    has to take its extremes, which the caller knows."""
+    r = REDUCERS[opcode]
+    if kind == "pred":
+        return r.pred
+    floating = kind in ("float", "complex")
+    value = r.floating if floating else r.integer
+    if value is None:
+        raise ValueError(f"{opcode} is not a reducer of {kind} elements")
+    if not isinstance(value, str):
+        return -0.0 if floating and value == 0 and r.negative_zero else value
+    if floating:
+        return -math.inf if value == LOWEST else math.inf
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "signed" else (0, (1 << bits) - 1)
+    return lo if value == LOWEST else -1 if value == ALL_ONES and kind == "signed" else hi
 
 
 # -- attributes per opcode (what XLA's parser accepts; `parse_checks` enforces it) ----------
@@ -156,10 +273,12 @@ def opcode_info(name: str) -> OpcodeInfo | None:
 # an opcode missing from the table takes only the shared ones. Context-dependent cases
 # (broadcast of a scalar, pred/s32 conditionals, async-start's `calls`) are handled where
 # the operands are known.
+# Attributes whose values are computations (a single one) or tuples of computations.
+COMPUTATION_ATTRS = ("to_apply", "calls", "condition", "body", "select", "scatter",
+                     "true_computation", "false_computation")
+COMPUTATION_LIST_ATTRS = ("branch_computations", "called_computations")
 SHARED_ATTRIBUTES = frozenset(["sharding", "frontend_attributes", "statistics", "parameter_replication",
                                "control-predecessors", "origin", "metadata", "backend_config"])
-_RESULT_ACCURACY_OPS = ("acos acosh asin asinh atanh exponential-minus-one log log-plus-one logistic sqrt "
-                        "cbrt rsqrt tanh erf sine sinh cosine cosh tan exponential")
 _DOT_DIMS = "lhs_contracting_dims rhs_contracting_dims lhs_batch_dims rhs_batch_dims operand_precision"
 _COLLECTIVE = "replica_groups channel_id constrain_layout use_global_device_ids"
 OPCODE_ATTRIBUTES: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
@@ -170,7 +289,7 @@ def _attrs(names: str, required: str = "", optional: str = "") -> None:
         OPCODE_ATTRIBUTES[name] = (frozenset(required.split()), frozenset(optional.split()))
 
 
-_attrs(_RESULT_ACCURACY_OPS, optional="result_accuracy")
+_attrs(" ".join(n for n, i in OPCODES.items() if i.transcendental), optional="result_accuracy")
 _attrs("iota", "iota_dimension")
 _attrs("topk", "k", "largest is_stable")
 _attrs("all-gather all-gather-start", "dimensions", _COLLECTIVE)
@@ -232,6 +351,8 @@ PARSER_CHECKS_ARITY = frozenset(n for n, i in OPCODES.items() if i.arity != VARI
     ["dot", "async-update", "async-done", "ragged-all-to-all"])
 
 
-def allowed_attributes(opcode: str) -> frozenset[str]:
+
+def computation_attributes(opcode: str) -> tuple[str, ...]:
+    """The attributes of `opcode` that name the computations it calls (in XLA's order)."""
     req, opt = OPCODE_ATTRIBUTES.get(opcode, (frozenset(), frozenset()))
-    return SHARED_ATTRIBUTES | req | opt
+    return tuple(a for a in COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS if a in req or a in opt)

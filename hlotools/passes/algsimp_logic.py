@@ -6,6 +6,7 @@ equal to itself), as in XLA.
 from __future__ import annotations
 
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS
 from hlotools.passes.algsimp_core import (
     Builder,
     direction,
@@ -171,7 +172,6 @@ def select_pred_true_false(inst: Instruction, b: Builder) -> Instruction | None:
 
 
 _TO_MINMAX = {"GT": "maximum", "GE": "maximum", "LT": "minimum", "LE": "minimum"}
-_SWAPPED = {"maximum": "minimum", "minimum": "maximum"}
 
 
 @rule("select")
@@ -186,5 +186,5 @@ def select_compare_to_minmax_int(inst: Instruction, b: Builder) -> Instruction |
     if x is a and y is c:
         return b.binary(op, a, c)
     if x is c and y is a:
-        return b.binary(_SWAPPED[op], a, c)
+        return b.binary(REDUCERS[op].dual, a, c)
     return None

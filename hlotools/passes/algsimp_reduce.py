@@ -7,6 +7,7 @@ import numpy as np
 from hlotools.ir.attributes import SliceRange
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS, reducer_identity
 from hlotools.passes.algsimp_core import (
     Builder,
     constant_array,
@@ -26,32 +27,18 @@ def _reduction_opcode(inst: Instruction) -> str | None:
 
 
 def _is_identity(opcode: str, init: Instruction) -> bool:
-    """Is the scalar constant `init` the identity of the reduction `opcode`?"""
-    if not is_scalar_constant(init):
+    """Is the scalar constant `init` the identity of the reduction `opcode`? Compared by value,
+    as XLA does: either zero is float add's identity."""
+    r = REDUCERS.get(opcode)
+    if r is None or not is_scalar_constant(init):
         return False
-    value = scalar_value(init)
-    dtype = init.shape.dtype
     t = init.shape.element_type
     assert t is not None
-    if opcode in ("add", "or", "xor"):
-        return value == 0
-    if opcode == "multiply":
-        return value == 1
-    if opcode == "and":
-        if t.kind == "pred":
-            return value is True
-        if t.kind == "signed":
-            return value == -1
-        return t.kind == "unsigned" and value == np.iinfo(dtype).max
-    if opcode in ("maximum", "minimum"):
-        low = opcode == "maximum"
-        if t.kind == "pred":
-            return value is (not low)
-        if t.is_integer:
-            info = np.iinfo(dtype)
-            return value == (info.min if low else info.max)
-        return t.is_float and value == (-np.inf if low else np.inf)
-    return False
+    floating = t.is_float or t.is_complex
+    if floating and r.floating is None or t.is_complex and r.dual:
+        return False  # and/or/xor have no float form; complex numbers have no order (no max/min identity)
+    bits = np.iinfo(init.shape.dtype).bits if t.is_integer else t.bits
+    return bool(scalar_value(init) == reducer_identity(opcode, t.kind, bits))
 
 
 @rule("reduce")
@@ -80,11 +67,6 @@ def reduce_trivial(inst: Instruction, b: Builder) -> Instruction | None:
     return b.reshape(x, inst.shape)
 
 
-# Reductions whose combining op is exactly associative and commutative for the type, so
-# merging two reduces (which reorders the combination) gives bit-identical results.
-_EXACT_FOR_FLOATS = frozenset({"maximum", "minimum"})
-_EXACT_FOR_INTS = frozenset({"add", "multiply", "maximum", "minimum", "and", "or", "xor"})
-
 
 @rule("reduce")
 def reduce_of_reduce(inst: Instruction, b: Builder) -> Instruction | None:
@@ -100,7 +82,9 @@ def reduce_of_reduce(inst: Instruction, b: Builder) -> Instruction | None:
     if opcode is None or _reduction_opcode(x) != opcode or not _same_scalar(init, x.operands[1]):
         return None
     t = inst.shape.element_type
-    if t is None or opcode not in (_EXACT_FOR_FLOATS if t.is_float or t.is_complex else _EXACT_FOR_INTS):
+    r = REDUCERS.get(opcode)
+    # merging two reduces reorders the combination: only exact reducers keep the bits
+    if t is None or r is None or not (r.exact_for_floats if t.is_float or t.is_complex else r.exact_for_ints):
         return None
     a = x.operands[0]
     inner = set(dims_attr(x))

@@ -15,12 +15,10 @@ import numpy as np
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS
 
-_BINARY = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-    "maximum": np.maximum, "minimum": np.minimum,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-}
+# Integer/pred binary ops numpy computes exactly: the reducers exact on integers, and subtract.
+_BINARY = {op: getattr(np, r.ufunc) for op, r in REDUCERS.items() if r.exact_for_ints} | {"subtract": np.subtract}
 _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
             "GT": np.greater, "GE": np.greater_equal}
 _INT_KINDS = ("signed", "unsigned", "pred")

@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Generator, Iterator
 
 from hlotools.errors import HloParseError
-from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
+from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer_fast import fast_instruction

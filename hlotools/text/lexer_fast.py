@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
+from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.types import ELEMENT_TYPES
 
 if TYPE_CHECKING:

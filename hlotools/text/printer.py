@@ -28,8 +28,9 @@ from typing import Any
 from hlotools.errors import HloError
 from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, format_slices
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.shape import Shape
 from hlotools.text import print_async
 from hlotools.text.literal_format import format_literal

@@ -20,6 +20,7 @@ from hlotools.backend.llvm.registry import NO_INLINE, elemental
 from hlotools.ir import semantics
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS, reducer_identity
 from hlotools.ir.xla_reduce import init_applications, keeps_elements, reduce_stages, window_keeps_operand
 
 
@@ -125,10 +126,7 @@ def _xla_order(inst: Instruction, comp: object) -> bool:
     et = inst.operands[0].shape.element_type  # the result may be a 1-tuple (a reducer returning one)
     assert et is not None
     narrow = et.kind == "float" and et.bits < 32
-    return narrow or binary_reducer_opcode(comp) not in _SIMPLE  # type: ignore[arg-type]
-
-
-_SIMPLE = ("add", "multiply", "maximum", "minimum", "and", "or", "xor")
+    return narrow or binary_reducer_opcode(comp) not in REDUCERS  # type: ignore[arg-type]
 
 
 def _xla_tree(gen: ElementalGen, inst: Instruction, comp: object, src: list[ir.Value],
@@ -210,17 +208,17 @@ def _extra_inits(gen: ElementalGen, inst: Instruction, comp: object, slot: ir.Va
 
 
 def _is_identity(init: Instruction, op: str) -> bool:
-    """Whether init is a constant equal to op's identity (0 for add/xor, 1 for multiply)."""
-    if init.opcode != "constant" or init.literal is None:
+    """Whether init is a constant equal to op's identity (0 for add/xor, 1 for multiply; by value)."""
+    et = init.shape.element_type
+    if init.opcode != "constant" or init.literal is None or et is None:
         return False
     value = np.asarray(init.literal.value())
-    return value.size == 1 and bool(value.reshape(()) == (1 if op == "multiply" else 0))
+    return value.size == 1 and bool(value.reshape(()) == reducer_identity(op, et.kind, et.bits))
 
 
 # -- fixed lanes: a float reduction that vectorises with the same bits on every CPU --------
 
 LANES = {32: 16, 64: 8}  # per float width: 64 bytes of accumulators, whatever the target's vectors (measured: 8 and 32 slower)
-_LANE_OPS = ("add", "multiply", "maximum", "minimum")
 
 
 def lane_count(inst: Instruction, comp: object) -> int:
@@ -229,7 +227,8 @@ def lane_count(inst: Instruction, comp: object) -> int:
     et = inst.shape.element_type
     if len(inst.operands) != 2 or et is None or et.kind != "float" or et.bits not in LANES:
         return 0
-    return LANES[et.bits] if binary_reducer_opcode(comp) in _LANE_OPS else 0
+    r = REDUCERS.get(binary_reducer_opcode(comp))  # type: ignore[arg-type]
+    return LANES[et.bits] if r is not None and r.floating is not None else 0
 
 
 def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: list[ir.Value],
@@ -250,7 +249,7 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     ty = T.value_type(inst.shape.element_type)  # type: ignore[arg-type]
     size = x.shape.dims[d]
     full = size - size % lanes
-    identity = {"add": -0.0, "multiply": 1.0, "maximum": float("-inf"), "minimum": float("inf")}[op or ""]
+    identity = reducer_identity(op or "", "float", 32)
     eb = gen.fe.in_entry()
     accs = [eb.alloca(ty) for _ in range(lanes)]
     for a in accs:

@@ -42,7 +42,6 @@ Windows of more than CAP elements are not handled (the caller keeps the JIT loop
 """
 from __future__ import annotations
 
-import math
 import struct
 from collections.abc import Callable
 
@@ -54,6 +53,7 @@ from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.conv_kernel import undilated
 from hlotools.backend.llvm.emit_arith import float_max_min
 from hlotools.backend.llvm.emit_loops import c64, for_range
+from hlotools.ir.opcodes import reducer_identity
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 MAX_RANK = 8
@@ -263,11 +263,10 @@ def _masked(b: ir.IRBuilder, what: str, vty: ir.VectorType, args: list[ir.Value]
 
 def identity(ct: ElementType, op: str) -> int | float:
     """The value x with op(acc, x) == acc bit for bit for every acc that is not NaN (-0 for
-    float add: +0 + -0 = +0)."""
-    if ct.kind == "float":
-        return {"add": -0.0, "multiply": 1.0, "maximum": -math.inf, "minimum": math.inf}[op]
-    lo, hi = (-(1 << (ct.bits - 1)), (1 << (ct.bits - 1)) - 1) if ct.kind == "signed" else (0, (1 << ct.bits) - 1)
-    return {"add": 0, "multiply": 1, "maximum": lo, "minimum": hi}[op]
+    float add: +0 + -0 = +0): the opcode table's reducer identity."""
+    value = reducer_identity(op, ct.kind, ct.bits)
+    assert not isinstance(value, bool)
+    return value
 
 
 def _is_identity(b: ir.IRBuilder, ct: ElementType, op: str, init: ir.Value) -> ir.Value:
