@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict, get_args
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing.Unpack needs 3.11; only mypy reads it
@@ -57,10 +57,16 @@ _REDUCER_XOR = Reducer(None, 0, False, "bitwise_xor", "logical_xor")
 
 # Element types an elementwise opcode accepts (XLA's shape inference: "Expected element type in
 # shape to be floating for <op> operation" and its kin); "" accepts any (the rule checks more).
-OPERAND_TYPES = ("", "float", "float_or_complex", "integral", "int_or_pred", "numeric", "signed")
-# The context a called computation runs in (XLA's CallContext).
-CONTROL_FLOW = "control-flow"  # as a sequence of instructions: call, while, conditional, async
-EMBEDDED = "embedded"  # as a scalar function or a fused body: reduce, map, sort, fusion, ...
+# "signed" is ShapeUtil::ElementIsSigned (floats included) or complex.
+OperandTypes = Literal["", "float", "float_or_complex", "integral", "int_or_pred", "numeric", "signed"]
+OPERAND_TYPES: tuple[OperandTypes, ...] = get_args(OperandTypes)
+# The context a called computation runs in (XLA's CallContext): "control-flow" as a sequence of
+# instructions (call, while, conditional, async), "embedded" as a scalar function or a fused body
+# (reduce, map, sort, fusion, ...); "" calls nothing.
+CallContext = Literal["", "control-flow", "embedded"]
+CONTROL_FLOW: CallContext = "control-flow"
+EMBEDDED: CallContext = "embedded"
+AsyncSuffix = Literal["", "-start", "-update", "-done"]
 
 
 @dataclass(frozen=True)
@@ -75,12 +81,12 @@ class OpcodeInfo:
     expensive: bool = False  # never duplicated into several fusion consumers
     min_operands: int = 0  # for VARIADIC opcodes
     reducer: Reducer | None = None  # may combine a reduction (see Reducer)
-    operand_types: str = ""  # see OPERAND_TYPES
+    operand_types: OperandTypes = ""
     transcendental: bool = False  # a float/complex function of libm's kind (result_accuracy applies)
     passthrough: bool = False  # the result is (part of) its operands' data: nothing computed
-    calls: str = ""  # the context of its called computations: CONTROL_FLOW, EMBEDDED or none
+    calls: CallContext = ""  # the context its called computations run in
     native_async: bool = False  # has start/done opcodes of its own (never wrapped in async-start)
-    async_suffix: str = ""  # async-start/-update/-done: the suffix of their sugared forms
+    async_suffix: AsyncSuffix = ""  # async-start/-update/-done: the suffix of their sugared forms
     reuses_operand_elements: bool = False  # reads some operand element for several outputs
     one_dimension: bool = False  # `dimensions={d}` names exactly one dimension
 
@@ -105,12 +111,12 @@ class _Flags(TypedDict, total=False):
     expensive: bool
     min_operands: int
     reducer: Reducer
-    operand_types: str
+    operand_types: OperandTypes
     transcendental: bool
     passthrough: bool
-    calls: str
+    calls: CallContext
     native_async: bool
-    async_suffix: str
+    async_suffix: AsyncSuffix
     reuses_operand_elements: bool
     one_dimension: bool
 
@@ -144,9 +150,10 @@ _add("and", 2, "binary", commutative=True, reducer=_REDUCER_AND, operand_types="
 _add("or", 2, "binary", commutative=True, reducer=_REDUCER_OR, operand_types="int_or_pred")
 _add("xor", 2, "binary", commutative=True, reducer=_REDUCER_XOR, operand_types="int_or_pred")
 _add("mulhi", 2, "binary", commutative=True, shape_optional=True, operand_types="integral")
-_add("subtract complex", 2, "binary")
+_add("subtract", 2, "binary", operand_types="numeric")
+_add("complex", 2, "binary")
 _add("shift-left shift-right-arithmetic shift-right-logical", 2, "binary", operand_types="integral")
-_add("divide remainder power", 2, "binary", expensive=True)
+_add("divide remainder power", 2, "binary", expensive=True, operand_types="numeric")
 _add("atan2", 2, "binary", expensive=True, operand_types="float_or_complex")
 _add("stochastic-convert", 2, "convert", shape_optional=False)
 _add("compare", 2, "compare")
@@ -213,8 +220,9 @@ _add("async-done", 1, "async", shape_optional=False, side_effect=True, calls=CON
 # `all-reduce-start`/`-done` (and copy-start, recv/recv-done, ...) are opcodes of their own.
 _add("all-reduce", V, "collective", shape_optional=False, side_effect=True, calls=EMBEDDED,
      native_async=True)
-_add("all-reduce-start reduce-scatter", V, "collective", shape_optional=False, side_effect=True,
-     calls=EMBEDDED)
+_add("all-reduce-start", V, "collective", shape_optional=False, side_effect=True, calls=EMBEDDED)
+_add("reduce-scatter", V, "collective", shape_optional=False, side_effect=True, calls=EMBEDDED,
+     one_dimension=True)
 _add("all-gather", V, "collective", shape_optional=False, side_effect=True, native_async=True,
      one_dimension=True)
 _add("all-gather-start", V, "collective", shape_optional=False, side_effect=True, one_dimension=True)

@@ -24,18 +24,6 @@ from hlotools.ir.shape_inference_common import (
     strip_layout,
 )
 
-# Unary opcodes whose operand must be floating point (XLA: "Expected element type in shape to
-# be floating for <op> operation").
-_FLOAT_ONLY = frozenset("ceil floor round-nearest-afz round-nearest-even is-finite".split())
-# Transcendental opcodes: floating point or complex.
-_FLOAT_OR_COMPLEX = frozenset(
-    "exponential exponential-minus-one log log-plus-one logistic sqrt rsqrt cbrt sine cosine tan "
-    "tanh sinh cosh erf acos acosh asin asinh atanh".split())
-_INTEGRAL_ONLY = frozenset("popcnt count-leading-zeros".split())
-_BINARY_INT_OR_PRED = frozenset("and or xor".split())
-_BINARY_INTEGRAL = frozenset("shift-left shift-right-arithmetic shift-right-logical mulhi".split())
-_BINARY_FLOAT_OR_COMPLEX = frozenset(["atan2"])
-
 # XLA's verifier: the comparison `type` must fit the operands' element type.
 _COMPARE_TYPES = {"float": ("FLOAT", "TOTALORDER"), "complex": ("FLOAT", "TOTALORDER"),
                   "signed": ("SIGNED",), "unsigned": ("UNSIGNED",), "pred": ("UNSIGNED",)}
@@ -75,26 +63,17 @@ def _with_type(shape: Shape, et: ElementType) -> Shape:
 
 @rule(*(n for n, i in OPCODES.items() if i.category == "unary" and n not in ("copy",)))
 def infer_unary(inst: Instruction) -> Shape:
-    """Unary elementwise ops keep the operand's dims; the opcode decides which element types are
-    allowed (float-only, integral-only, ...) and whether the result type changes (abs of complex)."""
+    """Unary elementwise ops keep the operand's dims; the table's operand_types decides which
+    element types are allowed (float-only, integral-only, ...); the result type may change
+    (abs of complex)."""
     x = array_operand(inst, 0)
     op = inst.opcode
     et = x.element_type
     assert et is not None
-    if op in _FLOAT_ONLY:
-        _check_kind(inst, x, "float")
-    elif op in _FLOAT_OR_COMPLEX:
-        _check_kind(inst, x, "float_or_complex")
-    elif op in _INTEGRAL_ONLY:
-        _check_kind(inst, x, "integral")
-    elif op == "not":
-        _check_kind(inst, x, "int_or_pred")
-    elif op == "negate":
-        _check_kind(inst, x, "numeric")
-    elif op == "sign":
-        _check_kind(inst, x, "signed")
-    elif op == "reduce-precision":
-        _check_kind(inst, x, "float")
+    allowed = OPCODES[op].operand_types
+    if allowed:
+        _check_kind(inst, x, allowed)
+    if op == "reduce-precision":
         for a in ("exponent_bits", "mantissa_bits"):
             bits = attr(inst, a)
             if a == "exponent_bits" and bits < 1 or bits < 0:
@@ -148,14 +127,9 @@ def infer_binary(inst: Instruction) -> Shape:
         if et.name not in _COMPLEX_OF:
             raise fail(inst, f"expected f32 or f64 operands, got {shape_text(lhs)}")
         return make(ELEMENT_TYPES[_COMPLEX_OF[et.name]], lhs.dims, dyn)
-    if op in _BINARY_INT_OR_PRED:
-        _check_kind(inst, lhs, "int_or_pred")
-    elif op in _BINARY_INTEGRAL:
-        _check_kind(inst, lhs, "integral")
-    elif op in _BINARY_FLOAT_OR_COMPLEX:
-        _check_kind(inst, lhs, "float_or_complex")
-    elif op in ("subtract", "divide", "remainder", "power"):
-        _check_kind(inst, lhs, "numeric")
+    allowed = OPCODES[op].operand_types
+    if allowed:
+        _check_kind(inst, lhs, allowed)
     return make(et, lhs.dims, dyn)
 
 

@@ -31,9 +31,8 @@ from hlotools.ir.types import ELEMENT_TYPES
 if TYPE_CHECKING:
     from hlotools.text.parse_resolve import Resolver
 
-# Opcodes that have native start/done forms: `all-reduce-start` is an opcode of its own.
-_NATIVE_ASYNC = frozenset(["all-gather", "all-reduce", "collective-permute", "copy", "recv", "send"])
-_KINDS = {"-start": "async-start", "-update": "async-update", "-done": "async-done"}
+# The sugar's suffix -> the async op it stands for ("-start" -> "async-start", ...).
+_KINDS = {i.async_suffix: n for n, i in OPCODES.items() if i.async_suffix}
 ASYNC_OPS = frozenset(_KINDS.values())
 ASYNC_ATTRS = frozenset(["async_execution_thread", "output_to_operand_aliasing"])
 _SHAPE_FORM = ("AsyncStart and AsyncUpdate expect the shape to be in the form of ((operand0_shape, "
@@ -49,7 +48,8 @@ def async_sugar(opcode: str) -> tuple[str, str] | None:
     for suffix, kind in _KINDS.items():
         if opcode.endswith(suffix):
             base = opcode[: -len(suffix)]
-            if base in OPCODES and base not in _NATIVE_ASYNC and OPCODES[base].category != "async":
+            info = OPCODES.get(base)  # `all-reduce-start` is an opcode of its own (native async)
+            if info is not None and not info.native_async and info.category != "async":
                 return base, kind
     return None
 

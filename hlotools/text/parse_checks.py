@@ -99,8 +99,7 @@ def conditional_operands(b: Resolver, operands: list[Instruction], pos: int) -> 
         raise b.error(pos, "The first operand must be a scalar of PRED or S32")
 
 
-_ONE_DIMENSION = frozenset(["all-gather", "all-gather-start", "reduce-scatter", "sort", "concatenate",
-                            "get-dimension-size", "set-dimension-size"])
+_ONE_DIMENSION = frozenset(n for n, i in OPCODES.items() if i.one_dimension)
 _ENUM_KEYS = frozenset(_ENUM_VALUES) | frozenset(_ENUM_NOCASE) | {"type", "api_version", "algorithm",
                                                                   "operand_precision"}
 

@@ -16,15 +16,12 @@ from __future__ import annotations
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
-from hlotools.text.parse_async import Signature, initial_signature, late_bound_shapes, rebound
+from hlotools.text.parse_async import ASYNC_OPS, Signature, initial_signature, late_bound_shapes, rebound
 
-ASYNC_OPCODES = frozenset(["async-start", "async-update", "async-done"])
-SUFFIX = {"async-start": "-start", "async-update": "-update", "async-done": "-done"}
 # Attributes the parser keeps on a sugared -start (everything else goes to the wrapped op).
 START_OWN_ATTRS = ("async_execution_thread", "output_to_operand_aliasing")
-# Opcodes whose start/done forms are opcodes of their own: never sugared.
-_NATIVE_ASYNC = frozenset(["all-gather", "all-reduce", "collective-permute", "copy", "recv", "send"])
 
 
 def producer(inst: Instruction) -> Instruction | None:
@@ -56,8 +53,9 @@ def derived_calls(inst: Instruction) -> bool:
 def _synthesised(comp: Computation) -> Instruction | None:
     """The root when `comp` has the form the parser builds for sugar (parse_async._wrap)."""
     root = comp.root
-    if root is None or root.opcode in ASYNC_OPCODES or root.opcode in _NATIVE_ASYNC:
-        return None
+    info = OPCODES.get(root.opcode) if root is not None else None
+    if root is None or root.opcode in ASYNC_OPS or info is not None and info.native_async:
+        return None  # native async ops: their start/done forms are opcodes of their own, never sugar
     if root.name != root.opcode or not comp.name.startswith("async_wrapped_" + root.opcode):
         return None
     params = comp.instructions[:-1]

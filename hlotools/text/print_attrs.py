@@ -12,6 +12,7 @@ from typing import Any
 
 from hlotools.ir.attributes import ConvDimLabels, Enum, Raw, Window
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import OPCODE_ATTRIBUTES
 
 # Opcode-specific attributes in the order XLA's PrintExtraAttributesImpl overrides
 # (hlo_instructions.cc) write them. One global order fits every opcode except reduce-scatter
@@ -64,7 +65,7 @@ _DEFAULTS: dict[str, object] = {
     "algorithm": "UNSET",
 }
 MAYBE_DEFAULT = frozenset(_DEFAULTS) | {"window", "type", "operand_precision"}
-_WINDOWED = frozenset(["convolution", "reduce-window", "select-and-scatter", "custom-call"])
+_WINDOWED = frozenset(n for n, (req, opt) in OPCODE_ATTRIBUTES.items() if "window" in req | opt)
 
 
 def is_default_attr(inst: Instruction, name: str, value: Any) -> bool:

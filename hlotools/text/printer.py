@@ -34,6 +34,7 @@ from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.shape import Shape
 from hlotools.text import print_async
 from hlotools.text.literal_format import format_literal
+from hlotools.text.parse_async import ASYNC_OPS
 from hlotools.text.print_attrs import (
     CALLED_ORDER,
     ENUM_CASE,
@@ -247,7 +248,7 @@ class HloPrinter:
         hit = self._shape_by_id.get(id(shape))
         shape_text = hit[1] if hit is not None and hit[0] is shape else self._remember_shape(shape)
         opcode = inst.opcode
-        if opcode in print_async.ASYNC_OPCODES:
+        if opcode in ASYNC_OPS:
             opcode, tail = self._async_parts(inst)
         else:
             tail = self._attrs_text(inst) if inst.attrs or inst.control_predecessors else ""
@@ -270,7 +271,7 @@ class HloPrinter:
         if root is None:
             skip = "calls" if inst.opcode != "async-start" and print_async.derived_calls(inst) else None
             return inst.opcode, self._attrs_text(inst, skip=skip)
-        opcode = root.opcode + print_async.SUFFIX[inst.opcode]
+        opcode = root.opcode + inst.info.async_suffix
         if inst.opcode != "async-start":
             return opcode, self._attrs_text(inst, skip="calls")
         own = "".join(f", {n}={self.value(inst.attrs[n])}" for n in print_async.START_OWN_ATTRS
@@ -341,7 +342,7 @@ class HloPrinter:
         hidden: set[int] = set()
         for comp in module.computations:
             for inst in comp.instructions:
-                if inst.opcode in print_async.ASYNC_OPCODES and self.sugar_root(inst) is not None:
+                if inst.opcode in ASYNC_OPS and self.sugar_root(inst) is not None:
                     hidden.add(id(inst.attrs["calls"]))
         return hidden
 

@@ -24,7 +24,7 @@ from hlotools.ir.attributes import Raw
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
-from hlotools.text import print_async
+from hlotools.text.parse_async import ASYNC_OPS
 from hlotools.text.parse_attrs import AttrError, decode_attr
 from hlotools.text.print_attrs import HEADER_ORDER, MAYBE_DEFAULT, is_default_attr
 from hlotools.text.printer import HloPrinter, _definition_order, computation_post_order
@@ -108,7 +108,7 @@ def _computation(comp: Computation, is_entry: bool, printer: HloPrinter,
     root = comp.root if comp.root is not None else insts[-1]
     made: dict[int, Instruction] = {}
     for inst in insts:
-        if inst.control_predecessors or inst.opcode in print_async.ASYNC_OPCODES:
+        if inst.control_predecessors or inst.opcode in ASYNC_OPS:
             return None
         attrs = _attrs(inst, printer, mapping)
         if attrs is None:
