@@ -23,13 +23,15 @@ from hlotools.interpreter.registry import KERNELS, UNSUPPORTED, Kernel
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 
 # Shape-only ops that are identities when their result is a scalar (inside scalar computations).
 _SCALAR_IDENTITIES = frozenset({"broadcast", "reshape", "bitcast", "copy", "transpose"})
-_BATCH_SAFE_CATEGORIES = frozenset({"unary", "binary", "compare", "select", "clamp", "convert"})
-_BATCH_SAFE_OPCODES = frozenset({"parameter", "constant", "tuple", "get-tuple-element",
-                                 "opt-barrier", "domain", "call", "fusion"}) | _SCALAR_IDENTITIES
+# Besides elementwise ops, these run on a batch of scalars as on one: the pass-through ops
+# (not add-dependency: its token operand is no batchable value), sources, calls and fusions.
+_BATCH_SAFE_OPCODES = (frozenset(n for n, i in OPCODES.items() if i.passthrough) - {"add-dependency"}
+                       | {"parameter", "constant", "call", "fusion"} | _SCALAR_IDENTITIES)
 
 
 # Values these produce are structurally derived from checked values: no result check needed.
@@ -178,7 +180,7 @@ class Evaluator:
 def _batch_safe_inst(inst: Instruction) -> bool:
     if any(leaf.dims for leaf in inst.shape.leaves()):
         return False
-    return inst.opcode in _BATCH_SAFE_OPCODES or inst.info.category in _BATCH_SAFE_CATEGORIES
+    return inst.opcode in _BATCH_SAFE_OPCODES or inst.info.is_elementwise
 
 
 def _fit(v: np.ndarray, shape: tuple[int, ...], leaf: Shape) -> np.ndarray:

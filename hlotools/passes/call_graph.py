@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
-
-CONTROL_FLOW_OPCODES = frozenset({"call", "while", "conditional", "async-start", "async-update", "async-done"})
+from hlotools.ir.opcodes import CONTROL_FLOW, EMBEDDED, OPCODES
 
 
 def call_context(inst: Instruction) -> str:
-    return "control-flow" if inst.opcode in CONTROL_FLOW_OPCODES else "embedded"
+    info = OPCODES.get(inst.opcode)
+    return CONTROL_FLOW if info is not None and info.calls == CONTROL_FLOW else EMBEDDED
 
 
 @dataclass

@@ -31,13 +31,13 @@ from hlotools.passes.base import HloPass, PassContext
 if TYPE_CHECKING:
     from hlotools.interpreter import Evaluator
 
-# Opcodes XLA's constant folding leaves alone (besides side effects and the op categories below).
-NEVER_FOLD = frozenset({
-    "parameter", "constant", "tuple", "after-all", "add-dependency", "broadcast", "iota",
-    "fft", "rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "domain",
-    "get-dimension-size", "set-dimension-size", "opt-barrier", "partition-id", "replica-id",
-    "ragged-dot", "infeed", "outfeed", "send", "send-done", "recv", "recv-done",
-})
+# Never evaluated at compile time, not even inside a loop being folded: values of the device or
+# the runtime, and kernels XLA's evaluator leaves to the backend. (The opcode table's side
+# effects and the categories below are never folded either.)
+_NEVER_EVALUATED = frozenset({"rng-bit-generator", "custom-call", "fft", "after-all", "partition-id", "replica-id"})
+# Opcodes XLA's constant folding leaves alone besides those.
+NEVER_FOLD = _NEVER_EVALUATED | {"parameter", "constant", "tuple", "add-dependency", "broadcast", "iota", "domain",
+                                 "get-dimension-size", "set-dimension-size", "ragged-dot"}
 NEVER_FOLD_CATEGORIES = frozenset({"collective", "async"})
 
 
@@ -181,10 +181,7 @@ class _Folder:
 
 def _pure(inst: Instruction) -> bool:
     info = inst.info
-    if info.side_effect or info.category in NEVER_FOLD_CATEGORIES:
-        return False
-    if inst.opcode in ("rng", "rng-bit-generator", "rng-get-and-update-state", "custom-call", "fft",
-                       "infeed", "outfeed", "send", "recv", "after-all", "partition-id", "replica-id"):
+    if info.side_effect or info.category in NEVER_FOLD_CATEGORIES or inst.opcode in _NEVER_EVALUATED:
         return False
     return not (inst.opcode == "constant" and _elided(inst))
 

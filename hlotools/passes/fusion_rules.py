@@ -23,9 +23,6 @@ NEVER_FUSIBLE = frozenset("parameter while conditional call domain custom-call t
                           "after-all add-dependency opt-barrier rng rng-get-and-update-state".split())
 # Fusion kinds we produce or extend; kCustom / kOutput fusions belong to a backend library.
 EXTENDABLE_KINDS = frozenset(["kLoop", "kInput"])
-# Opcodes that read some operand element more than once per output element (XLA's
-# ReusesOperandElements): an expensive producer is not fused into them.
-REUSING = frozenset("dot convolution reduce-window select-and-scatter".split())
 MAX_CONCAT_OPERANDS = 8  # CPU: concatenates with more operands stay unfused
 MAX_REDUCTIONS = 5  # CPU: at most five reductions per fusion
 MAX_INDEX_VECTORS = 15  # CPU's kAllowedCodeDuplication (FusionNodeIndexingEvaluation)
@@ -139,9 +136,11 @@ def index_preserving(user: Instruction) -> bool:
 
 
 def reuses_operand(user: Instruction, operand_index: int) -> bool:
-    """Does `user` read elements of operand `operand_index` more than once?"""
+    """Does `user` read elements of operand `operand_index` more than once? (XLA's
+    ReusesOperandElements: an expensive producer is not fused into such a user.)"""
     op = user.opcode
-    if op in REUSING:
+    info = OPCODES.get(op)
+    if info is not None and info.reuses_operand_elements:
         return True
     if op == "broadcast":
         return user.shape.size > user.operands[0].shape.size

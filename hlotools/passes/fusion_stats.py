@@ -14,9 +14,13 @@ from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import CONTROL_FLOW, OPCODES, computation_attributes
 from hlotools.ir.rewriter import Rewriter
 
-TRIVIAL = frozenset(["parameter", "constant", "tuple", "get-tuple-element", "bitcast"])
+# No kernel of their own: sources and the pass-through ops, except opt-barrier, domain and
+# add-dependency, which the fusion log has always counted as kernels (the counts stay comparable).
+TRIVIAL = (frozenset(n for n, i in OPCODES.items() if i.passthrough) - {"opt-barrier", "domain", "add-dependency"}
+           | {"parameter", "constant"})
 
 
 def is_free_transpose(inst) -> bool:  # noqa: ANN001
@@ -27,9 +31,7 @@ def is_free_transpose(inst) -> bool:  # noqa: ANN001
 
     return free(inst)
 # Attributes through which control flow (not an embedded computation) is reached.
-CONTROL_FLOW_ATTRS = {"while": ("condition", "body"), "conditional": ("true_computation", "false_computation",
-                                                                      "branch_computations"),
-                      "call": ("to_apply",), "async-start": ("calls",)}
+CONTROL_FLOW_ATTRS = {n: computation_attributes(n) for n, i in OPCODES.items() if i.calls == CONTROL_FLOW}
 
 
 @dataclass(frozen=True)

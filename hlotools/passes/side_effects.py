@@ -40,11 +40,7 @@ def _may_call(opcode: str) -> bool:
     """Can this opcode carry called computations? (Asking every elementwise op for its
     computations is most of a pass's time on big modules.)"""
     info = OPCODES.get(opcode)
-    return info is None or info.category in _CALLER_CATEGORIES or opcode in _CALLING_DATA_OPS
-
-
-_CALLER_CATEGORIES = frozenset({"control", "reduction", "collective", "async", "misc"})
-_CALLING_DATA_OPS = frozenset({"scatter", "sort", "topk"})
+    return info is None or bool(info.calls)
 
 
 def has_side_effect_no_recurse(inst: Instruction) -> bool:

@@ -37,7 +37,7 @@ from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLI
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.opcodes import opcode_info
+from hlotools.ir.opcodes import OPCODES, opcode_info
 from hlotools.ir.shape import Shape
 
 INDEX_ONLY = frozenset({"broadcast", "iota", "reshape", "bitcast", "transpose", "slice", "reverse", "constant",
@@ -536,7 +536,7 @@ def reads_per_element(user: Instruction, operand: Instruction) -> float:
     if op in ("broadcast", "gather", "dynamic-slice", "pad", "concatenate", "slice", "reverse", "transpose",
               "reshape", "bitcast", "iota", "select", "dot", "reduce-window", "convolution", "fusion",
               "dynamic-update-slice", "scatter", "sort"):
-        if op in ("dot", "convolution", "reduce-window", "fusion", "scatter", "sort", "dynamic-update-slice"):
+        if OPCODES[op].reuses_operand_elements or op in ("fusion", "scatter", "sort", "dynamic-update-slice"):
             return 2.0  # several reads per element or unknown: never inline expensive work there
         return size_u / size_o if size_u > size_o else 1.0
     return 1.0

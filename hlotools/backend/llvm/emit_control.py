@@ -15,8 +15,11 @@ from hlotools.backend.llvm.emit_elemental import fusion_is_elemental
 from hlotools.backend.llvm.emit_loops import c64
 from hlotools.backend.llvm.registry import ALIASES, SCRATCH, emitter
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import OPCODES
 
-ALIASES.update({"tuple", "get-tuple-element", "opt-barrier", "domain", "add-dependency"})
+# The pass-through ops alias their operands' buffers; bitcast is elemental here instead (it may
+# reinterpret the element type or the layout; compiler.py aliases one that moves nothing).
+ALIASES.update(n for n, i in OPCODES.items() if i.passthrough and n != "bitcast")
 
 
 def _arg_shapes(inst: Instruction) -> list:
