@@ -32,7 +32,8 @@ class Reducer:
     Every reducer is associative, f(f(a, b), c) = f(a, f(b, c)), and commutative, with an
     identity e: f(e, a) = a. On integers and pred that holds bit for bit; on floats only where
     no rounding happens (`exact_for_floats`), so reassociating a float sum changes its bits."""
-    floating: Identity  # float and complex element types
+    floating: Identity  # float and complex element types (complex: the real part; max/min of
+    # complex numbers, which numpy orders lexicographically, have no exact identity)
     integer: Identity  # signed and unsigned element types
     pred: bool
     ufunc: str  # numpy's ufunc folding the same way on numbers
@@ -256,11 +257,12 @@ def opcode_info(name: str) -> OpcodeInfo | None:
     return OPCODES.get(name)
 
 
-def reducer_identity(opcode: str, kind: str, bits: int) -> bool | int | float:
+def reducer_identity(opcode: str, kind: str, bits: int) -> bool | int | float | complex:
     """The identity e of reducer `opcode` on elements of `kind` ('float', 'complex', 'signed',
     'unsigned', 'pred') and width `bits`: op(e, x) == x bit for bit for every x that is not NaN
-    (-0 for float add). A float LOWEST/HIGHEST is -inf/+inf; a type without infinities (f8 *fn)
-    has to take its extremes, which the caller knows."""
+    (-0 for float add, -0-0j for complex add; complex multiply keeps finite nonzero parts). A
+    float LOWEST/HIGHEST is -inf/+inf; a type without infinities (f8 *fn) has to take its
+    extremes, which the caller knows."""
     r = REDUCERS[opcode]
     if kind == "pred":
         return r.pred
@@ -268,10 +270,14 @@ def reducer_identity(opcode: str, kind: str, bits: int) -> bool | int | float:
     value = r.floating if floating else r.integer
     if value is None:
         raise ValueError(f"{opcode} is not a reducer of {kind} elements")
-    if not isinstance(value, str):
-        return -0.0 if floating and value == 0 and r.negative_zero else value
     if floating:
-        return -math.inf if value == LOWEST else math.inf
+        if isinstance(value, str):
+            value = -math.inf if value == LOWEST else math.inf
+        elif value == 0 and r.negative_zero:
+            value = -0.0
+        return complex(value, -0.0 if value == 0 else 0.0) if kind == "complex" else value
+    if not isinstance(value, str):
+        return value
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "signed" else (0, (1 << bits) - 1)
     return lo if value == LOWEST else -1 if value == ALL_ONES and kind == "signed" else hi
 

@@ -2,8 +2,6 @@
 dynamic-slice, dynamic-update-slice."""
 from __future__ import annotations
 
-import numpy as np
-
 from hlotools.ir.attributes import SliceRange
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
@@ -37,8 +35,7 @@ def _is_identity(opcode: str, init: Instruction) -> bool:
     floating = t.is_float or t.is_complex
     if floating and r.floating is None or t.is_complex and r.dual:
         return False  # and/or/xor have no float form; complex numbers have no order (no max/min identity)
-    bits = np.iinfo(init.shape.dtype).bits if t.is_integer else t.bits
-    return bool(scalar_value(init) == reducer_identity(opcode, t.kind, bits))
+    return bool(scalar_value(init) == reducer_identity(opcode, t.kind, t.bits))
 
 
 @rule("reduce")

@@ -265,7 +265,7 @@ def identity(ct: ElementType, op: str) -> int | float:
     """The value x with op(acc, x) == acc bit for bit for every acc that is not NaN (-0 for
     float add: +0 + -0 = +0): the opcode table's reducer identity."""
     value = reducer_identity(op, ct.kind, ct.bits)
-    assert not isinstance(value, bool)
+    assert isinstance(value, (int, float)) and not isinstance(value, bool)  # TYPES: real numbers
     return value
 
 
