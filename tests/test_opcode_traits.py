@@ -10,8 +10,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-
 from _interp import binary
+
 from hlotools.ir import semantics
 from hlotools.ir.opcodes import (
     COMPUTATION_ATTRS,
@@ -132,6 +132,7 @@ def test_reducer_algebra_is_consistent() -> None:
     assert set(REDUCERS) == {"add", "multiply", "maximum", "minimum", "and", "or", "xor"}
     assert [n for n, r in REDUCERS.items() if r.exact_for_floats] == ["maximum", "minimum"]
     assert [n for n, r in REDUCERS.items() if r.negative_zero] == ["add"]
+    assert [n for n, r in REDUCERS.items() if r.idempotent] == ["maximum", "minimum", "and", "or"]
 
 
 # -- the other traits are consistent with the table ---------------------------------------------
@@ -267,3 +268,12 @@ def f(inst, other):
     return op == "bitcats" or inst.opcode in NAMES or other.opcode in ("add", "mul")
 '''
     assert {s for _, s in opcode_strings(src)} - set(OPCODES) == {"get-tuple-elment", "bitcats", "mul"}
+
+
+@pytest.mark.parametrize("op", list(REDUCERS))
+def test_idempotent_reducers(op: str) -> None:
+    """f(a, a) = a exactly for the idempotent ones (an init applied twice changes nothing), and
+    not for the others (XLA CPU's tree applies a non-identity init more than once)."""
+    x = _int_spread(np.dtype(np.int32))
+    same = np.array_equal(binary(op, "s32", x, x), x)
+    assert same == REDUCERS[op].idempotent

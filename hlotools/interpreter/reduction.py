@@ -26,7 +26,7 @@ from hlotools.ir import semantics
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.opcodes import REDUCERS, reducer_identity
+from hlotools.ir.opcodes import HIGHEST, LOWEST, REDUCERS, reducer_identity
 from hlotools.ir.types import ElementType
 from hlotools.ir.xla_reduce import (
     Stage,
@@ -66,7 +66,7 @@ def identity_value(op: str, et: ElementType) -> Any:
 def _storage_identity(op: str, et: ElementType) -> Array:
     """identity_value rounded to `et`; types without infinities (f8 *fn) use their extremes."""
     v = finish(identity_value(op, et), et)
-    if op in ("maximum", "minimum") and np.isnan(v.astype(np.float32)):
+    if REDUCERS[op].floating in (LOWEST, HIGHEST) and np.isnan(v.astype(np.float32)):
         fi = finfo(v.dtype)
         v = np.asarray(fi.min if op == "maximum" else fi.max).astype(et.dtype)
     return v
@@ -201,7 +201,7 @@ def _extra_inits(op: str, r: Array, init: Array, count: int, et: ElementType) ->
     (ir/xla_reduce.py; count is 1 where YNNPACK takes the reduce); add/multiply/xor are the
     reducers where that changes the value when init is not their identity (and/or/maximum/
     minimum are idempotent)."""
-    if count <= 1 or op not in ("add", "multiply", "xor"):
+    if count <= 1 or REDUCERS[op].idempotent:
         return r
     fn, i = _ufunc(op, et), _compute(init, et)
     for _ in range(count - 1):

@@ -41,6 +41,7 @@ class Reducer:
     exact_for_floats: bool = False  # reassociation keeps the bits of float results
     exact_for_ints: bool = True  # ... of integer results (two's-complement wraps associatively)
     dual: str = ""  # the opcode of the reversed order: max(a, b) = -min(-a, -b), select(a > b) swapped
+    idempotent: bool = False  # f(a, a) = a: combining the init once more changes nothing
     # Float add: -0 is the identity bit for bit (+0 + -0 = +0), but XLA's algsimp takes an init of
     # either zero as the identity (it compares by value: IsAll(0)), and so does algsimp here.
     negative_zero: bool = False
@@ -49,11 +50,11 @@ class Reducer:
 _REDUCER_ADD = Reducer(0.0, 0, False, "add", "logical_or", negative_zero=True)
 _REDUCER_MULTIPLY = Reducer(1.0, 1, True, "multiply", "logical_and")
 _REDUCER_MAXIMUM = Reducer(LOWEST, LOWEST, False, "maximum", "logical_or", exact_for_floats=True,
-                           dual="minimum")
+                           dual="minimum", idempotent=True)
 _REDUCER_MINIMUM = Reducer(HIGHEST, HIGHEST, True, "minimum", "logical_and", exact_for_floats=True,
-                           dual="maximum")
-_REDUCER_AND = Reducer(None, ALL_ONES, True, "bitwise_and", "logical_and")
-_REDUCER_OR = Reducer(None, 0, False, "bitwise_or", "logical_or")
+                           dual="maximum", idempotent=True)
+_REDUCER_AND = Reducer(None, ALL_ONES, True, "bitwise_and", "logical_and", idempotent=True)
+_REDUCER_OR = Reducer(None, 0, False, "bitwise_or", "logical_or", idempotent=True)
 _REDUCER_XOR = Reducer(None, 0, False, "bitwise_xor", "logical_xor")
 
 # Element types an elementwise opcode accepts (XLA's shape inference: "Expected element type in

@@ -199,7 +199,7 @@ def _extra_inits(gen: ElementalGen, inst: Instruction, comp: object, slot: ir.Va
     is not a constant identity (and/or/maximum/minimum are idempotent)."""
     op = binary_reducer_opcode(comp)  # type: ignore[arg-type]
     count = init_applications(inst)
-    if count <= 1 or op not in ("add", "multiply", "xor") or _is_identity(inst.operands[1], op):
+    if count <= 1 or op not in REDUCERS or REDUCERS[op].idempotent or _is_identity(inst.operands[1], op):
         return
     b = gen.b
     with for_range(b, 1, count, name="xi"):
