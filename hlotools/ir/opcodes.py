@@ -47,13 +47,14 @@ class Reducer:
     negative_zero: bool = False
 
 
+# Reducer(identity on floating, integer, pred elements; numpy ufunc on numbers, on pred; laws).
 _REDUCER_ADD = Reducer(0.0, 0, False, "add", "logical_or", negative_zero=True)
 _REDUCER_MULTIPLY = Reducer(1.0, 1, True, "multiply", "logical_and")
-_REDUCER_MAXIMUM = Reducer(LOWEST, LOWEST, False, "maximum", "logical_or", exact_for_floats=True,
-                           dual="minimum", idempotent=True)
-_REDUCER_MINIMUM = Reducer(HIGHEST, HIGHEST, True, "minimum", "logical_and", exact_for_floats=True,
-                           dual="maximum", idempotent=True)
-_REDUCER_AND = Reducer(None, ALL_ONES, True, "bitwise_and", "logical_and", idempotent=True)
+_REDUCER_MAXIMUM = Reducer(LOWEST, LOWEST, False, "maximum", "logical_or",
+                           exact_for_floats=True, dual="minimum", idempotent=True)
+_REDUCER_MINIMUM = Reducer(HIGHEST, HIGHEST, True, "minimum", "logical_and",
+                           exact_for_floats=True, dual="maximum", idempotent=True)
+_REDUCER_AND = Reducer(None, ALL_ONES, True, "bitwise_and", "logical_and", idempotent=True)  # bits only
 _REDUCER_OR = Reducer(None, 0, False, "bitwise_or", "logical_or", idempotent=True)
 _REDUCER_XOR = Reducer(None, 0, False, "bitwise_xor", "logical_xor")
 

@@ -33,7 +33,7 @@ def _is_identity(opcode: str, init: Instruction) -> bool:
     t = init.shape.element_type
     assert t is not None
     floating = t.is_float or t.is_complex
-    if floating and r.floating is None or t.is_complex and r.dual:
+    if (floating and r.floating is None) or (t.is_complex and r.dual):
         return False  # and/or/xor have no float form; complex numbers have no order (no max/min identity)
     return bool(scalar_value(init) == reducer_identity(opcode, t.kind, t.bits))
 
