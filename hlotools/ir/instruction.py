@@ -97,9 +97,6 @@ class Instruction:
     def is_root(self) -> bool:
         return self.parent is not None and self.parent.root is self
 
-    def location_text(self) -> str:
-        return f"{self.line}:{self.column}" if self.line else "?"
-
     def __repr__(self) -> str:
         return f"<{self.opcode} %{self.name}: {self.shape}>"
 
