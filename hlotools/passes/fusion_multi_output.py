@@ -10,6 +10,8 @@ near-linear (an exhausted budget counts as "reachable", i.e. no fusion).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -154,7 +156,8 @@ def _merge(rw: Rewriter, comp: Computation, group: list[Instruction]) -> tuple[I
     return fusion, body
 
 
-def _copy_member(rw: Rewriter, body: Computation, member: Instruction, param_for) -> Instruction:  # noqa: ANN001
+def _copy_member(rw: Rewriter, body: Computation, member: Instruction,
+                 param_for: Callable[[Instruction], Instruction]) -> Instruction:
     """Clone `member` (its fused body, for a fusion) into `body`; returns the clone's root."""
     if member.opcode != "fusion":
         clone = clone_instruction(member, [param_for(o) for o in member.operands])

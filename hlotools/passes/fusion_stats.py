@@ -13,13 +13,14 @@ from collections import Counter
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 
 TRIVIAL = frozenset(["parameter", "constant", "tuple", "get-tuple-element", "bitcast"])
 
 
-def is_free_transpose(inst) -> bool:  # noqa: ANN001
+def is_free_transpose(inst: Instruction) -> bool:
     """A transpose whose layout is its operand's permuted moves no data (a bitcast, really)."""
     if inst.opcode != "transpose":
         return False
