@@ -46,7 +46,7 @@ def load_inputs(module: hlotools.ir.module.Module, path: Path) -> list[np.ndarra
     return [reinterpret(data[f"in{i}"], leaf.shape) for i, leaf in enumerate(leaves)]
 
 
-def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float, float]:  # noqa: ANN001
+def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float, float]:
     """(median wall, min wall, median CPU) seconds over up to `repeat` runs, fewer if slow."""
     times: list[float] = []
     cpu: list[float] = []

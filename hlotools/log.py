@@ -112,7 +112,3 @@ def cli_logging(verbosity: int = 0, stream: TextIO | None = None,
         _remove_cli_handlers(logger)
         logger.setLevel(saved[0])
         logger.propagate = saved[1]
-
-
-def trace_enabled(logger: logging.Logger) -> bool:
-    return logger.isEnabledFor(TRACE)

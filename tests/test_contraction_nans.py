@@ -194,9 +194,8 @@ def path(how: str) -> Iterator[None]:
             stack.enter_context(epilogues(False))
         elif how in ("emit_dot", "emit_conv"):
             op, fn = ("dot", emit_dot.emit_dot) if how == "emit_dot" else ("convolution", emit_conv.emit_convolution)
-            saved = registry.EMITTERS[op]
-            registry.EMITTERS[op] = fn
-            stack.callback(registry.EMITTERS.__setitem__, op, saved)
+            saved = registry.EMITTERS.replace(op, fn)
+            stack.callback(registry.EMITTERS.replace, op, saved)
         elif how == "blas":
             saved_env = os.environ.get("HLOTOOLS_BLAS")
             os.environ["HLOTOOLS_BLAS"] = "1"

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
-from hlotools.backend.llvm.pipeline import available_pipeline, backend_pipeline, optimise_module
+from hlotools.backend.llvm.pipeline import backend_pipeline, optimise_module
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext
@@ -170,17 +170,11 @@ def test_the_backend_runs_epilogue_fusion_after_layout_assignment() -> None:
     spec = backend_pipeline("O2")
     names = [p.split("{")[0] for p in spec.replace("fixed-point(", "").replace(")", "").split(",")]
     assert names.index("layout-assignment") + 1 == names.index("epilogue-fusion") == names.index("scheduling") - 1
-    assert "epilogue-fusion" not in available_pipeline("O2") and "epilogue-fusion" not in PRESETS["O2"]
-    assert backend_pipeline("O1") == available_pipeline("O1") and backend_pipeline("O2") is backend_pipeline("O2")
-
-
-def test_without_the_pass_registered_the_backend_runs_the_preset(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlotools.backend.llvm.pipeline import BACKEND_ADDITIONS
-    from hlotools.passes import registry
-    added = {name for name, _ in BACKEND_ADDITIONS["O2"]}
-    assert "epilogue-fusion" in added
-    monkeypatch.setattr(registry, "PASSES", {k: v for k, v in registry.PASSES.items() if k not in added})
-    assert backend_pipeline("O2") == available_pipeline("O2")
+    assert "epilogue-fusion" not in PRESETS["O2"]
+    assert backend_pipeline("O1") == PRESETS["O1"] and backend_pipeline("O2") is backend_pipeline("O2")
+    assert names.index("float-normalization-bf16") + 1 == names.index("algsimp-inexact") == \
+        names.index("fma-contraction") - 1 == names.index("fusion") - 2
+    assert backend_pipeline("algsimp,dce") == "algsimp,dce"  # HLOTOOLS_LLVM_PASSES may be a spec
 
 
 def test_goldens_are_fixed_points() -> None:
@@ -212,7 +206,7 @@ def test_jax_corpus_keeps_the_interpreters_outputs(name: str) -> None:
     hlotools.verify_module(ours)
     _round_trips(ours)
     preset = reparsed_copy(m)
-    run_pipeline(preset, parse_pipeline(available_pipeline("O2")))
+    run_pipeline(preset, parse_pipeline(PRESETS["O2"]))
     made = _k_output(ours)
     assert all(epilogue_hero(f) is not None for f in made), [f.name for f in made if epilogue_hero(f) is None]
     assert len(made) >= len(_k_output(preset))

@@ -205,7 +205,7 @@ def _start(op: np.ndarray, idx: np.ndarray, ivd: int, batch: list[int], index_ma
     return start
 
 
-def _naive_gather(op, idx, od, col, sim, ivd, ss, obd, ibd, out_shape):  # noqa: ANN001, ANN202
+def _naive_gather(op, idx, od, col, sim, ivd, ss, obd, ibd, out_shape):
     if ivd == idx.ndim:
         idx = idx[..., None]
     out = np.zeros(out_shape, op.dtype)
@@ -220,7 +220,7 @@ def _naive_gather(op, idx, od, col, sim, ivd, ss, obd, ibd, out_shape):  # noqa:
     return out
 
 
-def _naive_scatter(op, idx, upd, uwd, ins, sdod, ivd, obd, ibd):  # noqa: ANN001, ANN202
+def _naive_scatter(op, idx, upd, uwd, ins, sdod, ivd, obd, ibd):
     if ivd == idx.ndim:
         idx = idx[..., None]
     res = op.copy()

@@ -22,13 +22,13 @@ ENTRY main {
 }"""
 
 
-def _run(module) -> bool:  # noqa: ANN001
+def _run(module) -> bool:
     changed = LayoutAssignment().run(module, PassContext(pass_name="layout-assignment"))
     hlotools.verify_module(module)
     return changed
 
 
-def _leaves(module):  # noqa: ANN001, ANN202
+def _leaves(module):
     for comp in module.computations:
         for inst in comp.instructions:
             yield from ((inst, leaf) for leaf in inst.shape.leaves())

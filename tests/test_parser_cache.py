@@ -12,7 +12,7 @@ SMALL = "ENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"
 
 
 @pytest.fixture
-def fresh_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # noqa: ANN201
+def fresh_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.setattr(parser, "_TABLES", None)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     yield tmp_path

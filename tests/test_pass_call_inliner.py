@@ -17,11 +17,11 @@ JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
 NAMES = sorted(p.name[:-4] for p in JAX.glob("*.hlo") if p.name.count(".") == 1) if JAX.is_dir() else []
 
 
-def _load(name: str):  # noqa: ANN202
+def _load(name: str):
     return hlotools.parse_module((JAX / f"{name}.hlo").read_text(), name)
 
 
-def _all_names(module) -> list[str]:  # noqa: ANN001
+def _all_names(module) -> list[str]:
     return [i.name for c in module.computations for i in c.instructions] + [c.name for c in module.computations]
 
 

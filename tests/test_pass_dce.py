@@ -8,7 +8,7 @@ from hlotools.passes.cse import HloCSE
 from hlotools.passes.dce import HloDCE
 
 
-def parse(text: str):  # noqa: ANN201
+def parse(text: str):
     return hlotools.parse_module(text)
 
 
@@ -23,7 +23,7 @@ ENTRY main {
 """
 
 
-def names(module) -> list[str]:  # noqa: ANN001
+def names(module) -> list[str]:
     return [i.name for c in module.computations for i in c.instructions]
 
 

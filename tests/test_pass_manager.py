@@ -15,7 +15,7 @@ import pytest
 from _helpers import DEAD, RootBreaker, registered_passes
 
 import hlotools
-from hlotools.errors import HloVerifyError
+from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir.module import Module
 from hlotools.log import TRACE, cli_logging, env_level, level_for
 from hlotools.passes.base import HloPass, PassContext
@@ -27,7 +27,6 @@ from hlotools.passes.pipeline import (
     pass_names,
     pipeline_lines,
     pipeline_text,
-    preset_missing,
     preset_spec,
 )
 from hlotools.passes.registry import PASSES
@@ -59,17 +58,6 @@ class Crasher(HloPass):
 
     def run(self, module: Module, ctx: PassContext) -> bool:
         raise KeyError("oops")
-
-
-@dataclass
-class StandInScheduling(HloPass):
-    """Stands in for the real scheduling pass until it is registered."""
-
-    name: ClassVar[str] = "scheduling"
-    description: ClassVar[str] = "test only"
-
-    def run(self, module: Module, ctx: PassContext) -> bool:
-        return False
 
 
 @pytest.fixture(autouse=True)
@@ -246,21 +234,26 @@ def test_pipeline_text_round_trips_with_options_and_groups() -> None:
     assert pass_names(steps) == ["cse", "algsimp", "dce", "dce"]
 
 
-def test_presets_name_only_registered_passes_and_pick_up_new_ones() -> None:
+def test_presets_name_registered_passes_in_xla_cpus_order() -> None:
     for level in PRESET_LAYOUT:
         names = pass_names(parse_pipeline(preset_spec(level)))
         assert set(names) <= set(PASSES)
         wanted = [n for n in PRESETS[level].replace("fixed-point(", ",").replace(")", ",").split(",") if n]
-        assert names == [n for n in wanted if n in PASSES]  # every registered one, in XLA CPU's order
-        assert preset_missing(level) == [n for n in wanted if n not in PASSES]
+        assert names == wanted
     assert preset_spec("O0") == "" and parse_pipeline("O0") == []
     assert preset_spec("O1").startswith("fixed-point(call-inliner,algsimp,constant-folding")
-    # A pass registered later joins the preset at its place, with no edit to the preset.
-    if "scheduling" not in PASSES:
-        with registered_passes(StandInScheduling):
-            assert preset_spec("O2").endswith(",scheduling")
-            assert pass_names(parse_pipeline("O2"))[-1] == "scheduling"
     assert pass_names(parse_pipeline("O2"))[:8] == pass_names(parse_pipeline("O1"))
+    assert preset_spec("O2").endswith(",fusion,layout-assignment,scheduling")
+
+
+def test_preset_spec_inserts_after_a_top_level_pass_in_order() -> None:
+    spec = preset_spec("O2", insert_after=(("b", "float-normalization-bf16"), ("a", "float-normalization-bf16"),
+                                           ("z", "no-such-pass"), ("e", "layout-assignment")))
+    assert spec.endswith("),float-normalization-bf16,a,b,fusion,layout-assignment,e,scheduling,z")
+    # not inside the fixed-point group, although algsimp is there
+    assert preset_spec("O1", insert_after=(("x", "algsimp"),)) == preset_spec("O1") + ",x"
+    with pytest.raises(HloError, match="unknown optimization level 'O9'"):
+        preset_spec("O9")
 
 
 def test_o2_runs_and_keeps_the_module_valid() -> None:

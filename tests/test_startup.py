@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from hlotools.backend.llvm.pipeline import available_pipeline
 from hlotools.cli.report import Timing, _median
 
 ADD = """HloModule add4
@@ -121,18 +120,6 @@ def test_passes_import_the_interpreter_only_when_constant_folding_evaluates(tmp_
 def test_timing_median_is_statistics_median(values: list[float]) -> None:
     assert _median(values) == statistics.median(values)
     assert Timing("run", values).median == statistics.median(values)
-
-
-def test_available_pipeline_follows_the_registered_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlotools.passes import registry
-    full = available_pipeline("O2")
-    assert "fusion" in full and full == available_pipeline("O2")
-    without = {k: v for k, v in registry.PASSES.items() if k != "fusion"}
-    monkeypatch.setattr(registry, "PASSES", without)
-    reduced = available_pipeline("O2")
-    assert "fusion" not in reduced.replace("fusion-", "") and "layout-assignment" in reduced
-    monkeypatch.undo()
-    assert available_pipeline("O2") == full
 
 
 def test_lazy_regex_behaves_as_the_compiled_pattern() -> None:

@@ -20,7 +20,6 @@ from hlotools.errors import HloError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1
-EXIT_USAGE = 2
 EXIT_MISMATCH = 3
 EXIT_INTERNAL = 70  # EX_SOFTWARE from sysexits.h
 

@@ -190,8 +190,7 @@ def _check_env() -> None:
                    "O1/O2 name the presets. An unknown name is a usage error listing close matches.")
 @click.option("-O", "level", type=click.Choice(["0", "1", "2"]), default=None, metavar="LEVEL",
               help=f"-O0: {PRESET_DESCRIPTIONS['O0']}; -O1: {PRESET_DESCRIPTIONS['O1']}; -O2 (also bare "
-                   f"-O): {PRESET_DESCRIPTIONS['O2']}. A preset's passes that are not registered yet are "
-                   "skipped (-v says which).")
+                   f"-O): {PRESET_DESCRIPTIONS['O2']}.")
 @click.option("--list-passes", is_flag=True, expose_value=False, is_eager=True, callback=_list_passes,
               help="Print every pass name with a one-line description, and exit.")
 @click.option("--print-pipeline", is_flag=True,

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 import numpy as np
@@ -48,8 +49,10 @@ if TYPE_CHECKING:
     from hlotools.io.compare import Comparison
 
 # Imported where they are used, not here: a cached run on random inputs that prints a summary
-# (the warm start issue 5 times) needs none of hlotools.io.npz (zipfile), literal_text,
+# (a warm start) needs none of hlotools.io.npz (zipfile), literal_text,
 # random_inputs (numpy.random), compare or difference.
+
+T = TypeVar("T")
 
 EPILOG = """\b
 Examples:
@@ -95,13 +98,14 @@ class RunResult:
     refusal: HloError | None = None  # why the default backend refused the module (we fell back)
 
 
-def _timed(fn, repeat: int):  # -> (last value, seconds per call)
+def _timed(fn: Callable[[], T], repeat: int) -> tuple[T, list[float]]:
+    """(the last call's value, seconds per call) of `repeat` (at least 1) calls of `fn`."""
     seconds: list[float] = []
-    value = None
     for _ in range(repeat):
         start = time.perf_counter()
         value = fn()
         seconds.append(time.perf_counter() - start)
+    assert seconds, "repeat is at least 1 (click.IntRange)"
     return value, seconds
 
 

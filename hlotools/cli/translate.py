@@ -32,7 +32,6 @@ EMITTERS: dict[str, Callable[[Module, str | None], str]] = {
     "dot": lambda m, style: module_to_dot(m),
 }
 LLVM_FORMS = ("llvm", "llvm-opt", "asm", "obj", "header")
-TARGET_OPTIONS = ("target_triple", "cpu", "features", "function_name")
 
 EPILOG = """\b
 Examples:

@@ -12,7 +12,6 @@ returned as zeros. An unknown target raises HloUnsupportedError naming it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,26 +19,21 @@ import numpy as np
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter.linalg import cholesky, triangular_solve
 from hlotools.interpreter.numeric import merge_leading
-from hlotools.interpreter.patterns import guard, simple_comparator
-from hlotools.interpreter.registry import kernel
+from hlotools.interpreter.patterns import simple_comparator
+from hlotools.interpreter.registry import Kernel, kernel
 from hlotools.interpreter.sorting import top_k
+from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
-Target = Callable[[Instruction, list[Any], Any], Any]
-TARGETS: dict[str, Target] = {}
+# A target implementation has the kernel's signature (it runs inside the custom-call kernel).
+Target = Kernel
+TARGETS: Table[Target] = Table("custom-call target")
+target = TARGETS.register
 
 # Targets that only annotate their operand (sharding, placement, layout): identity.
 IDENTITY_TARGETS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
                     "MoveToDevice", "LayoutConstraint", "annotate_device_placement")
-
-
-def target(*names: str) -> Callable[[Target], Target]:
-    def register(fn: Target) -> Target:
-        for n in names:
-            TARGETS[n] = fn
-        return fn
-    return register
 
 
 def _lapack(*ops: str) -> list[str]:
@@ -83,8 +77,9 @@ def _outputs(inst: Instruction, values: list[np.ndarray]) -> Any:
 
 
 # ----------------------------------------------------------------------------- targets
-for _name in IDENTITY_TARGETS:
-    TARGETS[_name] = lambda inst, args, ev: args[0]
+@target(*IDENTITY_TARGETS)
+def _identity(inst: Instruction, args: list[Any], ev: Any) -> Any:
+    return args[0]
 
 
 @target("TopK")
@@ -240,7 +235,6 @@ def _info_slots(inst: Instruction, start: int, info: np.ndarray) -> list[np.ndar
 
 
 @kernel("custom-call")
-@guard
 def custom_call_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     name = str(inst.attrs.get("custom_call_target", ""))
     impl = TARGETS.get(name)

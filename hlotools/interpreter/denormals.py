@@ -167,10 +167,17 @@ def _remember(done: dict[int, Any], out: Any) -> None:
             done[id(v)] = v
 
 
+_installed = False
+
+
 def install() -> None:
     """Wrap the kernels that flush (once; the package's __init__ calls it after every kernel
     module has registered)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
     for op in sorted(ARITHMETIC | {"convert", "reduce", "reduce-window"}):
         fn = KERNELS.get(op)
-        if fn is not None and not hasattr(fn, "__wrapped__"):
-            KERNELS[op] = _flushing(fn)
+        if fn is not None:
+            KERNELS.replace(op, _flushing(fn))

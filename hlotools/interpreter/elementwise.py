@@ -31,19 +31,6 @@ UnaryFn = Callable[[Array, ElementType], Array]
 BinaryFn = Callable[[Array, Array, ElementType], Array]
 
 
-
-def _et(inst: Instruction, i: int = 0) -> ElementType:
-    et = inst.operands[i].shape.element_type
-    assert et is not None
-    return et
-
-
-def _out_et(inst: Instruction) -> ElementType:
-    et = inst.shape.element_type
-    assert et is not None
-    return et
-
-
 def _is_int(et: ElementType) -> bool:
     return et.kind in ("signed", "unsigned")
 
@@ -222,12 +209,12 @@ def _nan_rule(opcode: str, x: Array, r: Array, et: ElementType) -> Array:
 
 @kernel(*_UNARY)
 def unary(inst: Instruction, args: list, ev: object) -> Array:
-    et = _et(inst)
+    et = inst.operand_element_type()
     x = to_compute(args[0], et)
     if et.kind == "complex" and inst.opcode in complex_math.NUMPY_UNARY:
-        return finish(complex_math.numpy_unary(inst.opcode, x), _out_et(inst))
+        return finish(complex_math.numpy_unary(inst.opcode, x), inst.element_type)
     r = _nan_rule(inst.opcode, x, np.asarray(_UNARY[inst.opcode](x, et)), et)  # FP warnings are off
-    return finish(r, _out_et(inst))
+    return finish(r, inst.element_type)
 
 
 @kernel("copy")
@@ -456,14 +443,14 @@ _BINARY: dict[str, BinaryFn] = {
 
 @kernel(*_BINARY)
 def binary(inst: Instruction, args: list, ev: object) -> Array:
-    et = _et(inst)
+    et = inst.operand_element_type()
     x, y = to_compute(args[0], et), to_compute(args[1], et)
     if et.kind == "complex" and inst.opcode in complex_math.BINARY:
-        return finish(complex_math.numpy_binary(inst.opcode, x, y), _out_et(inst))
+        return finish(complex_math.numpy_binary(inst.opcode, x, y), inst.element_type)
     r = _BINARY[inst.opcode](x, y, et)
     if et.kind == "float" and inst.opcode in _FIRST_NAN:
         r = _first_operand_nan(x, np.asarray(r))
-    return finish(r, _out_et(inst))
+    return finish(r, inst.element_type)
 
 
 # x86 arithmetic gives the first operand's NaN (quieted) when both are NaN; numpy's loops (and
@@ -497,7 +484,7 @@ _DIRECTIONS: dict[str, Callable[[Array, Array], Array]] = {
 
 @kernel("compare")
 def compare(inst: Instruction, args: list, ev: object) -> Array:
-    et = _et(inst)
+    et = inst.operand_element_type()
     direction = str(inst.attrs.get("direction", ""))
     fn = _DIRECTIONS.get(direction)
     if fn is None:
@@ -527,9 +514,9 @@ def select(inst: Instruction, args: list, ev: object) -> Array:
 def clamp(inst: Instruction, args: list, ev: object) -> Array:
     """clamp(min, x, max) = min(max(x, lo), hi), as XLA's elemental emitter builds it; NaN
     anywhere propagates."""
-    et = _et(inst, 1)
+    et = inst.operand_element_type(1)
     lo, x, hi = (to_compute(a, et) for a in args)
     if et.kind == "complex":
         raise HloRuntimeError("clamp is undefined for complex")
     r = _min(_max(x, lo, et), hi, et)  # maximum's and minimum's own rules (signed zeros too)
-    return finish(r, _out_et(inst))
+    return finish(r, inst.element_type)

@@ -105,12 +105,9 @@ class Evaluator:
             return v
         try:
             out = step.kernel(inst, vals, self)
-        except HloError as e:
-            raise self._locate(e, inst) from None
-        except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError) as e:
-            # Unverified input the kernel could not digest (or a kernel bug): still an error with
-            # a place, never a bare traceback; the original stays chained for --debug.
-            raise self._locate(HloRuntimeError(f"cannot evaluate: {type(e).__name__}: {e}"), inst) from e
+        except HloError as e:  # kernels raise nothing else (registry._guarded)
+            # the original of a guarded numpy failure stays chained for --debug
+            raise self._locate(e, inst) from e.__cause__
         if isinstance(out, np.generic):
             out = np.asarray(out)
         if check and step.check:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
-from hlotools.interpreter.patterns import binary_combiner, combiner_ufunc, guard
+from hlotools.interpreter.patterns import binary_combiner, combiner_ufunc
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
 
@@ -59,7 +59,6 @@ def _starts(idx: np.ndarray, batch_dims: list[int], rank: int, index_map: tuple[
 
 # ------------------------------------------------------------------------------ gather
 @kernel("gather")
-@guard
 def gather_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     """Gather as one numpy fancy-indexing step: start indices clamped so each slice fits (XLA's
     rule, no out-of-bounds reads), then the window dims moved to offset_dims."""
@@ -193,7 +192,6 @@ def _apply_replace(result: np.ndarray, update: np.ndarray, upd_pos: np.ndarray, 
 
 
 @kernel("scatter")
-@guard
 def scatter_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     n = (len(args) - 1) // 2
     if len(args) != 2 * n + 1 or n < 1:

@@ -15,7 +15,6 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter.numeric import merge_leading
-from hlotools.interpreter.patterns import guard
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
@@ -118,7 +117,6 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: tuple[int, ...], rh
 
 
 @kernel("dot")
-@guard
 def dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lhs, rhs = args[0], args[1]
     result = inst.shape.dtype
@@ -159,7 +157,6 @@ def _group_masks(sizes: np.ndarray, length: int) -> np.ndarray:
 
 
 @kernel("ragged-dot")
-@guard
 def ragged_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     """XLA/CHLO ragged dot. The lhs ragged dim is split into consecutive groups of
     `group_sizes`; the mode follows from what that dim is:
@@ -228,7 +225,6 @@ def _expand_scale(x: np.ndarray, scale: np.ndarray, acc: np.dtype) -> np.ndarray
 
 
 @kernel("scaled-dot")
-@guard
 def scaled_dot_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     """dot(lhs * expand(lhs_scale), rhs * expand(rhs_scale)) in f32 (MX-style block scales).
 
@@ -409,7 +405,6 @@ def _check_conv(inst: Instruction, lhs: np.ndarray, rhs: np.ndarray, labels: Con
 
 
 @kernel("convolution")
-@guard
 def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     lhs, rhs = args[0], args[1]
     labels = inst.attrs.get("dim_labels")
@@ -427,7 +422,6 @@ def convolution_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarra
 
 # --------------------------------------------------------------------------------- fft
 @kernel("fft")
-@guard
 def fft_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     x = args[0]
     kind = str(inst.attrs.get("fft_type", "FFT")).upper()
@@ -486,7 +480,6 @@ def cholesky(a: np.ndarray, lower: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 @kernel("cholesky")
-@guard
 def cholesky_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     # XLA's CholeskyExpander yields NaNs for matrices that are not positive definite.
     out, _ = cholesky(args[0], bool(inst.attrs.get("lower", False)))
@@ -529,7 +522,6 @@ def triangular_solve(a: np.ndarray, b: np.ndarray, left_side: bool, lower: bool,
 
 
 @kernel("triangular-solve")
-@guard
 def triangular_solve_kernel(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     a = inst.attrs
     x = triangular_solve(args[0], args[1], bool(a.get("left_side", False)), bool(a.get("lower", False)),
@@ -551,7 +543,6 @@ def _bn_setup(inst: Instruction, x: np.ndarray) -> tuple[int, tuple[int, ...], l
 
 
 @kernel("batch-norm-training")
-@guard
 def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x, scale, offset = args
     _, axes, bshape, eps, work = _bn_setup(inst, x)
@@ -569,7 +560,6 @@ def batch_norm_training(inst: Instruction, args: list[Any], ev: Any) -> tuple:
 
 
 @kernel("batch-norm-inference")
-@guard
 def batch_norm_inference(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     x, scale, offset, mean, var = args
     _, _, bshape, eps, work = _bn_setup(inst, x)
@@ -581,7 +571,6 @@ def batch_norm_inference(inst: Instruction, args: list[Any], ev: Any) -> np.ndar
 
 
 @kernel("batch-norm-grad")
-@guard
 def batch_norm_grad(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x, scale, mean, var, grad = args
     _, axes, bshape, eps, work = _bn_setup(inst, x)

@@ -5,14 +5,11 @@ anything not recognised takes the general path that runs the computation itself.
 """
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hlotools.errors import HloRuntimeError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS
 
@@ -68,19 +65,6 @@ def simple_comparator(comp: Any) -> SimpleComparator | None:
     descending = (direction == "GT") != swapped
     ctype = str(root.attrs.get("type", ""))
     return SimpleComparator(a // 2, descending, ctype == "TOTALORDER")
-
-
-def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a numpy failure inside a kernel (operands that contradict the attributes in an
-    unverified module) into an HloRuntimeError naming the instruction, not a traceback."""
-    @functools.wraps(fn)
-    def wrapped(inst: Instruction, args: list[Any], ev: Any) -> Any:
-        try:
-            return fn(inst, args, ev)
-        except (ValueError, IndexError, TypeError, np.linalg.LinAlgError) as e:
-            raise HloRuntimeError(f"{inst.opcode} %{inst.name}: operands do not fit the instruction ({e})",
-                                  inst.line or None, inst.column or None) from None
-    return wrapped
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
-from hlotools.interpreter.patterns import guard
 from hlotools.interpreter.registry import kernel, unsupported
 from hlotools.ir.instruction import Instruction
 
@@ -161,7 +160,6 @@ def _as_result(bits: np.ndarray, dtype: np.dtype, width: int) -> np.ndarray:
 
 
 @kernel("rng-bit-generator")
-@guard
 def rng_bit_generator(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     state = np.asarray(args[0]).astype(U64).reshape(-1)
     shapes = inst.shape.tuple_shapes
@@ -198,7 +196,6 @@ INITIAL_RNG_STATE = 0x7012395
 
 
 @kernel("rng-get-and-update-state")
-@guard
 def rng_get_and_update_state(inst: Instruction, args: list[Any], ev: Any) -> np.ndarray:
     delta = int(inst.attrs.get("delta", 0))
     old = getattr(ev, "rng_state", INITIAL_RNG_STATE)

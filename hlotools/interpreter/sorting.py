@@ -25,7 +25,7 @@ import numpy as np
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.linalg import dtype_kind
 from hlotools.interpreter.numeric import merge_leading
-from hlotools.interpreter.patterns import KeyComparator, guard, key_comparator, simple_comparator
+from hlotools.interpreter.patterns import KeyComparator, key_comparator, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
 from hlotools.interpreter.std_stable_sort import stable_sort_rows
@@ -220,7 +220,6 @@ def _compared(key: np.ndarray, total_order: bool) -> np.ndarray:
 
 
 @kernel("sort")
-@guard
 def sort_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
     dims = tuple(inst.attrs.get("dimensions", ()))
     if len(dims) != 1:
@@ -246,7 +245,6 @@ def top_k(x: np.ndarray, k: int, largest: bool = True) -> tuple[np.ndarray, np.n
 
 
 @kernel("topk")
-@guard
 def topk_kernel(inst: Instruction, args: list[Any], ev: Any) -> tuple:
     x = np.asarray(args[0])
     k = int(inst.attrs.get("k", 0))

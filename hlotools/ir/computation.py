@@ -7,6 +7,7 @@ from hlotools.ir.instruction import Instruction
 
 if TYPE_CHECKING:
     from hlotools.ir.module import Module
+    from hlotools.ir.shape import Shape
 
 
 class Computation:
@@ -42,7 +43,7 @@ class Computation:
         return [p.shape for p in self.parameters]
 
     @property
-    def result_shape(self):  # -> Shape
+    def result_shape(self) -> Shape:
         assert self.root is not None
         return self.root.shape
 

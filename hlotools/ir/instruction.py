@@ -6,6 +6,7 @@ values too, so `called_computations()` is derived, never stored twice.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, OPCODES, OpcodeInfo
@@ -14,6 +15,7 @@ from hlotools.ir.shape import Shape
 if TYPE_CHECKING:
     from hlotools.ir.computation import Computation
     from hlotools.ir.literal import Literal
+    from hlotools.ir.types import ElementType
 
 _ANY_COMPUTATION_ATTR = frozenset(COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS)
 
@@ -89,12 +91,23 @@ class Instruction:
                 out.extend(cs)
         return out
 
+    # -- element types (for array-shaped values: elementwise lowerings and kernels) ------
+    @property
+    def element_type(self) -> ElementType:
+        """The result's element type; the result must not be a tuple."""
+        et = self.shape.element_type
+        assert et is not None, f"%{self.name} has a tuple shape"
+        return et
+
+    def operand_element_type(self, k: int = 0) -> ElementType:
+        """Operand `k`'s element type; that operand must not be a tuple."""
+        et = self.operands[k].shape.element_type
+        assert et is not None, f"operand {k} of %{self.name} has a tuple shape"
+        return et
+
     @property
     def is_root(self) -> bool:
         return self.parent is not None and self.parent.root is self
-
-    def location_text(self) -> str:
-        return f"{self.line}:{self.column}" if self.line else "?"
 
     def __repr__(self) -> str:
         return f"<{self.opcode} %{self.name}: {self.shape}>"
@@ -108,3 +121,26 @@ def remove_user(users: list[Instruction], inst: Instruction) -> None:
         if users[i] is inst:
             del users[i]
             return
+
+
+def unique(instructions: Iterable[Instruction]) -> list[Instruction]:
+    """First occurrences, in order: an instruction used twice as an operand (add(x, x)) is
+    one value. Instructions compare by identity, so this is one dict pass."""
+    return list(dict.fromkeys(instructions))
+
+
+def reachable(starts: Iterable[Instruction],
+              successors: Callable[[Instruction], Iterable[Instruction]]) -> Iterator[Instruction]:
+    """Each instruction reachable from `starts` through `successors` (operands, users, or a
+    filter of them), once, depth-first. A worklist, not recursion: HLO chains run to
+    thousands of instructions. `successors(inst)` is asked after `inst` is yielded, so the
+    caller may stop the walk early by returning."""
+    seen: set[int] = set()
+    stack = list(starts)
+    while stack:
+        inst = stack.pop()
+        if id(inst) in seen:
+            continue
+        seen.add(id(inst))
+        yield inst
+        stack.extend(successors(inst))

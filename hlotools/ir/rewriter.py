@@ -187,12 +187,6 @@ class Rewriter:
         user.replace_operand(index, new)
         self.changed = True
 
-    def replace_instruction(self, old: Instruction, new: Instruction) -> None:
-        """RAUW then remove `old` (and whatever becomes dead only because of it is left to DCE)."""
-        self.replace_all_uses_with(old, new)
-        assert old.parent is not None, f"{old.name} is not in a computation"
-        self.remove_instructions(old.parent, [old])
-
     def remove_instructions(self, comp: Computation, dead: Iterable[Instruction]) -> int:
         """Remove instructions that have no users (other than each other) in one linear sweep."""
         dead_ids = {id(i) for i in dead}

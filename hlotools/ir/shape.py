@@ -166,9 +166,6 @@ class Shape:
         return self.element_type == other.element_type and self.dims == other.dims and \
             (self.dynamic or (False,) * len(self.dims)) == (other.dynamic or (False,) * len(other.dims))
 
-    def same_dims(self, other: Shape) -> bool:
-        return self.tuple_shapes is None and other.tuple_shapes is None and self.dims == other.dims
-
     def byte_size(self) -> int:
         if self.tuple_shapes is not None:
             return 8 * len(self.tuple_shapes)

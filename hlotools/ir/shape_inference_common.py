@@ -11,12 +11,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hlotools.errors import HloVerifyError
+from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES, PRED, S32, TOKEN, U32, ElementType
 
 Rule = Callable[[Instruction], Shape]
-RULES: dict[str, Rule] = {}
+RULES: Table[Rule] = Table("shape rule")
+rule = RULES.register  # @rule("opcode", ...): the shape rule of each opcode
 
 TOKEN_SHAPE = Shape.array(TOKEN, ())
 U32_SCALAR = Shape.array(U32, ())
@@ -28,15 +30,6 @@ __all__ = ["RULES", "rule", "fail", "attr", "opt_attr", "array_operand", "operan
            "make", "shape_text", "scalar_of", "ELEMENT_TYPES", "PRED", "S32", "U32", "TOKEN",
            "TOKEN_SHAPE", "U32_SCALAR", "S32_SCALAR", "PRED_SCALAR", "ElementType",
            "strip_layout"]
-
-
-def rule(*opcodes: str) -> Callable[[Rule], Rule]:
-    """Register `fn` as the shape rule of each opcode in `opcodes`."""
-    def deco(fn: Rule) -> Rule:
-        for op in opcodes:
-            RULES[op] = fn
-        return fn
-    return deco
 
 
 def fail(inst: Instruction, message: str) -> HloVerifyError:

@@ -9,21 +9,15 @@ import re
 from collections.abc import Callable, Sequence
 
 from hlotools.ir.computation import Computation
+from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.shape_inference_common import PRED_SCALAR, same_dims_type, shape_text
 from hlotools.ir.types import ElementType
 
 Check = Callable[[Instruction], "str | None"]
-CALL_CHECKS: dict[str, Check] = {}
-
-
-def _check(*opcodes: str) -> Callable[[Check], Check]:
-    def deco(fn: Check) -> Check:
-        for op in opcodes:
-            CALL_CHECKS[op] = fn
-        return fn
-    return deco
+CALL_CHECKS: Table[Check] = Table("called-computation check")
+_check = CALL_CHECKS.register
 
 
 def _comp(inst: Instruction, key: str) -> Computation | None:

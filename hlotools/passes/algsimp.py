@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from hlotools.ir import semantics
 from hlotools.ir.computation import Computation
+from hlotools.ir.dispatch import RuleTable
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
@@ -47,7 +48,7 @@ class AlgebraicSimplifier(HloPass):
     # XLA CPU's float-changing rewrites (algsimp_inexact.py); None: under the xla-cpu semantics.
     inexact: bool | None = None
 
-    def rules(self) -> dict[str, list[Rule]]:
+    def rules(self) -> RuleTable[Rule]:
         return RULES
 
     def run(self, module: Module, ctx: PassContext) -> bool:
@@ -72,7 +73,7 @@ class InexactAlgebraicSimplifier(AlgebraicSimplifier):
     name = "algsimp-inexact"
     description = "XLA CPU's float-changing algsimp rewrites alone (A / Const => A * (1/Const), ...)"
 
-    def rules(self) -> dict[str, list[Rule]]:
+    def rules(self) -> RuleTable[Rule]:
         return INEXACT_RULES
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from hlotools.ir.attributes import Enum
+from hlotools.ir.dispatch import RuleTable
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
@@ -27,19 +28,11 @@ if TYPE_CHECKING:
 Rule = Callable[[Instruction, "Builder"], "Instruction | None"]
 
 # opcode -> rules tried in order (the first that returns a replacement wins).
-RULES: dict[str, list[Rule]] = {}
+RULES: RuleTable[Rule] = RuleTable("algsimp rule")
 # The same for the rules that change float results (XLA's, under the xla-cpu semantics):
 # each is also in RULES; `algsimp-inexact` runs these alone (algsimp_inexact.py).
-INEXACT_RULES: dict[str, list[Rule]] = {}
-
-
-def rule(*opcodes: str) -> Callable[[Rule], Rule]:
-    """Register a rule for the opcodes it matches (order of registration = order tried)."""
-    def register(fn: Rule) -> Rule:
-        for op in opcodes:
-            RULES.setdefault(op, []).append(fn)
-        return fn
-    return register
+INEXACT_RULES: RuleTable[Rule] = RuleTable("inexact algsimp rule")
+rule = RULES.register  # @rule("opcode", ...): order of registration = order tried
 
 
 # -- element-type facts ------------------------------------------------------------------

@@ -56,8 +56,7 @@ def inexact_rule(*opcodes: str) -> Callable[[Rule], Rule]:
         @functools.wraps(fn)
         def guarded(inst: Instruction, b: Builder) -> Instruction | None:
             return fn(inst, b) if b.inexact else None
-        for op in opcodes:
-            INEXACT_RULES.setdefault(op, []).append(guarded)
+        INEXACT_RULES.register(*opcodes)(guarded)
         return rule(*opcodes)(guarded)
     return register
 
@@ -202,7 +201,7 @@ def div_rsqrt(inst: Instruction, b: Builder) -> Instruction | None:
 
 # XLA's A / Const comes here (HandleDivide's order): algsimp_arith.div_float_constant, which
 # takes the exact reciprocals under spec too and so is registered as a plain rule there.
-INEXACT_RULES["divide"].append(algsimp_arith.div_float_constant)
+INEXACT_RULES.add("divide", algsimp_arith.div_float_constant)
 
 
 @inexact_rule("divide")

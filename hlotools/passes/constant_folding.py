@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hlotools.errors import HloError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
@@ -163,13 +164,21 @@ class _Folder:
         return self._evaluator
 
     def _evaluate(self, inst: Instruction) -> np.ndarray | None:
-        from hlotools.interpreter.registry import KERNELS
+        from hlotools.interpreter.registry import KERNELS, UNSUPPORTED
         from hlotools.ir.semantics import gradual_underflow
+        kernel = KERNELS.get(inst.opcode)
+        if kernel is None:
+            if self._debug:
+                self.ctx.decision("not folded %%%s: the interpreter does not evaluate %s (%s)", inst.name,
+                                  inst.opcode, UNSUPPORTED.get(inst.opcode, "no kernel"))
+            return None
         try:  # XLA folds with its HloEvaluator, which keeps denormals (its kernels flush them)
             with np.errstate(all="ignore"), gradual_underflow():
                 args = [_operand_value(o, self.evaluator) for o in inst.operands]
-                out = KERNELS[inst.opcode](inst, args, self.evaluator)
-        except Exception as e:  # noqa: BLE001 - an op the interpreter cannot evaluate is not folded
+                out = kernel(inst, args, self.evaluator)
+        except HloError as e:
+            # Operands the kernel cannot evaluate (kernels raise HloErrors only: the registry
+            # guards them) are not folded; anything else is an interpreter bug and surfaces.
             if self._debug:
                 self.ctx.decision("not folded %%%s: %s", inst.name, e)
             return None

@@ -29,7 +29,7 @@ import logging
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, unique
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
@@ -115,7 +115,7 @@ class InstructionFusion(HloPass):
             pos.pop(id(consumer), None)
             if id(consumer) in pinned or not is_consumer_fusible(consumer) or effects.instruction(consumer):
                 continue
-            candidates = _unique([o for o in consumer.operands if id(o) in pos])
+            candidates = unique([o for o in consumer.operands if id(o) in pos])
             candidates.sort(key=lambda o: pos[id(o)], reverse=True)
             for producer in candidates:
                 reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects)
@@ -248,11 +248,6 @@ def _contains_expensive(inst: Instruction) -> bool:
     return any(i.opcode != "parameter" and is_expensive(i) for i in inst.attrs["calls"].instructions)
 
 
-def _unique(items) -> list[Instruction]:  # noqa: ANN001
-    """First occurrences in order (instructions hash and compare by identity)."""
-    return list(dict.fromkeys(items))
-
-
 def control_linked(comp: Computation) -> set[int]:
     """Instructions with control edges either way: they stay as they are (fusing them would
     lose the edge; epilogue_fusion.py leaves them alone for the same reason)."""
@@ -278,7 +273,7 @@ def _globally_unfusible(order: list[Instruction], pinned: set[int]) -> set[int]:
             continue
         if effectively_at_most_unary(p):
             continue
-        in_size = sum(o.shape.size for o in _unique(p.operands) if o.shape.is_array)
+        in_size = sum(o.shape.size for o in unique(p.operands) if o.shape.is_array)
         if not p.shape.is_array or in_size <= p.shape.size:
             continue
         if not all(is_consumer_fusible(u) and id(u) not in pinned for u in p.users):
@@ -293,7 +288,7 @@ def _coupled_softmax_producer(p: Instruction) -> bool:
     if not is_elementwise(p):
         return False
     reads: list[tuple[Instruction, Instruction]] = []  # (reader, what it reads p as)
-    for u in _unique(p.users):
+    for u in unique(p.users):
         if u.opcode == "fusion" and "calls" in u.attrs:
             body = u.attrs["calls"]
             for k, o in enumerate(u.operands):

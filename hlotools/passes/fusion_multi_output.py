@@ -10,9 +10,11 @@ near-linear (an exhausted budget counts as "reachable", i.e. no fusion).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, unique
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Shape
 from hlotools.passes.base import PassContext
@@ -38,7 +40,7 @@ def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operand
     for shared in order:
         if len(shared.users) < 2:
             continue
-        cands = [u for u in _unique(shared.users) if id(u) in pos and id(u) not in merged and id(u) not in pinned
+        cands = [u for u in unique(shared.users) if id(u) in pos and id(u) not in merged and id(u) not in pinned
                  and u is not comp.root and _candidate(u, effects)]
         cands.sort(key=lambda u: pos[id(u)])
         if len(cands) < 2:
@@ -154,7 +156,8 @@ def _merge(rw: Rewriter, comp: Computation, group: list[Instruction]) -> tuple[I
     return fusion, body
 
 
-def _copy_member(rw: Rewriter, body: Computation, member: Instruction, param_for) -> Instruction:  # noqa: ANN001
+def _copy_member(rw: Rewriter, body: Computation, member: Instruction,
+                 param_for: Callable[[Instruction], Instruction]) -> Instruction:
     """Clone `member` (its fused body, for a fusion) into `body`; returns the clone's root."""
     if member.opcode != "fusion":
         clone = clone_instruction(member, [param_for(o) for o in member.operands])
@@ -175,13 +178,3 @@ def _copy_member(rw: Rewriter, body: Computation, member: Instruction, param_for
         body.add_instruction(clone)
         mapping[id(inst)] = clone
     return mapping[id(inner.root)]
-
-
-def _unique(items: list[Instruction]) -> list[Instruction]:
-    seen: set[int] = set()
-    out = []
-    for i in items:
-        if id(i) not in seen:
-            seen.add(id(i))
-            out.append(i)
-    return out

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
+from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import CONTROL_FLOW, OPCODES, computation_attributes
 from hlotools.ir.rewriter import Rewriter
@@ -23,7 +24,7 @@ TRIVIAL = (frozenset(n for n, i in OPCODES.items() if i.passthrough) - {"opt-bar
            | {"parameter", "constant"})
 
 
-def is_free_transpose(inst) -> bool:  # noqa: ANN001
+def is_free_transpose(inst: Instruction) -> bool:
     """A transpose whose layout is its operand's permuted moves no data (a bitcast, really)."""
     if inst.opcode != "transpose":
         return False

@@ -18,7 +18,7 @@ import gc
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -309,7 +309,7 @@ _gc_depth = 0
 
 
 @contextlib.contextmanager
-def _quiet_gc():  # noqa: ANN202
+def _quiet_gc() -> Iterator[None]:
     """Keep the cyclic garbage collector from re-scanning the module while passes run.
 
     A module is a big graph of long-lived objects (instructions, users lists, attribute dicts)

@@ -2,21 +2,16 @@
 `fixed-point(algsimp,cse,dce){max-iterations=25}`; plus the -O0/-O1/-O2 presets."""
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hlotools.errors import HloError
 from hlotools.passes.base import HloPass
-from hlotools.passes.registry import PASSES, pass_class
-
-log = logging.getLogger("hlotools.passes")
+from hlotools.passes.registry import pass_class
 
 # XLA CPU's order: a fixed-point simplification group, then fusion, layout, scheduling.
-# A preset is a list of pass names and (fixed-point, [names]) groups; `preset_spec` renders
-# it with only the passes registered right now, so a preset never names a missing pass and
-# picks a pass up the moment its registry line lands.
+# A preset is a list of pass names and (fixed-point, [names]) groups; `preset_spec` renders it.
 SIMPLIFICATION_PASSES = ("call-inliner", "algsimp", "constant-folding", "reshape-mover",
                          "while-loop-simplifier", "cse", "dce", "tuple-simplifier")
 PresetItem = str | tuple[str, tuple[str, ...]]
@@ -32,38 +27,28 @@ PRESET_DESCRIPTIONS = {
 }
 
 
-def _render(items: tuple[PresetItem, ...], keep: Callable[[str], bool]) -> str:
-    parts: list[str] = []
-    for item in items:
-        if isinstance(item, str):
-            if keep(item):
-                parts.append(item)
-        else:
-            inner = ",".join(n for n in item[1] if keep(n))
-            if inner:
-                parts.append(f"{item[0]}({inner})")
-    return ",".join(parts)
+def _render(items: Iterable[PresetItem]) -> str:
+    return ",".join(item if isinstance(item, str) else f"{item[0]}({','.join(item[1])})" for item in items)
 
 
-SIMPLIFICATION = ",".join(SIMPLIFICATION_PASSES)
-# The full intended pipelines, registered or not (bench/ and tests skip what is missing).
-PRESETS = {name: _render(items, lambda n: True) for name, items in PRESET_LAYOUT.items()}
+def _item_name(item: PresetItem) -> str:
+    return item if isinstance(item, str) else item[0]
 
 
-def preset_missing(name: str) -> list[str]:
-    """The passes preset `name` wants that are not registered (yet)."""
-    wanted = [n for item in PRESET_LAYOUT[name] for n in ((item,) if isinstance(item, str) else item[1])]
-    return [n for n in wanted if n not in PASSES]
-
-
-def preset_spec(name: str) -> str:
-    """Preset `name` ('O0', 'O1', 'O2') as a pipeline spec of registered passes only."""
+def preset_spec(name: str, insert_after: Iterable[tuple[str, str]] = ()) -> str:
+    """Preset `name` ('O0', 'O1', 'O2') as a pipeline spec; each (pass, after) of
+    `insert_after` puts `pass` right after the top-level pass `after` (at the end when the
+    preset has no `after`), in order: how a driver adds its own passes to XLA's order."""
     if name not in PRESET_LAYOUT:
         raise HloError(f"unknown optimization level '{name}' (levels: {', '.join(PRESET_LAYOUT)})")
-    missing = preset_missing(name)
-    if missing:
-        log.info("-%s: skipping passes that are not registered yet: %s", name, ", ".join(missing))
-    return _render(PRESET_LAYOUT[name], lambda n: n in PASSES)
+    items = list(PRESET_LAYOUT[name])
+    for added, after in insert_after:
+        at = next((k + 1 for k, item in enumerate(items) if _item_name(item) == after), len(items))
+        items.insert(at, added)
+    return _render(items)
+
+
+PRESETS = {name: preset_spec(name) for name in PRESET_LAYOUT}
 
 
 @dataclass

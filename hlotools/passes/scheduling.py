@@ -29,7 +29,7 @@ import weakref
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, unique
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.rewriter import Rewriter
@@ -82,16 +82,6 @@ class Scheduling(HloPass):
 
 
 # -- the memory model ----------------------------------------------------------------------
-def _unique(insts: list[Instruction]) -> list[Instruction]:
-    seen: set[int] = set()
-    out = []
-    for i in insts:
-        if id(i) not in seen:
-            seen.add(id(i))
-            out.append(i)
-    return out
-
-
 def buffer_bytes(inst: Instruction) -> int:
     if inst.opcode in ("get-tuple-element", "bitcast") or inst.opcode in ALWAYS_LIVE:
         return 0
@@ -106,7 +96,7 @@ class _Liveness:
         self.local = {id(i) for i in comp.instructions}
         self.refs: dict[int, int] = {}
         for inst in comp.instructions:
-            self.refs[id(inst)] = sum(1 for u in _unique(inst.users) if id(u) in self.local)
+            self.refs[id(inst)] = sum(1 for u in unique(inst.users) if id(u) in self.local)
         self.live = sum(i.shape.byte_size() for i in comp.instructions if i.opcode in ALWAYS_LIVE)
 
     def run(self, inst: Instruction) -> int:
@@ -115,7 +105,7 @@ class _Liveness:
         self.live += buffer_bytes(inst)
         high = self.live
         if inst.opcode not in ALIASES:
-            for o in _unique(inst.operands):
+            for o in unique(inst.operands):
                 self._release(o)
         if self.refs[id(inst)] == 0:
             self._free(inst)
@@ -133,7 +123,7 @@ class _Liveness:
             return
         self.live -= buffer_bytes(inst)
         if inst.opcode in ALIASES:
-            for o in _unique(inst.operands):
+            for o in unique(inst.operands):
                 self._release(o)
 
 
@@ -179,7 +169,7 @@ def list_schedule(comp: Computation) -> list[Instruction]:
     succs: dict[int, list[Instruction]] = {id(i): [] for i in comp.instructions}
     pending: dict[int, int] = {}
     for inst in comp.instructions:
-        deps = _unique([d for d in inst.operands + inst.control_predecessors if id(d) in local])
+        deps = unique([d for d in inst.operands + inst.control_predecessors if id(d) in local])
         pending[id(inst)] = len(deps)
         for d in deps:
             succs[id(d)].append(inst)
@@ -192,7 +182,7 @@ def list_schedule(comp: Computation) -> list[Instruction]:
     def priority(inst: Instruction) -> int:
         freed = 0
         if inst.opcode not in ALIASES:
-            for o in _unique(inst.operands):
+            for o in unique(inst.operands):
                 if id(o) in local and lv.refs[id(o)] == 1 and o is not comp.root and o.opcode not in ALIASES:
                     freed += buffer_bytes(o)
         return freed - buffer_bytes(inst)

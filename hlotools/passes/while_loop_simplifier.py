@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, reachable
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Shape
@@ -168,20 +168,11 @@ def _flows_into(body: Computation, index: int, effects: SideEffects) -> set[int]
     assert root is not None
     starts = [u for u in param.users if int(u.attrs["index"]) == index]
     positions: set[int] = set()
-    seen: set[int] = set()
-    stack = list(starts)
-    while stack:
-        inst = stack.pop()
-        if id(inst) in seen:
-            continue
-        seen.add(id(inst))
+    for inst in reachable(starts, lambda i: [u for u in i.users if u is not root]):
         if effects.instruction(inst) or inst.control_predecessors:
             return None
-        for user in inst.users:
-            if user is root:
-                positions.update(k for k, o in enumerate(root.operands) if o is inst)
-            else:
-                stack.append(user)
+        if any(u is root for u in inst.users):
+            positions.update(k for k, o in enumerate(root.operands) if o is inst)
     return positions
 
 

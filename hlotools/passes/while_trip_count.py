@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import Instruction, reachable
 from hlotools.ir.opcodes import REDUCERS
 
 # Integer/pred binary ops numpy computes exactly: the reducers exact on integers, and subtract.
@@ -35,23 +35,18 @@ def parameter_indices(comp: Computation, roots: list[Instruction]) -> set[int] |
     """Tuple indices of `comp`'s parameter 0 that `roots` depend on (None: a tuple parameter
     used other than by get-tuple-element); {WHOLE} for a non-tuple parameter."""
     param = comp.parameters[0] if comp.parameters else None
-    seen: set[int] = set()
+
+    def reads_param(inst: Instruction) -> bool:
+        return inst is param or (inst.opcode == "get-tuple-element" and inst.operands[0] is param)
+
     out: set[int] = set()
-    stack = list(roots)
-    while stack:
-        inst = stack.pop()
-        if id(inst) in seen:
-            continue
-        seen.add(id(inst))
+    for inst in reachable(roots, lambda i: () if reads_param(i) else i.operands):
         if inst is param:
             if param.shape.is_tuple:
                 return None
             out.add(WHOLE)
-            continue
-        if inst.opcode == "get-tuple-element" and inst.operands[0] is param:
+        elif reads_param(inst):
             out.add(int(inst.attrs["index"]))
-            continue
-        stack.extend(inst.operands)
     return out
 
 

@@ -169,24 +169,6 @@ class HloPrinter:
         ranked.sort()
         return [name for *_, name in ranked]
 
-    def ordered_attrs(self, inst: Instruction) -> list[tuple[str, str]]:
-        """(name, text) pairs in XLA's canonical order."""
-        attrs = inst.attrs
-        out = []
-        for name in self.attr_order(inst):
-            if name == "control-predecessors" and name not in attrs:
-                preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
-                out.append((name, "{" + preds + "}"))
-            elif attrs[name] is None or is_default_attr(inst, name, attrs[name]):
-                continue
-            elif name == "operand_precision" and isinstance(attrs[name], Raw):
-                out.append((name, precision_text(attrs[name])))
-            elif isinstance(attrs[name], Enum) and name in ENUM_CASE:
-                out.append((name, ENUM_CASE[name](attrs[name])))
-            else:
-                out.append((name, self.value(attrs[name])))
-        return out
-
     def _attrs_text(self, inst: Instruction, skip: str | None = None) -> str:
         attrs = inst.attrs
         cache = self._value_cache

@@ -33,8 +33,9 @@ How it fits together (read in this order):
 Adding an op: write `@elemental("op")` (a value at an index from operand values, no memory) or
 `@emitter("op")` (reads operands via fe.gen.value_at / fe.leaf_ptrs, writes fe.leaf_ptrs(inst)),
 declare scratch memory in SCRATCH, and remove the op from unsupported.py. An emitter registered
-for an opcode replaces the default elemental loop; a later registration (e.g. a faster dot) can
-wrap or replace an earlier one by assigning EMITTERS[op] directly.
+for an opcode replaces the default elemental loop; registering an opcode twice is an error, so a
+faster lowering loaded later (emit_gemm's dot) takes the place of its fallback with
+EMITTERS.replace(op, fn).
 """
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from hlotools.backend.llvm import native
+from hlotools.errors import HloError
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.cache import CompileCache
@@ -136,7 +137,8 @@ def _work(jobs: queue.SimpleQueue[Job]) -> None:
         job = jobs.get()
         try:
             job.run()
-        except Exception as e:  # noqa: BLE001 - a failed link only costs the warm start its library
+        except (OSError, HloError) as e:  # a full or vanished cache folder, a runtime group it cannot
+            # take: a failed link only costs the warm start its library (a bug still surfaces)
             _LOGGER.debug(f"compile cache: background work on {job.key[:12] or 'the folder'} failed ({e})")
         finally:
             with _LOCK:

@@ -507,7 +507,6 @@ def _alias_slice(inst: Instruction, items: list) -> list:
 
 
 def _alias_layouts_agree(inst: Instruction) -> bool:
-    from hlotools.backend.llvm.emit_loops import layout_of
     if not inst.operands:
         return True
     sources = _alias_slice(inst, [s for op in inst.operands for s in op.shape.leaves()])
@@ -517,7 +516,6 @@ def _alias_layouts_agree(inst: Instruction) -> bool:
 
 def _is_free_reshape(inst: Instruction) -> bool:
     """A reshape/bitcast is a pointer alias when both sides are dense row-major-ordered."""
-    from hlotools.backend.llvm.emit_loops import layout_of
     a, r = inst.operands[0].shape, inst.shape
     if a.is_tuple or r.is_tuple or a.element_type != r.element_type:
         return False
@@ -555,7 +553,6 @@ def schedule(comp: Computation) -> list[Instruction]:
 
 
 def _needs_relayout(a: Shape, b: Shape) -> bool:
-    from hlotools.backend.llvm.emit_loops import layout_of
     return (not a.is_tuple and not b.is_tuple and a.dims == b.dims and len(a.dims) > 1
             and leaf_bytes(a) > 0 and layout_of(a) != layout_of(b))
 

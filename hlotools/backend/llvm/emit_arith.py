@@ -25,18 +25,6 @@ from hlotools.ir.types import ElementType
 B: TypeAlias = ir.IRBuilder
 
 
-def _et(inst: Instruction, k: int = 0) -> ElementType:
-    et = inst.operands[k].shape.element_type
-    assert et is not None
-    return et
-
-
-def _out(inst: Instruction) -> ElementType:
-    et = inst.shape.element_type
-    assert et is not None
-    return et
-
-
 def intr(b: B, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
     """Call an LLVM intrinsic `name` overloaded on the first argument's type."""
     ty = args[0].type
@@ -172,7 +160,7 @@ UNARY["log-plus-one"] = _xla_log("log1p", -1.0)
 
 @elemental(*UNARY, "real", "imag")
 def _unary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et, out = _et(inst), _out(inst)
+    et, out = inst.operand_element_type(), inst.element_type
     x = gen.operand(inst, 0, index)
     b = gen.b
     if et.kind == "complex":
@@ -369,7 +357,7 @@ BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
 
 @elemental(*BINARY, "complex")
 def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et, out = _et(inst), _out(inst)
+    et, out = inst.operand_element_type(), inst.element_type
     x = gen.operand(inst, 0, index)
     y = gen.operand(inst, 1, index)
     b = gen.b
@@ -409,7 +397,7 @@ def total_order_key(b: B, x: ir.Value) -> ir.Value:
 
 @elemental("compare")
 def _compare(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et = _et(inst)
+    et = inst.operand_element_type()
     x = gen.operand(inst, 0, index)
     y = gen.operand(inst, 1, index)
     direction = str(inst.attrs.get("direction", ""))
@@ -430,7 +418,7 @@ def _select(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
 
 @elemental("clamp")
 def _clamp(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et = _et(inst, 1)
+    et = inst.operand_element_type(1)
     if et.kind == "complex":
         raise HloUnsupportedError("clamp of complex values")
     lo = gen.operand(inst, 0, index if inst.operands[0].shape.dims else [])
@@ -483,7 +471,7 @@ def convert_value(b: B, x: ir.Value, src: ElementType, dst: ElementType) -> ir.V
 
 @elemental("convert")
 def _convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    return convert_value(gen.b, gen.operand(inst, 0, index), _et(inst), _out(inst))
+    return convert_value(gen.b, gen.operand(inst, 0, index), inst.operand_element_type(), inst.element_type)
 
 
 
@@ -492,7 +480,7 @@ def _convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
 def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     """XLA's EmitReducePrecisionIR: round the mantissa to nearest even, then flush exponents
     out of the reduced range to signed infinity / zero; NaN stays NaN."""
-    et = _out(inst)
+    et = inst.element_type
     b = gen.b
     x = gen.operand(inst, 0, index)
     small = et.name in T.SMALL_FLOATS and et.bits == 16  # f16/bf16: on their own bit pattern, as XLA
@@ -535,13 +523,13 @@ def raw_bits(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     """The bit pattern of `inst` at `index` as an integer of its element's bit width, read
     from memory when materialised and passed through chains of bitcast-converts, so NaN
     payloads survive (a decode to f32 and re-encode would make them canonical)."""
-    et = _out(inst)
+    et = inst.element_type
     b = gen.b
     ity = ir.IntType(_bits_of(et))
     if gen.fe.is_materialised(inst) and not gen.bindings and not inst.shape.is_tuple:
         ptr = gen.fe.element_ptr(gen.fe.leaf_ptrs(inst)[0], inst.shape, index)
         raw = b.load(ptr, typ=T.storage_type(et))
-    elif inst.opcode == "bitcast-convert" and _bits_of(_et(inst)) == _bits_of(et):
+    elif inst.opcode == "bitcast-convert" and _bits_of(inst.operand_element_type()) == _bits_of(et):
         raw = raw_bits(gen, inst.operands[0], index)
     else:
         raw = T.to_storage(b, gen.value_at(inst, index), et)
@@ -569,7 +557,7 @@ def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.V
     """Same width: reinterpret the bits. Wide -> narrow: the result has a new minor dim
     holding the pieces, least significant first (little-endian memory order); narrow ->
     wide: the operand's minor dim is combined the same way."""
-    src, dst = _et(inst), _out(inst)
+    src, dst = inst.operand_element_type(), inst.element_type
     b = gen.b
     if src.kind == "complex" or dst.kind == "complex":
         raise HloUnsupportedError("bitcast-convert of complex values")
@@ -598,7 +586,7 @@ def _map(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
 @elemental("batch-norm-inference")
 def _batch_norm_inference(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     """(x - mean) / sqrt(var + epsilon) * scale + offset, per feature, in f32 (f64 for f64)."""
-    et = _out(inst)
+    et = inst.element_type
     if et.kind != "float":
         raise HloUnsupportedError(f"batch-norm-inference of {et}")
     from hlotools.ir.types import ELEMENT_TYPES
@@ -607,7 +595,7 @@ def _batch_norm_inference(gen: ElementalGen, inst: Instruction, index: Index) ->
     fi = int(inst.attrs.get("feature_index", 0))
     eps = float(inst.attrs.get("epsilon", 0.0))
     x = convert_value(b, gen.operand(inst, 0, index), et, work)
-    scale, offset, mean, var = (convert_value(b, gen.operand(inst, k, [index[fi]]), _et(inst, k), work)
+    scale, offset, mean, var = (convert_value(b, gen.operand(inst, k, [index[fi]]), inst.operand_element_type(k), work)
                                 for k in (1, 2, 3, 4))
     ty = x.type
     inv = b.fdiv(ir.Constant(ty, 1.0), intr(b, "llvm.sqrt", [b.fadd(var, ir.Constant(ty, eps))]))

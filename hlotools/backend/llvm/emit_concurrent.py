@@ -1,9 +1,9 @@
-"""Independent kernels of one computation run at the same time (issue 5: "the independent
-groups found by the scheduler run on several threads").
+"""Independent kernels of one computation run at the same time: the independent groups the
+scheduler finds run on several threads.
 
 parallel.py splits ONE big kernel over threads; a kernel below its thresholds runs serially,
-and two such kernels that do not depend on each other (the two dots of an LSTM step,
-f32[16,128]x[128,1024] and f32[16,256]x[256,1024]) still ran one after the other. Here such
+so two such kernels that do not depend on each other (the two dots of an LSTM step,
+f32[16,128]x[128,1024] and f32[16,256]x[256,1024]) would run one after the other. Here such
 kernels run as one `parallel_for` (`emit_set`): each member's own emitter produces its
 parallel loop (GEMM tasks, the outer loop of an elemental nest), and one merged worker
 `par.tasks.N(ctx, begin, end)` maps the task index onto the members' index ranges. Every

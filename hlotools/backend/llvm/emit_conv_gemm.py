@@ -350,5 +350,5 @@ def _descriptor(fe: FunctionEmitter, name: str, fields: list[int], src: ir.Value
     return fe.b.bitcast(desc, T.PTR)
 
 
-EMITTERS["convolution"] = emit_conv_gemm  # emit_conv's direct loop nest stays the fallback
+EMITTERS.replace("convolution", emit_conv_gemm)  # emit_conv's direct loop nest stays the fallback
 SCRATCH["convolution"] = _scratch

@@ -562,5 +562,5 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
         b.call(kern, [dptr, c64(0), c64(tasks)])
 
 
-EMITTERS["dot"] = emit_gemm  # replaces emit_dot's loop nest (which emit_gemm falls back to)
+EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)
 SCRATCH["dot"] = _scratch

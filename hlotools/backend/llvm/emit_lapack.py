@@ -110,12 +110,9 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 
-for _name in _names("potrf"):
-    CUSTOM_CALLS[_name] = _potrf
-for _name in _names("trsm"):
-    CUSTOM_CALLS[_name] = _trsm
-for _name in _names("getrf"):
-    CUSTOM_CALLS[_name] = _getrf
+CUSTOM_CALLS.register(*_names("potrf"))(_potrf)
+CUSTOM_CALLS.register(*_names("trsm"))(_trsm)
+CUSTOM_CALLS.register(*_names("getrf"))(_getrf)
 
 
 def _scratch(inst: Instruction) -> list[int]:

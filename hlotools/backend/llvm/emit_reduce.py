@@ -478,7 +478,7 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
 def _register() -> None:
     from hlotools.backend.llvm import emit_reduce_window  # noqa: F401  (reduce-window's runtime kernel)
     from hlotools.backend.llvm.registry import EMITTERS
-    EMITTERS["select-and-scatter"] = _emit_select_and_scatter
+    EMITTERS.add("select-and-scatter", _emit_select_and_scatter)
 
 
 _register()

@@ -20,7 +20,6 @@ from hlotools.ir.types import ElementType
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
-I16 = ir.IntType(16)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 F32 = ir.FloatType()

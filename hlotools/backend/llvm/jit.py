@@ -429,10 +429,6 @@ def emit_assembly(text: str, tm: llvm.TargetMachine | None = None, level: int = 
     return tm.emit_assembly(mod)
 
 
-def host_data_layout() -> str:
-    return str(host_target_machine().target_data)
-
-
 def host_triple() -> str:
     _initialise()
     return llvm.get_process_triple()

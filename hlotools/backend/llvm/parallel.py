@@ -258,7 +258,7 @@ def join_at_release(owner: object, jit_module: object, runtime: object | None = 
 def _join_address(engine: object) -> int:
     try:
         return int(engine.get_function_address(JOIN_SYMBOL) or 0) if engine is not None else 0  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - a module without threads has no such symbol
+    except RuntimeError:  # llvmlite: the engine is closed (a missing symbol is address 0)
         return 0
 
 
@@ -268,7 +268,7 @@ def _set_threads(engine: object) -> None:
     import ctypes
     try:
         addr = engine.get_global_value_address(THREADS_GLOBAL) if engine is not None else 0  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - no parallel loops: no such global
+    except RuntimeError:  # llvmlite: the engine is closed (no parallel loops: address 0)
         addr = 0
     if addr:
         ctypes.c_int32.from_address(addr).value = host_threads()

@@ -18,37 +18,38 @@ the compiler).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-Elemental = Callable[..., Any]
-Emitter = Callable[..., None]
+from hlotools.ir.dispatch import Table
+from hlotools.ir.instruction import Instruction
 
-ELEMENTAL: dict[str, Elemental] = {}
-EMITTERS: dict[str, Emitter] = {}
+if TYPE_CHECKING:
+    from hlotools.backend.llvm.compiler import FunctionEmitter
+    from hlotools.backend.llvm.emit_elemental import ElementalGen, Index
+
+
+class Elemental(Protocol):
+    """fn(gen, inst, index) -> the value (an ir.Value, or a list for tuple shapes)."""
+
+    def __call__(self, gen: ElementalGen, inst: Instruction, index: Index, /) -> Any: ...
+
+
+class Emitter(Protocol):
+    """fn(fe, inst): writes `inst`'s result buffer(s)."""
+
+    def __call__(self, fe: FunctionEmitter, inst: Instruction, /) -> None: ...
+
+
+ELEMENTAL: Table[Elemental] = Table("elemental generator")
+EMITTERS: Table[Emitter] = Table("emitter")
+elemental = ELEMENTAL.register
+emitter = EMITTERS.register
 ALIASES: set[str] = set()
 UNSUPPORTED: dict[str, str] = {}
 SCRATCH: dict[str, Callable[..., list[int]]] = {}
 NO_INLINE: set[str] = set()
 # custom-call targets the backend lowers (custom_call_target -> emitter, like EMITTERS)
-CUSTOM_CALLS: dict[str, Emitter] = {}
-
-
-def elemental(*opcodes: str) -> Callable[[Elemental], Elemental]:
-    def register(fn: Elemental) -> Elemental:
-        for op in opcodes:
-            assert op not in ELEMENTAL, f"two elemental generators for {op}"
-            ELEMENTAL[op] = fn
-        return fn
-    return register
-
-
-def emitter(*opcodes: str) -> Callable[[Emitter], Emitter]:
-    def register(fn: Emitter) -> Emitter:
-        for op in opcodes:
-            assert op not in EMITTERS, f"two emitters for {op}"
-            EMITTERS[op] = fn
-        return fn
-    return register
+CUSTOM_CALLS: Table[Emitter] = Table("custom-call emitter")
 
 
 def unsupported(reason: str, *opcodes: str) -> None:
