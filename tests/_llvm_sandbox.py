@@ -136,7 +136,7 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     import hlotools
     from hlotools.errors import HloRuntimeError, HloUnsupportedError
     from hlotools.interpreter import evaluate
-    from hlotools.passes.bisect import load_arguments
+    from hlotools.cli.bisect import load_arguments
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)
     if wild_ints:
