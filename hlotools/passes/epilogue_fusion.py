@@ -35,11 +35,11 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Layout, Shape
+from hlotools.ir.walks import elementwise_flow, is_elementwise, post_order_from
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion import control_linked
-from hlotools.passes.fusion_builder import post_order_from
-from hlotools.passes.fusion_rules import elementwise_flow, fusion_kind, is_elementwise
+from hlotools.passes.fusion_rules import fusion_kind
 from hlotools.passes.fusion_stats import control_flow_computations, fusion_bodies
 
 HEROES = frozenset(["dot", "convolution"])

@@ -26,6 +26,7 @@ from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction, remove_user
 from hlotools.ir.rewriter import Rewriter
+from hlotools.ir.walks import post_order_from
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion_rules import MAX_INDEX_VECTORS, index_preserving, reuses_operand
 
@@ -262,21 +263,3 @@ def _kind_of(root: Instruction) -> str:
     return "kInput" if any(o.opcode == "reduce" for o in outs) else "kLoop"
 
 
-def post_order_from(root: Instruction, stop: dict[int, object] | None = None) -> list[Instruction]:
-    """Operands before users, from `root` (XLA's MakeInstructionPostOrder for one root);
-    with `stop`, instructions in it are not entered."""
-    order: list[Instruction] = []
-    seen: set[int] = set()
-    stack: list[tuple[Instruction, int]] = [(root, 0)]
-    seen.add(id(root))
-    while stack:
-        inst, i = stack.pop()
-        if i < len(inst.operands):
-            stack.append((inst, i + 1))
-            op = inst.operands[i]
-            if id(op) not in seen and (stop is None or id(op) not in stop):
-                seen.add(id(op))
-                stack.append((op, 0))
-        else:
-            order.append(inst)
-    return order

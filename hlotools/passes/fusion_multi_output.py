@@ -15,10 +15,10 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Shape
+from hlotools.ir.walks import is_elementwise, post_order_from
 from hlotools.passes.base import PassContext
 from hlotools.passes.cloning import clone_instruction
-from hlotools.passes.fusion_builder import post_order_from
-from hlotools.passes.fusion_rules import fusion_kind, is_elementwise
+from hlotools.passes.fusion_rules import fusion_kind
 from hlotools.passes.side_effects import SideEffects
 
 SEARCH_BUDGET = 256
