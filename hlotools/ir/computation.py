@@ -100,14 +100,3 @@ class Computation:
 
     def __repr__(self) -> str:
         return f"<computation {self.name}: {len(self.instructions)} instructions>"
-
-
-def binary_reducer_opcode(comp: object) -> str | None:
-    """The opcode of a reducer computation `f(a, b) = op(a, b)` (either operand order) of its
-    two parameters, else None: what reductions, reduce-windows and their kernels specialise on."""
-    if not isinstance(comp, Computation) or comp.root is None or len(comp.parameters) != 2:
-        return None
-    root = comp.root
-    if len(root.operands) != 2 or {id(o) for o in root.operands} != {id(p) for p in comp.parameters}:
-        return None
-    return root.opcode

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from hlotools.ir.attributes import SliceRange
-from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.passes.algsimp_core import (
     Builder,
     constant_array,
