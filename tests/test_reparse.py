@@ -86,7 +86,7 @@ ENTRY e {
     assert copy is not None and copy.entry is not None and copy.entry is not m.entry
     conv = copy.entry.instruction_by_name("c")
     assert conv is not None and "feature_group_count" not in conv.attrs  # the default is not printed
-    assert copy.attrs["entry_computation_layout"].startswith("{(f32[2,3]{1,0}")  # derived, as printed
+    assert copy.attrs["entry_computation_layout"].text.startswith("{(f32[2,3]{1,0}")  # derived, as printed
     red = copy.entry.instruction_by_name("r")
     assert red is not None and red.attrs["to_apply"] is copy.computations[0]  # the copy's own callee
     assert m.entry is not None and red.line == m.entry.instructions[2].line  # the original text's position

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from hlotools.ir.attributes import Enum, Raw
+from hlotools.ir.attributes import Enum, Raw, ShapeList
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODE_ATTRIBUTES, OPCODES, PARSER_CHECKS_ARITY, SHARED_ATTRIBUTES
 from hlotools.ir.shape import Shape
@@ -241,13 +241,9 @@ def _collective_permute(b: Resolver, inst: Instruction, pos: int) -> None:
 
 def _custom_call(b: Resolver, inst: Instruction, pos: int) -> None:
     constraints = inst.attrs.get("operand_layout_constraints")
-    if constraints is None:
+    if not isinstance(constraints, ShapeList):  # decoded (or refused) with the attribute
         return
-    from hlotools.text.parse_attrs import AttrError, parse_shape_list
-    try:
-        shapes = parse_shape_list(str(constraints))
-    except AttrError as e:
-        raise b.error(pos, f"error parsing attribute operand_layout_constraints: {e.message}") from None
+    shapes = constraints.shapes
     if inst.shape.tuple_shapes is None and inst.shape.layout is None and inst.shape.is_array:
         raise b.error(pos, "Layout must be set on layout-constrained custom call")
     if len(shapes) != len(inst.operands):

@@ -26,7 +26,16 @@ from __future__ import annotations
 from typing import Any
 
 from hlotools.errors import HloError
-from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, format_slices
+from hlotools.ir.attributes import (
+    VERBATIM_TYPES,
+    ConvDimLabels,
+    Enum,
+    PaddingConfig,
+    Raw,
+    SliceRange,
+    Window,
+    format_slices,
+)
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS, Instruction
 from hlotools.ir.module import Module
@@ -120,7 +129,7 @@ class HloPrinter:
             return self.shape(value)
         if isinstance(value, ConvDimLabels):
             return dim_labels_text(value)
-        if isinstance(value, (Window, PaddingConfig)):
+        if isinstance(value, (Window, PaddingConfig, *VERBATIM_TYPES)):
             return value.to_text()
         if isinstance(value, Instruction):
             return self.pct + value.name
@@ -201,6 +210,9 @@ class HloPrinter:
                 continue  # None: a pass cleared the attribute
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
                 parts.append(f", {name}={precision_text(value) if name == 'operand_precision' else value}")
+                continue
+            if isinstance(value, VERBATIM_TYPES):  # decoded, printed as written
+                parts.append(f", {name}={value.text}")
                 continue
             if isinstance(value, Enum) and name in ENUM_CASE:
                 parts.append(f", {name}={ENUM_CASE[name](value)}")
