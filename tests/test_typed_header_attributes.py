@@ -7,7 +7,7 @@ import pytest
 
 from hlotools.backend.llvm.module_compiler import entry_donation
 from hlotools.errors import HloParseError, HloVerifyError
-from hlotools.ir.attributes import Alias, BufferDonors, ComputationLayout, InputOutputAlias, Raw, ShapeList
+from hlotools.ir.attributes import Alias, BufferDonors, ComputationLayout, Raw, ShapeList
 from hlotools.ir.verifier import verify
 from hlotools.passes.layout_assignment import entry_layout
 from hlotools.text.parser import parse

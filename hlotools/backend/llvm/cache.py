@@ -441,8 +441,8 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     codegen, LLVM) and stored. `source_text` is the text `module` was parsed from (its key
     finds the optimised module's key without running the passes); without it the module is
     printed for that key. With `compile_cache` None nothing is read or written."""
-    from hlotools.text.printer import print_module
     from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.text.printer import print_module
     if compile_cache is None:
         optimised = optimise(module, options.preset)
         return CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)
