@@ -1,12 +1,12 @@
 """Structural equality of two modules, independent of the printer (for round-trip tests)."""
 from __future__ import annotations
 
-from hlotools.ir.attributes import VERBATIM_TYPES, Raw
+from hlotools.ir.attributes import VERBATIM_TYPES, ComputationLayout, Raw
+from hlotools.ir.canonical import is_default_attr
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
-from hlotools.text.print_attrs import is_default_attr
 from hlotools.text.printer import HloPrinter
 
 
@@ -19,6 +19,8 @@ def _value_key(value: object) -> object:
         return value.key()
     if isinstance(value, VERBATIM_TYPES):  # decoded values print as written
         return ("text", value.text)
+    if isinstance(value, ComputationLayout):
+        return ("text", value.text if value.text is not None else HloPrinter().value(value))
     return (type(value).__name__, value) if isinstance(value, str) else value
 
 

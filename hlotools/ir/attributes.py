@@ -140,10 +140,7 @@ class ComputationLayout:
     the layouts the caller passes and expects (XLA's ComputationLayout)."""
     params: tuple[Shape, ...]
     result: Shape
-    text: str  # as written
-
-    def to_text(self) -> str:
-        return self.text
+    text: str | None  # as written; None: derived from the entry (the printer writes the shapes)
 
 
 @dataclass(frozen=True)
@@ -187,5 +184,5 @@ class ShapeList:
         return self.text
 
 
-# The decoded values the printer writes back as their text.
-VERBATIM_TYPES = (ComputationLayout, InputOutputAlias, BufferDonors, ShapeList)
+# The decoded values the printer writes back as their text (a derived ComputationLayout aside).
+VERBATIM_TYPES = (InputOutputAlias, BufferDonors, ShapeList)

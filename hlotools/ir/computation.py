@@ -79,6 +79,29 @@ class Computation:
                     order.append(inst)
         return order
 
+    def definition_order(self) -> list[Instruction]:
+        """The canonical order the printer writes and Module.clone() copies: the computation's
+        own order when every operand and control predecessor comes before its users (always,
+        for parsed text), otherwise post_order() (the parser wants definitions first)."""
+        insts = self.instructions
+        seen: set[int] = set()
+        add = seen.add
+        for inst in insts:
+            for op in inst.operands:
+                if id(op) not in seen:
+                    return self.post_order()
+            if inst.control_predecessors and any(id(p) not in seen for p in inst.control_predecessors):
+                return self.post_order()
+            add(id(inst))
+        return insts
+
+    def callees(self) -> list[Computation]:
+        """The computations this one's instructions call, in call order (repeats kept)."""
+        out: list[Computation] = []
+        for inst in self.instructions:
+            out.extend(inst.called_computations())
+        return out
+
     def _textual_post_order(self) -> list[Instruction] | None:
         """The textual order when it already is a post-order (every operand and control
         predecessor of this computation comes earlier, no duplicates) — what the depth-first

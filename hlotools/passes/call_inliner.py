@@ -19,7 +19,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.call_graph import CallGraph, callees_first
+from hlotools.passes.call_graph import CallGraph
 from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.dce import HloDCE
 
@@ -36,7 +36,7 @@ class CallInliner(HloPass):
         rw = Rewriter(module)
         graph = CallGraph.build(module)
         inlined = False
-        for comp in callees_first(module):
+        for comp in module.computation_post_order(entry_last=True):
             if comp.execution_thread not in (None, "main") or _is_async(graph, comp):
                 continue
             pinned = {id(p) for i in comp.instructions for p in i.control_predecessors}

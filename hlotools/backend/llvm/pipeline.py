@@ -11,7 +11,7 @@ It also adds `fma-contraction` after float-normalization-bf16 (before fusion): w
 XLA's f16 code on the reference host, which no HLO pass of XLA's does (passes/fma_contraction.py),
 and between the two `algsimp-inexact`: XLA's algsimp rewrites bf16 ops after its normalisation.
 
-The pipeline runs on a copy (text/reparse.py: the module parse(print(module)) would build),
+The pipeline runs on a copy (Module.clone(): the module parse(print(module)) would build),
 so the caller's module is never changed.
 """
 from __future__ import annotations
@@ -104,7 +104,6 @@ def optimise_module(module: Module, preset: str = "O2") -> Module:
         return module
     from hlotools.passes.manager import run_pipeline
     from hlotools.passes.pipeline import parse_pipeline
-    from hlotools.text.reparse import reparsed_copy
-    copy = reparsed_copy(module)  # what parse(print(module)) builds, without the text (~5x faster)
+    copy = module.clone()  # what parse(print(module)) builds, without the text (~5x faster)
     run_pipeline(copy, parse_pipeline(spec))
     return copy
