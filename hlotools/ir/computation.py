@@ -1,7 +1,8 @@
 """Computations: an ordered list of instructions (textual order is a topological order)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hlotools.ir.instruction import Instruction
 
@@ -94,6 +95,28 @@ class Computation:
                 return self.post_order()
             add(id(inst))
         return insts
+
+    def clone(self, name: str | None = None, *,
+              attrs: Callable[[Instruction], dict[str, Any]] | None = None,
+              rename: Callable[[str], str] | None = None) -> Computation:
+        """A detached copy (in no module) in definition_order over fresh operand, user and control
+        edges, with this computation's thread and fusion flag. `attrs(inst)` gives each copy's
+        attributes (default: a copy of inst's; point calls at cloned callees there), `rename`
+        its name (default: kept)."""
+        new = Computation(self.name if name is None else name)
+        new.execution_thread = self.execution_thread
+        new.is_fusion_computation = self.is_fusion_computation
+        made: dict[int, Instruction] = {}
+        for inst in self.definition_order():
+            copy = inst.clone([made[id(o)] for o in inst.operands], attrs=None if attrs is None else attrs(inst))
+            if rename is not None:
+                copy.name = rename(inst.name)
+            if inst.control_predecessors:
+                copy.control_predecessors = [made[id(p)] for p in inst.control_predecessors if id(p) in made]
+            made[id(inst)] = new.add_instruction(copy)
+        root = self.root if self.root is not None else (self.instructions[-1] if self.instructions else None)
+        new.root = made[id(root)] if root is not None else None
+        return new
 
     def callees(self) -> list[Computation]:
         """The computations this one's instructions call, in call order (repeats kept)."""

@@ -6,7 +6,7 @@ from typing import Any
 from hlotools.ir.attributes import ComputationLayout
 from hlotools.ir.canonical import canonical_attrs, header_order
 from hlotools.ir.computation import Computation
-from hlotools.ir.instruction import Instruction
+from hlotools.ir.instruction import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 
 
 class Module:
@@ -81,8 +81,12 @@ class Module:
         copy.source_style = self.source_style
         mapping: dict[int, Computation] = {}
         for comp in self.computation_post_order():
-            new = mapping[id(comp)] = copy.add_computation(_clone_computation(comp, mapping))
+            new = comp.clone(attrs=lambda inst: _called(canonical_attrs(inst), mapping))
+            new.line, new.column, new.signature_text = comp.line, comp.column, comp.signature_text
+            new.execution_thread = comp.execution_thread if comp.execution_thread != "main" else None
+            new.is_fusion_computation = False  # set below, as the parser does
             new.is_entry = comp is self.entry
+            mapping[id(comp)] = copy.add_computation(new)
         if self.entry is not None:
             copy.entry = mapping[id(self.entry)]
         for comp in copy.computations:
@@ -104,27 +108,11 @@ class Module:
         return f"<module {self.name}: {len(self.computations)} computations>"
 
 
-def _clone_computation(comp: Computation, mapping: dict[int, Computation]) -> Computation:
-    """A copy of `comp` whose called computations are the copies in `mapping` (callees first)."""
-    new = Computation(comp.name)
-    new.line, new.column = comp.line, comp.column
-    thread = comp.execution_thread
-    new.execution_thread = thread if thread != "main" else None  # the parser's default is None
-    new.signature_text = comp.signature_text
-    made: dict[int, Instruction] = {}
-    for inst in comp.definition_order():
-        attrs = canonical_attrs(inst)
-        if attrs and inst.called_computations():
-            attrs = {k: _retarget(v, mapping) for k, v in attrs.items()}
-        copy = Instruction(inst.name, inst.opcode, inst.shape, [made[id(o)] for o in inst.operands], attrs,
-                           literal=inst.literal, parameter_number=inst.parameter_number,
-                           line=inst.line, column=inst.column)
-        if inst.control_predecessors:
-            copy.control_predecessors = [made[id(p)] for p in inst.control_predecessors]
-        made[id(inst)] = new.add_instruction(copy)
-    root = comp.root if comp.root is not None else (comp.instructions[-1] if comp.instructions else None)
-    new.root = made[id(root)] if root is not None else None
-    return new
+def _called(attrs: dict[str, Any], mapping: dict[int, Computation]) -> dict[str, Any]:
+    """`attrs` with the called computations replaced by their copies in `mapping`."""
+    if not attrs or _ANY_COMPUTATION_ATTR.isdisjoint(attrs):
+        return attrs
+    return {k: _retarget(v, mapping) for k, v in attrs.items()}
 
 
 def _retarget(value: Any, mapping: dict[int, Computation]) -> Any:
@@ -133,6 +121,9 @@ def _retarget(value: Any, mapping: dict[int, Computation]) -> Any:
     if isinstance(value, (tuple, list)) and value and isinstance(value[0], Computation):
         return type(value)(mapping[id(c)] for c in value)
     return value
+
+
+_ANY_COMPUTATION_ATTR = frozenset(COMPUTATION_ATTRS) | frozenset(COMPUTATION_LIST_ATTRS)
 
 
 def _derived_entry_layout(entry: Computation | None) -> ComputationLayout | None:

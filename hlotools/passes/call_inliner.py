@@ -20,7 +20,6 @@ from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.call_graph import CallGraph
-from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.dce import HloDCE
 
 
@@ -97,7 +96,7 @@ def inline_computation(rw: Rewriter, comp: Computation, callee: Computation, arg
     for inst in callee.post_order():
         if inst.opcode == "parameter":
             continue
-        copy = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+        copy = inst.clone([mapping[id(o)] for o in inst.operands])
         copy.control_predecessors = [mapping[id(p)] for p in inst.control_predecessors
                                      if id(p) in mapping and mapping[id(p)].parent is comp]
         rw.add_instruction_deferred(comp, copy, before=before, name=inst.name)

@@ -27,7 +27,6 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction, remove_user
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.walks import post_order_from
-from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.fusion_rules import MAX_INDEX_VECTORS, index_preserving, reuses_operand
 
 _CAP = MAX_INDEX_VECTORS + 1
@@ -128,7 +127,7 @@ class FusionBuilder:
             if id(o) not in params:
                 params[id(o)] = self._new_param(body, len(operands), o)
                 operands.append(o)
-        clone = clone_instruction(consumer, [params[id(o)] for o in consumer.operands])
+        clone = consumer.clone([params[id(o)] for o in consumer.operands])
         self._take_name(clone, consumer)
         body.add_instruction(clone)
         body.root = clone
@@ -216,7 +215,7 @@ class FusionBuilder:
 
     def _clone_into(self, st: FusionState, producer: Instruction, duplicate: bool) -> Instruction:
         operands = [self._operand_param(st, o) for o in producer.operands]
-        clone = clone_instruction(producer, operands)
+        clone = producer.clone(operands)
         if duplicate:
             clone.name = self.rw.unique_name(producer.name)
         else:
@@ -237,7 +236,7 @@ class FusionBuilder:
         for inst in post_order_from(body.root):
             if inst.opcode == "parameter":
                 continue
-            clone = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+            clone = inst.clone([mapping[id(o)] for o in inst.operands])
             self._take_name(clone, inst)
             st.body.add_instruction(clone)
             mapping[id(inst)] = clone
