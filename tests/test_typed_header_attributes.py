@@ -7,7 +7,7 @@ import pytest
 
 from hlotools.backend.llvm.module_compiler import entry_donation
 from hlotools.errors import HloParseError, HloVerifyError
-from hlotools.ir.attributes import Alias, BufferDonors, ComputationLayout, Raw, ShapeList
+from hlotools.ir.attributes import Alias, BufferDonors, ComputationLayout, Raw, ShapeList, SourceTargetPairs
 from hlotools.ir.verifier import verify
 from hlotools.passes.layout_assignment import entry_layout
 from hlotools.text.parser import parse
@@ -46,6 +46,17 @@ def test_consumers_read_the_typed_values() -> None:
     assert params is not None and result is not None and len(params) == 2 and result.is_tuple
     # result leaf 1 (f32[2]) -> argument leaf 0 (a); result leaf 0 (f32[3]) -> leaf 1 (b's f32[3])
     assert entry_donation(m) == {1: 0, 0: 1}
+
+
+def test_source_target_pairs_are_typed() -> None:
+    m = parse("ENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} collective-permute(p), "
+              "channel_id=1, source_target_pairs={{0,1}, {1,0}}\n}\n")
+    assert m.entry is not None and m.entry.root is not None
+    assert m.entry.root.attrs["source_target_pairs"] == SourceTargetPairs(((0, 1), (1, 0)), "{{0,1}, {1,0}}")
+    assert "source_target_pairs={{0,1}, {1,0}}" in print_module(m)
+    with pytest.raises(HloParseError, match="to be a list of pairs"):
+        parse("ENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} collective-permute(p), "
+              "channel_id=1, source_target_pairs={{0,1,2}}\n}\n")
 
 
 def test_a_value_set_as_text_is_not_read() -> None:

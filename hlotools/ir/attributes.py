@@ -16,8 +16,9 @@ Value types, by attribute (the parser decodes, the printer calls `format_attr_va
   slice                                                                          -> tuple[SliceRange, ...]
   shapes (outfeed_shape)                                                         -> Shape
   operand_layout_constraints                                                     -> ShapeList
+  source_target_pairs                                                            -> SourceTargetPairs
   opaque mini-languages kept verbatim (sharding, metadata, frontend_attributes,
-  backend_config={...}, replica_groups, source_target_pairs, operand_precision,
+  backend_config={...}, replica_groups, operand_precision,
   output_to_operand_aliasing, statistics, origin, result_accuracy, literal=, ...)  -> Raw
     (the parser still validates sharding, replica_groups, result_accuracy and the header's
     debug_attributes the way XLA does)
@@ -184,5 +185,15 @@ class ShapeList:
         return self.text
 
 
+@dataclass(frozen=True)
+class SourceTargetPairs:
+    """collective-permute's source_target_pairs={{0,1},{1,2}}: (source, target) device pairs."""
+    pairs: tuple[tuple[int, int], ...]
+    text: str  # as written
+
+    def to_text(self) -> str:
+        return self.text
+
+
 # The decoded values the printer writes back as their text (a derived ComputationLayout aside).
-VERBATIM_TYPES = (InputOutputAlias, BufferDonors, ShapeList)
+VERBATIM_TYPES = (InputOutputAlias, BufferDonors, ShapeList, SourceTargetPairs)

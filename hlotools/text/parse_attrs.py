@@ -22,6 +22,7 @@ from hlotools.ir.attributes import (
     Raw,
     ShapeList,
     SliceRange,
+    SourceTargetPairs,
     Window,
     WindowDim,
 )
@@ -420,7 +421,16 @@ def _operand_layout_constraints(name: str, raw: str) -> ShapeList:
     return ShapeList(tuple(shapes), text)
 
 
+def _source_target_pairs(name: str, raw: str) -> SourceTargetPairs:
+    text = _text(name, raw)
+    groups = parse_int_list_list(raw)
+    if groups is None or any(len(g) != 2 for g in groups):
+        raise AttrError("expects 'source_target_pairs=' to be a list of pairs")
+    return SourceTargetPairs(tuple((g[0], g[1]) for g in groups), text)
+
+
 _SPECIAL: dict[str, Callable[[str, str], Any]] = {
+    "source_target_pairs": _source_target_pairs,
     "entry_computation_layout": _computation_layout,
     "input_output_alias": _input_output_alias,
     "buffer_donor": _buffer_donor,

@@ -228,12 +228,6 @@ def _convolution(b: Resolver, inst: Instruction, pos: int) -> None:
 
 
 def _collective_permute(b: Resolver, inst: Instruction, pos: int) -> None:
-    pairs = inst.attrs.get("source_target_pairs")
-    if isinstance(pairs, Raw):
-        from hlotools.text.parse_attrs import parse_int_list_list
-        groups = parse_int_list_list(str(pairs))
-        if groups is None or any(len(g) != 2 for g in groups):
-            raise b.error(pos, "expects 'source_target_pairs=' to be a list of pairs")
     if "slice_sizes" in inst.attrs and len(inst.operands) != 4:
         raise b.error(pos, "CollectivePermute and CollectivePermuteStart must have exactly four operands "
                       "for dynamic-slice and in-place update.")
