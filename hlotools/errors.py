@@ -19,6 +19,17 @@ class SourceLocation:
         return f"{self.filename or '<input>'}:{self.line}:{self.column}"
 
 
+class ShapeError(Exception):
+    """A malformed shape text; `offset` is relative to its start. Not an HloError: whoever parses
+    a shape (the parser, io, the compile cache, the verifier's layout checks) turns it into one
+    with a place, or into its own refusal."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
 class HloError(Exception):
     """Bad input (text, shapes, arguments): printed as FILE:LINE:COL: error: MESSAGE."""
 

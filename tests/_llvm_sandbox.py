@@ -134,9 +134,9 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     from test_interpreter_corpus import assert_matches, op_class
 
     import hlotools
+    from hlotools.cli.bisect import load_arguments
     from hlotools.errors import HloRuntimeError, HloUnsupportedError
     from hlotools.interpreter import evaluate
-    from hlotools.passes.bisect import load_arguments
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)
     if wild_ints:

@@ -1,12 +1,12 @@
 """Structural equality of two modules, independent of the printer (for round-trip tests)."""
 from __future__ import annotations
 
-from hlotools.ir.attributes import Raw
+from hlotools.ir.attributes import VERBATIM_TYPES, ComputationLayout, Raw
+from hlotools.ir.canonical import is_default_attr
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
-from hlotools.text.print_attrs import is_default_attr
 from hlotools.text.printer import HloPrinter
 
 
@@ -17,6 +17,10 @@ def _value_key(value: object) -> object:
         return tuple(_value_key(v) for v in value)
     if isinstance(value, Literal):
         return value.key()
+    if isinstance(value, VERBATIM_TYPES):  # decoded values print as written
+        return ("text", value.text)
+    if isinstance(value, ComputationLayout):
+        return ("text", value.text if value.text is not None else HloPrinter().value(value))
     return (type(value).__name__, value) if isinstance(value, str) else value
 
 
@@ -29,7 +33,7 @@ def module_difference(a: Module, b: Module) -> str | None:
     # The printer writes the entry_computation_layout XLA derives when the text had none.
     for x, y, m in ((ka, kb, a), (kb, ka, b)):
         if "entry_computation_layout" in y and "entry_computation_layout" not in x:
-            x["entry_computation_layout"] = _value_key(Raw(HloPrinter().entry_computation_layout(m) or ""))
+            x["entry_computation_layout"] = ("text", HloPrinter().entry_computation_layout(m) or "")
     if ka != kb:
         return f"header attributes {ka} != {kb}"
     if (a.stack_frames_text or "").strip() != (b.stack_frames_text or "").strip():

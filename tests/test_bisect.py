@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 import hlotools
+from hlotools.cli.bisect import Bisector, load_arguments
 from hlotools.cli.opt import main
 from hlotools.ir.module import Module
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.bisect import Bisector, load_arguments
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import register, unregister

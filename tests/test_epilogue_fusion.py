@@ -19,7 +19,6 @@ from hlotools.passes.base import PassContext
 from hlotools.passes.epilogue_fusion import EpilogueFusion, epilogue_hero
 from hlotools.passes.manager import run_pipeline
 from hlotools.passes.pipeline import PRESETS, parse_pipeline
-from hlotools.text.reparse import reparsed_copy
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
@@ -205,7 +204,7 @@ def test_jax_corpus_keeps_the_interpreters_outputs(name: str) -> None:
     ours = optimise_module(m)
     hlotools.verify_module(ours)
     _round_trips(ours)
-    preset = reparsed_copy(m)
+    preset = m.clone()
     run_pipeline(preset, parse_pipeline(PRESETS["O2"]))
     made = _k_output(ours)
     assert all(epilogue_hero(f) is not None for f in made), [f.name for f in made if epilogue_hero(f) is None]
@@ -214,7 +213,7 @@ def test_jax_corpus_keeps_the_interpreters_outputs(name: str) -> None:
     with np.load(JAX / f"{name}.inputs.npz") as f:
         args = _load(f, "in", in_dt)
     _same_outputs(evaluate(ours, args), evaluate(preset, args))
-    again = reparsed_copy(ours)
+    again = ours.clone()
     assert not _run(again), "a second run still fused something"
 
 

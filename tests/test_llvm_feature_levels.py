@@ -172,7 +172,7 @@ def _special_values(a: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def op_arguments(text: str, seed: int, special: bool) -> list[Any]:
     """_llvm_sandbox's random arguments of `seed`; `special`: with _special_values mixed in."""
-    from hlotools.passes.bisect import load_arguments
+    from hlotools.cli.bisect import load_arguments
     args = load_arguments(hlotools.parse_module(text), [], seed)
     rng = np.random.default_rng(seed)
     return [a if a is None or not special else _special_values(np.asarray(a), rng) for a in args]

@@ -6,7 +6,16 @@ import pytest
 
 import hlotools
 from hlotools.errors import HloParseError
-from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window
+from hlotools.ir.attributes import (
+    Alias,
+    ConvDimLabels,
+    Enum,
+    InputOutputAlias,
+    PaddingConfig,
+    Raw,
+    SliceRange,
+    Window,
+)
 from hlotools.text.parser import parse
 
 SHORT = """HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
@@ -282,7 +291,8 @@ def test_module_header_attributes() -> None:
     m = parse("HloModule m, replica_count=2, num_partitions=4, input_output_alias={ {0}: (0, {}, may-alias) }\n"
               "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n")
     assert m.attrs["replica_count"] == 2 and m.attrs["num_partitions"] == 4
-    assert m.attrs["input_output_alias"] == "{ {0}: (0, {}, may-alias) }"
+    alias = m.attrs["input_output_alias"]
+    assert alias == InputOutputAlias((Alias((0,), 0, (), "may-alias"),), "{ {0}: (0, {}, may-alias) }")
 
 
 def test_omitted_result_shape_is_inferred() -> None:

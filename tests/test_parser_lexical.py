@@ -35,7 +35,9 @@ def test_comments_inside_shapes_of_attribute_values() -> None:
             'custom_call_target="foo", operand_layout_constraints={ /*0*/ f32[2,3] /*c*/ {0,1}}\n}\n')
     m = hlotools.parse_module(text)
     assert m.entry is not None and m.entry.root is not None
-    assert str(m.entry.root.attrs["operand_layout_constraints"]) == "{ /*0*/ f32[2,3] /*c*/ {0,1}}"
+    constraints = m.entry.root.attrs["operand_layout_constraints"]
+    assert constraints.text == "{ /*0*/ f32[2,3] /*c*/ {0,1}}"
+    assert [s.to_text(True) for s in constraints.shapes] == ["f32[2,3]{0,1}"]
 
 
 def test_brace_after_a_comment_that_is_not_a_layout_stays_an_operand_list() -> None:

@@ -10,11 +10,12 @@ from irbuild import S, computation, entry_with, inst, module_of, param
 
 import hlotools
 from hlotools.errors import HloVerifyError
-from hlotools.ir.attributes import Enum, Raw
+from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.verifier import verify
+from hlotools.text.parse_attrs import decode_attr
 
 ADD = "\n" + scalar_computation("add", "add")
 
@@ -434,7 +435,7 @@ def test_custom_call_operand_layout_constraints() -> None:
     for constraint, needle in (("{f32[3,2]{0,1}}", "shape 0 f32[3,2] is not compatible"),
                                ("{f32[2,3], f32[2]}", "has 2 shapes for 1 operands")):
         c = inst("custom-call", [p], "f32[3]", custom_call_target="x",
-                 operand_layout_constraints=Raw(constraint))
+                 operand_layout_constraints=decode_attr("operand_layout_constraints", constraint))
         with pytest.raises(HloVerifyError, match=re.escape(needle)):
             verify(module_of(entry_with([p, c])))
 

@@ -23,7 +23,6 @@ from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec
-from hlotools.text.reparse import reparsed_copy
 
 # Leaf = (element type, dims, row-major values): a list, or for longer arrays the hex of the
 # little-endian bytes.
@@ -84,7 +83,7 @@ def _run(name: str, mode: str) -> list[np.ndarray]:
     args = _inputs(module, INPUTS.get(name))
     if mode.startswith("interp"):
         if mode == "interp-O2":
-            module = reparsed_copy(module)
+            module = module.clone()
             run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions(verify_each=True))
         with np.errstate(all="ignore"):
             return _leaves(evaluate(module, list(args)))

@@ -19,7 +19,6 @@ import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec
-from hlotools.text.reparse import reparsed_copy
 
 Leaf = tuple[str, tuple[int, ...], str]
 MODES = ("interp", "interp-O2", "llvm-none", "llvm-O2")
@@ -55,7 +54,7 @@ def _run(name: str, mode: str) -> list[np.ndarray]:
     args = [_array(leaf) for leaf in inputs]
     if mode.startswith("interp"):
         if mode == "interp-O2":
-            module = reparsed_copy(module)
+            module = module.clone()
             run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions(verify_each=True))
         with np.errstate(all="ignore"):
             return _leaves(evaluate(module, args))
@@ -169,7 +168,7 @@ def test_divide_by_constant_stays_a_divide_under_spec() -> None:
     from hlotools.ir import semantics
     text = CASES["div_by_constant"][0]
     with semantics.using("spec"):
-        module = reparsed_copy(hlotools.parse_module(text))
+        module = hlotools.parse_module(text).clone()
         run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions(verify_each=True))
     divides = [i for c in module.computations for i in c.instructions if i.opcode == "divide"]
     assert len(divides) == 6, hlotools.print_module(module)

@@ -307,7 +307,7 @@ def _bisect(ctx: click.Context, text: str, name: str, options: OptOptions,
             bisect_limit: tuple[int, int | None] | None, split_input_file: bool, inputs: tuple[str, ...],
             seed: int | None, rtol: float | None, atol: float | None) -> None:
     """--bisect-against=interp: search, print the verdict on stdout, exit 3 if a culprit is found."""
-    from hlotools.passes.bisect import Bisector, load_arguments, report_lines
+    from hlotools.cli.bisect import Bisector, load_arguments, report_lines
     if split_input_file or bisect_limit:
         raise usage_error("--bisect-against searches one module itself: drop --split-input-file/--bisect-limit")
     if not options.pipeline:

@@ -24,7 +24,6 @@ out of bounds is clamped as dynamic-slice / dynamic-update-slice clamp theirs. W
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ import numpy as np
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.numeric import zeros_of
 from hlotools.interpreter.registry import kernel, unsupported
+from hlotools.ir.attributes import SourceTargetPairs
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
@@ -103,14 +103,10 @@ def collective_done(inst: Instruction, args: list, ev: Any) -> Any:
     return _done(inst, args[0])
 
 
-def _pairs(inst: Instruction) -> list[tuple[int, int]]:
-    text = str(inst.attrs.get("source_target_pairs", ""))
-    return [(int(a), int(b)) for a, b in re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}", text)]
-
-
 def _receives(inst: Instruction) -> bool:
     """Does device 0 receive from itself (the only sender there is)?"""
-    return (0, 0) in _pairs(inst)
+    pairs = inst.attrs.get("source_target_pairs")
+    return isinstance(pairs, SourceTargetPairs) and (0, 0) in pairs.pairs
 
 
 def in_place(inst: Instruction) -> bool:

@@ -14,13 +14,12 @@ from hlotools.interpreter.numeric import (
     finfo,
     finish,
     float_cast,
-    int_limits,
     unsigned_view,
     wrap_int,
 )
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.types import ElementType
+from hlotools.ir.types import ElementType, as_type, int_limits
 
 Array = np.ndarray
 
@@ -175,15 +174,6 @@ def reduce_precision(inst: Instruction, args: list, ev: object) -> Array:
     return reduce_precision_array(np.asarray(args[0]), et, e, m)
 
 
-def _as_type(value: float | Array, et: ElementType) -> Array:
-    """`value` converted to the float type `et` as XLA's literals do (static_cast through
-    ml_dtypes: overflow gives inf, or NaN for the fn/fnuz types, or saturates for the
-    4/6-bit types that have neither)."""
-    assert et.dtype is not None
-    with np.errstate(all="ignore"):
-        return np.asarray(value, np.float64).astype(et.dtype)
-
-
 def stochastic_fixed_fraction(frac: Array, src: ElementType, bits: int) -> Array:
     """XLA's fixed-point fraction: convert(fraction * 2^bits, u<bits>) with the product
     taken in the operand's type (f32 for f16), as StochasticConvertDecomposer builds it.
@@ -194,12 +184,12 @@ def stochastic_fixed_fraction(frac: Array, src: ElementType, bits: int) -> Array
     maps NaN to 0 (XLA CPU's fptoui.sat)."""
     from hlotools.ir.types import ELEMENT_TYPES
     work = ELEMENT_TYPES["f32"] if src.name == "f16" else src
-    scale = _as_type(2.0 ** bits, work)
+    scale = as_type(2.0 ** bits, work)
     with np.errstate(all="ignore"):
         if float(scale) == 2.0 ** bits:  # exact: fraction < 1 keeps the product below 2^bits
             product = np.nan_to_num(frac * 2.0 ** bits, nan=0.0)
         else:
-            product = (_as_type(frac, work) * scale).astype(np.float64)
+            product = (as_type(frac, work) * scale).astype(np.float64)
     return _float_to_int(product, ELEMENT_TYPES[f"u{bits}"]).astype(np.uint64)
 
 
@@ -228,6 +218,6 @@ def stochastic_convert(inst: Instruction, args: list, ev: object) -> Array:
         up = rnd < stochastic_fixed_fraction(magnitude - whole, src, bits_et.bits)
         t = _float_to_int(whole, dst).astype(np.int64) + up.astype(np.int64)
         t = wrap_int(np.where(x < 0, -t, t), dst)
-        t = np.where(x <= float(_as_type(float(lo), src)), lo, t)
-        t = np.where(x >= float(_as_type(float(hi), src)), hi, t)
+        t = np.where(x <= float(as_type(float(lo), src)), lo, t)
+        t = np.where(x >= float(as_type(float(hi), src)), hi, t)
     return finish(np.asarray(t, np.int64), dst)

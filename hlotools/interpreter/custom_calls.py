@@ -11,7 +11,6 @@ returned as zeros. An unknown target raises HloUnsupportedError naming it.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -19,11 +18,12 @@ import numpy as np
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter.linalg import cholesky, triangular_solve
 from hlotools.interpreter.numeric import merge_leading
-from hlotools.interpreter.patterns import simple_comparator
 from hlotools.interpreter.registry import Kernel, kernel
 from hlotools.interpreter.sorting import top_k
+from hlotools.ir.custom_calls import IDENTITY_TARGETS, backend_config_flag, lapack_targets
 from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import simple_comparator
 from hlotools.ir.shape import Shape
 
 # A target implementation has the kernel's signature (it runs inside the custom-call kernel).
@@ -31,32 +31,6 @@ Target = Kernel
 TARGETS: Table[Target] = Table("custom-call target")
 target = TARGETS.register
 
-# Targets that only annotate their operand (sharding, placement, layout): identity.
-IDENTITY_TARGETS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "MoveToHost",
-                    "MoveToDevice", "LayoutConstraint", "annotate_device_placement")
-
-
-def _lapack(*ops: str) -> list[str]:
-    """lapack_{s,d,c,z}OP and its _ffi spelling for each OP (complex names swap sy->he, or->un)."""
-    out = []
-    for op in ops:
-        for p in "sdcz":
-            name = op
-            if p in "cz":
-                name = name.replace("syevd", "heevd").replace("orgqr", "ungqr")
-            out += [f"lapack_{p}{name}", f"lapack_{p}{name}_ffi"]
-    return out
-
-
-def backend_config_values(inst: Instruction) -> dict[str, int]:
-    """`{uplo = 76 : ui8, mode = 65 : ui8}` -> {'uplo': 76, 'mode': 65}."""
-    text = str(inst.attrs.get("backend_config", ""))
-    return {k: int(v) for k, v in re.findall(r"(\w+)\s*=\s*(-?\d+)", text)}
-
-
-def _flag(inst: Instruction, name: str, default: str) -> str:
-    code = backend_config_values(inst).get(name)
-    return chr(code) if code is not None else default
 
 
 def _outputs(inst: Instruction, values: list[np.ndarray]) -> Any:
@@ -93,10 +67,10 @@ def _topk(inst: Instruction, args: list[Any], ev: Any) -> Any:
     return _outputs(inst, list(top_k(np.asarray(args[0]), k, largest)))
 
 
-@target(*_lapack("potrf"))
+@target(*lapack_targets("potrf"))
 def _potrf(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a = np.asarray(args[0])
-    lower = _flag(inst, "uplo", "L") == "L"
+    lower = backend_config_flag(inst, "uplo", "L") == "L"
     factor, ok = cholesky(a, lower)
     tri = np.tril if lower else np.triu
     merged = np.where(tri(np.ones(a.shape[-2:], bool)), factor, a)
@@ -144,24 +118,24 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return lu.reshape(*batch, m, n), piv.reshape(*batch, k), info.reshape(batch)
 
 
-@target(*_lapack("getrf"))
+@target(*lapack_targets("getrf"))
 def _getrf(inst: Instruction, args: list[Any], ev: Any) -> Any:
     return _outputs(inst, list(lu_factor(np.asarray(args[0]))))
 
 
-@target(*_lapack("trsm"), "blas_strsm", "blas_dtrsm", "blas_ctrsm", "blas_ztrsm")
+@target(*lapack_targets("trsm"), "blas_strsm", "blas_dtrsm", "blas_ctrsm", "blas_ztrsm")
 def _trsm(inst: Instruction, args: list[Any], ev: Any) -> Any:
     """op(A) X = alpha B (side L) or X op(A) = alpha B (side R); alpha is an optional 3rd operand."""
     a, b = np.asarray(args[0]), np.asarray(args[1])
-    trans = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[_flag(inst, "trans_x", "N")]
-    x = triangular_solve(a, b, _flag(inst, "side", "L") == "L", _flag(inst, "uplo", "L") == "L",
-                         _flag(inst, "diag", "N") == "U", trans)
+    trans = {"N": "NO_TRANSPOSE", "T": "TRANSPOSE", "C": "ADJOINT"}[backend_config_flag(inst, "trans_x", "N")]
+    x = triangular_solve(a, b, backend_config_flag(inst, "side", "L") == "L", backend_config_flag(inst, "uplo", "L") == "L",
+                         backend_config_flag(inst, "diag", "N") == "U", trans)
     if len(args) > 2:
         x = x * np.asarray(args[2]).reshape(())
     return _outputs(inst, [x])
 
 
-@target(*_lapack("geqrf"))
+@target(*lapack_targets("geqrf"))
 def _geqrf(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a = np.asarray(args[0])
     *batch, m, n = a.shape
@@ -174,7 +148,7 @@ def _geqrf(inst: Instruction, args: list[Any], ev: Any) -> Any:
     return _outputs(inst, [hs.reshape(a.shape), taus.reshape(*batch, min(m, n))])
 
 
-@target(*_lapack("orgqr"))
+@target(*lapack_targets("orgqr"))
 def _orgqr(inst: Instruction, args: list[Any], ev: Any) -> Any:
     """Q from geqrf's Householder vectors: Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H."""
     a, tau = np.asarray(args[0]), np.asarray(args[1])
@@ -192,17 +166,17 @@ def _orgqr(inst: Instruction, args: list[Any], ev: Any) -> Any:
     return _outputs(inst, [q.reshape(a.shape)])
 
 
-@target(*_lapack("syevd"))
+@target(*lapack_targets("syevd"))
 def _syevd(inst: Instruction, args: list[Any], ev: Any) -> Any:
     a = np.asarray(args[0])
-    uplo = _flag(inst, "uplo", "L")
+    uplo = backend_config_flag(inst, "uplo", "L")
     work: np.ndarray = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     w, v = np.linalg.eigh(work, UPLO="U" if uplo == "U" else "L")
     info = np.zeros(a.shape[:-2], np.int32)
     return _outputs(inst, [v, w, *_info_slots(inst, 2, info)])
 
 
-@target(*_lapack("gesdd"))
+@target(*lapack_targets("gesdd"))
 def _gesdd(inst: Instruction, args: list[Any], ev: Any) -> Any:
     """(a_out, s, u, vt, info, ...): full or reduced U/V^T as the declared shapes ask;
     U/V^T outputs of other shapes (job 'N') are zero."""

@@ -16,8 +16,8 @@ import numpy as np
 
 from hlotools.interpreter.registry import KERNELS, Kernel
 from hlotools.ir import semantics
-from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.opcodes import REDUCERS
+from hlotools.ir.patterns import binary_reducer_opcode
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _FLUSHED = {np.dtype(np.float32): (np.uint32, 0x7F800000, 0x80000000),

@@ -17,14 +17,13 @@ from hlotools.interpreter import complex_math, polynomials, special
 from hlotools.interpreter.numeric import (
     contiguous,
     finish,
-    int_limits,
     to_compute,
     unsigned_view,
 )
 from hlotools.interpreter.registry import kernel
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.types import ElementType
+from hlotools.ir.types import ElementType, int_limits
 
 Array = np.ndarray
 UnaryFn = Callable[[Array, ElementType], Array]

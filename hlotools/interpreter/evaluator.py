@@ -306,8 +306,7 @@ def _as_xla_rounds(module: Module) -> Module:
         return module
     from hlotools.passes.manager import run_pipeline
     from hlotools.passes.pipeline import parse_pipeline
-    from hlotools.text.reparse import reparsed_copy
-    copy = reparsed_copy(module)
+    copy = module.clone()
     run_pipeline(copy, parse_pipeline(_XLA_ROUNDING))
     return copy
 

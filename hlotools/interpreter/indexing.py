@@ -16,9 +16,11 @@ from typing import Any
 import numpy as np
 
 from hlotools.errors import HloRuntimeError
-from hlotools.interpreter.patterns import binary_combiner, combiner_ufunc
+from hlotools.interpreter.patterns import combiner_ufunc
 from hlotools.interpreter.registry import kernel
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.opcodes import REDUCERS
+from hlotools.ir.patterns import binary_combiner
 
 
 def _fail(inst: Instruction, message: str) -> HloRuntimeError:
@@ -205,7 +207,7 @@ def scatter_kernel(inst: Instruction, args: list[Any], ev: Any) -> Any:
         pass
     elif combiner == "replace":
         _apply_replace(results[0], updates[0], upd_pos, op_pos)
-    elif combiner is not None:
+    elif combiner in REDUCERS:
         ufunc = combiner_ufunc(combiner, results[0].dtype)
         flat = results[0].reshape(-1)
         with np.errstate(all="ignore"):

@@ -87,12 +87,6 @@ def finish(x: Any, et: ElementType) -> np.ndarray:
     return float_cast(x, dt)
 
 
-def int_limits(et: ElementType) -> tuple[int, int]:
-    if et.kind == "signed":
-        return -(1 << (et.bits - 1)), (1 << (et.bits - 1)) - 1
-    return 0, (1 << et.bits) - 1
-
-
 def unsigned_view(x: np.ndarray, et: ElementType) -> np.ndarray:
     """The bit pattern of integer values as uint64 (masked to et.bits)."""
     if et.bits < 8:

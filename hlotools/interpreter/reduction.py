@@ -24,9 +24,10 @@ from hlotools.interpreter.numeric import compute_dtype, finfo, finish, merge_tra
 from hlotools.interpreter.registry import kernel
 from hlotools.ir import semantics
 from hlotools.ir.attributes import Window, WindowDim
-from hlotools.ir.computation import Computation, binary_reducer_opcode
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import HIGHEST, LOWEST, REDUCERS, reducer_identity
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.ir.types import ElementType
 from hlotools.ir.xla_reduce import (
     Stage,

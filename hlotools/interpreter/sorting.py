@@ -25,12 +25,12 @@ import numpy as np
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.linalg import dtype_kind
 from hlotools.interpreter.numeric import merge_leading
-from hlotools.interpreter.patterns import KeyComparator, key_comparator, simple_comparator
 from hlotools.interpreter.registry import kernel
 from hlotools.interpreter.std_sort import std_sort
 from hlotools.interpreter.std_stable_sort import stable_sort_rows
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import KeyComparator, key_comparator, simple_comparator
 
 
 def _fail(inst: Instruction, message: str) -> HloRuntimeError:

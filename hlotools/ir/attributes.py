@@ -15,20 +15,27 @@ Value types, by attribute (the parser decodes, the printer calls `format_attr_va
   padding                                                                        -> PaddingConfig
   slice                                                                          -> tuple[SliceRange, ...]
   shapes (outfeed_shape)                                                         -> Shape
+  operand_layout_constraints                                                     -> ShapeList
+  source_target_pairs                                                            -> SourceTargetPairs
   opaque mini-languages kept verbatim (sharding, metadata, frontend_attributes,
-  backend_config={...}, replica_groups, source_target_pairs, operand_precision,
+  backend_config={...}, replica_groups, operand_precision,
   output_to_operand_aliasing, statistics, origin, result_accuracy, literal=, ...)  -> Raw
     (the parser still validates sharding, replica_groups, result_accuracy and the header's
-    input_output_alias / buffer_donor / debug_attributes the way XLA does)
+    debug_attributes the way XLA does)
 Instruction.control_predecessors holds `control-predecessors` (not in attrs).
 Module.attrs (header): is_scheduled, alias_passthrough_params -> bool; replica_count,
-num_partitions -> int; entry_computation_layout and the rest -> Raw.
+num_partitions -> int; entry_computation_layout -> ComputationLayout; input_output_alias ->
+InputOutputAlias; buffer_donor -> BufferDonors; the rest -> Raw.
+The values decoded from a mini-language keep their `text` as written: the printer prints that
+back verbatim (comments and spacing included), so a round trip stays byte-identical.
 Computation.execution_thread holds `, execution_thread="..."` after a computation (str).
 Decoding lives in hlotools/text/parse_attrs.py (memoised on (name, text)).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from hlotools.ir.shape import Shape
 
 
 class Enum(str):
@@ -123,3 +130,70 @@ def format_slices(ranges: tuple[SliceRange, ...]) -> str:
     body = ", ".join(f"[{r.start}:{r.limit}:{r.stride}]" if with_stride else f"[{r.start}:{r.limit}]"
                      for r in ranges)
     return "{" + body + "}"
+
+
+ShapeIndex = tuple[int, ...]  # XLA's ShapeIndex: the path to a subshape of a tuple shape
+
+
+@dataclass(frozen=True)
+class ComputationLayout:
+    """entry_computation_layout={(P0, P1, ...)->R}: the entry's parameter and result shapes, with
+    the layouts the caller passes and expects (XLA's ComputationLayout)."""
+    params: tuple[Shape, ...]
+    result: Shape
+    text: str | None  # as written; None: derived from the entry (the printer writes the shapes)
+
+
+@dataclass(frozen=True)
+class Alias:
+    """One input_output_alias entry: the output subshape at `output_index` may reuse the buffer
+    of parameter `parameter` at `parameter_index` (XLA's HloInputOutputAliasConfig::Alias)."""
+    output_index: ShapeIndex
+    parameter: int
+    parameter_index: ShapeIndex
+    kind: str | None = None  # 'must-alias' | 'may-alias' as written (None: not written)
+
+
+@dataclass(frozen=True)
+class InputOutputAlias:
+    """input_output_alias={ {0}: (0, {}, may-alias), ... }."""
+    aliases: tuple[Alias, ...]
+    text: str  # as written
+
+    def to_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class BufferDonors:
+    """buffer_donor={ (0, {}), ... }: parameter buffers the computation may reuse (XLA's
+    HloBufferDonorConfig), as (parameter number, ShapeIndex) pairs."""
+    donors: tuple[tuple[int, ShapeIndex], ...]
+    text: str  # as written
+
+    def to_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ShapeList:
+    """A list of shapes such as a custom-call's operand_layout_constraints={f32[2,2]{0,1}, s32[]}."""
+    shapes: tuple[Shape, ...]
+    text: str  # as written
+
+    def to_text(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class SourceTargetPairs:
+    """collective-permute's source_target_pairs={{0,1},{1,2}}: (source, target) device pairs."""
+    pairs: tuple[tuple[int, int], ...]
+    text: str  # as written
+
+    def to_text(self) -> str:
+        return self.text
+
+
+# The decoded values the printer writes back as their text (a derived ComputationLayout aside).
+VERBATIM_TYPES = (InputOutputAlias, BufferDonors, ShapeList, SourceTargetPairs)

@@ -1,7 +1,8 @@
 """Computations: an ordered list of instructions (textual order is a topological order)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hlotools.ir.instruction import Instruction
 
@@ -80,6 +81,51 @@ class Computation:
                     order.append(inst)
         return order
 
+    def definition_order(self) -> list[Instruction]:
+        """The canonical order the printer writes and Module.clone() copies: the computation's
+        own order when every operand and control predecessor comes before its users (always,
+        for parsed text), otherwise post_order() (the parser wants definitions first)."""
+        insts = self.instructions
+        seen: set[int] = set()
+        add = seen.add
+        for inst in insts:
+            for op in inst.operands:
+                if id(op) not in seen:
+                    return self.post_order()
+            if inst.control_predecessors and any(id(p) not in seen for p in inst.control_predecessors):
+                return self.post_order()
+            add(id(inst))
+        return insts
+
+    def clone(self, name: str | None = None, *,
+              attrs: Callable[[Instruction], dict[str, Any]] | None = None,
+              rename: Callable[[str], str] | None = None) -> Computation:
+        """A detached copy (in no module) in definition_order over fresh operand, user and control
+        edges, with this computation's thread and fusion flag. `attrs(inst)` gives each copy's
+        attributes (default: a copy of inst's; point calls at cloned callees there), `rename`
+        its name (default: kept)."""
+        new = Computation(self.name if name is None else name)
+        new.execution_thread = self.execution_thread
+        new.is_fusion_computation = self.is_fusion_computation
+        made: dict[int, Instruction] = {}
+        for inst in self.definition_order():
+            copy = inst.clone([made[id(o)] for o in inst.operands], attrs=None if attrs is None else attrs(inst))
+            if rename is not None:
+                copy.name = rename(inst.name)
+            if inst.control_predecessors:
+                copy.control_predecessors = [made[id(p)] for p in inst.control_predecessors if id(p) in made]
+            made[id(inst)] = new.add_instruction(copy)
+        root = self.root if self.root is not None else (self.instructions[-1] if self.instructions else None)
+        new.root = made[id(root)] if root is not None else None
+        return new
+
+    def callees(self) -> list[Computation]:
+        """The computations this one's instructions call, in call order (repeats kept)."""
+        out: list[Computation] = []
+        for inst in self.instructions:
+            out.extend(inst.called_computations())
+        return out
+
     def _textual_post_order(self) -> list[Instruction] | None:
         """The textual order when it already is a post-order (every operand and control
         predecessor of this computation comes earlier, no duplicates) — what the depth-first
@@ -101,14 +147,3 @@ class Computation:
 
     def __repr__(self) -> str:
         return f"<computation {self.name}: {len(self.instructions)} instructions>"
-
-
-def binary_reducer_opcode(comp: object) -> str | None:
-    """The opcode of a reducer computation `f(a, b) = op(a, b)` (either operand order) of its
-    two parameters, else None: what reductions, reduce-windows and their kernels specialise on."""
-    if not isinstance(comp, Computation) or comp.root is None or len(comp.parameters) != 2:
-        return None
-    root = comp.root
-    if len(root.operands) != 2 or {id(o) for o in root.operands} != {id(p) for p in comp.parameters}:
-        return None
-    return root.opcode

@@ -65,6 +65,14 @@ class Instruction:
         if self not in new.users:
             new.users.append(self)
 
+    def clone(self, operands: list[Instruction], shape: Shape | None = None,
+              attrs: dict[str, Any] | None = None) -> Instruction:
+        """A detached copy over `operands` (in no computation yet; no control edges), sharing the
+        immutable parts (shape, attribute values, literal) and keeping name and position."""
+        return Instruction(self.name, self.opcode, shape if shape is not None else self.shape, operands,
+                           dict(self.attrs) if attrs is None else attrs, literal=self.literal,
+                           parameter_number=self.parameter_number, line=self.line, column=self.column)
+
     def detach(self) -> None:
         """Drop all operand edges (before removing the instruction)."""
         for op in set(self.operands):

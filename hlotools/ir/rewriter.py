@@ -266,37 +266,10 @@ class Rewriter:
 
     def sort_computations(self) -> None:
         """Callees before callers (the order XLA prints), entry last."""
-        order: list[Computation] = []
-        seen: set[int] = set()
-
-        def visit(c: Computation) -> None:
-            stack = [(c, iter(_callees(c)))]
-            seen.add(id(c))
-            while stack:
-                comp, it = stack[-1]
-                nxt = next(it, None)
-                if nxt is None:
-                    stack.pop()
-                    order.append(comp)
-                elif id(nxt) not in seen:
-                    seen.add(id(nxt))
-                    stack.append((nxt, iter(_callees(nxt))))
-
-        for c in self.module.computations:
-            if c is not self.module.entry and id(c) not in seen:
-                visit(c)
-        if self.module.entry is not None and id(self.module.entry) not in seen:
-            visit(self.module.entry)
+        order = self.module.computation_post_order(entry_last=True)
         if [id(c) for c in order] != [id(c) for c in self.module.computations]:
             self.module.computations = order
             self.changed = True
-
-
-def _callees(comp: Computation) -> list[Computation]:
-    out: list[Computation] = []
-    for inst in comp.instructions:
-        out.extend(inst.called_computations())
-    return out
 
 
 def reachable_computations(module: Module) -> list[Computation]:
@@ -307,7 +280,7 @@ def reachable_computations(module: Module) -> list[Computation]:
     stack = [module.entry]
     while stack:
         c = stack.pop()
-        for callee in _callees(c):
+        for callee in c.callees():
             if id(callee) not in seen:
                 seen.add(id(callee))
                 stack.append(callee)

@@ -115,6 +115,22 @@ def from_dtype(dtype: np.dtype) -> ElementType:
     return _BY_DTYPE[np.dtype(dtype)]
 
 
+def int_limits(et: ElementType) -> tuple[int, int]:
+    """The least and greatest value of the integer type `et` (two's complement when signed)."""
+    if et.kind == "signed":
+        return -(1 << (et.bits - 1)), (1 << (et.bits - 1)) - 1
+    return 0, (1 << et.bits) - 1
+
+
+def as_type(value: float | np.ndarray, et: ElementType) -> np.ndarray:
+    """`value` converted to the float type `et` as XLA's literals do (static_cast through
+    ml_dtypes: overflow gives inf, or NaN for the fn/fnuz types, or saturates for the
+    4/6-bit types that have neither)."""
+    assert et.dtype is not None
+    with np.errstate(all="ignore"):
+        return np.asarray(value, np.float64).astype(et.dtype)
+
+
 # -- limits --------------------------------------------------------------------------------------
 # How big an input may make hlotools: XLA's own limits on shapes, and caps on what a run allocates.
 #

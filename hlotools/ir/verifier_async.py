@@ -10,15 +10,12 @@ anything else, e.g. `custom-call-done(tuple(p0, p0, p1))`, has no producer and i
 from __future__ import annotations
 
 from hlotools.ir.computation import Computation
+from hlotools.ir.custom_calls import METADATA_TARGETS
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 
 PRODUCERS = frozenset(["async-start", "async-update"])
 CONSUMERS = frozenset(["async-update", "async-done"])
-# IsAllowedAsyncIntermediaryCustomCall: custom-calls that only carry sharding metadata.
-METADATA_TARGETS = frozenset(["Sharding", "LocalToGlobalShape", "GlobalToLocalShape",
-                              "xla.sdy.LocalToGlobalShape", "xla.sdy.GlobalToLocalShape",
-                              "xla.sdy.FuncResultSharding"])
 
 
 def find_async_producer(inst: Instruction, module: Module) -> Instruction | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from hlotools.ir.attributes import ShapeList
 from hlotools.ir.computation import Computation
 from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
@@ -247,16 +248,12 @@ def _is_collectives_group(start: Instruction) -> bool:
 @_check("custom-call")
 def check_operand_layout_constraints(inst: Instruction) -> str | None:
     """operand_layout_constraints={S0, S1, ...}: one shape per operand, compatible with it."""
-    text = inst.attrs.get("operand_layout_constraints")
-    if text is None:
+    value = inst.attrs.get("operand_layout_constraints")
+    if value is None:
         return None
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
-
-    body = str(text).strip()
-    try:
-        shapes = parse_shape_text("(" + body[1:-1] + ")")[0].tuple_shapes or ()
-    except ShapeError as e:
-        return f"cannot read operand_layout_constraints {text}: {e.message}"
+    if not isinstance(value, ShapeList):  # the parser decodes it; a pass set something else
+        return f"cannot read operand_layout_constraints {value}"
+    shapes = value.shapes
     if len(shapes) != len(inst.operands):
         return f"operand_layout_constraints has {len(shapes)} shapes for {len(inst.operands)} operands"
     for i, (c, op) in enumerate(zip(shapes, inst.operands)):

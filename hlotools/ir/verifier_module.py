@@ -2,9 +2,8 @@
 must fit the entry computation's signature (XLA's HloVerifier / HloInputOutputAliasConfig)."""
 from __future__ import annotations
 
-import re
-
 from hlotools.errors import HloVerifyError
+from hlotools.ir.attributes import BufferDonors, ComputationLayout, InputOutputAlias, ShapeIndex
 from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
@@ -16,35 +15,13 @@ def _comp_err(comp: Computation, message: str) -> HloVerifyError:
                           comp.column or None)
 
 
-def _entry_layout_shapes(value: object) -> tuple[list[Shape], Shape] | None:
-    """entry_computation_layout={(P0, P1, ...)->R}, as stored by the parser (text or shapes)."""
-    if isinstance(value, tuple) and len(value) == 2:
-        params, result = value
-        return list(params), result
-    if not isinstance(value, str):
-        return None
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
-
-    text = re.sub(r"/\*.*?\*/", "", value).strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1]
-    try:
-        params_shape, end = parse_shape_text(text, 0)
-        arrow = text.index("->", end)
-        result, _ = parse_shape_text(text, arrow + 2)
-    except (ShapeError, ValueError):
-        return None
-    return list(params_shape.tuple_shapes or ()), result
-
-
 def _check_entry_layout(module: Module, entry: Computation) -> None:
     value = module.attrs.get("entry_computation_layout")
     if value is None:
         return
-    parsed = _entry_layout_shapes(value)
-    if parsed is None:
+    if not isinstance(value, ComputationLayout):  # the parser decodes it; a pass set something else
         raise HloVerifyError(f"module {module.name}: cannot read entry_computation_layout {value}")
-    params, result = parsed
+    params, result = value.params, value.result
     got = entry.parameter_shapes
     if len(params) != len(got):
         raise _comp_err(entry, f"entry_computation_layout has {len(params)} parameters but the "
@@ -67,12 +44,8 @@ def _subshape(shape: Shape, index: tuple[int, ...]) -> Shape | None:
     return shape
 
 
-def _index(text: str) -> tuple[int, ...]:
-    return tuple(int(t) for t in text.split(",") if t.strip())
-
-
-_ALIAS = re.compile(r"\{([^{}]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([^{}]*)\}")
-_DONOR = re.compile(r"\(\s*(\d+)\s*,\s*\{([^{}]*)\}\s*\)")
+def _index_text(index: ShapeIndex) -> str:
+    return "{" + ",".join(map(str, index)) + "}"
 
 
 def _param_subshape(entry: Computation, number: int, index: tuple[int, ...], what: str) -> Shape:
@@ -88,22 +61,21 @@ def _param_subshape(entry: Computation, number: int, index: tuple[int, ...], wha
 
 def _check_aliasing(module: Module, entry: Computation) -> None:
     alias = module.attrs.get("input_output_alias")
-    if alias is not None and entry.root is not None:
-        for out_text, number, param_text in _ALIAS.findall(str(alias)):
-            out_index = _index(out_text)
-            out = _subshape(entry.root.shape, out_index)
+    if isinstance(alias, InputOutputAlias) and entry.root is not None:
+        for a in alias.aliases:
+            out = _subshape(entry.root.shape, a.output_index)
             if out is None:
-                raise _comp_err(entry, f"input_output_alias output index {{{out_text.strip()}}} is "
+                raise _comp_err(entry, f"input_output_alias output index {_index_text(a.output_index)} is "
                                        f"not valid for the result {shape_text(entry.root.shape)}")
-            src = _param_subshape(entry, int(number), _index(param_text), "input_output_alias")
+            src = _param_subshape(entry, a.parameter, a.parameter_index, "input_output_alias")
             if out.byte_size() != src.byte_size():
-                raise _comp_err(entry, f"input_output_alias pairs output {{{out_text.strip()}}} "
+                raise _comp_err(entry, f"input_output_alias pairs output {_index_text(a.output_index)} "
                                        f"{shape_text(out)} with a parameter buffer of another size "
                                        f"{shape_text(src)}")
     donor = module.attrs.get("buffer_donor")
-    if donor is not None:
-        for number, param_text in _DONOR.findall(str(donor)):
-            _param_subshape(entry, int(number), _index(param_text), "buffer_donor")
+    if isinstance(donor, BufferDonors):
+        for number, index in donor.donors:
+            _param_subshape(entry, number, index, "buffer_donor")
 
 
 def check_module_attributes(module: Module, entry: Computation) -> None:

@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.ir.types import ElementType
 
 WINDOW = 32  # TreeReductionRewriter's reduce_window_size on CPU

@@ -3,9 +3,9 @@ dynamic-slice, dynamic-update-slice."""
 from __future__ import annotations
 
 from hlotools.ir.attributes import SliceRange
-from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS, reducer_identity
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.passes.algsimp_core import (
     Builder,
     constant_array,

@@ -44,37 +44,3 @@ class CallGraph:
         if not kinds:
             return "none"
         return "both" if len(kinds) == 2 else kinds.pop()
-
-
-def callees_first(module: Module) -> list[Computation]:
-    """Every computation after all computations it calls (XLA's VisitNodes post-order);
-    computations nothing calls are roots of the walk, the entry last."""
-    order: list[Computation] = []
-    seen: set[int] = set()
-    roots = [c for c in module.computations if c is not module.entry]
-    if module.entry is not None:
-        roots.append(module.entry)
-    for start in roots:
-        if id(start) in seen:
-            continue
-        seen.add(id(start))
-        stack: list[tuple[Computation, list[Computation]]] = [(start, _callees(start))]
-        while stack:
-            comp, pending = stack[-1]
-            if pending:
-                nxt = pending.pop()
-                if id(nxt) not in seen:
-                    seen.add(id(nxt))
-                    stack.append((nxt, _callees(nxt)))
-            else:
-                stack.pop()
-                order.append(comp)
-    return order
-
-
-def _callees(comp: Computation) -> list[Computation]:
-    out: list[Computation] = []
-    for inst in comp.instructions:
-        out.extend(inst.called_computations())
-    out.reverse()  # popped from the end: visit in textual order
-    return out

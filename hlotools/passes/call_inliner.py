@@ -19,8 +19,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.call_graph import CallGraph, callees_first
-from hlotools.passes.cloning import clone_instruction
+from hlotools.passes.call_graph import CallGraph
 from hlotools.passes.dce import HloDCE
 
 
@@ -36,7 +35,7 @@ class CallInliner(HloPass):
         rw = Rewriter(module)
         graph = CallGraph.build(module)
         inlined = False
-        for comp in callees_first(module):
+        for comp in module.computation_post_order(entry_last=True):
             if comp.execution_thread not in (None, "main") or _is_async(graph, comp):
                 continue
             pinned = {id(p) for i in comp.instructions for p in i.control_predecessors}
@@ -97,7 +96,7 @@ def inline_computation(rw: Rewriter, comp: Computation, callee: Computation, arg
     for inst in callee.post_order():
         if inst.opcode == "parameter":
             continue
-        copy = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+        copy = inst.clone([mapping[id(o)] for o in inst.operands])
         copy.control_predecessors = [mapping[id(p)] for p in inst.control_predecessors
                                      if id(p) in mapping and mapping[id(p)].parent is comp]
         rw.add_instruction_deferred(comp, copy, before=before, name=inst.name)

@@ -18,7 +18,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.call_graph import CallGraph, call_context, callees_first
+from hlotools.passes.call_graph import CallGraph, call_context
 from hlotools.passes.cloning import clone_computation, retarget_called_computation
 
 
@@ -31,7 +31,7 @@ class FlattenCallGraph(HloPass):
     def run(self, module: Module, ctx: PassContext) -> bool:
         rw = Rewriter(module)
         graph = CallGraph.build(module)
-        for comp in callees_first(module):
+        for comp in module.computation_post_order(entry_last=True):
             if comp is module.entry or comp.execution_thread not in (None, "main"):
                 continue
             _flatten_node(rw, graph, comp, ctx)

@@ -32,6 +32,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction, unique
 from hlotools.ir.module import Module
 from hlotools.ir.rewriter import Rewriter
+from hlotools.ir.walks import is_elementwise
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.cse import HloCSE
 from hlotools.passes.fusion_builder import FusionBuilder, FusionState
@@ -44,7 +45,6 @@ from hlotools.passes.fusion_rules import (
     concat_too_wide,
     effectively_at_most_unary,
     is_consumer_fusible,
-    is_elementwise,
     is_expensive,
     is_producer_fusible,
     is_widening_convert,

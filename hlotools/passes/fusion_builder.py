@@ -26,7 +26,7 @@ from hlotools.ir.attributes import Enum
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction, remove_user
 from hlotools.ir.rewriter import Rewriter
-from hlotools.passes.cloning import clone_instruction
+from hlotools.ir.walks import post_order_from
 from hlotools.passes.fusion_rules import MAX_INDEX_VECTORS, index_preserving, reuses_operand
 
 _CAP = MAX_INDEX_VECTORS + 1
@@ -127,7 +127,7 @@ class FusionBuilder:
             if id(o) not in params:
                 params[id(o)] = self._new_param(body, len(operands), o)
                 operands.append(o)
-        clone = clone_instruction(consumer, [params[id(o)] for o in consumer.operands])
+        clone = consumer.clone([params[id(o)] for o in consumer.operands])
         self._take_name(clone, consumer)
         body.add_instruction(clone)
         body.root = clone
@@ -215,7 +215,7 @@ class FusionBuilder:
 
     def _clone_into(self, st: FusionState, producer: Instruction, duplicate: bool) -> Instruction:
         operands = [self._operand_param(st, o) for o in producer.operands]
-        clone = clone_instruction(producer, operands)
+        clone = producer.clone(operands)
         if duplicate:
             clone.name = self.rw.unique_name(producer.name)
         else:
@@ -236,7 +236,7 @@ class FusionBuilder:
         for inst in post_order_from(body.root):
             if inst.opcode == "parameter":
                 continue
-            clone = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+            clone = inst.clone([mapping[id(o)] for o in inst.operands])
             self._take_name(clone, inst)
             st.body.add_instruction(clone)
             mapping[id(inst)] = clone
@@ -262,21 +262,3 @@ def _kind_of(root: Instruction) -> str:
     return "kInput" if any(o.opcode == "reduce" for o in outs) else "kLoop"
 
 
-def post_order_from(root: Instruction, stop: dict[int, object] | None = None) -> list[Instruction]:
-    """Operands before users, from `root` (XLA's MakeInstructionPostOrder for one root);
-    with `stop`, instructions in it are not entered."""
-    order: list[Instruction] = []
-    seen: set[int] = set()
-    stack: list[tuple[Instruction, int]] = [(root, 0)]
-    seen.add(id(root))
-    while stack:
-        inst, i = stack.pop()
-        if i < len(inst.operands):
-            stack.append((inst, i + 1))
-            op = inst.operands[i]
-            if id(op) not in seen and (stop is None or id(op) not in stop):
-                seen.add(id(op))
-                stack.append((op, 0))
-        else:
-            order.append(inst)
-    return order

@@ -17,10 +17,9 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction, unique
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Shape
+from hlotools.ir.walks import is_elementwise, post_order_from
 from hlotools.passes.base import PassContext
-from hlotools.passes.cloning import clone_instruction
-from hlotools.passes.fusion_builder import post_order_from
-from hlotools.passes.fusion_rules import fusion_kind, is_elementwise
+from hlotools.passes.fusion_rules import fusion_kind
 from hlotools.passes.side_effects import SideEffects
 
 SEARCH_BUDGET = 256
@@ -160,7 +159,7 @@ def _copy_member(rw: Rewriter, body: Computation, member: Instruction,
                  param_for: Callable[[Instruction], Instruction]) -> Instruction:
     """Clone `member` (its fused body, for a fusion) into `body`; returns the clone's root."""
     if member.opcode != "fusion":
-        clone = clone_instruction(member, [param_for(o) for o in member.operands])
+        clone = member.clone([param_for(o) for o in member.operands])
         clone.name = member.name  # the member is removed: its name moves into the fusion
         member.name = rw.unique_name(member.name + ".merged")
         body.add_instruction(clone)
@@ -172,7 +171,7 @@ def _copy_member(rw: Rewriter, body: Computation, member: Instruction,
     for inst in post_order_from(inner.root):
         if inst.opcode == "parameter":
             continue
-        clone = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+        clone = inst.clone([mapping[id(o)] for o in inst.operands])
         clone.name = inst.name  # the member's body is dropped with it: names move over
         inst.name = rw.unique_name(inst.name + ".merged")
         body.add_instruction(clone)

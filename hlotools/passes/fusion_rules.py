@@ -9,11 +9,9 @@ real sine/cosine on CPU, the f32->bf16 convert CPU calls expensive).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
-from hlotools.ir.shape import Shape
+from hlotools.ir.walks import is_elementwise
 
 # CPU's CanBeLoopFused, plus copy (elementwise) and the fusions we merge.
 LOOP_FUSIBLE = frozenset("""bitcast broadcast concatenate dynamic-slice dynamic-update-slice gather
@@ -28,17 +26,6 @@ MAX_REDUCTIONS = 5  # CPU: at most five reductions per fusion
 MAX_INDEX_VECTORS = 15  # CPU's kAllowedCodeDuplication (FusionNodeIndexingEvaluation)
 # Cheap to recompute whatever the duplication (XLA's IsAlwaysDuplicable).
 ALWAYS_DUPLICABLE = frozenset(["broadcast", "iota", "constant"])
-
-
-def is_elementwise(inst: Instruction) -> bool:
-    known = _ELEMENTWISE.get(inst.opcode)  # asked per operand edge: one dict lookup per opcode
-    if known is None:
-        info = OPCODES.get(inst.opcode)
-        known = _ELEMENTWISE[inst.opcode] = info is not None and info.is_elementwise and not info.side_effect
-    return known
-
-
-_ELEMENTWISE: dict[str, bool] = {}
 
 
 def is_scalar_constant(inst: Instruction) -> bool:
@@ -167,16 +154,3 @@ def can_be_output_fused(producer: Instruction, consumer: Instruction) -> bool:
         and consumer.operands.count(producer) == 1
 
 
-def elementwise_flow(order: Iterable[Instruction], start: set[int],
-                     keeps: Callable[[Shape], bool]) -> set[int] | None:
-    """The ids of `start` and of every instruction of `order` (a post order) that depends on
-    them, when each of those is elementwise with a shape `keeps` accepts (the value at an
-    index then needs `start`'s values only at that index: kOutput epilogues); else None."""
-    flow = set(start)
-    for inst in order:
-        if id(inst) in flow or not any(id(o) in flow for o in inst.operands):
-            continue
-        if not is_elementwise(inst) or not keeps(inst.shape):
-            return None
-        flow.add(id(inst))
-    return flow

@@ -25,9 +25,9 @@ row-major order the same logical values, so the interpreter's results do not cha
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from hlotools.ir.attributes import ComputationLayout
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
@@ -102,21 +102,9 @@ def row_major(shape: Shape) -> Shape:
 def entry_layout(module: Module) -> tuple[list[Shape] | None, Shape | None]:
     """Parameter and result shapes of `entry_computation_layout` (None when absent/unreadable)."""
     value = module.attrs.get("entry_computation_layout")
-    if isinstance(value, tuple) and len(value) == 2:
-        return list(value[0]), value[1]
-    if not isinstance(value, str):
+    if not isinstance(value, ComputationLayout):
         return None, None
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
-
-    text = re.sub(r"/\*.*?\*/", "", value).strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1]
-    try:
-        params, end = parse_shape_text(text, 0)
-        result, _ = parse_shape_text(text, text.index("->", end) + 2)
-    except (ShapeError, ValueError):
-        return None, None
-    return list(params.tuple_shapes or ()), result
+    return list(value.params), value.result
 
 
 def bitcast_layout(transpose: Instruction) -> Layout | None:

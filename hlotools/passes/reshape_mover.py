@@ -21,7 +21,6 @@ from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Layout, Shape
 from hlotools.passes.base import HloPass, PassContext
-from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.dce import remove_dead_from
 
 
@@ -106,7 +105,7 @@ class ReshapeMover(HloPass):
         source_shape = rearrange.operands[0].shape
         operands = [_apply_inverse(rw, comp, rearrange, o, before=inst) for o in inst.operands]
         attrs = {k: v for k, v in inst.attrs.items() if k != "sharding"}
-        new_op = clone_instruction(inst, operands, shape=_retyped(source_shape, inst.shape), attrs=attrs)
+        new_op = inst.clone(operands, shape=_retyped(source_shape, inst.shape), attrs=attrs)
         rw.add_instruction_deferred(comp, new_op, before=inst, name=inst.name)
         rearrange_attrs = {"dimensions": rearrange.attrs["dimensions"]} if rearrange.opcode == "transpose" else {}
         new_rearrange = Instruction(rearrange.opcode, rearrange.opcode, inst.shape, [new_op], rearrange_attrs)

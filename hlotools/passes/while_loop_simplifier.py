@@ -26,7 +26,6 @@ from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.shape import Shape
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.call_inliner import inline_computation
-from hlotools.passes.cloning import clone_instruction
 from hlotools.passes.dce import remove_dead_from
 from hlotools.passes.side_effects import SideEffects, disables_while_dce
 from hlotools.passes.while_trip_count import parameter_indices, small_trip_count
@@ -195,7 +194,7 @@ def _remove_state_elements(rw: Rewriter, comp: Computation, loop: Instruction, d
                                            before=loop, name="tuple")
     attrs = dict(loop.attrs)
     attrs["condition"], attrs["body"] = cond, body
-    new_loop = rw.add_instruction_deferred(comp, clone_instruction(loop, [new_init], shape=state_shape, attrs=attrs),
+    new_loop = rw.add_instruction_deferred(comp, loop.clone([new_init], shape=state_shape, attrs=attrs),
                                            before=loop, name=loop.name)
     # Rebuild the old result (XLA's RemoveDeadTupleIndices): kept elements from the new loop,
     # dropped ones from the init (right for pass-through elements; the others are unread).
@@ -243,14 +242,14 @@ def _reparameterize(rw: Rewriter, comp: Computation, state_shape: Shape, new_ind
                 dropped.add(id(inst))
                 continue
             else:
-                copy = clone_instruction(inst, [param], attrs=dict(inst.attrs, index=new_index[index]))
+                copy = inst.clone([param], attrs=dict(inst.attrs, index=new_index[index]))
         elif inst is comp.root and live_root is not None:
-            copy = clone_instruction(inst, [mapping[id(inst.operands[i])] for i in live_root], shape=state_shape)
+            copy = inst.clone([mapping[id(inst.operands[i])] for i in live_root], shape=state_shape)
         elif any(id(o) in dropped for o in inst.operands):
             dropped.add(id(inst))
             continue
         else:
-            copy = clone_instruction(inst, [mapping[id(o)] for o in inst.operands])
+            copy = inst.clone([mapping[id(o)] for o in inst.operands])
         copy.control_predecessors = [mapping[id(p)] for p in inst.control_predecessors if id(p) in mapping]
         mapping[id(inst)] = copy
         new.add_instruction(copy)

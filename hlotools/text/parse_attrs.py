@@ -11,7 +11,21 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, WindowDim
+from hlotools.errors import ShapeError
+from hlotools.ir.attributes import (
+    BufferDonors,
+    ComputationLayout,
+    ConvDimLabels,
+    Enum,
+    InputOutputAlias,
+    PaddingConfig,
+    Raw,
+    ShapeList,
+    SliceRange,
+    SourceTargetPairs,
+    Window,
+    WindowDim,
+)
 from hlotools.text.lazy_regex import lazy_regex
 
 _INT_LIST_ATTRS = frozenset("""dimensions slice_sizes dynamic_slice_sizes fft_length lhs_batch_dims
@@ -178,7 +192,7 @@ def parse_int_list_list(text: str) -> list[tuple[int, ...]] | None:
 
 def parse_shape_list(text: str) -> list[Any]:
     """`{f32[2]{0}, (s32[], f32[])}` -> [Shape, ...] (raises AttrError)."""
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+    from hlotools.text.parse_shape import parse_shape_text
     s = strip_comments(text).strip()
     if not (s.startswith("{") and s.endswith("}")):
         raise AttrError("expects a list of shapes such as {f32[2]{0}, s32[]}")
@@ -360,7 +374,7 @@ def _window(name: str, raw: str) -> Window:
 
 
 def _shape_attr(name: str, raw: str) -> Any:
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+    from hlotools.text.parse_shape import parse_shape_text
     s = strip_comments(raw)
     try:
         shape, end = parse_shape_text(s)
@@ -371,7 +385,56 @@ def _shape_attr(name: str, raw: str) -> Any:
     return shape
 
 
+def _text(name: str, raw: str) -> str:
+    """The value as written, as Raw keeps it (an empty value is an error)."""
+    s = raw.strip()
+    if not s:
+        raise AttrError(f"attribute {name} has no value")
+    return s
+
+
+def _computation_layout(name: str, raw: str) -> ComputationLayout:
+    from hlotools.text.parse_mini import computation_layout
+    text = _text(name, raw)
+    params, result = computation_layout(raw)
+    return ComputationLayout(params, result, text)
+
+
+def _input_output_alias(name: str, raw: str) -> InputOutputAlias:
+    from hlotools.text.parse_mini import aliasing
+    text = _text(name, raw)
+    return InputOutputAlias(aliasing(raw), text)
+
+
+def _buffer_donor(name: str, raw: str) -> BufferDonors:
+    from hlotools.text.parse_mini import buffer_donor
+    text = _text(name, raw)
+    return BufferDonors(buffer_donor(raw), text)
+
+
+def _operand_layout_constraints(name: str, raw: str) -> ShapeList:
+    text = _text(name, raw)
+    try:
+        shapes = parse_shape_list(raw)
+    except AttrError as e:
+        raise AttrError(f"error parsing attribute {name}: {e.message}", e.offset) from None
+    return ShapeList(tuple(shapes), text)
+
+
+def _source_target_pairs(name: str, raw: str) -> SourceTargetPairs:
+    text = _text(name, raw)
+    groups = parse_int_list_list(raw)
+    if groups is None or any(len(g) != 2 for g in groups):
+        raise AttrError("expects 'source_target_pairs=' to be a list of pairs")
+    return SourceTargetPairs(tuple((g[0], g[1]) for g in groups), text)
+
+
 _SPECIAL: dict[str, Callable[[str, str], Any]] = {
+    "source_target_pairs": _source_target_pairs,
+    "entry_computation_layout": _computation_layout,
+    "input_output_alias": _input_output_alias,
+    "buffer_donor": _buffer_donor,
+    "operand_layout_constraints": _operand_layout_constraints,
     "dim_labels": _dim_labels,
     "padding": _padding,
     "slice": _slice,

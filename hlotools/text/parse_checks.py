@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from hlotools.ir.attributes import Enum, Raw
+from hlotools.ir.attributes import Enum, Raw, ShapeList
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODE_ATTRIBUTES, OPCODES, PARSER_CHECKS_ARITY, SHARED_ATTRIBUTES
 from hlotools.ir.shape import Shape
@@ -227,12 +227,6 @@ def _convolution(b: Resolver, inst: Instruction, pos: int) -> None:
 
 
 def _collective_permute(b: Resolver, inst: Instruction, pos: int) -> None:
-    pairs = inst.attrs.get("source_target_pairs")
-    if isinstance(pairs, Raw):
-        from hlotools.text.parse_attrs import parse_int_list_list
-        groups = parse_int_list_list(str(pairs))
-        if groups is None or any(len(g) != 2 for g in groups):
-            raise b.error(pos, "expects 'source_target_pairs=' to be a list of pairs")
     if "slice_sizes" in inst.attrs and len(inst.operands) != 4:
         raise b.error(pos, "CollectivePermute and CollectivePermuteStart must have exactly four operands "
                       "for dynamic-slice and in-place update.")
@@ -240,13 +234,9 @@ def _collective_permute(b: Resolver, inst: Instruction, pos: int) -> None:
 
 def _custom_call(b: Resolver, inst: Instruction, pos: int) -> None:
     constraints = inst.attrs.get("operand_layout_constraints")
-    if constraints is None:
+    if not isinstance(constraints, ShapeList):  # decoded (or refused) with the attribute
         return
-    from hlotools.text.parse_attrs import AttrError, parse_shape_list
-    try:
-        shapes = parse_shape_list(str(constraints))
-    except AttrError as e:
-        raise b.error(pos, f"error parsing attribute operand_layout_constraints: {e.message}") from None
+    shapes = constraints.shapes
     if inst.shape.tuple_shapes is None and inst.shape.layout is None and inst.shape.is_array:
         raise b.error(pos, "Layout must be set on layout-constrained custom call")
     if len(shapes) != len(inst.operands):

@@ -1,16 +1,19 @@
-"""Checks for the attribute mini-languages hlotools keeps verbatim (Raw) but XLA validates.
+"""The attribute mini-languages XLA's parser reads token by token, read the same way here so that
+malformed values are rejected with XLA's messages (sharding and replica groups: parse_sharding.py).
 
-Aliasing, buffer donors, debug attributes, result accuracy, metadata, frontend attributes,
-the entry computation layout and the stack-frame table are stored as their text (printed back
-unchanged); this module reads them the way hlo_parser.cc does, token by token, so malformed
-values are rejected with XLA's messages (sharding and replica groups: parse_sharding.py). `offset` in
-AttrError is relative to the value text.
+Debug attributes, result accuracy, metadata, frontend attributes and the stack-frame table are
+only checked (stored as their text, printed back unchanged). The entry computation layout,
+aliasing and buffer donors are also decoded here, once, into the typed values of
+ir/attributes.py. `offset` in AttrError is relative to the value text.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
+from hlotools.errors import ShapeError
+from hlotools.ir.attributes import Alias, ShapeIndex
+from hlotools.ir.shape import Shape
 from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.parse_attrs import AttrError
 
@@ -92,52 +95,60 @@ class Mini:
             raise self.error(f"unexpected '{self.peek()[1]}' after the attribute value")
 
 
-def _shape_index(m: Mini) -> None:
+def _shape_index(m: Mini) -> ShapeIndex:
     m.expect("{", "Expects '{' at the start of ShapeIndex")
+    index: list[int] = []
     while not m.at("}"):
-        m.integer()
+        index.append(m.integer())
         if not m.eat(","):
             break
     m.expect("}", "Expects '}' at the end of ShapeIndex")
+    return tuple(index)
 
 
-def aliasing(text: str) -> None:
+def aliasing(text: str) -> tuple[Alias, ...]:
     m = Mini(text)
     m.expect("{", "Expects '{' at the start of aliasing description")
     fmt = ("Expected format: <output_shape_index>: (<input_param>, <input_param_shape_index>) OR "
            "<output_shape_index>: <input_param>")
+    aliases: list[Alias] = []
     while not m.at("}"):
-        _shape_index(m)
+        output = _shape_index(m)
         m.expect(":", fmt)
         m.expect("(", fmt)
-        m.integer()
+        number = m.integer()
         m.expect(",", fmt)
-        _shape_index(m)
+        index = _shape_index(m)
+        kind = None
         if m.eat(","):
-            k, v, _ = m.take()
-            if v not in ("must-alias", "may-alias"):
+            k, kind, _ = m.take()
+            if kind not in ("must-alias", "may-alias"):
                 raise AttrError("Unexpected aliasing kind; expected SYSTEM or USER", m.peek()[2])
         m.expect(")", fmt)
+        aliases.append(Alias(output, number, index, kind))
         if not m.eat(","):
             break
     m.expect("}", "Expects '}' at the end of aliasing description")
     m.done()
+    return tuple(aliases)
 
 
-def buffer_donor(text: str) -> None:
+def buffer_donor(text: str) -> tuple[tuple[int, ShapeIndex], ...]:
     m = Mini(text)
     m.expect("{", "Expects '{' at the start of buffer donor description")
     fmt = "Expected format: (<input_param>, <input_param_shape_index>)"
+    donors: list[tuple[int, ShapeIndex]] = []
     while not m.at("}"):
         m.expect("(", fmt)
-        m.integer()
+        number = m.integer()
         m.expect(",", fmt)
-        _shape_index(m)
+        donors.append((number, _shape_index(m)))
         m.expect(")", fmt)
         if not m.eat(","):
             break
     m.expect("}", "Expects '}' at the end of buffer donor description")
     m.done()
+    return tuple(donors)
 
 
 def _original_array(m: Mini) -> None:
@@ -308,9 +319,10 @@ def stack_frames(text: str) -> None:
     m.done()
 
 
-def computation_layout(text: str) -> None:
-    """`{(shape, ...)->shape}` as ParseComputationLayout reads it."""
-    from hlotools.text.parse_shape import ShapeError, parse_shape_text
+def computation_layout(text: str) -> tuple[tuple[Shape, ...], Shape]:
+    """`{(shape, ...)->shape}` as ParseComputationLayout reads it: (parameter shapes, result)."""
+    from hlotools.text.parse_shape import parse_shape_text
+    params: list[Shape] = []
     s = re.sub(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*", lambda c: " " * len(c.group()), text).strip()
     if not s.startswith("{"):
         raise AttrError("Expects '{' at the start of aliasing description")
@@ -327,7 +339,8 @@ def computation_layout(text: str) -> None:
             if rest.startswith(")"):
                 pos += 1
                 break
-            _, pos = parse_shape_text(s, pos)
+            shape, pos = parse_shape_text(s, pos)
+            params.append(shape)
             rest = s[pos:].lstrip()
             pos = len(s) - len(rest)
             if rest.startswith(","):
@@ -338,11 +351,12 @@ def computation_layout(text: str) -> None:
         pos = len(s) - len(rest)
         if not rest.startswith("->"):
             raise AttrError("Expects -> before result shape", pos)
-        _, pos = parse_shape_text(s, pos + 2)
+        result, pos = parse_shape_text(s, pos + 2)
     except ShapeError as e:
         raise AttrError(e.message, e.offset) from None
     if s[pos:].strip() != "}":
         raise AttrError("Expects '}' at the end of computation layouts", pos)
+    return tuple(params), result
 
 
 _METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name",
@@ -446,9 +460,6 @@ def frontend_attributes(text: str) -> None:
 CHECKS: dict[str, Callable[[str], None]] = {
     "metadata": metadata,
     "frontend_attributes": frontend_attributes,
-    "entry_computation_layout": computation_layout,
-    "input_output_alias": aliasing,
-    "buffer_donor": buffer_donor,
     "debug_attributes": debug_attributes,
     "result_accuracy": result_accuracy,
 }

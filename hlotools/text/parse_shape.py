@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from hlotools.errors import HloParseError
+from hlotools.errors import HloParseError, ShapeError
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH, shape_size_error
 from hlotools.text.lazy_regex import lazy_regex
@@ -32,15 +32,6 @@ _DIM = re.compile(r"\s*(?:(\d{1,20})|(<=)\s*(\d{1,20})|(\?))\s*$")
 _TILE = r"\((?:(?:\d+|\*)(?:,(?:\d+|\*))*)?\)"
 _EXTRAS = lazy_regex(r"(?:D\([^)]*\))?(?:T(?:" + _TILE + r")+)?(?:L\(\d+\))?(?:#\([a-z0-9]+\))?(?:\*\([a-z0-9]+\))?"
                      r"(?:E\(\d+\))?(?:S\(\d+\))?(?:(?:SC\(\d+:\d+(?:,\d+)*\))+)?(?:P\(((?:[^()]|\([^()]*\))*)\))?(?:M\(\d+\))?")
-
-
-class ShapeError(Exception):
-    """A malformed shape; `offset` is relative to the start of the shape text."""
-
-    def __init__(self, message: str, offset: int = 0) -> None:
-        super().__init__(message)
-        self.message = message
-        self.offset = offset
 
 
 def array_shape(text: str) -> Shape:

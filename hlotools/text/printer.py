@@ -23,32 +23,30 @@ their callers when needed; instructions in the computation's order.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hlotools.errors import HloError
-from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, format_slices
+from hlotools.ir.attributes import (
+    VERBATIM_TYPES,
+    ComputationLayout,
+    ConvDimLabels,
+    Enum,
+    PaddingConfig,
+    Raw,
+    SliceRange,
+    Window,
+    format_slices,
+)
+from hlotools.ir.canonical import MAYBE_DEFAULT, attr_order, header_order, is_default_attr, precision_text
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
-from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
 from hlotools.ir.shape import Shape
 from hlotools.text import print_async
 from hlotools.text.literal_format import format_literal
 from hlotools.text.parse_async import ASYNC_OPS
-from hlotools.text.print_attrs import (
-    CALLED_ORDER,
-    ENUM_CASE,
-    HEADER_ORDER,
-    MAYBE_DEFAULT,
-    OPCODE_ATTR_ORDER,
-    OPCODE_ORDER_OVERRIDES,
-    TAIL_ORDER,
-    UNLISTED,
-    dim_labels_text,
-    escape,
-    is_default_attr,
-    precision_text,
-)
+from hlotools.text.print_attrs import ENUM_CASE, dim_labels_text, escape
 
 STYLES = ("short", "long")
 
@@ -70,7 +68,6 @@ class HloPrinter:
         self._bare_shape_cache: dict[Shape, str] = {}
         # Shapes are shared immutable objects: an id lookup avoids hashing them per line.
         self._shape_by_id: dict[int, tuple[Shape, str]] = {}
-        self._plans: dict[tuple, list[str]] = {}
         self._value_cache: dict[tuple, str] = {}
         # Async sugar: id(async-start) -> wrapped root (or None); callers map of the module.
         self._sugar: dict[int, Instruction | None] = {}
@@ -122,7 +119,9 @@ class HloPrinter:
             return self.shape(value)
         if isinstance(value, ConvDimLabels):
             return dim_labels_text(value)
-        if isinstance(value, (Window, PaddingConfig)):
+        if isinstance(value, ComputationLayout):
+            return value.text if value.text is not None else self.layout(value.params, value.result)
+        if isinstance(value, (Window, PaddingConfig, *VERBATIM_TYPES)):
             return value.to_text()
         if isinstance(value, Instruction):
             return self.pct + value.name
@@ -143,31 +142,7 @@ class HloPrinter:
 
     # -- instructions -----------------------------------------------------------------
     def attr_order(self, inst: Instruction) -> list[str]:
-        """Attribute names in XLA's canonical order (memoised per opcode and name set)."""
-        attrs = inst.attrs
-        key = (inst.opcode, bool(inst.control_predecessors), *attrs)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = self._make_plan(inst)
-        return plan
-
-    def _make_plan(self, inst: Instruction) -> list[str]:
-        override = OPCODE_ORDER_OVERRIDES.get(inst.opcode)
-        ranked: list[tuple[int, float, int, str]] = []
-        for pos, (name, value) in enumerate(inst.attrs.items()):
-            if name in TAIL_ORDER:
-                ranked.append((2, TAIL_ORDER[name], pos, name))
-            elif name in CALLED_ORDER and (name == "is_composite" or _is_computation_value(value)):
-                ranked.append((1, CALLED_ORDER[name], pos, name))
-            else:
-                rank = OPCODE_ATTR_ORDER.get(name, UNLISTED)
-                if override is not None:
-                    rank = override.get(name, rank)
-                ranked.append((0, rank, pos, name))
-        if inst.control_predecessors:
-            ranked.append((2, TAIL_ORDER["control-predecessors"], -1, "control-predecessors"))
-        ranked.sort()
-        return [name for *_, name in ranked]
+        return attr_order(inst)
 
     def _attrs_text(self, inst: Instruction, skip: str | None = None) -> str:
         attrs = inst.attrs
@@ -185,6 +160,9 @@ class HloPrinter:
                 continue  # None: a pass cleared the attribute
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
                 parts.append(f", {name}={precision_text(value) if name == 'operand_precision' else value}")
+                continue
+            if isinstance(value, VERBATIM_TYPES):  # decoded, printed as written
+                parts.append(f", {name}={value.text}")
                 continue
             if isinstance(value, Enum) and name in ENUM_CASE:
                 parts.append(f", {name}={ENUM_CASE[name](value)}")
@@ -283,7 +261,7 @@ class HloPrinter:
             head += " " + self.signature(comp)
         lines.append(head + " {")
         root = comp.root if comp.root is not None else (comp.instructions[-1] if comp.instructions else None)
-        for inst in _definition_order(comp):
+        for inst in comp.definition_order():
             prefix = "  ROOT " if inst is root else "  "
             lines.append(prefix + self.instruction(inst))
         close = "}"
@@ -298,8 +276,11 @@ class HloPrinter:
         if entry is None or not entry.instructions:
             return None
         root = entry.root if entry.root is not None else entry.instructions[-1]
-        params = Shape.tuple_of([p.shape for p in entry.parameters if p is not None])
-        return "{" + self.shape(params) + "->" + self.shape(root.shape) + "}"
+        return self.layout([p.shape for p in entry.parameters if p is not None], root.shape)
+
+    def layout(self, params: Sequence[Shape], result: Shape) -> str:
+        """`{(P0, P1, ...)->R}`, the text of a computation layout."""
+        return "{" + self.shape(Shape.tuple_of(list(params))) + "->" + self.shape(result) + "}"
 
     def header(self, module: Module) -> str:
         items = list(module.attrs.items())
@@ -308,8 +289,7 @@ class HloPrinter:
             derived = self.entry_computation_layout(module)
             if derived is not None:
                 items.append(("entry_computation_layout", Raw(derived)))
-        order = {name: i for i, (name, _) in enumerate(items)}  # unknown names keep IR order
-        items.sort(key=lambda kv: (HEADER_ORDER.get(kv[0], len(HEADER_ORDER)), order[kv[0]]))
+        items = list(header_order(dict(items)).items())
         text = "HloModule " + module.name
         for name, value in items:
             if name == "origin_recovery_table":  # HloModule::Print: ", origin_recovery_table={\n...}\n"
@@ -335,78 +315,13 @@ class HloPrinter:
             out.append("\n\n\n")
         self._callers = print_async.callers_by_computation(module)
         hidden = self._sugared_computations(module)
-        for comp in computation_post_order(module):
+        for comp in module.computation_post_order():
             if id(comp) in hidden:
                 continue  # printed through the `<op>-start` sugar
             entry = comp is module.entry if module.entry is not None else comp.is_entry
             out.append(self.computation(comp, entry))
             out.append("\n\n")
         return "".join(out)
-
-
-def _definition_order(comp: Computation) -> list[Instruction]:
-    """The computation's order when every operand comes before its users (always, for parsed
-    text); otherwise a post order, so that the text parses (the parser wants definitions first)."""
-    insts = comp.instructions
-    seen: set[int] = set()
-    add = seen.add
-    for inst in insts:
-        for op in inst.operands:
-            if id(op) not in seen:
-                return comp.post_order()
-        if inst.control_predecessors and any(id(p) not in seen for p in inst.control_predecessors):
-            return comp.post_order()
-        add(id(inst))
-    return insts
-
-
-def _is_computation_value(value: Any) -> bool:
-    if isinstance(value, Computation):
-        return True
-    return isinstance(value, (tuple, list)) and all(isinstance(c, Computation) for c in value)
-
-
-def computation_post_order(module: Module) -> list[Computation]:
-    """The module's order (the parser's text order, which is the order XLA printed), moving a
-    computation only when a caller precedes it: callees always print before their callers.
-
-    XLA prints HloModule::MakeComputationPostOrder of its in-memory module; the text it
-    printed is already such an order, so keeping it reproduces XLA's bytes, while IR that
-    passes extended (new computations appended) still prints in a parseable order.
-    """
-    seen: set[int] = set()
-    order: list[Computation] = []
-    for comp in module.computations:
-        if id(comp) in seen:
-            continue
-        seen.add(id(comp))
-        stack: list[tuple[Computation, list[Computation]]] = [(comp, _callees(comp))]
-        while stack:
-            cur, pending = stack[-1]
-            if pending:
-                nxt = pending.pop()
-                if id(nxt) not in seen:
-                    seen.add(id(nxt))
-                    stack.append((nxt, _callees(nxt)))
-                continue
-            stack.pop()
-            order.append(cur)
-    return order
-
-
-_COMPUTATION_ATTR_NAMES = frozenset(COMPUTATION_ATTRS) | frozenset(COMPUTATION_LIST_ATTRS)
-
-
-def _callees(comp: Computation) -> list[Computation]:
-    """Called computations in call order, reversed (so list.pop() yields the first)."""
-    out: list[Computation] = []
-    names = _COMPUTATION_ATTR_NAMES
-    for inst in comp.instructions:
-        attrs = inst.attrs
-        if attrs and not names.isdisjoint(attrs):
-            out.extend(inst.called_computations())
-    out.reverse()
-    return out
 
 
 def print_module(module: Module, style: str = "short", *, print_large_constants: bool = True,

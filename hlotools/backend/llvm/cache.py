@@ -58,10 +58,9 @@ from pathlib import Path
 from typing import Any
 
 from hlotools.backend.llvm import native
-from hlotools.errors import HloError
+from hlotools.errors import HloError, ShapeError
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
-from hlotools.text.parse_shape import ShapeError
 
 MAGIC = b"HLOCACHE"
 RUNTIME_KIND = "runtime"  # runtime_library.KIND
@@ -442,8 +441,8 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     codegen, LLVM) and stored. `source_text` is the text `module` was parsed from (its key
     finds the optimised module's key without running the passes); without it the module is
     printed for that key. With `compile_cache` None nothing is read or written."""
-    from hlotools import print_module
     from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.text.printer import print_module
     if compile_cache is None:
         optimised = optimise(module, options.preset)
         return CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)

@@ -21,7 +21,6 @@ leaf by leaf (memcpy where the layouts agree, a relayout loop where they do not)
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.emit_loops import c64, layout_of, loop_nest
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
+from hlotools.ir.attributes import SourceTargetPairs
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
@@ -70,14 +70,10 @@ def _leaves_of(ops: list[Instruction]) -> list[Source]:
     return [Source(op, j, s) for op in ops for j, s in enumerate(op.shape.leaves())]
 
 
-def source_target_pairs(inst: Instruction) -> list[tuple[int, int]]:
-    text = str(inst.attrs.get("source_target_pairs", ""))
-    return [(int(a), int(b)) for a, b in re.findall(r"\{\s*(\d+)\s*,\s*(\d+)\s*\}", text)]
-
-
 def _receives(inst: Instruction) -> bool:
     """Does device 0 receive from itself (the only sender there is)?"""
-    return (0, 0) in source_target_pairs(inst)
+    pairs = inst.attrs.get("source_target_pairs")
+    return isinstance(pairs, SourceTargetPairs) and (0, 0) in pairs.pairs
 
 
 def _sources(inst: Instruction) -> list[Source]:

@@ -167,11 +167,11 @@ def _scatter(fe: FunctionEmitter, inst: Instruction) -> None:
 @emitter("custom-call")
 def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
     """Targets in registry.CUSTOM_CALLS (LAPACK factorizations, ...) and the ones that are
-    identities on one device (Sharding, ...: the interpreter's IDENTITY_TARGETS); anything
+    identities on one device (Sharding, ...: ir/custom_calls.py's IDENTITY_TARGETS); anything
     else is refused naming the target."""
     from hlotools.backend.llvm.registry import CUSTOM_CALLS
     from hlotools.errors import HloUnsupportedError
-    from hlotools.interpreter.custom_calls import IDENTITY_TARGETS
+    from hlotools.ir.custom_calls import IDENTITY_TARGETS
     target = str(inst.attrs.get("custom_call_target", ""))
     if target in CUSTOM_CALLS:
         CUSTOM_CALLS[target](fe, inst)

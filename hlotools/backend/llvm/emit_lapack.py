@@ -18,17 +18,8 @@ from hlotools.backend.llvm.emit_linalg import F64, _batch_shape, _Mat, _var, cho
 from hlotools.backend.llvm.emit_loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.registry import CUSTOM_CALLS, SCRATCH
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter.custom_calls import backend_config_values
+from hlotools.ir.custom_calls import backend_config_flag, lapack_targets
 from hlotools.ir.instruction import Instruction
-
-
-def _flag(inst: Instruction, name: str, default: str) -> str:
-    code = backend_config_values(inst).get(name)
-    return chr(code) if code is not None else default
-
-
-def _names(op: str) -> list[str]:
-    return [f"lapack_{p}{op}{suffix}" for p in "sd" for suffix in ("", "_ffi")]
 
 
 def _real(inst: Instruction) -> None:
@@ -41,7 +32,7 @@ def _potrf(fe: FunctionEmitter, inst: Instruction) -> None:
     _real(inst)
     ptrs, shapes = fe.leaf_ptrs(inst), inst.shape.leaves()
     info = (ptrs[1], shapes[1]) if len(ptrs) > 1 else None
-    cholesky_core(fe, inst, inst.operands[0], ptrs[0], shapes[0], _flag(inst, "uplo", "L") == "L",
+    cholesky_core(fe, inst, inst.operands[0], ptrs[0], shapes[0], backend_config_flag(inst, "uplo", "L") == "L",
                   keep_other=True, info=info)
 
 
@@ -50,8 +41,8 @@ def _trsm(fe: FunctionEmitter, inst: Instruction) -> None:
     a, b = inst.operands[0], inst.operands[1]
     alpha = inst.operands[2] if len(inst.operands) > 2 else None
     solve_triangular(fe, inst, a, b, fe.leaf_ptrs(inst)[0], inst.shape.leaves()[0],
-                     _flag(inst, "side", "L") == "L", _flag(inst, "uplo", "L") == "L",
-                     _flag(inst, "diag", "N") == "U", _flag(inst, "trans_x", "N") in ("T", "C"), alpha)
+                     backend_config_flag(inst, "side", "L") == "L", backend_config_flag(inst, "uplo", "L") == "L",
+                     backend_config_flag(inst, "diag", "N") == "U", backend_config_flag(inst, "trans_x", "N") in ("T", "C"), alpha)
 
 
 def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
@@ -110,9 +101,9 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 
-CUSTOM_CALLS.register(*_names("potrf"))(_potrf)
-CUSTOM_CALLS.register(*_names("trsm"))(_trsm)
-CUSTOM_CALLS.register(*_names("getrf"))(_getrf)
+CUSTOM_CALLS.register(*lapack_targets("potrf", types="sd"))(_potrf)
+CUSTOM_CALLS.register(*lapack_targets("trsm", types="sd"))(_trsm)
+CUSTOM_CALLS.register(*lapack_targets("getrf", types="sd"))(_getrf)
 
 
 def _scratch(inst: Instruction) -> list[int]:
@@ -122,7 +113,7 @@ def _scratch(inst: Instruction) -> list[int]:
     a = inst.operands[0].shape
     if "trsm" in target:
         bs = inst.operands[1].shape
-        left = _flag(inst, "side", "L") == "L"
+        left = backend_config_flag(inst, "side", "L") == "L"
         return [8 * a.dims[-1] ** 2, 8 * a.dims[-1] * max(1, bs.dims[-1] if left else bs.dims[-2])]
     return [8 * max(1, a.dims[-2] * a.dims[-1])]
 

@@ -149,8 +149,7 @@ def _same(a: Shape, b: Shape) -> bool:
 def _reaches_in_place(root: Instruction, d: Instruction) -> bool:
     """Does every path from `root` to `d` pass only through elementwise ops of d's dims
     (so the root's element at an index reads d only at that index)?"""
-    from hlotools.passes.fusion_builder import post_order_from
-    from hlotools.passes.fusion_rules import elementwise_flow
+    from hlotools.ir.walks import elementwise_flow, post_order_from
     dims = d.shape.dims
     return elementwise_flow(post_order_from(root), {id(d)}, lambda s: not s.is_tuple and s.dims == dims) is not None
 

@@ -18,9 +18,9 @@ from hlotools.backend.llvm.emit_elemental import ElementalGen, Index, Value, cla
 from hlotools.backend.llvm.emit_loops import c64, for_range, layout_of
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
 from hlotools.ir import semantics
-from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS, reducer_identity
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.ir.xla_reduce import init_applications, keeps_elements, reduce_stages, window_keeps_operand
 
 

@@ -34,8 +34,9 @@ from hlotools.backend.llvm.compiler import KERNEL_LOOPS, FunctionEmitter
 from hlotools.backend.llvm.emit_elemental import constant_value
 from hlotools.backend.llvm.emit_loops import c64, layout_of, strides
 from hlotools.ir.attributes import Window, WindowDim
-from hlotools.ir.computation import Computation, binary_reducer_opcode
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import binary_reducer_opcode
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
 

@@ -204,9 +204,7 @@ def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> i
     fnuz types: NaN, f4/f6: saturated) the product is rounded to the operand's type as
     XLA does. XLA decomposes only conversions to signed integers."""
     from hlotools.backend.llvm.emit_arith import convert_value
-    from hlotools.interpreter.convert import _as_type
-    from hlotools.interpreter.numeric import int_limits
-    from hlotools.ir.types import ELEMENT_TYPES
+    from hlotools.ir.types import ELEMENT_TYPES, as_type, int_limits
     src = inst.operands[0].shape.element_type
     bits_et = inst.operands[1].shape.element_type
     dst = inst.shape.element_type
@@ -218,7 +216,7 @@ def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> i
     b = gen.b
     f64 = ELEMENT_TYPES["f64"]
     work = ELEMENT_TYPES["f32"] if src.name == "f16" else src
-    scale = float(_as_type(2.0 ** bits_et.bits, work))
+    scale = float(as_type(2.0 ** bits_et.bits, work))
     x = convert_value(b, gen.operand(inst, 0, index), src, f64)
     r = gen.operand(inst, 1, index)
     r64 = b.zext(r, T.I64) if r.type.width < 64 else r
@@ -236,6 +234,6 @@ def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> i
     negative = b.fcmp_ordered("<", x, ir.Constant(T.F64, 0.0))
     result = b.select(negative, b.neg(rounded), rounded)
     lo, hi = int_limits(dst)
-    lo_x, hi_x = float(_as_type(float(lo), src)), float(_as_type(float(hi), src))
+    lo_x, hi_x = float(as_type(float(lo), src)), float(as_type(float(hi), src))
     result = b.select(b.fcmp_ordered("<=", x, ir.Constant(T.F64, lo_x)), ir.Constant(result.type, lo), result)
     return b.select(b.fcmp_ordered(">=", x, ir.Constant(T.F64, hi_x)), ir.Constant(result.type, hi), result)

@@ -33,9 +33,9 @@ from hlotools.backend.llvm.emit_loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.emit_std_sort import emit_std_sort, new_var, while_loop
 from hlotools.backend.llvm.emit_std_stable_sort import emit_std_stable_sort
 from hlotools.backend.llvm.registry import SCRATCH, emitter
-from hlotools.interpreter.patterns import key_comparator, simple_comparator
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.patterns import key_comparator, simple_comparator
 from hlotools.ir.shape import Shape
 
 At = Callable[[ir.Value], list[ir.Value]]  # position along the sort dim -> the row's index

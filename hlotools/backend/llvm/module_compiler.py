@@ -24,6 +24,7 @@ from hlotools.backend.llvm import denormals
 from hlotools.backend.llvm import emit_types as T
 from hlotools.backend.llvm.calling import ENTRY_NAME, CompileStats
 from hlotools.errors import HloUnsupportedError
+from hlotools.ir.attributes import InputOutputAlias
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
@@ -158,21 +159,20 @@ def fused_update_donation(comp: Computation) -> dict[int, int]:
 
 def entry_donation(module: Module) -> dict[int, int]:
     """input_output_alias as flat leaves: result leaf -> argument leaf (both depth-first)."""
-    from hlotools.ir.verifier_module import _ALIAS, _index  # the header's one parser of these
     alias = module.attrs.get("input_output_alias")
     entry = module.entry
-    if alias is None or entry is None or entry.root is None:
+    if not isinstance(alias, InputOutputAlias) or entry is None or entry.root is None:
         return {}
     out: dict[int, int] = {}
     base = [0]
     for p in entry.parameters:
         base.append(base[-1] + len(p.shape.leaves()))
-    for out_text, number, param_text in _ALIAS.findall(str(alias)):
-        n = int(number)
+    for a in alias.aliases:
+        n = a.parameter
         if not 0 <= n < len(entry.parameters):
             continue
-        k = _flat_leaf(entry.root.shape, _index(out_text))
-        i = _flat_leaf(entry.parameters[n].shape, _index(param_text))
+        k = _flat_leaf(entry.root.shape, a.output_index)
+        i = _flat_leaf(entry.parameters[n].shape, a.parameter_index)
         if k is not None and i is not None:
             out[k] = base[n] + i
     return out

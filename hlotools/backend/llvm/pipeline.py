@@ -9,7 +9,7 @@ After float-normalization-bf16 (before fusion) it adds `algsimp-inexact` (XLA's 
 rewrites bf16 ops after its normalisation) and then `fma-contraction`: what LLVM does to XLA's
 f16 code on the reference host, which no HLO pass of XLA's does (passes/fma_contraction.py).
 
-The pipeline runs on a copy (text/reparse.py: the module parse(print(module)) would build),
+The pipeline runs on a copy (Module.clone(): the module parse(print(module)) would build),
 so the caller's module is never changed.
 """
 from __future__ import annotations
@@ -45,7 +45,6 @@ def optimise_module(module: Module, preset: str = "O2") -> Module:
         return module
     from hlotools.passes.manager import run_pipeline
     from hlotools.passes.pipeline import parse_pipeline
-    from hlotools.text.reparse import reparsed_copy
-    copy = reparsed_copy(module)  # what parse(print(module)) builds, without the text (~5x faster)
+    copy = module.clone()  # what parse(print(module)) builds, without the text (~5x faster)
     run_pipeline(copy, parse_pipeline(spec))
     return copy
