@@ -2,8 +2,6 @@
 against the interpreter (random elementwise chains seeded with the constants the rules look for)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,8 +17,9 @@ from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.algsimp import AlgebraicSimplifier
 from hlotools.passes.algsimp_core import RULES
 from hlotools.passes.base import PassContext
+from tests.support.paths import TESTDATA
 
-GOLDENS = Path(__file__).resolve().parents[1] / "testdata" / "passes" / "algsimp"
+GOLDENS = TESTDATA / "passes" / "algsimp"
 
 
 def _run(module: Module, **options: object) -> bool:

@@ -10,8 +10,6 @@ serves constant-folding (tests/test_constant_folding.py).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -21,8 +19,8 @@ from hlotools.ir import semantics
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext
 from hlotools.passes.registry import pass_class
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 NAMES = sorted(p.name[:-4] for p in JAX.glob("*.hlo") if p.name.count(".") == 1) if JAX.is_dir() else []
 

@@ -6,8 +6,6 @@ bit for bit on the interpreter (which runs algsimp-inexact on a copy, evaluator.
 the LLVM backend's O2 pipeline. Under spec semantics nothing of this fires."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -19,8 +17,9 @@ from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.algsimp_core import reciprocal
 from hlotools.passes.manager import run_pipeline
 from hlotools.passes.pipeline import parse_pipeline
+from tests.support.paths import SHARED
 
-JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+JAX = SHARED / "corpus" / "jax"
 
 MODULE = """HloModule inexact_values
 

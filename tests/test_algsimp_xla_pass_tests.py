@@ -17,8 +17,9 @@ from hlotools.interpreter import evaluate
 from hlotools.io.random_inputs import random_inputs
 from hlotools.passes.base import PassContext
 from hlotools.passes.registry import pass_class
+from tests.support.paths import SHARED
 
-PASS_TESTS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "xla" / "pass_tests"
+PASS_TESTS = SHARED / "corpus" / "xla" / "pass_tests"
 CASES = [(p, "algsimp") for p in sorted(PASS_TESTS.glob("algsimp_test_*.hlo"))] + \
         [(p, "constant-folding") for p in sorted(PASS_TESTS.glob("constant_folding_test_*.hlo"))] \
     if PASS_TESTS.is_dir() else []

@@ -16,8 +16,8 @@ from hlotools.backend.llvm import aot, jit
 from hlotools.backend.llvm.objfile import read_object
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "testdata" / "models"
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 
@@ -332,7 +332,7 @@ def test_c_identifier() -> None:
 
 
 def _jax_cases() -> list[str]:
-    from test_interpreter_corpus import JAX
+    from tests.test_interpreter_corpus import JAX
     if not JAX.is_dir():
         return []
     return sorted(p.name[:-4] for p in JAX.glob("*.hlo") if p.name.count(".") == 1)
@@ -344,7 +344,7 @@ def _jax_cases() -> list[str]:
 def test_c_program_reproduces_the_jax_corpus(tmp_path: Path, name: str) -> None:
     """Every JAX corpus module the backend compiles, as an object called from C, gives
     XLA's outputs (the corpus test's tolerances)."""
-    from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
+    from tests.test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
     text = (JAX / f"{name}.hlo").read_text()
     module = hlotools.parse_module(text, verify=False)
     in_dt, out_dt = _leaf_dtypes(module)

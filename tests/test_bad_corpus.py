@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-from _corpus import HAVE_XLA, XLA, xla_files
 
 from hlotools.errors import HloError
 from hlotools.text.parser import parse
+from tests.support.corpus import HAVE_XLA, XLA, xla_files
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "testdata" / "errors" / "xla_bad_messages.tsv"
 
 pytestmark = pytest.mark.skipif(not HAVE_XLA, reason="shared XLA corpus not present")

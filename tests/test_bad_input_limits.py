@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_parser_fuzz import mutated, time_limit
 
 from hlotools import parse_module
 from hlotools.errors import HloError, HloParseError
@@ -29,6 +28,7 @@ from hlotools.text import parse_literal_fast
 from hlotools.text.parse_literal import LiteralError, parse_literal
 from hlotools.text.parser import parse
 from hlotools.text.printer import print_module
+from tests.test_parser_fuzz import mutated, time_limit
 
 
 def module(root: str, *before: str) -> str:

@@ -19,6 +19,7 @@ from hlotools.passes.bisect import Bisector, load_arguments
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import register, unregister
+from tests.support.paths import SHARED
 
 
 @dataclass
@@ -249,7 +250,6 @@ def test_bisect_against_usage_errors(adds: Path) -> None:
     assert r.exit_code == 2 and "go with --bisect-against" in r.stderr
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 
 

@@ -4,15 +4,14 @@ outputs, must match through the command line (binding, raw bf16 bytes, tolerance
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from hlotools.cli.run import main as run_main
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 NAMES = sorted(m["name"] for m in json.loads((JAX / "manifest.json").read_text())["modules"]) \
     if (JAX / "manifest.json").exists() else []

@@ -9,8 +9,8 @@ from click.testing import CliRunner, Result
 from hlotools import parse_module
 from hlotools.cli import opt
 from hlotools.cli.opt import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MLP = ROOT / "testdata" / "models" / "mlp2_relu.hlo"
 
 GOOD = """HloModule good

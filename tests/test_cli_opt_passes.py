@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _helpers import DEAD, RootBreaker, registered_passes
 from click.testing import CliRunner, Result
 
 import hlotools
@@ -16,8 +15,9 @@ from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext
 from hlotools.passes.pipeline import parse_pipeline, pass_names, pipeline_text, preset_spec
 from hlotools.passes.registry import PASSES, pass_class
+from tests.support.helpers import DEAD, RootBreaker, registered_passes
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MLP = ROOT / "testdata" / "models" / "mlp2_relu.hlo"
 
 

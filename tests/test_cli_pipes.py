@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 BIN = Path(sys.executable).parent  # .venv/bin: the scripts live next to the interpreter
 MODELS = ROOT / "testdata" / "models"
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 
 from hlotools.cli import backends
 from hlotools.cli.run import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "testdata" / "models"
 MLP = MODELS / "mlp2_relu.hlo"
 MLP_IN = MODELS / "mlp2_relu.inputs.npz"

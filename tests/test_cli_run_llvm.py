@@ -17,8 +17,8 @@ from hlotools.backend.llvm import calling, host, native
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "testdata" / "models"
 MLP = MODELS / "mlp2_relu.hlo"
 MLP_IN = MODELS / "mlp2_relu.inputs.npz"

@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from hlotools.cli.translate import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MLP = ROOT / "testdata" / "models" / "mlp2_relu.hlo"
 
 

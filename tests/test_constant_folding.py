@@ -3,16 +3,12 @@ algsimp), fixed point after one run, fuel, and the limits (huge broadcasts are n
 materialised, elided constants are never computed with)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from _helpers import scalar_computation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_algsimp import _chain
-from test_algsimp_corpus import JAX, NAMES, check_pass_on_corpus, load_inputs
 
 import hlotools
 from hlotools.interpreter import evaluate
@@ -21,8 +17,12 @@ from hlotools.passes.base import PassContext
 from hlotools.passes.constant_folding import HloConstantFolding, _Folder
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
+from tests.support.helpers import scalar_computation
+from tests.support.paths import TESTDATA
+from tests.test_algsimp import _chain
+from tests.test_algsimp_corpus import JAX, NAMES, check_pass_on_corpus, load_inputs
 
-GOLDENS = Path(__file__).resolve().parents[1] / "testdata" / "passes" / "constant-folding"
+GOLDENS = TESTDATA / "passes" / "constant-folding"
 
 
 def _fold(text: str, **options: object) -> tuple[bool, str]:

@@ -28,7 +28,6 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from test_llvm_feature_levels import LEVELS, X86
 
 import hlotools
 from hlotools.backend.llvm import emit_conv, emit_dot, emit_gemm, registry
@@ -36,6 +35,8 @@ from hlotools.backend.llvm import emit_conv_gemm as CG
 from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
 from hlotools.backend.llvm.runtime import CompiledModule
 from hlotools.interpreter import evaluate
+from tests.support.paths import ROOT
+from tests.test_llvm_feature_levels import LEVELS, X86
 
 CANONICAL = {"float32": 0x7FC00000, "float64": 0x7FF8000000000000, "float16": 0x7E00, "bfloat16": 0x7FC0}
 DTYPES = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16),
@@ -312,8 +313,8 @@ def test_every_level_gives_the_same_nans(tmp_path: Path) -> None:
     for level in LEVELS:
         out = tmp_path / f"{level}.npz"
         env = {**os.environ, "HLOTOOLS_TARGET_CPU": level, "HLOTOOLS_TARGET_FEATURES": ""}
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(out)], capture_output=True,
-                              text=True, timeout=900, env=env, cwd=str(Path(__file__).resolve().parent))
+        done = subprocess.run([sys.executable, "-m", __name__, str(out)], capture_output=True,
+                              text=True, timeout=900, env=env, cwd=str(ROOT))
         assert done.returncode == 0, f"{level}: exit {done.returncode}\n{done.stderr[-3000:]}"
         assert json.loads(Path(str(out) + ".json").read_text())["target"][1] == level
         with np.load(out) as f:

@@ -3,10 +3,10 @@ the verifier has its own sweep). The `parse_error` files are in test_bad_corpus.
 from __future__ import annotations
 
 import pytest
-from _corpus import HAVE_JAX, HAVE_XLA, JAX, XLA, jax_files, manifest, parsed, xla_files
 
 from hlotools import parse_module
 from hlotools.errors import HloError
+from tests.support.corpus import HAVE_JAX, HAVE_XLA, JAX, XLA, jax_files, manifest, parsed, xla_files
 
 needs_jax = pytest.mark.skipif(not HAVE_JAX, reason="shared JAX corpus not present")
 needs_xla = pytest.mark.skipif(not HAVE_XLA, reason="shared XLA corpus not present")

@@ -4,8 +4,6 @@ interpreter's outputs of the -O2 preset), idempotence, and random dot/convolutio
 chains (hypothesis)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,10 +18,10 @@ from hlotools.passes.epilogue_fusion import EpilogueFusion, epilogue_hero
 from hlotools.passes.manager import run_pipeline
 from hlotools.passes.pipeline import PRESETS, parse_pipeline
 from hlotools.text.reparse import reparsed_copy
+from tests.support.paths import SHARED, TESTDATA
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
-GOLDENS = Path(__file__).resolve().parents[1] / "testdata" / "passes" / "epilogue-fusion"
+GOLDENS = TESTDATA / "passes" / "epilogue-fusion"
 
 
 def _k_output(module: Module) -> list:
@@ -187,7 +185,7 @@ def test_goldens_are_fixed_points() -> None:
     """A second run over every golden's output changes nothing (the chain was folded whole)."""
     import re
 
-    from test_pass_goldens import run_hlo_opt_in_process
+    from tests.test_pass_goldens import run_hlo_opt_in_process
     paths = sorted(GOLDENS.glob("*.hlo"))
     assert len(paths) >= 8
     for path in paths:
@@ -206,7 +204,7 @@ def _corpus() -> list[str]:
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
 @pytest.mark.parametrize("name", _corpus())
 def test_jax_corpus_keeps_the_interpreters_outputs(name: str) -> None:
-    from test_interpreter_corpus import _leaf_dtypes, _load
+    from tests.test_interpreter_corpus import _leaf_dtypes, _load
     m = hlotools.parse_module((JAX / f"{name}.hlo").read_text(), name, verify=False)
     ours = optimise_module(m)
     hlotools.verify_module(ours)

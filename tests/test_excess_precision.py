@@ -22,9 +22,10 @@ import pytest
 import hlotools
 from hlotools.backend.llvm.cache import compile_cached
 from hlotools.interpreter import evaluate
+from tests.support.paths import SHARED
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+CORPUS = SHARED / "corpus" / "jax"
 
 
 def run_both(text: str, args: list[np.ndarray]) -> list[list[np.ndarray]]:

@@ -27,15 +27,13 @@ import mmap
 import subprocess
 import sys
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from test_interpreter_corpus import JAX  # noqa: E402
+from tests.support.paths import ROOT
+from tests.test_interpreter_corpus import JAX
 
 
 def forced() -> ExitStack:
@@ -65,7 +63,7 @@ def _jax_cases() -> list[Any]:
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
 @pytest.mark.parametrize("name,style", _jax_cases())
 def test_jax_corpus_with_both_paths_forced(name: str, style: str) -> None:
-    from _llvm_sandbox import check_reference  # in process: what the corpus sweeps' workers run
+    from tests.support.llvm_sandbox import check_reference  # in process: what the corpus sweeps' workers run
     with forced():
         check_reference(str(JAX / f"{name}.{style}"), str(JAX / f"{name}.inputs.npz"),
                         str(JAX / f"{name}.expected.npz"))
@@ -146,8 +144,8 @@ def install_guards() -> None:
 
 
 def _run_child(kind: str, start: int, count: int) -> list[dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-X", "faulthandler", str(Path(__file__).resolve()), kind, str(start),
-                           str(count)], capture_output=True, text=True, timeout=600, cwd=str(HERE))
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-m", __name__, kind, str(start),
+                           str(count)], capture_output=True, text=True, timeout=600, cwd=str(ROOT))
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
     assert proc.returncode == 0, (f"{kind} cases from seed {start}: the child died ({proc.returncode}) after "
                                   f"{len(lines)} cases\n{proc.stderr[-3000:]}")
@@ -167,8 +165,8 @@ def test_odd_shapes_under_guard_pages(kind: str, count: int) -> None:
 @pytest.mark.parametrize("side", [0, 1])
 def test_the_guard_pages_fault(side: int) -> None:
     """The child's guard really catches an access one byte past the end (before the start)."""
-    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "selftest", str(side), "0"],
-                          capture_output=True, timeout=120, cwd=str(HERE))
+    proc = subprocess.run([sys.executable, "-m", __name__, "selftest", str(side), "0"],
+                          capture_output=True, timeout=120, cwd=str(ROOT))
     assert proc.returncode == -11, proc.returncode
 
 
@@ -269,7 +267,7 @@ def _epilogue(rng: np.random.Generator, ct: str, odims: list[int], s: str, param
     """1-6 random stages after D: unary ops, constants, scalar parameters, broadcasts along
     any dims, full tensors in any layout, compare + select (pred parameters too), clamp,
     division by constants (powers of two and others)."""
-    from test_output_fusion_llvm import chain_case
+    from tests.test_output_fusion_llvm import chain_case
     fl, rank = ct[0] == "f", len(odims)
     pred = _shape("pred", odims)
     values = ["d"]
@@ -331,18 +329,17 @@ def _epilogue(rng: np.random.Generator, ct: str, odims: list[int], s: str, param
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    from test_reduce_window_kernel import _same as same
+    from tests.test_reduce_window_kernel import _same as same
     return bool(same(np.asarray(a), np.asarray(b)))
 
 
 def _fusion_case(kind: str, seed: int) -> dict[str, Any]:
     """Forced epilogue, in-place path and unfused module: the same bits."""
-    from test_output_fusion_llvm import _args
-
     import hlotools
     from hlotools.backend.llvm import compile_module
     from hlotools.backend.llvm.emit_gemm import generated_only
     from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
+    from tests.test_output_fusion_llvm import _args
     rng = np.random.default_rng(seed)
     case = dot_case(rng) if kind == "dot" else conv_case(rng)
     args = _args(case, seed)
@@ -362,9 +359,8 @@ def _fusion_case(kind: str, seed: int) -> dict[str, Any]:
 def _reduce_window_case(seed: int) -> dict[str, Any]:
     """The kernel forced against the elemental loop (exact, or within rounding for float add
     and multiply, whose order emit_reduce lets LLVM change)."""
-    from test_reduce_window_kernel import INITS, _values, compile_both, module_text, uses_kernel
-
     import hlotools
+    from tests.test_reduce_window_kernel import INITS, _values, compile_both, module_text, uses_kernel
     rng = np.random.default_rng(seed)
     rank = int(rng.integers(1, 7))
     dims: list[int] = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,9 @@ from hlotools.passes.fusion import InstructionFusion
 from hlotools.passes.fusion_stats import kernel_count, kernel_counts
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import PRESETS, parse_pipeline
+from tests.support.paths import SHARED
 
-JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+JAX = SHARED / "corpus" / "jax"
 
 CHAIN = """HloModule m
 ENTRY main {

@@ -8,11 +8,11 @@ from __future__ import annotations
 import resource
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from tests.support.paths import SHARED
+
 MODULE = SHARED / "corpus" / "xla" / "hlo_files" / "hlofile_0710.hlo"
 
 CHILD = """

@@ -9,8 +9,6 @@ pinned against hand-worked answers, with the LLVM backend checked against the in
    output buffer at the output offsets (clamped into bounds)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -21,8 +19,7 @@ from hlotools.backend.llvm.pipeline import optimise_module
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
 from hlotools.ir.types import ELEMENT_TYPES
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from tests.support.paths import SHARED
 
 
 def interp(text: str, args: list[np.ndarray], verify: bool = True) -> list[np.ndarray]:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _helpers import scalar_computation
-from _interp import run, run1
 
 import hlotools
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter import Evaluator, evaluate
+from tests.support.helpers import scalar_computation
+from tests.support.runner import run, run1
 
 LOOP = """HloModule t
 cond {

@@ -5,7 +5,8 @@ import math
 
 import ml_dtypes
 import numpy as np
-from _interp import run1, unary
+
+from tests.support.runner import run1, unary
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _interp import run, run1
 
 from hlotools.errors import HloRuntimeError
+from tests.support.runner import run, run1
 
 
 def _module(body: str, params: str) -> str:

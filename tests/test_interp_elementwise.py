@@ -10,7 +10,8 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from _interp import binary, unary
+
+from tests.support.runner import binary, unary
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 NEG_NAN = np.copysign(np.float32(np.nan), np.float32(-1))
@@ -205,7 +206,7 @@ def test_f16_and_bf16_round_to_type_after_each_op() -> None:
 
 
 def test_clamp_operand_order_and_scalar_bounds() -> None:
-    from _interp import run1
+    from tests.support.runner import run1
 
     text = """HloModule t
 ENTRY e {
@@ -219,7 +220,7 @@ ENTRY e {
 
 
 def test_select_with_scalar_predicate() -> None:
-    from _interp import run1
+    from tests.support.runner import run1
 
     text = """HloModule t
 ENTRY e {

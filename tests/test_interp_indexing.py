@@ -7,7 +7,6 @@ import itertools
 import random
 
 import numpy as np
-from _helpers import scalar_computation
 
 import hlotools
 from hlotools.interpreter import evaluate, indexing
@@ -15,6 +14,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import F32 as F32T
+from tests.support.helpers import scalar_computation
 
 F = np.float32
 I32 = np.int32

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
-from _interp import binary
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support.runner import binary
 
 WIDTHS = {"s8": (np.int8, 8), "s16": (np.int16, 16), "s32": (np.int32, 32), "s64": (np.int64, 64)}
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from _helpers import scalar_computation
-from _interp import run, run1
+
+from tests.support.helpers import scalar_computation
+from tests.support.runner import run, run1
 
 ADD = scalar_computation("add", "add")
 MAX = scalar_computation("max", "maximum")

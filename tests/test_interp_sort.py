@@ -3,14 +3,13 @@ floats, multi-operand sorts, comparators the fast path does not recognise (merge
 calling the comparator), sorting along a non-minor dim, and topk's tie order."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.interpreter.sorting import stable_sort_permutation
+from tests.support.paths import SHARED
 
 F = np.float32
 I32 = np.int32
@@ -171,7 +170,6 @@ def test_topk_smallest() -> None:
     assert vals.tolist() == [[1, 1, 2], [5, 6, 7]] and idx.tolist() == [[1, 3, 4], [4, 3, 2]]
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 XLA = SHARED / "corpus" / "xla"
 
 

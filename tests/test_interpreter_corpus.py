@@ -19,7 +19,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from tests.support.paths import SHARED
+
 JAX = SHARED / "corpus" / "jax"
 XLA = SHARED / "corpus" / "xla"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
 from hlotools.backend.llvm import calling
+from tests.test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
 
 def test_new_arena_is_aligned_and_big_enough() -> None:

@@ -19,8 +19,8 @@ import pytest
 import hlotools
 from hlotools.backend.llvm import background_link, cache, native
 from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 TEXT = """HloModule quick
 ENTRY main {
   a = f32[64] parameter(0)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_aot import build_and_run, needs_cc
 
 import hlotools
 from hlotools.backend.llvm import aot, compile_module
@@ -18,6 +17,7 @@ from hlotools.backend.llvm import runtime_library as RL
 from hlotools.backend.llvm.emit_conv_gemm import generated_im2col
 from hlotools.backend.llvm.objfile import read_object
 from hlotools.interpreter import evaluate
+from tests.test_aot import build_and_run, needs_cc
 
 
 def conv_module(lhs: str, rhs: str, out: str, attrs: str, et: str = "f32") -> str:

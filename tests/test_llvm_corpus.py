@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
+
+from tests.test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
 # module -> the construct it needs that the LLVM backend refuses (HloUnsupportedError).
 MISSING: dict[str, str] = {}

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from hlotools.backend.llvm import native
+from tests.support.paths import ROOT, SHARED, TESTS
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-JAX = ROOT.parent / "shared" / "corpus" / "jax"
+JAX = SHARED / "corpus" / "jax"
 CAN_LINK = native.enabled() and native.c_compiler() is not None
 
 # Threaded: 512 Ki elements pass parallel.MIN_PARALLEL_WORK, the dot MIN_PARALLEL_GEMM.
@@ -42,7 +41,7 @@ ENTRY main {
 PRELUDE = f"""
 import gc, os, sys, threading
 import numpy as np
-sys.path.insert(0, {str(HERE)!r})
+sys.path.insert(0, {str(ROOT)!r})
 THREADED = {THREADED!r}
 DOT = {DOT!r}
 rng = np.random.default_rng(0)
@@ -249,7 +248,7 @@ JAX_MODULES = ["dynamic_slicing", "scatter_ops", "sort_topk", "cond_switch", "ff
                "embedding_lookup", "rng_bit_generator", "scan_rnn", "while_newton", "kv_cache_decode"]
 
 GUARDED = """
-import _guarded_buffers
+import tests.support.guarded_buffers as _guarded_buffers
 _guarded_buffers.install(MODE)
 import hlotools
 from pathlib import Path
@@ -420,7 +419,7 @@ def test_xdist_workers_get_folders_of_their_own(tmp_path: Path) -> None:
             with open({str(tmp_path / "seen.txt")!r}, "a") as f:
                 f.write(os.environ.get("PYTEST_XDIST_WORKER", "?") + " " + os.environ["HLOTOOLS_CACHE_DIR"] + "\\n")
     """))
-    (tmp_path / "conftest.py").write_text((HERE / "conftest.py").read_text())
+    (tmp_path / "conftest.py").write_text((TESTS / "conftest.py").read_text())
     environ = {k: v for k, v in os.environ.items() if k not in ("HLOTOOLS_CACHE_DIR", "HLOTOOLS_TESTS_KEEP_CACHE")}
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", str(probe)],
                        capture_output=True, text=True, timeout=300, env=environ, cwd=str(tmp_path))
@@ -440,7 +439,7 @@ def test_cli_tests_pass_under_two_xdist_workers() -> None:
     pytest.importorskip("xdist")
     environ = {k: v for k, v in os.environ.items() if k not in ("HLOTOOLS_CACHE_DIR", "HLOTOOLS_TESTS_KEEP_CACHE")}
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider",
-                        str(HERE / "test_cli_run.py")], capture_output=True, text=True, timeout=600,
+                        str(TESTS / "test_cli_run.py")], capture_output=True, text=True, timeout=600,
                        env=environ, cwd=str(ROOT))
     assert r.returncode == 0 and "crashed" not in r.stdout and "node down" not in r.stdout, r.stdout[-3000:]
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
 import hlotools
 from hlotools.backend.llvm import host, jit
+from tests.support.paths import ROOT
+from tests.test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
-HERE = Path(__file__).resolve().parent
 X86 = jit.host_triple().startswith("x86_64")
 HOST_FEATURES = host.feature_map(jit.host_description().features) if X86 else {}
 LEVELS = ["x86-64-v2", "x86-64-v3"] + (["x86-64-v4"] if HOST_FEATURES.get("avx512f") else [])
@@ -250,8 +250,8 @@ def _run_levels(tmp: Path, cases: list[dict[str, Any]]) -> dict[str, tuple[dict[
         out = tmp / f"{level}.npz"
         env = {**os.environ, "HLOTOOLS_TARGET_CPU": level, "HLOTOOLS_TARGET_FEATURES": ""}
         env.pop("HLOTOOLS_CACHE_DIR", None)
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(cases_file), str(out)],
-                              capture_output=True, text=True, timeout=900, env=env, cwd=str(HERE))
+        done = subprocess.run([sys.executable, "-m", __name__, str(cases_file), str(out)],
+                              capture_output=True, text=True, timeout=900, env=env, cwd=str(ROOT))
         assert done.returncode == 0, f"{level}: exit {done.returncode}\n{done.stderr[-3000:]}"
         with np.load(out) as f:
             results[level] = ({k: f[k] for k in f.files}, json.loads(Path(str(out) + ".json").read_text()))

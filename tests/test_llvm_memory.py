@@ -21,6 +21,7 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from tests.support.paths import ROOT
 
 
 def module_text(k: int) -> str:
@@ -159,8 +160,8 @@ def test_dlopened_libraries_are_closed(tmp_path: Path) -> None:
 
 
 _RSS_CHILD = """import ctypes, gc, json, sys
-sys.path.insert(0, {tests!r})
-from test_llvm_memory import run_one
+sys.path.insert(0, {root!r})
+from {module} import run_one
 from hlotools.backend.llvm import jit, native
 def sample():
     garbage = gc.collect()  # what the process's own collector had left
@@ -197,7 +198,7 @@ def test_memory_stays_bounded_over_many_modules() -> None:
     superlinear before; the bound is 16 kB per module, and no more than 3x the first N's
     growth for the next 2N."""
     count, warm = 80, 40
-    code = _RSS_CHILD.format(tests=str(Path(__file__).resolve().parent), warm=warm, count=count)
+    code = _RSS_CHILD.format(root=str(ROOT), module=__name__, warm=warm, count=count)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     start, mid, end = json.loads(done.stdout.splitlines()[-1])

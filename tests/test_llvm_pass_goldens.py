@@ -6,7 +6,7 @@ Two compiles per golden: the output module exactly as the pass left it (preset '
 emitters see the pass's constructs, fusions, layouts and bitcasts as they are) and after
 the -O2 pipeline hlo-run uses; goldens with integer arguments once more after -O2 with
 integers over their types' whole range ('O2-wild': out-of-bounds indices must clamp, never
-crash). Each runs in the sandboxed worker (tests/_llvm_sandbox.py),
+crash). Each runs in the sandboxed worker (tests/support/llvm_sandbox.py),
 so a crash fails its test only. Tolerances are the corpus tests' (op class of the module).
 """
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _llvm_sandbox import run_in_sandbox
-from test_pass_goldens import CASES, run_hlo_opt_in_process
+
+from tests.support.llvm_sandbox import run_in_sandbox
+from tests.test_pass_goldens import CASES, run_hlo_opt_in_process
 
 PRESETS = ("none", "O2")
 
@@ -77,7 +78,7 @@ def test_llvm_matches_interpreter_on_golden_output(path: Path, preset: str) -> N
 def test_sandbox_reports_a_crash_and_recovers(tmp_path: Path) -> None:
     """A worker that dies mid-request fails the request naming the signal; the next request
     gets a fresh worker."""
-    import _llvm_sandbox
+    import tests.support.llvm_sandbox as _llvm_sandbox
     with pytest.raises(AssertionError, match="crashed the process"):
         run_in_sandbox({"fn": "crash_for_test"}, "crash probe", timeout=60.0)
     text = "HloModule m\nENTRY e {\n  p = f32[3] parameter(0)\n  ROOT n = f32[3] negate(p)\n}\n"

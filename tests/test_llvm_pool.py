@@ -3,7 +3,7 @@ every index of [0, n) runs exactly once for any n and thread count, back-to-back
 several Python threads at once, a nested call from inside a chunk, join (idle, repeated,
 then used again), a forked child, failed pthread_create, idle workers asleep (no CPU), and
 the IR for other targets and for a runtime library. Everything that runs generated threaded
-code runs in a child process (tests/_llvm_pool_module.py builds the module), so a crash
+code runs in a child process (tests/support/llvm_pool_module.py builds the module), so a crash
 fails one test instead of killing the run."""
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import llvmlite.ir as ir
 import pytest
@@ -20,16 +19,15 @@ from hlotools.backend.llvm import parallel_pool
 from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL
 from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
 from hlotools.errors import HloUnsupportedError
+from tests.support.paths import ROOT
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="futex, /proc: Linux only")
 
 PRELUDE = f"""
 import ctypes, os, sys, threading, time
 import numpy as np
-sys.path.insert(0, {str(HERE)!r})
-from _llvm_pool_module import compile_module
+sys.path.insert(0, {str(ROOT)!r})
+from tests.support.llvm_pool_module import compile_module
 pm = compile_module("pool")
 
 def tasks(want=None):
@@ -279,7 +277,7 @@ def test_idle_workers_sleep() -> None:
     """After a call, the workers spin `hlotools_pool_spin_ns` and then sleep on the futex:
     every worker thread reaches state S (sleeping) and stays there. A spinning worker is in
     state R, so a pool that never stops spinning fails. (How much CPU the spin costs, and how
-    soon a worker joins the next call, are figures for tests/_llvm_pool_bench.py: a clock
+    soon a worker joins the next call, are figures for tests/support/llvm_pool_bench.py: a clock
     bound here would depend on the machine's load.)"""
     out = run_child("""
         def states():

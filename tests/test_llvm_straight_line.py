@@ -9,7 +9,6 @@ from typing import Any
 import llvmlite.ir as ir
 import numpy as np
 import pytest
-from _helpers import scalar_computation
 
 import hlotools
 from hlotools.backend.llvm import runtime
@@ -17,6 +16,7 @@ from hlotools.backend.llvm.module_compiler import straight_line_instructions
 from hlotools.backend.llvm.pipeline import optimise_module
 from hlotools.backend.llvm.runtime import CompiledModule
 from hlotools.interpreter import evaluate
+from tests.support.helpers import scalar_computation
 
 CONV = """HloModule conv
 ENTRY main {

@@ -2,7 +2,7 @@
 outputs for every module of ../shared/corpus/xla with reference data (GROUND_TRUTH.tsv
 has_reference=yes), with the interpreter corpus test's loading and tolerances.
 
-Each module runs in a sandboxed worker process (tests/_llvm_sandbox.py): generated code
+Each module runs in a sandboxed worker process (tests/support/llvm_sandbox.py): generated code
 that crashes fails its own test, naming the signal, and the sweep goes on.
 
 Cost: the sweep is dominated by LLVM compile time; measured at ~70 s for all 956 modules on
@@ -25,8 +25,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from _llvm_sandbox import run_in_sandbox
-from test_interpreter_corpus import _INFINITE, XLA, XLA_SKIP, XLA_XFAIL, _xla_rows
+
+from tests.support.llvm_sandbox import run_in_sandbox
+from tests.test_interpreter_corpus import _INFINITE, XLA, XLA_SKIP, XLA_XFAIL, _xla_rows
 
 # module -> the op the LLVM backend refuses in it (HloUnsupportedError).
 MISSING: dict[str, str] = {}

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_aot import build_and_run, needs_cc
 
 import hlotools
 from hlotools.backend.llvm import compile_module
@@ -20,6 +19,7 @@ from hlotools.backend.llvm import gemm_epilogue as E
 from hlotools.backend.llvm.emit_gemm import generated_only
 from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
+from tests.test_aot import build_and_run, needs_cc
 
 
 @dataclass
@@ -450,7 +450,7 @@ def test_default_size_threshold() -> None:
 
 
 def _corpus_modules_with_output_fusions() -> list[str]:
-    from test_interpreter_corpus import JAX
+    from tests.test_interpreter_corpus import JAX
     if not JAX.is_dir():
         return []
     return ["big_conv", "cnn_mnist", "mlp2_relu", "mlp3_gelu", "mlp_bf16_mixed", "remat_grad", "scan_rnn",
@@ -463,9 +463,8 @@ def test_jax_corpus_after_o2_epilogue_vs_in_place(name: str) -> None:
     """The JAX modules through the backend's O2 pipeline (epilogue-fusion makes their kOutput
     fusions): the epilogue at every size and the in-place path give the same bits, and XLA's
     outputs (the corpus test's tolerances)."""
-    from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
-
     from hlotools.backend.llvm.pipeline import optimise_module
+    from tests.test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
     path = JAX / f"{name}.hlo"
     module = optimise_module(hlotools.parse_module(path.read_text(), str(path)))
     kinds = [decide(i) for c in module.computations for i in c.instructions

@@ -9,8 +9,9 @@ import pytest
 
 from hlotools.errors import HloParseError
 from hlotools.text.parser import parse
+from tests.support.paths import TESTDATA
 
-CASES = sorted((Path(__file__).resolve().parents[1] / "testdata" / "errors").glob("*.hlo"))
+CASES = sorted((TESTDATA / "errors").glob("*.hlo"))
 _HEADER = re.compile(r"// ERROR: (\d+):(\d+): (.*)")
 
 

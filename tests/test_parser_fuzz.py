@@ -1,7 +1,7 @@
 """Mutated HLO text only ever yields a module or an HloError: never another exception, never a hang.
 
 Seeds are small files from the shared corpora plus an inline module (so the test still runs
-without the corpora), and generated modules (tests/hlo_strategies.py) with small edits. Texts
+without the corpora), and generated modules (tests/support/hlo_strategies.py) with small edits. Texts
 that still parse are verified too, so shape inference and the verifier are fuzzed as well. Mutations: truncation, deleted and swapped spans, duplicated spans and
 inserted random characters (HLO punctuation weighted up, since that is where parsers break).
 """
@@ -11,17 +11,17 @@ import re
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-from hlo_strategies import hlo_modules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hlotools import parse_module
 from hlotools.errors import HloError
 from hlotools.text import lexer
+from tests.support.hlo_strategies import hlo_modules
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+SHARED = SHARED / "corpus"
 INLINE = """HloModule m, entry_computation_layout={(f32[2,3]{1,0}, (s32[], f32[2]{0}))->f32[3]{0}}
 
 add (a: f32[], b: f32[]) -> f32[] {

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _corpus import XLA, jax_files, parsed, xla_files
 
 from hlotools.ir.computation import Computation
 from hlotools.ir.module import Module
 from hlotools.text import lexer
 from hlotools.text.parser import parse
+from tests.support.corpus import XLA, jax_files, parsed, xla_files
 
 
 def _value(v: Any) -> Any:
@@ -52,7 +52,7 @@ def test_fast_and_general_paths_build_the_same_ir() -> None:
     mismatches = []
     files = _files()
     for path in files:
-        fast = summary(parsed(path))  # the fast path, parsed once per session (tests/_corpus.py)
+        fast = summary(parsed(path))  # the fast path, parsed once per session (tests/support/corpus.py)
         lexer.FAST_PATH = False
         try:
             general = summary(parse(path.read_text(), str(path)))

@@ -3,8 +3,6 @@
 one control-flow call site. (Results are checked in test_pass_semantics.py.)"""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 import hlotools
@@ -12,8 +10,9 @@ from hlotools.passes.base import PassContext
 from hlotools.passes.call_graph import CallGraph, call_context
 from hlotools.passes.call_inliner import CallInliner
 from hlotools.passes.flatten_call_graph import FlattenCallGraph
+from tests.support.paths import SHARED
 
-JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+JAX = SHARED / "corpus" / "jax"
 NAMES = sorted(p.name[:-4] for p in JAX.glob("*.hlo") if p.name.count(".") == 1) if JAX.is_dir() else []
 
 

@@ -15,8 +15,9 @@ from hlotools.ir import semantics
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import parse_pipeline
 from hlotools.passes.registry import PASSES
+from tests.support.paths import TESTDATA
 
-ROOT = Path(__file__).resolve().parents[1] / "testdata" / "passes"
+ROOT = TESTDATA / "passes"
 CASES = sorted(ROOT.glob("*/*.hlo"))
 
 

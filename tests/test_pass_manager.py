@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from _helpers import DEAD, RootBreaker, registered_passes
 
 import hlotools
 from hlotools.errors import HloVerifyError
@@ -32,6 +31,7 @@ from hlotools.passes.pipeline import (
 )
 from hlotools.passes.registry import PASSES
 from hlotools.passes.timing import aggregate, compile_seconds, timing_json, timing_table
+from tests.support.helpers import DEAD, RootBreaker, registered_passes
 
 
 @dataclass

@@ -30,8 +30,8 @@ from hlotools.interpreter import evaluate
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import PRESETS, parse_pipeline
 from hlotools.passes.registry import PASSES
+from tests.support.paths import ROOT, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")]
 
@@ -237,7 +237,7 @@ def test_simplifier_on_xla_pass_tests(pass_name: str) -> None:
 # ---------------------------------------------------------- generated JAX-like modules
 def _generated(size: int) -> str:
     import importlib.util
-    spec = importlib.util.spec_from_file_location("gen_modules", Path(__file__).resolve().parents[1] / "bench" / "gen_modules.py")
+    spec = importlib.util.spec_from_file_location("gen_modules", ROOT / "bench" / "gen_modules.py")
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)

@@ -1,17 +1,17 @@
 """Property tests: printed constants read back to the same bits (XLA's round-trip promise), and
-generated modules (tests/hlo_strategies.py) survive parse -> print -> parse in both styles."""
+generated modules (tests/support/hlo_strategies.py) survive parse -> print -> parse in both styles."""
 from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from _module_compare import module_difference
-from hlo_strategies import hlo_modules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
 from hlotools.text.literal_format import format_float
 from hlotools.text.printer import print_module
+from tests.support.hlo_strategies import hlo_modules
+from tests.support.module_compare import module_difference
 
 _BITS = {"f16": (np.uint16, np.float16), "bf16": (np.uint16, ml_dtypes.bfloat16),
          "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64),

@@ -22,8 +22,8 @@ from hlotools.interpreter import evaluate
 load_emitters()
 from hlotools.backend.llvm import emit_reduce_window as E  # noqa: E402  (after the emitters)
 from hlotools.backend.llvm import reduce_window_kernel as K  # noqa: E402
+from tests.support.paths import SHARED  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 
 DTYPES: dict[str, type] = {"f32": np.float32, "f64": np.float64, "s32": np.int32, "s8": np.int8, "u16": np.uint16, "s64": np.int64}
@@ -376,10 +376,9 @@ def test_the_runtime_group_and_its_symbol() -> None:
 
 
 def test_aot_object_defines_the_kernel_inside(tmp_path: Path) -> None:
-    from test_aot import CC, build_and_run
-
     from hlotools.backend.llvm import aot
     from hlotools.backend.llvm.objfile import read_object
+    from tests.test_aot import CC, build_and_run
     text = module_text([2, 8, 8, 40], (3, 2, 1, 0), (3, 2, 1, 0), [(1, 1, 0, 0, 1, 1), (3, 2, 1, 1, 1, 1),
                                                                   (3, 2, 1, 1, 1, 1), (1, 1, 0, 0, 1, 1)],
                        "maximum", "f32", init="-inf")

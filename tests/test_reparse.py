@@ -16,8 +16,8 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.text.printer import print_module
 from hlotools.text.reparse import fast_copy, reparsed_copy
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 XLA = SHARED / "corpus" / "xla"
 

@@ -9,7 +9,6 @@ pinned, through the whole -O2 pipeline.
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ from hlotools.interpreter import evaluate
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.reshape_bitcast import reshape_is_bitcast
+from tests.support.paths import SHARED
 
 F32 = ELEMENT_TYPES["f32"]
 
@@ -98,7 +98,6 @@ def test_tiled_layouts_are_refused() -> None:
     assert not reshape_is_bitcast(_shape((4, 6), (1, 0), "S(1)"), _shape((24,), (0,)))
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CASE_0375 = SHARED / "corpus" / "xla" / "pass_tests" / "algsimp_test_0375.hlo"
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _corpus import SHARED, XLA, jax_files, manifest, parsed, xla_files
-from _corpus import jax_style as style_of
-from _module_compare import module_difference
 
 import hlotools
 from hlotools.ir.module import Module
 from hlotools.text.printer import print_module
+from tests.support.corpus import SHARED, XLA, jax_files, manifest, parsed, xla_files
+from tests.support.corpus import jax_style as style_of
+from tests.support.module_compare import module_difference
 
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="shared corpus folder absent")
 

@@ -8,6 +8,7 @@ import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.passes.base import PassContext
 from hlotools.passes.scheduling import Scheduling, groups_for, list_schedule, parallel_groups, peak_bytes
+from tests.support.paths import ROOT
 
 BREADTH_FIRST = """HloModule m
 ENTRY main {
@@ -116,8 +117,7 @@ def test_the_pass_annotation_keeps_no_module_alive() -> None:
 
 def test_schedule_is_topological_on_a_generated_module() -> None:
     import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    sys.path.insert(0, str(ROOT / "bench"))
     from gen_modules import generate
 
     m = hlotools.parse_module(generate(2000), verify=False)

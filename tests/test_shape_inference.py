@@ -4,12 +4,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from irbuild import S, computation, inst, param
 
 from hlotools.errors import HloError
 from hlotools.ir.attributes import ConvDimLabels, Enum, PaddingConfig, Raw, SliceRange, Window, WindowDim
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape_inference import has_rule, infer_shape
+from tests.support.irbuild import S, computation, inst, param
 
 
 def infer(opcode: str, operand_shapes: list[str], shape: str | None = None, **attrs: Any) -> str:

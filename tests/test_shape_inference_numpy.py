@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from irbuild import inst, param
 
 from hlotools.ir.attributes import PaddingConfig, SliceRange, Window, WindowDim
 from hlotools.ir.shape_inference import infer_shape
+from tests.support.irbuild import inst, param
 
 DIMS = st.lists(st.integers(0, 4), min_size=0, max_size=4)
 FAST = settings(max_examples=60, deadline=None)

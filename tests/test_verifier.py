@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from _helpers import scalar_computation
-from irbuild import S, computation, entry_with, inst, module_of, param
 
 import hlotools
 from hlotools.errors import HloVerifyError
@@ -15,6 +13,8 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.verifier import verify
+from tests.support.helpers import scalar_computation
+from tests.support.irbuild import S, computation, entry_with, inst, module_of, param
 
 ADD = "\n" + scalar_computation("add", "add")
 

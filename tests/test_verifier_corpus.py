@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from pathlib import Path
 
 import pytest
-from _corpus import HAVE_JAX, HAVE_XLA, XLA, jax_files, manifest, parsed, xla_files
 
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
 from hlotools.ir.shape_inference import infer_shape
 from hlotools.ir.shape_inference_common import same_dims_type
 from hlotools.ir.verifier import verify
+from tests.support.corpus import HAVE_JAX, HAVE_XLA, XLA, jax_files, manifest, parsed, xla_files
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 KNOWN_INVALID = ROOT / "testdata" / "verifier_known_invalid.tsv"
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not HAVE_XLA, reason="shared corpus absent")]

@@ -2,7 +2,7 @@
 whether padding and lhs-dilation holes are multiplied (0 * inf = NaN: Eigen's generic
 convolution, and the spec) or skipped (the elemental loop, Eigen's custom transposed
 convolution, algsimp's operand swap), and where XLA's group rewrites leak 0 * inf into other
-groups. The outputs were recorded from real XLA (jaxlib 0.10, tests/_xla_conv_cases.py);
+groups. The outputs were recorded from real XLA (jaxlib 0.10, tests/support/xla_conv_cases.py);
 the tests never need jax. See hlotools/ir/xla_conv.py for the rule and its evidence."""
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 import pytest
-from _xla_conv_cases import CASES, RECORDED, hlo, inputs
 
 import hlotools
 from hlotools.backend.llvm import emit_conv_gemm
@@ -20,6 +19,7 @@ from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.xla_conv import ConvNumerics, convolution_numerics
+from tests.support.xla_conv_cases import CASES, RECORDED, hlo, inputs
 
 DT = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "f64": np.float64}
 TOL = {"f16": 2e-3, "bf16": 1e-2, "f32": 1e-4, "f64": 1e-9}

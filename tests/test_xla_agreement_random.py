@@ -13,13 +13,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from test_xla_agreement_interp import XLA_PYTHON, XLA_REF, _xla_results
 
 import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec
 from hlotools.text.reparse import reparsed_copy
+from tests.support.paths import SHARED
+from tests.test_xla_agreement_interp import XLA_PYTHON, XLA_REF, _xla_results
 
 Leaf = tuple[str, tuple[int, ...], str]
 MODES = ("interp", "interp-O2", "llvm-none", "llvm-O2")
@@ -175,7 +176,7 @@ def test_divide_by_constant_stays_a_divide_under_spec() -> None:
     assert len(divides) == 6, hlotools.print_module(module)
 
 
-JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+JAX = SHARED / "corpus" / "jax"
 
 
 @pytest.mark.skipif(not JAX.is_dir(), reason="shared/corpus/jax is absent")
@@ -183,7 +184,7 @@ JAX = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
 def test_divide_by_constant_gives_xlas_bits_on_the_jax_corpus(name: str, leaf: int) -> None:
     """x / 255 (image bytes to [0, 1]) and a linspace step: after -O2 the interpreter gives
     every one of XLA's recorded bits (the quotient missed 70 of 128 and 1 of 11)."""
-    from test_algsimp_corpus import load_inputs
+    from tests.test_algsimp_corpus import load_inputs
     module = hlotools.parse_module((JAX / f"{name}.hlo").read_text(), name)
     args = load_inputs(module, name)
     run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions())

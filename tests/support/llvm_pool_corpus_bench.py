@@ -1,7 +1,7 @@
 """The LLVM backend on JAX corpus modules with three parallel_for variants in one process
 (run by hand, never part of the test run):
 
-    HLOTOOLS_NUM_THREADS=2 .venv/bin/python tests/_llvm_pool_corpus_bench.py [NAMES] [VARIANTS] [REPEATS]
+    HLOTOOLS_NUM_THREADS=2 .venv/bin/python -m tests.support.llvm_pool_corpus_bench [NAMES] [VARIANTS] [REPEATS]
 
 NAMES: comma-separated corpus names (default: the six big_* modules); VARIANTS among
     serial   no parallel loops at all (as HLOTOOLS_NUM_THREADS=1 compiles)
@@ -19,12 +19,12 @@ import ctypes
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 JAX = ROOT.parent / "shared" / "corpus" / "jax"
 BIG = ["big_layernorm_softmax", "big_scan_lstm", "big_elementwise", "big_mlp_1024", "big_attention_256", "big_conv"]
 

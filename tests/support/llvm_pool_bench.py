@@ -1,5 +1,5 @@
 """Figures for the parallel_for pool against parallel.py's thread-per-call version (run by
-hand: `.venv/bin/python tests/_llvm_pool_bench.py`; never part of the test run).
+hand from the repository root: `.venv/bin/python -m tests.support.llvm_pool_bench`; never part of the test run).
 
 Both versions are compiled into the same process and measured A/B back to back, repeated,
 medians reported, wall and CPU time (time.process_time counts every thread of the process):
@@ -13,15 +13,12 @@ medians reported, wall and CPU time (time.process_time counts every thread of th
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _llvm_pool_module import PoolModule, compile_module  # noqa: E402
+from tests.support.llvm_pool_module import PoolModule, compile_module
 
 REPEATS = 7
 

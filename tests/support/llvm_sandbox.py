@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
+from tests.support.paths import ROOT  # the worker runs from there: it imports tests.*
+
 DEFAULT_TIMEOUT = 300.0
 
 
@@ -41,9 +42,9 @@ class _Worker:
     def start(self) -> subprocess.Popen[str]:
         if self.proc is None or self.proc.poll() is not None:
             self.stderr = tempfile.TemporaryFile("w+")
-            self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", str(Path(__file__).resolve())],
+            self.proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", __name__],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                         text=True, bufsize=1, cwd=str(HERE))
+                                         text=True, bufsize=1, cwd=str(ROOT))
         return self.proc
 
     def stderr_tail(self) -> str:
@@ -109,9 +110,9 @@ def _compile(module: Any, preset: str) -> Any:
 def check_reference(file: str, inputs: str, expected: str, preset: str = "O2") -> None:
     """The module in `file` gives the outputs in `expected` from `inputs` on the LLVM backend."""
     import numpy as np
-    from test_interpreter_corpus import _leaf_dtypes, _load, assert_matches, op_class
 
     import hlotools
+    from tests.test_interpreter_corpus import _leaf_dtypes, _load, assert_matches, op_class
     module = hlotools.parse_module(Path(file).read_text(), file, verify=False)
     in_dt, out_dt = _leaf_dtypes(module)
     with np.load(inputs) as f:
@@ -131,12 +132,12 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     bounds: generated code must clamp as XLA does, never touch memory outside a buffer).
     The interpreter refusing the module means there is nothing to compare with (a skip)."""
     import numpy as np
-    from test_interpreter_corpus import assert_matches, op_class
 
     import hlotools
     from hlotools.errors import HloRuntimeError, HloUnsupportedError
     from hlotools.interpreter import evaluate
     from hlotools.passes.bisect import load_arguments
+    from tests.test_interpreter_corpus import assert_matches, op_class
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)
     if wild_ints:
@@ -179,7 +180,7 @@ _FUNCTIONS: dict[str, Any] = {"check_reference": check_reference, "check_against
 
 
 def _serve() -> None:
-    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(ROOT))
     from hlotools.errors import HloError, HloUnsupportedError
     out = sys.stdout
     sys.stdout = sys.stderr  # stray prints must not corrupt the protocol

@@ -1,17 +1,18 @@
 """Convolutions with inf in the kernel or the input, for tests/test_xla_agreement_conv.py: the
 case table, the HLO text and the inputs of each case (numpy only, so the recorder runs in the
 venv of /work/shared/tools/xla_ref.py). Re-record XLA's outputs with
-    ~/.cache/hlotools-xla-ref/venv/bin/python tests/_xla_conv_cases.py
+    ~/.cache/hlotools-xla-ref/venv/bin/python -m tests.support.xla_conv_cases  (from the repository root)
 which writes testdata/xla_conv/recorded.npz (one array per case: f64, else f32)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-RECORDED = Path(__file__).resolve().parents[1] / "testdata" / "xla_conv" / "recorded.npz"
+from tests.support.paths import TESTDATA
+
+RECORDED = TESTDATA / "xla_conv" / "recorded.npz"
 Case = dict[str, Any]
 
 

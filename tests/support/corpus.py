@@ -13,8 +13,8 @@ from pathlib import Path
 
 import hlotools
 from hlotools.ir.module import Module
+from tests.support.paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
 XLA = SHARED / "corpus" / "xla"
 HAVE_JAX = JAX.is_dir()
