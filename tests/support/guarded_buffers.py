@@ -9,7 +9,7 @@ the rounded-up arena size goes unseen; argument and result buffers end exactly a
 Results and arena are filled with 0xFF (NaN for floats) rather than zeros, so code that reads
 memory it never wrote shows up as a difference.
 
-Meant for a child process (a fault kills it; tests/test_llvm_crash_safety.py runs it that way):
+Meant for a child process (a fault kills it; tests/backend/llvm/driver/test_crash_safety.py runs it that way):
 the mappings are never unmapped, since results handed back to the caller may be views of them.
 """
 from __future__ import annotations

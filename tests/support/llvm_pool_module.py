@@ -1,5 +1,5 @@
 """A small LLVM module around one parallel_for (the pool's or parallel.py's, for A/B), for
-tests/test_llvm_pool.py and tests/support/llvm_pool_bench.py: workers that count which indices they
+tests/backend/llvm/kernels/test_thread_pool.py and tests/support/llvm_pool_bench.py: workers that count which indices they
 ran, a nested call, an empty worker (per-call overhead) and an f32 elementwise loop.
 
 Exported (all void unless said):

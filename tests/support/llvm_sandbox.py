@@ -112,7 +112,7 @@ def check_reference(file: str, inputs: str, expected: str, preset: str = "O2") -
     import numpy as np
 
     import hlotools
-    from tests.test_interpreter_corpus import _leaf_dtypes, _load, assert_matches, op_class
+    from tests.corpus.test_interpreter import _leaf_dtypes, _load, assert_matches, op_class
     module = hlotools.parse_module(Path(file).read_text(), file, verify=False)
     in_dt, out_dt = _leaf_dtypes(module)
     with np.load(inputs) as f:
@@ -137,7 +137,7 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     from hlotools.errors import HloRuntimeError, HloUnsupportedError
     from hlotools.interpreter import evaluate
     from hlotools.passes.bisect import load_arguments
-    from tests.test_interpreter_corpus import assert_matches, op_class
+    from tests.corpus.test_interpreter import assert_matches, op_class
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)
     if wild_ints:

@@ -1,4 +1,4 @@
-"""Convolutions with inf in the kernel or the input, for tests/test_xla_agreement_conv.py: the
+"""Convolutions with inf in the kernel or the input, for tests/xla/test_agreement_conv.py: the
 case table, the HLO text and the inputs of each case (numpy only, so the recorder runs in the
 venv of /work/shared/tools/xla_ref.py). Re-record XLA's outputs with
     ~/.cache/hlotools-xla-ref/venv/bin/python -m tests.support.xla_conv_cases  (from the repository root)
