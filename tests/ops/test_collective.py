@@ -20,6 +20,7 @@ from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
 from hlotools.ir.types import ELEMENT_TYPES
 from tests.support.paths import SHARED
+from tests.support.runner import opcode
 
 
 def interp(text: str, args: list[np.ndarray], verify: bool = True) -> list[np.ndarray]:
@@ -51,6 +52,7 @@ def sc_module(src: str, bits: str, dst: str, n: int) -> str:
             f"  ROOT y = {dst}[{n}] stochastic-convert(x, r)\n}}\n")
 
 
+@opcode("stochastic-convert")
 def test_the_scaled_fraction_is_truncated_before_the_comparison() -> None:
     """1e-10 * 2^32 = 0.43 converts to u32 0, and 0 < 0 is false: no rounding up (the old
     kernel compared with the exact 0.43 and gave 1, -1)."""
@@ -60,6 +62,7 @@ def test_the_scaled_fraction_is_truncated_before_the_comparison() -> None:
     assert_backend_agrees(text, args)
 
 
+@opcode("stochastic-convert")
 def test_u64_random_bits_are_compared_as_integers() -> None:
     """0.5 * 2^64 = 2^63: 2^63 - 1 < 2^63 rounds up, 2^63 does not (through float64 both
     bit patterns were 2^63, and neither rounded up)."""
@@ -88,6 +91,7 @@ EDGES = [0.0, -0.0, 0.5, -0.5, 1.25, -1.75, 2.5, 126.9, 127.5, -128.5, 1000.0, -
          np.inf, -np.inf, np.nan]
 
 
+@opcode("stochastic-convert")
 @pytest.mark.parametrize("src, bits, dst", [("f32", "u32", "s8"), ("f32", "u32", "s32"), ("f16", "u16", "s16"),
                                             ("bf16", "u16", "s8"), ("f64", "u64", "s64"), ("f64", "u64", "s4")])
 def test_stochastic_convert_is_the_decomposer(src: str, bits: str, dst: str) -> None:
@@ -104,6 +108,7 @@ def test_stochastic_convert_is_the_decomposer(src: str, bits: str, dst: str) -> 
     assert_backend_agrees(text, [x, r])
 
 
+@opcode("stochastic-convert")
 @pytest.mark.parametrize("src, x, r, want", [
     # 2^8 overflows f8e4m3 (max 240) to inf: fraction * inf = inf converts to u8 255
     ("f8e4m3", [0.5, 0.5, 0.0], [254, 255, 0], [1, 0, 0]),
@@ -122,6 +127,7 @@ def test_narrow_operand_types_overflow_as_in_the_decomposer(src: str, x: list[fl
     assert_backend_agrees(text, args)
 
 
+@opcode("stochastic-convert")
 @pytest.mark.parametrize("dst", ["u32", "u8", "f16", "pred"])
 def test_targets_other_than_signed_integers_are_refused_at_the_instruction(dst: str) -> None:
     text = sc_module("f32", "u32", dst, 2)
@@ -130,6 +136,7 @@ def test_targets_other_than_signed_integers_are_refused_at_the_instruction(dst: 
     assert info.value.line == 5 and "\n" not in str(info.value)
 
 
+@opcode("stochastic-convert")
 def test_float8_operand_values_survive() -> None:
     x = np.array([1.75, -3.5], ml_dtypes.float8_e4m3fn)
     r = np.array([0, 255], np.uint8)
@@ -148,6 +155,7 @@ def module(body: str, params: str = P_2D) -> str:
     return f"HloModule m\nENTRY e {{\n{params}{body}}}\n"
 
 
+@opcode("all-gather-start", "all-gather-done")
 def test_combined_all_gather_start_done() -> None:
     body = ("  s = ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2])) all-gather-start(x, y), "
             "replica_groups={{0}}, dimensions={0}\n"
@@ -158,6 +166,7 @@ def test_combined_all_gather_start_done() -> None:
         assert np.array_equal(g, w)
 
 
+@opcode("collective-permute-start", "collective-permute-done")
 @pytest.mark.parametrize("pairs", ["{{0,0}}", "{{0,1},{1,0}}"])
 def test_combined_collective_permute_start_done(pairs: str) -> None:
     body = ("  s = ((f32[4,6], s32[3,2]), (f32[4,6], s32[3,2])) collective-permute-start(x, y), "
@@ -170,6 +179,7 @@ def test_combined_collective_permute_start_done(pairs: str) -> None:
         assert np.array_equal(g, w)
 
 
+@opcode("collective-permute-start", "collective-permute-done")
 def test_parser_test_0163_runs() -> None:
     path = SHARED / "corpus" / "xla" / "parser_test" / "parser_test_0163.hlo"
     if not path.exists():
@@ -193,6 +203,7 @@ def args_at(i: int, j: int) -> list[np.ndarray]:
     return [X, OUT, np.array(i, np.int32), np.array(j, np.int32)]
 
 
+@opcode("collective-permute")
 def test_in_place_permute_to_itself_writes_the_slice_at_the_output_offset() -> None:
     text = HEAD + ("  ROOT r = f32[4,4] collective-permute(x, o, t0, tij), source_target_pairs={{0,0}}, "
                    "slice_sizes={{3,2}}\n}\n")
@@ -207,6 +218,7 @@ def test_in_place_permute_to_itself_writes_the_slice_at_the_output_offset() -> N
         assert_backend_agrees(text, args_at(i, j), verify=False)
 
 
+@opcode("collective-permute")
 def test_in_place_permute_reads_the_input_at_the_input_offset() -> None:
     text = HEAD + ("  ROOT r = f32[4,4] collective-permute(x, o, tij, t0), source_target_pairs={{0,0}}, "
                    "slice_sizes={{2,1}}\n}\n")
@@ -216,6 +228,7 @@ def test_in_place_permute_reads_the_input_at_the_input_offset() -> None:
     assert_backend_agrees(text, args_at(2, 1), verify=False)
 
 
+@opcode("collective-permute")
 def test_in_place_permute_with_two_slices_and_two_arrays() -> None:
     two = ("  tt = ((s32[], s32[]), (s32[], s32[])) tuple(t0, tij)\n"
            "  uu = ((s32[], s32[]), (s32[], s32[])) tuple(tij, t0)\n")
@@ -237,6 +250,7 @@ def test_in_place_permute_with_two_slices_and_two_arrays() -> None:
     assert_backend_agrees(tuples, args_at(2, 1), verify=False)
 
 
+@opcode("collective-permute-start", "collective-permute-done")
 def test_in_place_permute_start_done() -> None:
     text = HEAD + ("  s = (f32[4,2], f32[4,4], u32[], u32[]) collective-permute-start(x, o, t0, tij), "
                    "source_target_pairs={{0,0}}, slice_sizes={{4,2}}\n"
@@ -250,6 +264,7 @@ def test_in_place_permute_start_done() -> None:
     assert_backend_agrees(text, args_at(0, 2), verify=False)
 
 
+@opcode("collective-permute")
 def test_in_place_permute_nobody_sends_gives_zeros() -> None:
     text = HEAD + ("  ROOT r = f32[4,4] collective-permute(x, o, t0, tij), source_target_pairs={{0,1},{1,0}}, "
                    "slice_sizes={{3,2}}\n}\n")

@@ -9,6 +9,7 @@ import pytest
 import hlotools
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
+from tests.support.runner import opcode
 
 F = np.float32
 
@@ -23,21 +24,25 @@ POTRF = """
 """
 
 
+@opcode("custom-call")
 def test_potrf_lower_keeps_the_other_triangle() -> None:
     factor, info = run(POTRF % ord("L"), np.array([[4, 123], [2, 5]], F))
     assert factor.tolist() == [[2, 123], [1, 2]] and int(info) == 0
 
 
+@opcode("custom-call")
 def test_potrf_upper() -> None:
     factor, info = run(POTRF % ord("U"), np.array([[4, 2], [-7, 5]], F))
     assert factor.tolist() == [[2, 1], [-7, 2]] and int(info) == 0
 
 
+@opcode("custom-call")
 def test_potrf_reports_the_failing_minor() -> None:
     _, info = run(POTRF % ord("L"), np.array([[1, 2], [2, 1]], F))
     assert int(info) == 2  # the 1x1 minor is fine, the 2x2 one is not positive definite
 
 
+@opcode("custom-call")
 def test_getrf_pivots_are_one_based() -> None:
     lu, piv, info = run("""
   a = f32[2,2]{0,1} parameter(0)
@@ -47,6 +52,7 @@ def test_getrf_pivots_are_one_based() -> None:
     assert np.allclose(lu, [[3, 4], [1 / 3, 2 - 4 / 3]])
 
 
+@opcode("custom-call")
 def test_getrf_singular_sets_info() -> None:
     _, piv, info = run("""
   a = f32[2,2] parameter(0)
@@ -55,6 +61,7 @@ def test_getrf_singular_sets_info() -> None:
     assert int(info) == 1 and piv.tolist() == [1, 2]
 
 
+@opcode("custom-call")
 @pytest.mark.parametrize("flags,b,expected", [
     ("diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8", [[2], [9]], [[1], [2]]),
     ("diag = 78 : ui8, side = 76 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8", [[2], [9]], [[-0.125], [2.25]]),
@@ -69,6 +76,7 @@ def test_trsm_flags(flags: str, b: list, expected: list) -> None:
     assert np.allclose(x, expected)
 
 
+@opcode("custom-call")
 def test_geqrf_then_orgqr_rebuilds_q() -> None:
     a = np.array([[3, 1], [4, 2]], F)
     h, tau = run("""
@@ -86,6 +94,7 @@ def test_geqrf_then_orgqr_rebuilds_q() -> None:
     assert np.allclose(q @ r, a, atol=1e-5) and np.allclose(q.T @ q, np.eye(2), atol=1e-5)
 
 
+@opcode("custom-call")
 def test_syevd_eigenvalues_ascending() -> None:
     v, w, info = run("""
   a = f32[2,2] parameter(0)
@@ -95,6 +104,7 @@ def test_syevd_eigenvalues_ascending() -> None:
     assert np.allclose(np.abs(v[:, 1]), [2 ** -0.5, 2 ** -0.5])
 
 
+@opcode("compare", "custom-call")
 def test_topk_custom_call_and_sharding_identity() -> None:
     gt = """
 gt {
@@ -114,6 +124,7 @@ gt {
     assert vals.tolist() == [[7, 7]] and idx.tolist() == [[1, 2]] and same.tolist() == [[1, 7, 7, 3]]
 
 
+@opcode("custom-call")
 def test_unknown_target_is_named() -> None:
     with pytest.raises(HloUnsupportedError, match='"my_kernel"'):
         run("""
@@ -122,6 +133,7 @@ def test_unknown_target_is_named() -> None:
 """, np.zeros(2, F))
 
 
+@opcode("custom-call")
 def test_gesdd_reduced_and_full() -> None:
     a = np.array([[3, 0, 0], [0, 4, 0]], F)  # singular values 4, 3
     _, s, u, vt, info = run("""

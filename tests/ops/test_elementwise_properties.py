@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.runner import binary
+from tests.support.runner import binary, opcode
 
 WIDTHS = {"s8": (np.int8, 8), "s16": (np.int16, 16), "s32": (np.int32, 32), "s64": (np.int64, 64)}
 
@@ -29,6 +29,7 @@ def _draw_operands(data: st.DataObject, ty: str) -> tuple[int, list[int], list[i
     return bits, xs, ys, np.array(xs, dtype), np.array(ys, dtype)
 
 
+@opcode("divide", "remainder")
 @settings(max_examples=25, deadline=None)
 @given(ty=st.sampled_from(sorted(WIDTHS)), data=st.data())
 def test_signed_division_matches_c_semantics(ty: str, data: st.DataObject) -> None:
@@ -43,6 +44,7 @@ def test_signed_division_matches_c_semantics(ty: str, data: st.DataObject) -> No
             assert rr == _wrap(a - _c_div(a, b) * b, bits)
 
 
+@opcode("shift-left", "shift-right-arithmetic", "add", "multiply")
 @settings(max_examples=25, deadline=None)
 @given(ty=st.sampled_from(sorted(WIDTHS)), data=st.data())
 def test_add_multiply_shift_wrap_like_twos_complement(ty: str, data: st.DataObject) -> None:

@@ -15,6 +15,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import F32 as F32T
 from tests.support.helpers import scalar_computation
+from tests.support.runner import opcode
 
 F = np.float32
 I32 = np.int32
@@ -28,6 +29,7 @@ def gather(entry: str, *args: np.ndarray) -> np.ndarray:
     return run("HloModule t\n\nENTRY e {\n" + entry + "\n}\n", *args)[0]
 
 
+@opcode("gather")
 def test_gather_clamps_start_so_the_slice_fits() -> None:
     out = gather("""
   x = f32[5] parameter(0)
@@ -37,6 +39,7 @@ def test_gather_clamps_start_so_the_slice_fits() -> None:
     assert out.tolist() == [[0, 1], [2, 3], [3, 4]]
 
 
+@opcode("gather")
 def test_gather_embedding_rows() -> None:
     table = np.arange(15, dtype=F).reshape(5, 3)
     out = gather("""
@@ -47,6 +50,7 @@ def test_gather_embedding_rows() -> None:
     assert out.tolist() == [[12, 13, 14], [3, 4, 5]]
 
 
+@opcode("gather")
 def test_gather_batching_dims_take_along_axis() -> None:
     out = gather("""
   x = f32[2,4] parameter(0)
@@ -56,6 +60,7 @@ def test_gather_batching_dims_take_along_axis() -> None:
     assert out.tolist() == [[3, 0, 1], [6, 6, 7]]  # 9 clamps to 3
 
 
+@opcode("gather")
 def test_gather_index_vector_dim_first_and_offset_dim_first() -> None:
     # Index vectors along dim 0 of i: columns (row, col) = (2, 0) and (0, 1); offset dim 0 of the output.
     x = np.arange(12, dtype=F).reshape(3, 4)
@@ -86,6 +91,7 @@ def scatter_elements(comps: str, to_apply: str, ty: str, x: np.ndarray, i: np.nd
 """, x, i, u)
 
 
+@opcode("scatter")
 def test_scatter_add_duplicates_and_out_of_bounds_rows() -> None:
     out = scatter(ADD, """
   x = f32[4,2] parameter(0)
@@ -96,6 +102,7 @@ def test_scatter_add_duplicates_and_out_of_bounds_rows() -> None:
     assert out.tolist() == [[0, 0], [11, 22], [0, 0], [0, 0]]
 
 
+@opcode("scatter")
 def test_scatter_skips_a_partially_out_of_bounds_window() -> None:
     out = scatter(ADD, """
   x = f32[5] parameter(0)
@@ -107,6 +114,7 @@ def test_scatter_skips_a_partially_out_of_bounds_window() -> None:
     assert out.tolist() == [0, 0, 0, 2, 3]
 
 
+@opcode("scatter")
 def test_scatter_replace_last_update_wins() -> None:
     out = scatter_elements("""
 assign {
@@ -117,6 +125,7 @@ assign {
     assert out.tolist() == [0, 20, 30]
 
 
+@opcode("multiply", "add")
 def test_scatter_unrecognised_combiner_runs_in_order() -> None:
     # f(a, b) = 2a + b at one target, start 1, updates 1 then 2: (2*1 + 1)*2 + 2 = 8 (reverse order: 9)
     out = scatter_elements("""
@@ -131,6 +140,7 @@ twice_plus {
     assert out.tolist() == [5, 8]
 
 
+@opcode("scatter")
 def test_scatter_batching_dims() -> None:
     out = scatter(ADD, """
   x = f32[2,3] parameter(0)
@@ -141,6 +151,7 @@ def test_scatter_batching_dims() -> None:
     assert out.tolist() == [[0, 0, 5], [7, 0, 0]]
 
 
+@opcode("add", "maximum", "scatter")
 def test_variadic_scatter() -> None:
     outs = run("""HloModule t
 pair {
@@ -166,12 +177,14 @@ ENTRY e {
     assert outs[1].tolist() == [9, 4, 4]
 
 
+@opcode("scatter", "maximum")
 def test_scatter_multiply_and_integer_max() -> None:
     out = scatter_elements("\n" + scalar_computation("mx", "maximum", "s32"), "mx", "s32",
                            np.array([5, 5, 5], I32), np.array([[0], [0], [2]], I32), np.array([7, 3, 1], I32))
     assert out.tolist() == [7, 5, 5]
 
 
+@opcode("gather")
 def test_gather_of_one_element_to_a_scalar() -> None:
     out = gather("""
   x = f32[3,2] parameter(0)
@@ -282,6 +295,7 @@ def _random_case(rnd: random.Random, rng: np.random.Generator) -> dict:
                 obd=obd, ibd=ibd, out_shape=out_shape, upd=rng.integers(-3, 4, out_shape).astype(F))
 
 
+@opcode("gather", "scatter", "add")
 def test_gather_and_scatter_match_the_per_element_definition() -> None:
     rnd, rng, add = random.Random(7), np.random.default_rng(7), _add_computation()
     for _ in range(150):
@@ -303,6 +317,7 @@ def test_gather_and_scatter_match_the_per_element_definition() -> None:
         assert np.array_equal(got, want), c
 
 
+@opcode("gather")
 def test_gather_huge_unsigned_index_clamps_high() -> None:
     out = gather("""
   x = f32[4] parameter(0)

@@ -15,6 +15,7 @@ import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.interpreter.linalg import convolution
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
+from tests.support.runner import opcode
 
 
 def run(body: str, *args: np.ndarray) -> list[np.ndarray]:
@@ -26,6 +27,7 @@ F = np.float32
 
 
 # ---------------------------------------------------------------------------- dot
+@opcode("dot")
 def test_dot_batch_dims_not_leading() -> None:
     # out[b] = sum_k lhs[k, b] * rhs[b, k]
     out, = run("""
@@ -36,6 +38,7 @@ def test_dot_batch_dims_not_leading() -> None:
     assert out.tolist() == [1 * 5 + 3 * 6, 2 * 7 + 4 * 8]
 
 
+@opcode("dot")
 def test_dot_output_order_batch_then_lhs_free_then_rhs_free() -> None:
     lhs = np.arange(2 * 3 * 4, dtype=F).reshape(2, 3, 4)   # batch 0, free 1, contract 2
     rhs = np.arange(4 * 2 * 5, dtype=F).reshape(4, 2, 5)   # contract 0, batch 1, free 2
@@ -49,6 +52,7 @@ def test_dot_output_order_batch_then_lhs_free_then_rhs_free() -> None:
     assert out[1, 2, 3] == sum(lhs[1, 2, k] * rhs[k, 1, 3] for k in range(4))
 
 
+@opcode("dot")
 def test_dot_bf16_accumulates_in_f32() -> None:
     # 1 + 4 * 2^-9 = 1 + 2^-7 is a bf16 value; adding 2^-9 to 1 in bf16 would round back to 1.
     bf = ml_dtypes.bfloat16
@@ -62,6 +66,7 @@ def test_dot_bf16_accumulates_in_f32() -> None:
     assert out.dtype == bf and float(out[0, 0]) == 1 + 2 ** -7
 
 
+@opcode("dot")
 def test_dot_preferred_element_type_widens_integers() -> None:
     out, = run("""
   a = s8[1,2] parameter(0)
@@ -71,6 +76,7 @@ def test_dot_preferred_element_type_widens_integers() -> None:
     assert out.dtype == np.int32 and out[0, 0] == 20000
 
 
+@opcode("dot")
 def test_dot_without_contracting_dims_is_outer_product() -> None:
     out, = run("""
   a = f32[2] parameter(0)
@@ -94,26 +100,31 @@ def conv1d(x: list[float], k: list[float], window: str, out_len: int) -> list[fl
     return out.reshape(-1).tolist()
 
 
+@opcode("convolution")
 def test_conv_negative_padding_and_rhs_dilation() -> None:
     # pad 1_-1: [0,1,2,3,4] (5 cropped); taps at offsets 0 and 2: p[i] + 10 p[i+2]
     assert conv1d([1, 2, 3, 4, 5], [1, 10], "size=2 pad=1_-1 rhs_dilate=2", 3) == [20, 31, 42]
 
 
+@opcode("convolution")
 def test_conv_lhs_dilation() -> None:
     # lhs_dilate=2: [1,0,2,0,3]; pad 1_1: [0,1,0,2,0,3,0]; kernel [1,2,3]
     assert conv1d([1, 2, 3], [1, 2, 3], "size=3 pad=1_1 lhs_dilate=2", 5) == [2, 7, 4, 11, 6]
 
 
+@opcode("convolution")
 def test_conv_window_reversal() -> None:
     # same as above with the kernel read backwards: [3,2,1]
     assert conv1d([1, 2, 3], [1, 2, 3], "size=3 pad=1_1 lhs_dilate=2 rhs_reversal=1", 5) == [2, 5, 4, 9, 6]
 
 
+@opcode("convolution")
 def test_conv_stride_and_high_padding() -> None:
     # pad 0_1: [1,2,3,4,0]; size 2 stride 2: [1+2*2, 3+2*4]
     assert conv1d([1, 2, 3, 4], [1, 2], "size=2 stride=2 pad=0_1", 2) == [5, 11]
 
 
+@opcode("convolution")
 def test_conv_feature_groups() -> None:
     # 2 groups: outputs 0,1 read input feature 0; outputs 2,3 read input feature 1.
     out, = run("""
@@ -124,6 +135,7 @@ def test_conv_feature_groups() -> None:
     assert out.reshape(-1).tolist() == [10, 20, 60, 80]
 
 
+@opcode("convolution")
 def test_conv_batch_groups() -> None:
     # 2 batch groups: output feature 0 reads batch 0, output feature 1 reads batch 1.
     out, = run("""
@@ -134,6 +146,7 @@ def test_conv_batch_groups() -> None:
     assert out.reshape(-1).tolist() == [30, 500]
 
 
+@opcode("convolution")
 def test_conv_dim_labels_nchw_and_permuted_output() -> None:
     x = np.array([[1, 2], [3, 4]], F).reshape(1, 1, 2, 2)
     k = np.array([[1, 0], [0, 1]], F).reshape(1, 1, 2, 2)
@@ -156,6 +169,7 @@ def test_conv_dim_labels_nchw_and_permuted_output() -> None:
 
 
 # ----------------------------------------------------------------------------- fft
+@opcode("fft")
 def test_fft_kinds() -> None:
     out, = run("""
   x = c64[4] parameter(0)
@@ -180,6 +194,7 @@ def test_fft_kinds() -> None:
 
 
 # ------------------------------------------------------- cholesky / triangular-solve
+@opcode("cholesky")
 def test_cholesky_reads_only_its_triangle() -> None:
     out, = run("""
   a = f32[2,2] parameter(0)
@@ -200,6 +215,7 @@ TRSM = """
 """
 
 
+@opcode("triangular-solve")
 @pytest.mark.parametrize("attrs,b,rhs,expected", [
     ("left_side=true, lower=true, transpose_a=NO_TRANSPOSE", "2,1", [[2], [9]], [[1], [2]]),
     ("left_side=true, lower=true, transpose_a=TRANSPOSE", "2,1", [[2], [9]], [[-0.125], [2.25]]),
@@ -213,6 +229,7 @@ def test_triangular_solve(attrs: str, b: str, rhs: list, expected: list) -> None
 
 
 # ------------------------------------------------------------------------ batch norm
+@opcode("batch-norm-training", "batch-norm-inference")
 def test_batch_norm_training_and_inference() -> None:
     out, mean, var = run("""
   x = f32[2,2] parameter(0)
@@ -233,6 +250,7 @@ def test_batch_norm_training_and_inference() -> None:
     assert y.tolist() == [[3, 3]]
 
 
+@opcode("batch-norm-grad")
 def test_batch_norm_grad() -> None:
     # x = [0, 0, 3]: mean 1, var 2; grad [1, 0, 0] (one feature, feature_index=0).
     dx, dscale, doffset = run("""
@@ -249,6 +267,7 @@ def test_batch_norm_grad() -> None:
 
 
 # ------------------------------------------------------------- ragged-dot / scaled-dot
+@opcode("ragged-dot")
 def test_ragged_dot_non_contracting_groups_rows() -> None:
     # rows 0 | 1,2 | (3 in no group): group 0 uses rhs[0] = [1,1], group 1 rhs[1] = [10,100]
     out, = run("""
@@ -260,6 +279,7 @@ def test_ragged_dot_non_contracting_groups_rows() -> None:
     assert out.reshape(-1).tolist() == [0 + 1, 2 * 10 + 3 * 100, 4 * 10 + 5 * 100, 0]
 
 
+@opcode("ragged-dot")
 def test_ragged_dot_contracting_splits_the_sum() -> None:
     out, = run("""
   a = f32[1,4] parameter(0)
@@ -270,6 +290,7 @@ def test_ragged_dot_contracting_splits_the_sum() -> None:
     assert out.reshape(-1).tolist() == [1, 2 + 3 + 4]
 
 
+@opcode("scaled-dot")
 def test_scaled_dot_block_scales() -> None:
     # lhs scale [[1,2],[3,4]] covers blocks of 2 along the contracting dim; rhs scale 10.
     out, = run("""
@@ -282,6 +303,7 @@ def test_scaled_dot_block_scales() -> None:
     assert out.reshape(-1).tolist() == [(1 + 1 + 2 + 2) * 10, (3 + 3 + 4 + 4) * 10]
 
 
+@opcode("dot")
 def test_dot_f8_result_is_rounded_through_f16_like_xla_cpu() -> None:
     # 1 + 2^-4 + 2^-12 rounds to 1 + 2^-4 in f16 (a tie between the f8 values 1 and 1.125),
     # which then rounds to even: 1.0. Rounding f32 straight to f8 would give 1.125.
@@ -294,6 +316,7 @@ def test_dot_f8_result_is_rounded_through_f16_like_xla_cpu() -> None:
     assert float(out[0, 0]) == 1.0
 
 
+@opcode("cholesky")
 def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_all_nan() -> None:
     out, = run("""
   a = f32[2,2,2] parameter(0)
@@ -335,6 +358,7 @@ def _naive_conv(lhs: np.ndarray, rhs: np.ndarray, lab: ConvDimLabels, win: Windo
     return out
 
 
+@opcode("convolution")
 def test_convolution_matches_the_per_element_definition() -> None:
     rnd, rng = random.Random(3), np.random.default_rng(3)
     checked = 0

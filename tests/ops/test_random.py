@@ -11,10 +11,12 @@ import hlotools
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import Evaluator, evaluate
 from hlotools.interpreter.random import philox4x32, threefry2x32
+from tests.support.runner import opcode
 
 U32 = np.uint32
 
 
+@opcode("rng-bit-generator")
 @pytest.mark.parametrize("ctr,key,expected", [
     ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
     ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
@@ -25,6 +27,7 @@ def test_threefry2x32_20_known_answers(ctr: tuple, key: tuple, expected: tuple) 
     assert (int(x0[0]), int(x1[0])) == expected
 
 
+@opcode("rng-bit-generator")
 @pytest.mark.parametrize("ctr,key,expected", [
     ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
     ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
@@ -49,6 +52,7 @@ ENTRY e {{
 KEY = np.array([1996971247, 1110824154, 596101121, 1259591360], U32).view(np.uint64)
 
 
+@opcode("rng-bit-generator")
 def test_three_fry_matches_xla_cpu() -> None:
     state, bits = evaluate(hlotools.parse_module(rbg("rng_three_fry", "4,8")), [KEY])
     assert bits[0, :4].tolist() == [172939527, 289420409, 2236401798, 2868672216]
@@ -56,6 +60,7 @@ def test_three_fry_matches_xla_cpu() -> None:
     assert state.view(U32).tolist() == [1996971247, 1110824154, 596101137, 1259591360]
 
 
+@opcode("rng-bit-generator")
 def test_philox_matches_xla_cpu() -> None:
     state, bits = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
     assert bits[:4].tolist() == [1418217082, 1132902371, 7359599, 485128976]
@@ -63,12 +68,14 @@ def test_philox_matches_xla_cpu() -> None:
     assert state.view(U32).tolist() == [1996971247, 1110824154, 596101125, 1259591360]
 
 
+@opcode("rng-bit-generator")
 def test_rng_default_is_philox_on_cpu() -> None:
     a = evaluate(hlotools.parse_module(rbg("rng_default", "16")), [KEY])
     b = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
+@opcode("rng-bit-generator")
 def test_three_fry_pairs_fill_neighbours_along_the_split_dim() -> None:
     # u32[3]: no even dim, so the (only) dim is split: blocks (c, c+1) -> [x0(c), x1(c), x0(c+1)]
     key = np.array([0x0000000500000007, 0x10], np.uint64)
@@ -77,6 +84,7 @@ def test_three_fry_pairs_fill_neighbours_along_the_split_dim() -> None:
     assert bits.tolist() == [int(x0[0]), int(x1[0]), int(x0[1])]
 
 
+@opcode("rng-bit-generator")
 def test_u64_and_narrow_outputs_reuse_the_32_bit_streams() -> None:
     key = np.array([0x0000000500000007, 0x10], np.uint64)
     _, wide = evaluate(hlotools.parse_module(rbg("rng_three_fry", "2", "u64")), [key])
@@ -87,12 +95,14 @@ def test_u64_and_narrow_outputs_reuse_the_32_bit_streams() -> None:
     assert narrow.dtype == np.uint16 and narrow.tolist() == (full & 0xFFFF).tolist()
 
 
+@opcode("rng-bit-generator")
 def test_philox_three_word_state_carries_into_the_high_word() -> None:
     state = np.array([3, 0xFFFFFFFFFFFFFFFF, 7], np.uint64)
     new, _ = evaluate(hlotools.parse_module(rbg("rng_philox", "8", state_n=3)), [state])
     assert new.tolist() == [3, 1, 8]  # 8 u32 values = 2 blocks: low wraps 2^64 - 1 -> 1, high 7 -> 8
 
 
+@opcode("rng-get-and-update-state")
 def test_rng_get_and_update_state_starts_at_xla_cpu_seed() -> None:
     module = hlotools.parse_module("""HloModule t
 ENTRY e {
@@ -105,6 +115,7 @@ ENTRY e {
     assert first.tolist() == [0x7012395, 0] and second.tolist() == [0x7012395 + 5, 0]
 
 
+@opcode("rng")
 def test_rng_is_refused_with_a_reason() -> None:
     module = hlotools.parse_module("""HloModule t
 ENTRY e {
@@ -117,6 +128,7 @@ ENTRY e {
         evaluate(module, [])
 
 
+@opcode("rng-bit-generator")
 def test_sub_byte_outputs_keep_the_low_bits() -> None:
     key = np.array([0x0000000500000007, 0x10], np.uint64)
     _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])

@@ -10,6 +10,7 @@ import hlotools
 from hlotools.interpreter import evaluate
 from hlotools.interpreter.sorting import stable_sort_permutation
 from tests.support.paths import SHARED
+from tests.support.runner import opcode
 
 F = np.float32
 I32 = np.int32
@@ -37,16 +38,19 @@ ENTRY e {{
 """
 
 
+@opcode("compare", "sort")
 def test_stable_ascending_keeps_tie_order() -> None:
     keys, vals = run(cmp_module("", "s32", 5, "LT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
     assert keys.tolist() == [1, 1, 2, 3, 3] and vals.tolist() == [1, 3, 4, 0, 2]
 
 
+@opcode("compare", "sort")
 def test_stable_descending_keeps_tie_order() -> None:
     keys, vals = run(cmp_module("", "s32", 5, "GT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
     assert keys.tolist() == [3, 3, 2, 1, 1] and vals.tolist() == [0, 2, 4, 1, 3]
 
 
+@opcode("compare", "sort")
 def test_totalorder_float_sort() -> None:
     x = np.array([np.nan, 0.0, -0.0, -np.inf, 1.0, -np.nan], F)
     keys, vals = run(cmp_module("", "f32", 6, "LT", ", type=TOTALORDER"), x, np.arange(6, dtype=I32))
@@ -55,6 +59,7 @@ def test_totalorder_float_sort() -> None:
     assert np.signbit(keys[2]) and not np.signbit(keys[3])
 
 
+@opcode("compare", "sort")
 def test_sort_by_second_operand() -> None:
     text = """HloModule t
 cmp {
@@ -76,6 +81,7 @@ ENTRY e {
     assert vals.tolist() == [9, 5, 2, 2] and keys.tolist() == [20, 40, 10, 30]
 
 
+@opcode("abs", "compare", "sort")
 def test_custom_comparator_abs_value_is_stable() -> None:
     text = """HloModule t
 cmp {
@@ -95,6 +101,7 @@ ENTRY e {
     assert out.tolist() == [1, -1, 2, -2, -3, 3]
 
 
+@opcode("compare", "and", "or", "sort")
 def test_lexicographic_comparator_two_keys() -> None:
     text = """HloModule t
 cmp {
@@ -119,6 +126,7 @@ ENTRY e {
     assert list(zip(k.tolist(), v.tolist())) == [(0, 6), (0, 7), (1, 3), (1, 4), (1, 5)]
 
 
+@opcode("compare", "sort")
 def test_sort_along_major_dimension() -> None:
     text = """HloModule t
 cmp {
@@ -143,6 +151,7 @@ class _LessThan:
         return [args[0] < args[1]]
 
 
+@opcode("sort")
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 33])
 def test_merge_sort_is_a_stable_sort(n: int) -> None:
     keys = (np.arange(n) * 7 % 4).reshape(1, n)  # many ties
@@ -159,12 +168,14 @@ ENTRY e {
 """
 
 
+@opcode("topk")
 def test_topk_largest_ties_go_to_the_lower_index() -> None:
     vals, idx = run(TOPK % "true", np.array([[1, 3, 3, 2, 3], [0.0, -0.0, 5, 0.0, -1]], F))
     assert vals.tolist() == [[3, 3, 3], [5, 0, 0]]
     assert idx.dtype == I32 and idx.tolist() == [[1, 2, 4], [2, 0, 3]]  # +0 above -0
 
 
+@opcode("topk")
 def test_topk_smallest() -> None:
     vals, idx = run(TOPK % "false", np.array([[4, 1, 3, 1, 2], [9, 8, 7, 6, 5]], F))
     assert vals.tolist() == [[1, 1, 2], [5, 6, 7]] and idx.tolist() == [[1, 3, 4], [4, 3, 2]]
@@ -173,6 +184,7 @@ def test_topk_smallest() -> None:
 XLA = SHARED / "corpus" / "xla"
 
 
+@opcode("sort")
 @pytest.mark.parametrize("name", ["parser_test/parser_test_0121", "parser_test/parser_test_0122",
                                   "hlo_files/hlofile_0560"])
 def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
@@ -193,6 +205,7 @@ def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
         assert np.array_equal(np.ascontiguousarray(out).view(np.uint8), expected[f"out{i}"].view(np.uint8)), f"output {i}"
 
 
+@opcode("sort")
 def test_std_sort_model_sorts_and_is_unstable_on_long_rows() -> None:
     from hlotools.interpreter.std_sort import std_sort
 
@@ -205,6 +218,7 @@ def test_std_sort_model_sorts_and_is_unstable_on_long_rows() -> None:
     assert std_sort(list(range(5)), lambda i, j: small[i] < small[j]) == [1, 3, 4, 0, 2]
 
 
+@opcode("compare", "select", "sort")
 def test_jax_float_comparator_canonicalises_zero_and_nan() -> None:
     # JAX's comparator: -0 -> 0 and every NaN -> +NaN, then TOTALORDER LT. So -0 and +0 tie
     # (input order kept) and NaNs go last.
@@ -238,6 +252,7 @@ ENTRY e {
     assert idx.tolist() == [4, 1, 2, 3, 0, 5]
 
 
+@opcode("compare", "sort")
 def test_stable_sort_with_nans_is_libstdcxx_not_a_plain_merge() -> None:
     """[2, NaN, 1] under IEEE LT: std::stable_sort merges the halves [2, NaN] and [1]
     backward (odd length): less(1, NaN) fails, so 1 stays last: [2, NaN, 1]. A forward
