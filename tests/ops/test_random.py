@@ -1,0 +1,138 @@
+"""Random numbers: Threefry-2x32 / Philox-4x32 known-answer vectors (Random123's kat_vectors),
+rng-bit-generator against values XLA:CPU produced (the JAX corpus module rng_bit_generator),
+the output layout rules for other shapes and widths, rng-get-and-update-state, and rng's
+refusal."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlotools
+from hlotools.errors import HloUnsupportedError
+from hlotools.interpreter import Evaluator, evaluate
+from hlotools.interpreter.random import philox4x32, threefry2x32
+from tests.support.runner import opcode
+
+U32 = np.uint32
+
+
+@opcode("rng-bit-generator")
+@pytest.mark.parametrize("ctr,key,expected", [
+    ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+    ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+    ((0x243F6A88, 0x85A308D3), (0x13198A2E, 0x03707344), (0xC4923A9C, 0x483DF7A0)),
+])
+def test_threefry2x32_20_known_answers(ctr: tuple, key: tuple, expected: tuple) -> None:
+    x0, x1 = threefry2x32(np.array([ctr[0]], U32), np.array([ctr[1]], U32), key[0], key[1])
+    assert (int(x0[0]), int(x1[0])) == expected
+
+
+@opcode("rng-bit-generator")
+@pytest.mark.parametrize("ctr,key,expected", [
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+])
+def test_philox4x32_10_known_answers(ctr: tuple, key: tuple, expected: tuple) -> None:
+    out = philox4x32([np.array([c], U32) for c in ctr], key[0], key[1])
+    assert tuple(int(v[0]) for v in out) == expected
+
+
+def rbg(algorithm: str, dims: str, etype: str = "u32", state_n: int = 2) -> str:
+    return f"""HloModule t
+ENTRY e {{
+  s = u64[{state_n}] parameter(0)
+  ROOT r = (u64[{state_n}], {etype}[{dims}]) rng-bit-generator(s), algorithm={algorithm}
+}}
+"""
+
+
+# The corpus key u32[4] bitcast to u64[2] (little-endian pairs), and XLA:CPU's outputs.
+KEY = np.array([1996971247, 1110824154, 596101121, 1259591360], U32).view(np.uint64)
+
+
+@opcode("rng-bit-generator")
+def test_three_fry_matches_xla_cpu() -> None:
+    state, bits = evaluate(hlotools.parse_module(rbg("rng_three_fry", "4,8")), [KEY])
+    assert bits[0, :4].tolist() == [172939527, 289420409, 2236401798, 2868672216]
+    # new state: key kept, counter advanced by the 16 Threefry blocks a 4x8 u32 draw uses
+    assert state.view(U32).tolist() == [1996971247, 1110824154, 596101137, 1259591360]
+
+
+@opcode("rng-bit-generator")
+def test_philox_matches_xla_cpu() -> None:
+    state, bits = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
+    assert bits[:4].tolist() == [1418217082, 1132902371, 7359599, 485128976]
+    # 16 u32 values = 4 Philox blocks; only the low counter word is carried in a u64[2] state
+    assert state.view(U32).tolist() == [1996971247, 1110824154, 596101125, 1259591360]
+
+
+@opcode("rng-bit-generator")
+def test_rng_default_is_philox_on_cpu() -> None:
+    a = evaluate(hlotools.parse_module(rbg("rng_default", "16")), [KEY])
+    b = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@opcode("rng-bit-generator")
+def test_three_fry_pairs_fill_neighbours_along_the_split_dim() -> None:
+    # u32[3]: no even dim, so the (only) dim is split: blocks (c, c+1) -> [x0(c), x1(c), x0(c+1)]
+    key = np.array([0x0000000500000007, 0x10], np.uint64)
+    _, bits = evaluate(hlotools.parse_module(rbg("rng_three_fry", "3")), [key])
+    x0, x1 = threefry2x32(np.array([0x10, 0x11], U32), np.array([0, 0], U32), 7, 5)
+    assert bits.tolist() == [int(x0[0]), int(x1[0]), int(x0[1])]
+
+
+@opcode("rng-bit-generator")
+def test_u64_and_narrow_outputs_reuse_the_32_bit_streams() -> None:
+    key = np.array([0x0000000500000007, 0x10], np.uint64)
+    _, wide = evaluate(hlotools.parse_module(rbg("rng_three_fry", "2", "u64")), [key])
+    x0, x1 = threefry2x32(np.array([0x10, 0x11], U32), np.array([0, 0], U32), 7, 5)
+    assert wide.tolist() == [int(x0[i]) | int(x1[i]) << 32 for i in range(2)]
+    _, narrow = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u16")), [key])
+    _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])
+    assert narrow.dtype == np.uint16 and narrow.tolist() == (full & 0xFFFF).tolist()
+
+
+@opcode("rng-bit-generator")
+def test_philox_three_word_state_carries_into_the_high_word() -> None:
+    state = np.array([3, 0xFFFFFFFFFFFFFFFF, 7], np.uint64)
+    new, _ = evaluate(hlotools.parse_module(rbg("rng_philox", "8", state_n=3)), [state])
+    assert new.tolist() == [3, 1, 8]  # 8 u32 values = 2 blocks: low wraps 2^64 - 1 -> 1, high 7 -> 8
+
+
+@opcode("rng-get-and-update-state")
+def test_rng_get_and_update_state_starts_at_xla_cpu_seed() -> None:
+    module = hlotools.parse_module("""HloModule t
+ENTRY e {
+  ROOT s = u64[2] rng-get-and-update-state(), delta=5
+}
+""")
+    ev = Evaluator(module)
+    first = ev.call(module.entry, [])
+    second = ev.call(module.entry, [])
+    assert first.tolist() == [0x7012395, 0] and second.tolist() == [0x7012395 + 5, 0]
+
+
+@opcode("rng")
+def test_rng_is_refused_with_a_reason() -> None:
+    module = hlotools.parse_module("""HloModule t
+ENTRY e {
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  ROOT r = f32[4] rng(a, b), distribution=rng_uniform
+}
+""")
+    with pytest.raises(HloUnsupportedError, match="rng"):
+        evaluate(module, [])
+
+
+@opcode("rng-bit-generator")
+def test_sub_byte_outputs_keep_the_low_bits() -> None:
+    key = np.array([0x0000000500000007, 0x10], np.uint64)
+    _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])
+    _, nib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u4")), [key])
+    assert nib.astype(np.int64).tolist() == (full & 0xF).astype(np.int64).tolist()
+    _, snib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "s4")), [key])
+    assert snib.astype(np.int64).tolist() == [((int(v) & 0xF) ^ 8) - 8 for v in full]
