@@ -187,8 +187,16 @@ ENTRY main {
 @given(_chain(), st.integers(0, 2**32 - 1))
 def test_random_constant_chains_fold_to_the_interpreters_values(case: tuple[str, str], seed: int) -> None:
     """The algsimp property generator's chains with constant inputs: everything but the
-    broadcasts folds, and the folded constants hold exactly what the interpreter computed."""
+    broadcasts folds, and the folded constants hold exactly what the interpreter computed.
+    Under spec semantics: under xla-cpu the interpreter replays XLA's inexact algsimp rewrites
+    (A / exp(B) -> A * exp(-B), ...) on the module it is given, which XLA runs before constant
+    folding, so the unfolded and the folded module differ in the last bit by design."""
     t, text = case
+    with semantics.using("spec"):
+        _check_chain_folds(t, text, seed)
+
+
+def _check_chain_folds(t: str, text: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     for i in range(2):
         values = rng.integers(-5, 6, 6) if t == "s32" else rng.choice([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -2.5], 6)
