@@ -1,6 +1,6 @@
 """Guard pages around every buffer generated code touches, to catch out-of-bounds accesses.
 
-`install(mode)` patches the ctypes call path (hlotools.backend.llvm.calling) of this process
+`install(mode)` patches the ctypes call path (hlotools.backend.llvm.abi) of this process
 so that each argument, each result and the temp arena of every compiled module live in their
 own anonymous mapping, with a PROT_NONE page right after the buffer's last byte (mode "end":
 an overrun faults at once) or right before its first byte (mode "start": an underrun faults).
@@ -63,7 +63,7 @@ def _like(a: np.ndarray, mode: str, fill: int | None) -> np.ndarray:
 
 def install(mode: str) -> None:
     """Patch calling.py's buffers (arguments, results, arena) into guarded memory."""
-    from hlotools.backend.llvm import calling
+    from hlotools.backend.llvm import abi as calling
 
     to_physical, alloc_physical, bind_entry = calling.to_physical, calling.alloc_physical, \
         calling.EntryCaller.bind_entry

@@ -24,10 +24,10 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm import emit_types as T
-from hlotools.backend.llvm import jit
-from hlotools.backend.llvm.emit_loops import c64, for_range
-from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL, WORKER_TYPE
+from hlotools.backend.llvm.kernels.parallel_for import JOIN_SYMBOL, THREADS_GLOBAL, WORKER_TYPE
+from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.native import jit
 
 SPIN_GLOBAL = "hlotools_pool_spin_ns"
 
@@ -60,10 +60,10 @@ def build_ir(impl: str = "pool") -> str:
     """The module's IR text; impl 'pool' (parallel_pool) or 'spawn' (parallel.py)."""
     module = ir.Module("pool_test")
     if impl == "pool":
-        from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
+        from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
         pf = pool_parallel_for_function(module)
     else:
-        from hlotools.backend.llvm import parallel
+        from hlotools.backend.llvm.kernels import parallel_for as parallel
         make = getattr(parallel, "_define_spawning_parallel_for", None)
         pf = make(module, export=False) if make is not None else parallel.parallel_for_function(module)
     if SPIN_GLOBAL not in module.globals:  # parallel.py has no spin: a dummy for the same API

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
-from hlotools.backend.llvm import calling, host, native
+from hlotools.backend.llvm import abi as calling
+from hlotools.backend.llvm.native import host
+from hlotools.backend.llvm.native import shared_library as native
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
@@ -190,7 +192,7 @@ def test_largest_difference_counts_nan_and_infinities_sensibly() -> None:
 
 
 def test_join_symbol_is_the_one_parallel_emits() -> None:
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for as parallel
     assert calling.JOIN_SYMBOL == parallel.JOIN_SYMBOL
 
 
@@ -275,7 +277,7 @@ def test_damaged_shared_library_is_not_trusted(tmp_path: Path) -> None:
 
 def _object_code() -> bytes:
     import hlotools
-    from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.backend.llvm.driver.runtime import CompiledModule
     module = hlotools.parse_module(MLP.read_text())
     code = CompiledModule(module, keep_object=True).object_code
     assert code is not None

@@ -31,10 +31,13 @@ import pytest
 from test_llvm_feature_levels import LEVELS, X86
 
 import hlotools
-from hlotools.backend.llvm import emit_conv, emit_dot, emit_gemm, registry
-from hlotools.backend.llvm import emit_conv_gemm as CG
-from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm import registry
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.lower import conv_gemm as CG
+from hlotools.backend.llvm.lower import convolution as emit_conv
+from hlotools.backend.llvm.lower import dot as emit_dot
+from hlotools.backend.llvm.lower import gemm as emit_gemm
+from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
 
 CANONICAL = {"float32": 0x7FC00000, "float64": 0x7FF8000000000000, "float16": 0x7E00, "bfloat16": 0x7FC0}
@@ -248,7 +251,7 @@ CASES = all_cases()
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_nan_results_are_canonical_on_both_backends(case: Case) -> None:
     if case.how == "blas":
-        from hlotools.backend.llvm import jit
+        from hlotools.backend.llvm.native import jit
         if not jit.blas_symbols():
             pytest.skip("no OpenBLAS symbols for the JIT")
     args = arguments(case)
@@ -264,7 +267,7 @@ def test_nan_results_are_canonical_on_both_backends(case: Case) -> None:
 
 def test_blas_path_is_taken() -> None:
     """The 'blas' cases really call OpenBLAS (when the JIT has it), the others the generated kernel."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     if not jit.blas_symbols():
         pytest.skip("no OpenBLAS symbols for the JIT")
     for case in CASES:
@@ -299,7 +302,7 @@ LEVEL_CASES = [c for c in CASES if c.how != "blas"]  # OpenBLAS picks its kernel
 
 def child(out_file: str) -> None:
     """Run LEVEL_CASES at $HLOTOOLS_TARGET_CPU; save each output's bytes."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     outputs = {c.name: np.frombuffer(_parts(run_llvm(c, arguments(c))).tobytes(), np.uint8) for c in LEVEL_CASES}
     np.savez(out_file, **outputs)
     Path(out_file + ".json").write_text(json.dumps({"target": list(jit.jit_target())}))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
-from hlotools.backend.llvm.pipeline import available_pipeline, backend_pipeline, optimise_module
+from hlotools.backend.llvm.driver.pipeline import available_pipeline, backend_pipeline, optimise_module
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext
@@ -175,7 +175,7 @@ def test_the_backend_runs_epilogue_fusion_after_layout_assignment() -> None:
 
 
 def test_without_the_pass_registered_the_backend_runs_the_preset(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlotools.backend.llvm.pipeline import BACKEND_ADDITIONS
+    from hlotools.backend.llvm.driver.pipeline import BACKEND_ADDITIONS
     from hlotools.passes import registry
     added = {name for name, _ in BACKEND_ADDITIONS["O2"]}
     assert "epilogue-fusion" in added

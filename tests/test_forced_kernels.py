@@ -40,8 +40,9 @@ from test_interpreter_corpus import JAX  # noqa: E402
 
 def forced() -> ExitStack:
     """Both new paths forced (a context)."""
-    from hlotools.backend.llvm import emit_reduce_window, load_emitters
-    from hlotools.backend.llvm.emit_output_fusion import epilogues
+    from hlotools.backend.llvm import load_emitters
+    from hlotools.backend.llvm.lower import reduce_window as emit_reduce_window
+    from hlotools.backend.llvm.lower.output_fusion import epilogues
     load_emitters()
     stack = ExitStack()
     stack.enter_context(epilogues(True, 0))
@@ -50,7 +51,7 @@ def forced() -> ExitStack:
 
 
 def _compile_o2(module: Any) -> Any:
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.native.cache import CompileOptions, compile_cached
     return compile_cached(module, CompileOptions(preset="O2"), compile_cache=None)
 
 
@@ -121,7 +122,7 @@ def _guarded_array(a: np.ndarray, fill: int | None = None) -> np.ndarray:
 
 def install_guards() -> None:
     """Every argument, result and temp arena of calls from now on is guarded (the child)."""
-    from hlotools.backend.llvm import calling
+    from hlotools.backend.llvm import abi as calling
     to_physical, alloc_physical = calling.to_physical, calling.alloc_physical
 
     def guarded_physical(arg: Any, shape: Any, i: int) -> np.ndarray | None:
@@ -341,8 +342,8 @@ def _fusion_case(kind: str, seed: int) -> dict[str, Any]:
 
     import hlotools
     from hlotools.backend.llvm import compile_module
-    from hlotools.backend.llvm.emit_gemm import generated_only
-    from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
+    from hlotools.backend.llvm.lower.gemm import generated_only
+    from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
     rng = np.random.default_rng(seed)
     case = dot_case(rng) if kind == "dot" else conv_case(rng)
     args = _args(case, seed)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from test_interpreter_corpus import JAX, _leaf_dtypes, _load, assert_matches, op_class
 
-from hlotools.backend.llvm import calling
+from hlotools.backend.llvm import abi as calling
 
 
 def test_new_arena_is_aligned_and_big_enough() -> None:
@@ -54,7 +54,7 @@ def test_jax_corpus_on_a_poisoned_arena(name: str, preset: str, monkeypatch: pyt
     the benchmark's: kOutput epilogues and in-place fusions, layouts, the scheduler's order)."""
     import hlotools
     from hlotools.backend.llvm import compile_module
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
 
     real = calling.new_arena
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 import hlotools
-from hlotools.backend.llvm.compiler import CompiledFunction, ModuleCompiler, in_place_operand
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.codegen.function import CompiledFunction, ModuleCompiler, in_place_operand
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
 FUSED_DUS = """

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import cache, jit, runtime
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached, make_key
+from hlotools.backend.llvm.driver import runtime
+from hlotools.backend.llvm.native import cache, jit
+from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, Entry, compile_cached, make_key
 from hlotools.interpreter import evaluate
 
 TEXT = """HloModule cached
@@ -95,7 +96,7 @@ def test_miss_then_hit_skips_codegen_and_llvm(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(runtime.compiler, "compile_module", forbidden)
     monkeypatch.setattr(jit, "compile_ir", forbidden)
     monkeypatch.setattr(jit, "optimise", forbidden)
-    monkeypatch.setattr("hlotools.backend.llvm.pipeline.optimise_module", forbidden)
+    monkeypatch.setattr("hlotools.backend.llvm.driver.pipeline.optimise_module", forbidden)
     second = rec.compile()
     assert rec.hit and "via source key" in rec.lines[-1]
     assert second.timings.codegen_s == 0 and second.timings.llvm_s == 0
@@ -246,7 +247,7 @@ def test_entry_of_another_key_is_not_trusted(tmp_path: Path) -> None:
     (entry,) = object_entries(rec)
     other_text = TEXT.replace("exponential", "negate")
     module_key = make_key("module", cache.module_key_text(
-        __import__("hlotools.backend.llvm.pipeline", fromlist=["x"]).optimise_module(
+        __import__("hlotools.backend.llvm.driver.pipeline", fromlist=["x"]).optimise_module(
             hlotools.parse_module(other_text))), CompileOptions().key_fields())
     target = rec.cache.path(module_key)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -443,7 +444,7 @@ def test_the_shared_library_is_linked_after_compile_cached_returns(tmp_path: Pat
     stored while the link still runs; the library is recorded in the entry once it is done."""
     import threading
 
-    from hlotools.backend.llvm import native
+    from hlotools.backend.llvm.native import shared_library as native
     if not (native.enabled() and native.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     release = threading.Event()
@@ -475,7 +476,7 @@ def test_a_child_forked_during_a_background_link_does_not_wait_for_it(tmp_path: 
     with none (waiting for the parent's would hang it) and can compile and link its own."""
     import threading
 
-    from hlotools.backend.llvm import native
+    from hlotools.backend.llvm.native import shared_library as native
     if not (native.enabled() and native.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     release = threading.Event()
@@ -516,7 +517,7 @@ def test_a_cache_folder_deleted_during_a_background_link_stays_deleted(tmp_path:
     import shutil
     import threading
 
-    from hlotools.backend.llvm import native
+    from hlotools.backend.llvm.native import shared_library as native
     if not (native.enabled() and native.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     started, release = threading.Event(), threading.Event()

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import background_link, cache, native
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached
+from hlotools.backend.llvm.native import background_link, cache
+from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, Entry, compile_cached
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = """HloModule quick
@@ -146,7 +147,7 @@ KILLED_CHILD = """
 import os, signal, sys
 from pathlib import Path
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
 text = sys.argv[2]
 store = CompileCache(Path(sys.argv[1]))
 compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=store, source_text=text)
@@ -191,7 +192,7 @@ def test_runtime_groups_are_copied_into_a_new_folder_by_the_background_worker(
     """A cold compile into a folder without the runtime library's entries only writes its own
     two entries; the groups its code calls (loaded in this process) are copied there by the
     worker, so a later process still finds them."""
-    from hlotools.backend.llvm import runtime_library
+    from hlotools.backend.llvm.kernels import library as runtime_library
     compile_text(CompileCache(tmp_path / "first"), DOT)  # the groups are loaded in this process now
     assert cache.wait_for_all_links(60)  # (the first folder's copies are written by now)
     store = CompileCache(tmp_path / "second")

@@ -1,4 +1,4 @@
-"""Independent kernels run as one parallel_for (backend/llvm/emit_concurrent.py): results
+"""Independent kernels run as one parallel_for (backend/llvm/codegen/concurrent.py): results
 identical to the interpreter and to the serial code, the IR has the merged worker only when
 there is a set, members never share memory, while bodies, side effects keep their order."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import emit_concurrent as ec
-from hlotools.backend.llvm import emit_types as T
-from hlotools.backend.llvm.compiler import CompiledFunction, FunctionEmitter, ModuleCompiler
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.codegen import concurrent as ec
+from hlotools.backend.llvm.codegen.function import CompiledFunction, FunctionEmitter, ModuleCompiler
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 
@@ -273,7 +273,7 @@ def test_the_ir_has_one_merged_parallel_for_only_when_there_is_a_set() -> None:
 
 
 def test_without_a_set_the_code_is_what_it_was() -> None:
-    from hlotools.backend.llvm.compiler import compile_module
+    from hlotools.backend.llvm.codegen.function import compile_module
     m = hlotools.parse_module(ONE_DOT)
     with _concurrent(False):
         off = str(compile_module(m)[0])
@@ -329,7 +329,7 @@ def test_members_never_share_memory(text: str) -> None:
 
 
 def test_a_set_occupies_one_schedule_position() -> None:
-    from hlotools.backend.llvm.buffers import schedule_positions
+    from hlotools.backend.llvm.codegen.buffers import schedule_positions
     m = hlotools.parse_module(TWO_DOTS)
     assert m.entry is not None
     order = list(m.entry.instructions)
@@ -396,7 +396,7 @@ ENTRY e {
 
 
 def test_a_member_never_takes_memory_another_member_still_reads() -> None:
-    from hlotools.backend.llvm import buffers as bufs
+    from hlotools.backend.llvm.codegen import buffers as bufs
     m, fs = _functions(REUSE)
     (cf,) = fs
     assert [sorted(i.name for i in s) for s in cf.concurrent] == [["d", "r"]]

@@ -13,10 +13,11 @@ import pytest
 from test_aot import build_and_run, needs_cc
 
 import hlotools
-from hlotools.backend.llvm import aot, compile_module
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.emit_conv_gemm import generated_im2col
-from hlotools.backend.llvm.objfile import read_object
+from hlotools.backend.llvm import compile_module
+from hlotools.backend.llvm.driver import aot
+from hlotools.backend.llvm.kernels import library as RL
+from hlotools.backend.llvm.lower.conv_gemm import generated_im2col
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.interpreter import evaluate
 
 

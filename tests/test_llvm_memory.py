@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
 
 
 def module_text(k: int) -> str:
@@ -84,7 +84,7 @@ def test_the_shape_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_compiled_modules_and_their_engines_are_freed() -> None:
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     run_one(0)  # the runtime library's engines (kept for the process) are loaded by now
     gc.collect()
     before = jit.live_modules()
@@ -118,7 +118,7 @@ def test_each_optimiser_run_frees_its_pass_manager_and_builder(monkeypatch: pyte
     list each time: a builder shared by the process made every compile slower than the last."""
     import llvmlite.binding as llvm
 
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     managers: list[llvm.ModulePassManager] = []
     builders: list[weakref.ref] = []
     real = llvm.PassBuilder.getModulePassManager
@@ -139,7 +139,7 @@ def test_each_optimiser_run_frees_its_pass_manager_and_builder(monkeypatch: pyte
 
 
 def test_dlopened_libraries_are_closed(tmp_path: Path) -> None:
-    from hlotools.backend.llvm import native
+    from hlotools.backend.llvm.native import shared_library as native
     if not native.enabled() or native.c_compiler() is None:
         pytest.skip("no shared libraries here (no C compiler, or not Linux)")
     cache = CompileCache(tmp_path)
@@ -161,7 +161,8 @@ def test_dlopened_libraries_are_closed(tmp_path: Path) -> None:
 _RSS_CHILD = """import ctypes, gc, json, sys
 sys.path.insert(0, {tests!r})
 from test_llvm_memory import run_one
-from hlotools.backend.llvm import jit, native
+from hlotools.backend.llvm.native import jit
+from hlotools.backend.llvm.native import shared_library as native
 def sample():
     garbage = gc.collect()  # what the process's own collector had left
     ctypes.CDLL("libc.so.6").malloc_trim(0)

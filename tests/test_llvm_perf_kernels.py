@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import compile_module, emit_gemm, jit
+from hlotools.backend.llvm import compile_module
+from hlotools.backend.llvm.lower import gemm as emit_gemm
+from hlotools.backend.llvm.native import jit
 from hlotools.interpreter import evaluate
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
@@ -175,7 +177,7 @@ def test_vector_dot_and_outer_product() -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_large_parallel_gemm(kind: str) -> None:
     # big enough for the generated kernel to split its tasks across threads
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for as parallel
     text = dot_module("f32", (3, 130, 300), (3, 300, 150), (3, 130, 150),
                       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}")
     _check_dot(text, "f32", "bmk,bkn->bmn", (3, 130, 300), (3, 300, 150), kind)
@@ -257,7 +259,7 @@ CONV_CASES = [
 @pytest.mark.parametrize("case", range(len(CONV_CASES)))
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_convolution_im2col_against_interpreter(case: int, t: str) -> None:
-    from hlotools.backend.llvm import emit_conv_gemm
+    from hlotools.backend.llvm.lower import conv_gemm as emit_conv_gemm
     ls, rs, os_, window, labels = CONV_CASES[case]
     text = (f"HloModule c\n\nENTRY main {{\n  x = {t}[{','.join(map(str, ls))}] parameter(0)\n"
             f"  k = {t}[{','.join(map(str, rs))}] parameter(1)\n"
@@ -274,7 +276,7 @@ def test_convolution_im2col_against_interpreter(case: int, t: str) -> None:
 
 def test_convolution_fallbacks() -> None:
     """Grouped, integer and tiny convolutions take emit_conv's loop nest (and still agree)."""
-    from hlotools.backend.llvm import emit_conv_gemm
+    from hlotools.backend.llvm.lower import conv_gemm as emit_conv_gemm
     text = ("HloModule c\n\nENTRY main {\n  x = f32[2,8,8,6] parameter(0)\n  k = f32[3,3,3,12] parameter(1)\n"
             "  ROOT y = f32[2,8,8,12] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f,"
             " feature_group_count=2\n}\n")
@@ -293,7 +295,7 @@ def test_parallel_loops_compile_call_release() -> None:
     their code is freed)."""
     import gc
 
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for as parallel
     text = ("HloModule s\n\nENTRY main {\n  a = f32[300,1024]{1,0} parameter(0)\n"
             "  e = f32[300,1024]{1,0} exponential(a)\n  ROOT t = f32[300,1024]{1,0} tanh(e)\n}\n")
     module = hlotools.parse_module(text)

@@ -1,4 +1,4 @@
-"""The persistent worker pool behind parallel_for (hlotools/backend/llvm/parallel_pool.py):
+"""The persistent worker pool behind parallel_for (hlotools/backend/llvm/kernels/thread_pool.py):
 every index of [0, n) runs exactly once for any n and thread count, back-to-back calls,
 several Python threads at once, a nested call from inside a chunk, join (idle, repeated,
 then used again), a forked child, failed pthread_create, idle workers asleep (no CPU), and
@@ -16,9 +16,9 @@ from pathlib import Path
 import llvmlite.ir as ir
 import pytest
 
-from hlotools.backend.llvm import parallel_pool
-from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL
-from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
+from hlotools.backend.llvm.kernels import thread_pool as parallel_pool
+from hlotools.backend.llvm.kernels.parallel_for import JOIN_SYMBOL, THREADS_GLOBAL
+from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
 from hlotools.errors import HloUnsupportedError
 
 HERE = Path(__file__).resolve().parent
@@ -324,7 +324,7 @@ def _module(triple: str | None = None) -> ir.Module:
 
 def _emit_assembly(m: ir.Module, triple: str) -> str:
     """Assembly for `triple` of a module holding the pool (an exported caller keeps it)."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     user = ir.Function(m, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), ir.IntType(64)]),
                        "user")
     b = ir.IRBuilder(user.append_basic_block("entry"))
@@ -352,7 +352,7 @@ def test_no_triple_while_emitted_asks_uname_at_run_time(triple: str) -> None:
     """The JIT's modules and AOT's (aot.py sets the triple after codegen) have no triple while
     the pool is emitted: no target intrinsic and no fixed syscall number, so the object is
     right for whatever target it is compiled for (the number comes from uname())."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     try:
         jit.target_machine_checked(triple, "", "")
     except ValueError:
@@ -389,7 +389,7 @@ def test_linkage_for_modules_and_for_a_runtime_library() -> None:
 
 
 def test_two_pools_in_one_module_share_the_join() -> None:
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     m = _module()
     pool_parallel_for_function(m, "a.parallel_for")
     pool_parallel_for_function(m, "b.parallel_for")
@@ -405,7 +405,7 @@ def test_the_backend_runs_on_the_pool() -> None:
     from several Python threads too, and the pool is what ran them."""
     out = run_child("""
         from hlotools import parse_module
-        from hlotools.backend.llvm.runtime import CompiledModule
+        from hlotools.backend.llvm.driver.runtime import CompiledModule
         EW = '''HloModule ew
         ENTRY main {
           a = f32[1024,512] parameter(0)

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import cache, native
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.kernels import library as RL
+from hlotools.backend.llvm.native import cache
+from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
 
 # A dot big enough for threads (m*n*k = 2^24) and a threaded elementwise loop.
 DOT = """HloModule dot
@@ -171,8 +172,8 @@ def test_without_a_cache_the_runtime_is_built_in_process_and_kept(tmp_path: Path
 
 
 def test_objects_from_the_jit_name_the_runtime_and_aot_objects_define_everything() -> None:
-    from hlotools.backend.llvm import aot
-    from hlotools.backend.llvm.objfile import read_object
+    from hlotools.backend.llvm.driver import aot
+    from hlotools.backend.llvm.native.objfile import read_object
     jit_object = CompiledModule(hlotools.parse_module(DOT), keep_object=True).object_code
     assert jit_object is not None
     undefined = set(read_object(jit_object).undefined)
@@ -196,8 +197,8 @@ import ctypes, sys
 from pathlib import Path
 import numpy as np
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, compile_cached
-from hlotools.backend.llvm.host import host_threads
+from hlotools.backend.llvm.native.cache import CompileCache, compile_cached
+from hlotools.backend.llvm.native.host import host_threads
 text = {DOT!r}
 rng = np.random.default_rng(1)
 a = rng.standard_normal((256, 256)).astype(np.float32)

@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 
 import hlotools
 from hlotools.backend.llvm import load_emitters
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.kernels import library as RL
 from hlotools.interpreter import evaluate
 
 load_emitters()
-from hlotools.backend.llvm import emit_reduce_window as E  # noqa: E402  (after the emitters)
-from hlotools.backend.llvm import reduce_window_kernel as K  # noqa: E402
+from hlotools.backend.llvm.kernels import reduce_window as K  # noqa: E402
+from hlotools.backend.llvm.lower import reduce_window as E  # noqa: E402  (after the emitters)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 JAX = SHARED / "corpus" / "jax"
@@ -353,7 +353,7 @@ ENTRY e {
   ROOT t = (f32[2,32,32,16]{3,2,1,0}, f32[2,32,32,16]{3,2,1,0}) tuple(a, b)
 }
 """
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for as parallel
     if not parallel.enabled():
         pytest.skip("threads are off (HLOTOOLS_NUM_THREADS=1)")
     kernel, loop = compile_both(text)
@@ -378,8 +378,8 @@ def test_the_runtime_group_and_its_symbol() -> None:
 def test_aot_object_defines_the_kernel_inside(tmp_path: Path) -> None:
     from test_aot import CC, build_and_run
 
-    from hlotools.backend.llvm import aot
-    from hlotools.backend.llvm.objfile import read_object
+    from hlotools.backend.llvm.driver import aot
+    from hlotools.backend.llvm.native.objfile import read_object
     text = module_text([2, 8, 8, 40], (3, 2, 1, 0), (3, 2, 1, 0), [(1, 1, 0, 0, 1, 1), (3, 2, 1, 1, 1, 1),
                                                                   (3, 2, 1, 1, 1, 1), (1, 1, 0, 0, 1, 1)],
                        "maximum", "f32", init="-inf")
@@ -410,7 +410,7 @@ def _corpus(name: str) -> tuple[str, list[np.ndarray]]:
 def test_corpus_pooling_layers(name: str, kernel: bool) -> None:
     """The corpus modules with reduce-windows, after the backend's passes: the speed rule's
     choice, and the same bits with the kernel forced on and off."""
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
     text, args = _corpus(name)
     m = optimise_module(hlotools.parse_module(text))
     assert uses_kernel(CompiledModule(m)) == kernel

@@ -93,7 +93,7 @@ ENTRY e {
 
 
 def test_the_callers_module_is_untouched_by_the_passes_on_the_copy() -> None:
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
     text = (JAX / "llama_block.hlo").read_text() if JAX.is_dir() else None
     if text is None:
         pytest.skip("no JAX corpus")

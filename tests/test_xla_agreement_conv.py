@@ -14,8 +14,8 @@ import pytest
 from _xla_conv_cases import CASES, RECORDED, hlo, inputs
 
 import hlotools
-from hlotools.backend.llvm import emit_conv_gemm
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.lower import conv_gemm as emit_conv_gemm
 from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction

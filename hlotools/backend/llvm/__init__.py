@@ -44,9 +44,9 @@ from typing import Any
 # Imported (in this order) before the first compile: their decorators fill registry.py's tables.
 # Not at package import, so that a warm start from the compile cache (cache.py -> native.py)
 # imports neither llvmlite nor the emitters.
-EMITTER_MODULES = ("emit_arith", "emit_collective", "emit_control", "emit_conv", "emit_conv_gemm", "emit_data",
-                   "emit_dot", "emit_elemental", "emit_fft", "emit_gemm", "emit_linalg", "emit_reduce", "emit_rng",
-                   "emit_rng_distributions", "emit_sort", "unsupported")
+EMITTER_MODULES = ("llvm_ir.arith", "lower.collective", "lower.control", "lower.convolution", "lower.conv_gemm",
+                   "lower.indexing", "lower.dot", "lower.data_movement", "lower.fft", "lower.gemm", "lower.linalg",
+                   "lower.reduction", "lower.random", "lower.rng_distributions", "lower.sorting", "unsupported")
 
 
 def load_emitters() -> None:
@@ -59,7 +59,7 @@ def __getattr__(name: str) -> Any:
     """`from hlotools.backend.llvm import compile_module` (and CompiledModule) on first use."""
     if name in ("CompiledModule", "compile_module"):
         load_emitters()
-        from hlotools.backend.llvm import runtime
+        from hlotools.backend.llvm.driver import runtime
         return getattr(runtime, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -1,0 +1,598 @@
+"""Multithreading for generated code: a `parallel_for` emitted in LLVM IR itself, on top of
+libc's pthread_create/pthread_join, and the helpers that outline a loop nest of the
+current function into a worker that `parallel_for` runs on chunks of its outer loop.
+
+Why in IR and not a Python thread pool: the same code then works in AOT objects (which
+only need libc) and a call costs a few thread creations (~10-30 us), never the GIL.
+
+    void hlo.parallel_for(ptr fn, ptr ctx, i64 n)
+        fn(ctx, begin, end) is called on disjoint chunks [begin, end) covering [0, n),
+        claimed by the calling thread and detached helper threads through an atomic
+        counter; the caller returns once every chunk is done (seq_cst counters: every
+        write of a chunk happens before parallel_for returns).
+
+The functions that do not depend on the module (parallel_for, its chunks, trampoline and
+join, the pending-thread list and `hlotools_num_threads`) are the runtime library's group
+"parallel" (runtime_library.py): while the JIT compiles (`runtime_library.external()`), a module
+only declares `hlo.parallel_for` and the process-wide runtime, compiled once per machine,
+defines it; AOT objects define everything inside (internal, weak exports), self-contained.
+
+Safety: a failed pthread_create or malloc leaves the chunks to the calling thread (the
+result never depends on threads); the number of threads is min(n, MAX_THREADS, threads()) where
+threads() is the exported global `hlotools_num_threads` if the runtime set it (> 0), else
+sysconf(_SC_NPROCESSORS_ONLN) (Linux), read once. Chunks write disjoint parts of the
+result and only read operands, so there are no data races; work below a threshold stays
+serial (`worth_parallel`). Workers never call parallel_for themselves (no nesting).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.kernels import library as RL
+from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.native.host import MAX_THREADS, THREADS_GLOBAL, host_threads
+
+if TYPE_CHECKING:
+    from hlotools.backend.llvm.codegen.function import FunctionEmitter
+
+_SC_NPROCESSORS_ONLN = 84  # glibc, x86_64 and aarch64
+# Below this many "element operations" (elements times the work per element) a kernel
+# runs serially: thread creation and joining cost ~10-30 us per call.
+MIN_PARALLEL_WORK = 1 << 18
+# A GEMM's work unit is one multiply-add (~1/32 cycle vectorised): 16 Mi of them are
+# ~200 us on one core, worth two thread creations even on a busy machine.
+MIN_PARALLEL_GEMM = 1 << 24
+WORKER_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64])
+PARALLEL_FOR = "hlo.parallel_for"
+PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64])
+
+
+def enabled() -> bool:
+    """HLOTOOLS_NUM_THREADS=1 turns generated multithreading off at compile time."""
+    return os.environ.get("HLOTOOLS_NUM_THREADS", "") != "1"
+
+
+_FORCED: ContextVar[bool] = ContextVar("hlotools_llvm_parallel_forced", default=False)
+
+
+def worth_parallel(work: int, threshold: int = MIN_PARALLEL_WORK) -> bool:
+    """Whether a kernel of `work` takes its parallel path: threads are enabled and the work is
+    big enough — or a caller `forced()` it (emit_concurrent: every member of a concurrent set
+    ends in its own parallel_for, which the set then merges into one)."""
+    return enabled() and (work >= threshold or _FORCED.get())
+
+
+@contextmanager
+def forced() -> Iterator[None]:
+    """While active, worth_parallel answers True whenever threads are enabled."""
+    tok = _FORCED.set(True)
+    try:
+        yield
+    finally:
+        _FORCED.reset(tok)
+
+
+def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, fnty, name)
+    return fn
+
+
+def _threads_global(module: ir.Module, export: bool = False) -> ir.GlobalVariable:
+    g = module.globals.get(THREADS_GLOBAL)
+    if g is None:
+        g = ir.GlobalVariable(module, T.I32, THREADS_GLOBAL)
+        # several AOT objects in one program share it (no duplicate symbol); the runtime
+        # library's is the only one of its process (or shared library)
+        g.linkage = "" if export else "weak"
+        g.initializer = ir.Constant(T.I32, 0)
+        g.align = 4
+    return g
+
+
+# The shared state of one parallel_for call, on the heap (malloc) so that a thread the OS
+# starts late can still read it after the caller returned: i64 slots.
+S_FN, S_CTX, S_N, S_CHUNKS, S_NEXT, S_DONE, S_REFS = range(7)
+STATE_BYTES = 8 * 8  # one cache line
+
+
+JOIN_SYMBOL = "hlotools_parallel_join"
+PENDING = 4 * MAX_THREADS
+
+
+def _pending_globals(module: ir.Module) -> tuple[ir.GlobalVariable, ir.GlobalVariable, ir.GlobalVariable]:
+    def glob(name: str, ty: ir.Type, init: ir.Constant) -> ir.GlobalVariable:
+        g = module.globals.get(name)
+        if g is None:
+            g = ir.GlobalVariable(module, ty, name)
+            g.linkage = "internal"
+            g.initializer = init
+        return g
+    arr = ir.ArrayType(T.I64, PENDING)
+    return (glob("hlo.par.pending", arr, ir.Constant(arr, [0] * PENDING)),
+            glob("hlo.par.npending", T.I64, ir.Constant(T.I64, 0)),
+            glob("hlo.par.lock", T.I32, ir.Constant(T.I32, 0)))
+
+
+def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Function, ir.Function]:
+    """(add_pending(tid), join_pending()) under a spin lock, and the exported
+    `hlotools_parallel_join` the JIT runtime calls before it frees the code: helper threads
+    are joined late (at the next parallel_for or then), never waited for at the end of a
+    call, but they run code of this module, which must outlive them."""
+    existing = module.globals.get("hlo.par.join_pending")
+    if existing is not None:
+        return module.globals["hlo.par.add_pending"], existing
+    pending, npending, lock = _pending_globals(module)
+    join = _declare(module, "pthread_join", ir.FunctionType(T.I32, [T.I64, T.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
+
+    own = _owner_function(module, npending, lock, yield_)
+
+    def locked(fn: ir.Function, body: Callable[[ir.IRBuilder], None]) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.call(own, [])
+        spin = fn.append_basic_block("spin")
+        wait = fn.append_basic_block("wait")
+        got = fn.append_basic_block("locked")
+        b.branch(spin)
+        b.position_at_end(spin)
+        pair = b.cmpxchg(lock, ir.Constant(T.I32, 0), ir.Constant(T.I32, 1), "acquire", "monotonic")
+        b.cbranch(b.extract_value(pair, 1), got, wait)
+        b.position_at_end(wait)
+        b.call(yield_, [])
+        b.branch(spin)
+        b.position_at_end(got)
+        body(b)
+        b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+        b.ret_void()
+
+    def slot(b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.gep(b.bitcast(pending, T.I64.as_pointer()), [i])
+
+    jp = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.join_pending")
+    jp.linkage = "internal"
+
+    def join_all(b: ir.IRBuilder) -> None:
+        n = b.load(npending, typ=T.I64)
+        with for_range(b, 0, n, name="j") as i:
+            b.call(join, [b.load(slot(b, i), typ=T.I64), ir.Constant(T.PTR, None)])
+        b.store(c64(0), npending)
+    locked(jp, join_all)
+
+    ap = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.I64]), "hlo.par.add_pending")
+    ap.linkage = "internal"
+
+    def add(b: ir.IRBuilder) -> None:
+        n = b.load(npending, typ=T.I64)
+        with b.if_else(b.icmp_signed("<", n, c64(PENDING))) as (then, other):
+            with then:
+                b.store(ap.args[0], slot(b, n))
+                b.store(b.add(n, c64(1)), npending)
+            with other:  # full (concurrent callers): join this one now
+                b.call(join, [ap.args[0], ir.Constant(T.PTR, None)])
+    locked(ap, add)
+
+    ex = ir.Function(module, ir.FunctionType(ir.VoidType(), []), JOIN_SYMBOL)
+    # AOT objects linked together: any one will do (their code never unmaps)
+    ex.linkage = "" if export else "weak"
+    b = ir.IRBuilder(ex.append_basic_block("entry"))
+    b.call(jp, [])
+    b.ret_void()
+    return ap, jp
+
+
+def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.GlobalVariable,
+                    yield_: ir.Function) -> ir.Function:
+    """`hlo.par.own()`, run before the pending list's lock is taken: the list belongs to the
+    process whose getpid() is in `hlo.par.pid`. A child made by fork() (multiprocessing's
+    default on Linux) inherits the parent's list of helper threads that do not exist in it, and
+    pthread_join on them crashed the child at its first threaded call; so another process
+    first forgets the list (and a lock some parent thread held at the fork). The first caller
+    of a process claims it (pid -1 while it resets; 0: never used, nothing to forget)."""
+    pid = ir.GlobalVariable(module, T.I32, "hlo.par.pid")
+    pid.linkage = "internal"
+    pid.initializer = ir.Constant(T.I32, 0)
+    getpid = _declare(module, "getpid", ir.FunctionType(T.I32, []))
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.own")
+    fn.linkage = "internal"
+    entry, check, other, claim, busy, forget, forked, publish, done = (fn.append_basic_block(n) for n in (
+        "entry", "check", "other", "claim", "busy", "forget", "forked", "publish", "done"))
+    b = ir.IRBuilder(entry)
+    me = b.call(getpid, [])
+    b.branch(check)
+    b.position_at_end(check)
+    cur = b.load_atomic(pid, "acquire", 4, typ=T.I32)
+    b.cbranch(b.icmp_signed("==", cur, me), done, other)
+    resetting = ir.Constant(T.I32, -1)
+    b.position_at_end(other)
+    b.cbranch(b.icmp_signed("==", cur, resetting), busy, claim)
+    b.position_at_end(claim)
+    pair = b.cmpxchg(pid, cur, resetting, "acq_rel", "acquire")
+    b.cbranch(b.extract_value(pair, 1), forget, busy)
+    b.position_at_end(busy)  # another thread of this process is claiming it
+    b.call(yield_, [])
+    b.branch(check)
+    b.position_at_end(forget)
+    b.cbranch(b.icmp_signed("!=", cur, ir.Constant(T.I32, 0)), forked, publish)
+    b.position_at_end(forked)  # the parent's threads: none of them is ours to join
+    b.store(c64(0), npending)
+    b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+    b.branch(publish)
+    b.position_at_end(publish)
+    b.store_atomic(me, pid, "release", 4)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
+def join_at_release(owner: object, jit_module: object, runtime: object | None = None) -> None:
+    """Call `hlotools_parallel_join` when `owner` is collected, keeping the JIT engine (the
+    code helper threads run) alive until then, for a module defining its own parallel_for.
+    A module calling the runtime library's (`runtime`: the JitModule of its group
+    "parallel", kept for the process's life) needs no join: the pool's workers run a
+    module's code only while one of its calls runs, and joining would stop the pool every
+    other module shares. Either way the runtime that runs the module learns host_threads()."""
+    import ctypes
+    import weakref
+    engine = getattr(jit_module, "engine", None)
+    addr = _join_address(engine)
+    if not addr and runtime is not None:
+        _set_threads(getattr(runtime, "engine", None))
+        return
+    _set_threads(engine)
+    if not addr:
+        return
+    fn = ctypes.CFUNCTYPE(None)(addr)
+    weakref.finalize(owner, _join_then_release, fn, jit_module)
+
+
+def _join_address(engine: object) -> int:
+    try:
+        return int(engine.get_function_address(JOIN_SYMBOL) or 0) if engine is not None else 0  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a module without threads has no such symbol
+        return 0
+
+
+def _set_threads(engine: object) -> None:
+    """Tell the module's parallel_for how many threads to use (host_threads(): the CPUs
+    this process may run on, or $HLOTOOLS_NUM_THREADS) instead of sysconf's online CPUs."""
+    import ctypes
+    try:
+        addr = engine.get_global_value_address(THREADS_GLOBAL) if engine is not None else 0  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no parallel loops: no such global
+        addr = 0
+    if addr:
+        ctypes.c_int32.from_address(addr).value = host_threads()
+
+
+def _join_then_release(fn: Callable[[], None], jit_module: object) -> None:
+    fn()
+    del jit_module
+
+
+def parallel_for_function(module: ir.Module) -> ir.Function:
+    """`hlo.parallel_for` of this module: a declaration of the runtime library's while the JIT
+    compiles (runtime_library.external()), else defined in the module (internal)."""
+    existing = module.globals.get(PARALLEL_FOR)
+    if existing is not None:
+        return existing
+    if RL.external():
+        return ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
+    return _define_parallel_for(module, export=False)
+
+
+def define_runtime(module: ir.Module) -> list[str]:
+    """The runtime library's group "parallel": everything parallel_for needs, defined in
+    `module` with external linkage for what modules and the runtime call. Returns those
+    symbols."""
+    _define_parallel_for(module, export=True)
+    return [PARALLEL_FOR, JOIN_SYMBOL, THREADS_GLOBAL]
+
+
+def _define_parallel_for(module: ir.Module, export: bool) -> ir.Function:
+    """`hlo.parallel_for`: the persistent worker pool of parallel_pool.py (threads created
+    once, ~0.2 us per call instead of ~40 us of thread creation; imported here because it
+    imports this file). `_define_spawning_parallel_for` below is the earlier
+    thread-per-call version, kept as the pool's reference in tests and benchmarks."""
+    from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
+    return pool_parallel_for_function(module, export=export)
+
+
+def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Function:
+    """`hlo.parallel_for` and its thread body, built once per LLVM module.
+
+    Work is split into chunks (4 per thread) that threads *claim* with an atomic counter;
+    the caller claims chunks too, then waits (sched_yield) only for chunks other threads
+    are running. A thread the OS schedules late finds no chunk left and just leaves, so a
+    busy machine costs at most the thread creations, never a wait for a thread that has
+    not started (joining at the end made 2 threads slower than 1 under load): threads are
+    joined at the start of the next call, or by `hlotools_parallel_join`. The state is
+    reference counted; the last one out frees it."""
+    pthread_t = T.I64  # unsigned long on x86_64 and aarch64 Linux
+    i64p = T.I64.as_pointer()
+    create = _declare(module, "pthread_create", ir.FunctionType(T.I32, [T.PTR, T.PTR, T.PTR, T.PTR]))
+    add_pending, join_pending = _join_functions(module, export)
+    sysconf = _declare(module, "sysconf", ir.FunctionType(T.I64, [T.I32]))
+    malloc = _declare(module, "malloc", ir.FunctionType(T.PTR, [T.I64]))
+    free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [T.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
+    gthreads = _threads_global(module, export)
+
+    def slot(b: ir.IRBuilder, st: ir.Value, k: int) -> ir.Value:
+        return b.gep(st, [c64(k)], source_etype=T.I64)
+
+    # run_chunks(state): claim and run chunks until none is left
+    run = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64p]), "hlo.parallel_chunks")
+    run.linkage = "internal"
+    st = run.args[0]
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+    fn = b.inttoptr(b.load(slot(b, st, S_FN), typ=T.I64), T.PTR)
+    ctx = b.inttoptr(b.load(slot(b, st, S_CTX), typ=T.I64), T.PTR)
+    n = b.load(slot(b, st, S_N), typ=T.I64)
+    chunks = b.load(slot(b, st, S_CHUNKS), typ=T.I64)
+    loop = run.append_basic_block("claim")
+    body = run.append_basic_block("run")
+    out = run.append_basic_block("out")
+    b.branch(loop)
+    b.position_at_end(loop)
+    c = b.atomic_rmw("add", slot(b, st, S_NEXT), c64(1), "seq_cst")
+    b.cbranch(b.icmp_signed("<", c, chunks), body, out)
+    b.position_at_end(body)
+    lo = b.sdiv(b.mul(c, n), chunks)
+    hi = b.sdiv(b.mul(b.add(c, c64(1)), n), chunks)
+    b.call(_as_worker(b, fn), [ctx, lo, hi])
+    b.atomic_rmw("add", slot(b, st, S_DONE), c64(1), "seq_cst")
+    b.branch(loop)
+    b.position_at_end(out)
+    b.ret_void()
+
+    def release(b: ir.IRBuilder, st: ir.Value) -> None:
+        old = b.atomic_rmw("sub", slot(b, st, S_REFS), c64(1), "seq_cst")
+        with b.if_then(b.icmp_signed("==", old, c64(1))):
+            b.call(free, [b.bitcast(st, T.PTR)])
+
+    tramp = ir.Function(module, ir.FunctionType(T.PTR, [T.PTR]), "hlo.parallel_trampoline")
+    tramp.linkage = "internal"
+    b = ir.IRBuilder(tramp.append_basic_block("entry"))
+    st = b.bitcast(tramp.args[0], i64p)
+    b.call(run, [st])
+    release(b, st)
+    b.ret(ir.Constant(T.PTR, None))
+
+    pf = ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
+    pf.linkage = "" if export else "internal"
+    fn, ctx, n = pf.args
+    entry = pf.append_basic_block("entry")
+    b = ir.IRBuilder(entry)
+    tid = b.alloca(pthread_t, name="tid")
+    b.call(join_pending, [])  # the previous call's threads (long finished, normally)
+    nt64 = thread_count(b, pf, sysconf, gthreads, n)
+    serial = pf.append_basic_block("serial")
+    try_par = pf.append_basic_block("alloc")
+    par = pf.append_basic_block("parallel")
+    b.cbranch(b.icmp_signed("<=", nt64, c64(1)), serial, try_par)
+    b.position_at_end(serial)
+    with b.if_then(b.icmp_signed(">", n, c64(0))):
+        b.call(_as_worker(b, fn), [ctx, c64(0), n])
+    b.ret_void()
+    b.position_at_end(try_par)
+    raw = b.call(malloc, [c64(STATE_BYTES)])
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(raw, T.I64), c64(0)), serial, par)
+    b.position_at_end(par)
+    st = b.bitcast(raw, i64p)
+    chunks = b.mul(nt64, c64(4))
+    chunks = b.select(b.icmp_signed(">", chunks, n), n, chunks)
+    for k, v in ((S_FN, b.ptrtoint(fn, T.I64)), (S_CTX, b.ptrtoint(ctx, T.I64)), (S_N, n), (S_CHUNKS, chunks),
+                 (S_NEXT, c64(0)), (S_DONE, c64(0)), (S_REFS, nt64)):
+        b.store(v, slot(b, st, k))
+    spawn = pf.append_basic_block("spawn")
+    spawned = pf.append_basic_block("spawned")
+    b.branch(spawn)
+    b.position_at_end(spawn)
+    i = b.phi(T.I64)
+    i.add_incoming(c64(1), par)
+    rc = b.call(create, [tid, ir.Constant(T.PTR, None), tramp, raw])
+    ok = b.icmp_signed("==", rc, ir.Constant(T.I32, 0))
+    with b.if_else(ok) as (then, other):
+        with then:
+            b.call(add_pending, [b.load(tid, typ=pthread_t)])
+        with other:  # no thread: one reference fewer (the caller runs its chunks)
+            b.atomic_rmw("sub", slot(b, st, S_REFS), c64(1), "seq_cst")
+    nxt = b.add(i, c64(1))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, nt64), spawn, spawned)
+    b.position_at_end(spawned)
+    b.call(run, [st])
+    wait = pf.append_basic_block("wait")
+    waited = pf.append_basic_block("waited")
+    b.branch(wait)
+    b.position_at_end(wait)
+    done = b.load_atomic(slot(b, st, S_DONE), "seq_cst", 8, typ=T.I64)
+    more = b.icmp_signed("<", done, chunks)
+    spin = pf.append_basic_block("spin")
+    b.cbranch(more, spin, waited)
+    b.position_at_end(spin)
+    b.call(yield_, [])
+    b.branch(wait)
+    b.position_at_end(waited)
+    release(b, st)
+    b.ret_void()
+    return pf
+
+
+def thread_count(b: ir.IRBuilder, fn: ir.Function, sysconf: ir.Function, gthreads: ir.GlobalVariable,
+                 n: ir.Value) -> ir.Value:
+    """min(n, MAX_THREADS, threads()): the global `hlotools_num_threads` if > 0, else
+    sysconf's online CPUs, stored back (an atomic store: racing first calls agree)."""
+    entry = b.block
+    cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
+    ask = fn.append_basic_block("ask")
+    have = fn.append_basic_block("have")
+    b.cbranch(b.icmp_signed(">", cur, ir.Constant(T.I32, 0)), have, ask)
+    b.position_at_end(ask)
+    got = b.call(sysconf, [ir.Constant(T.I32, _SC_NPROCESSORS_ONLN)])
+    got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
+    got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
+    got32 = b.trunc(got, T.I32)
+    b.store_atomic(got32, gthreads, "monotonic", 4)
+    b.branch(have)
+    b.position_at_end(have)
+    nt = b.phi(T.I32)
+    nt.add_incoming(cur, entry)
+    nt.add_incoming(got32, ask)
+    nt64 = b.sext(nt, T.I64)
+    nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
+    return b.select(b.icmp_signed(">", nt64, n), n, nt64)
+
+
+def _as_worker(b: ir.IRBuilder, fnptr: ir.Value) -> ir.Value:
+    """An opaque pointer called as a worker (llvmlite calls through a typed callee)."""
+    return _Callee(fnptr)
+
+
+class _Callee:
+    """Lets IRBuilder.call emit an indirect call through an opaque pointer."""
+
+    function_type = WORKER_TYPE
+
+    def __init__(self, ptr: ir.Value) -> None:
+        self.ptr = ptr
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.ptr, name)
+
+
+def call_parallel_for(fe: FunctionEmitter, worker: ir.Function, ctx: ir.Value, n: int | ir.Value) -> None:
+    pf = parallel_for_function(fe.mc.ir)
+    fe.b.call(pf, [worker, ctx, c64(n) if isinstance(n, int) else n])
+
+
+@contextmanager
+def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Value]]:
+    """Emit code into a new worker function `void(ptr ctx, i64 begin, i64 end)` of the
+    same module, with `fe` retargeted at it: its arena, params and outs come from ctx, so
+    fe.leaf_ptrs and the elemental generator work unchanged inside. Yields (begin, end).
+    After the block, `fe` emits into its own function again and `self.last_worker` /
+    `self.last_ctx` hold the worker and the ctx pointer of the caller."""
+    mc = fe.mc
+    worker = ir.Function(mc.ir, WORKER_TYPE, mc.unique_name(f"par.{name}"))
+    worker.linkage = "internal"
+    saved = {k: getattr(fe, k) for k in ("fn", "entry_block", "body_block", "b", "arena", "params_arg",
+                                         "outs_arg", "_ptr_cache", "cache_layers")}
+    # the caller's ctx: {arena, params, outs}
+    eb0 = fe.in_entry()
+    ctx = eb0.bitcast(eb0.alloca(T.PTR, size=c64(3), name="par.ctx"), T.PTR)
+    for k, v in enumerate((fe.arena, fe.params_arg, fe.outs_arg)):
+        fe.b.store(v, fe.b.gep(ctx, [c64(k)], source_etype=T.PTR))
+    wctx, begin, end = worker.args
+    eb = worker.append_basic_block("entry")
+    body = worker.append_basic_block("body")
+    wb = ir.IRBuilder(eb)
+    vals = [wb.load(wb.gep(wctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(3)]
+    fe.fn, fe.entry_block, fe.body_block = worker, eb, body
+    fe.b = ir.IRBuilder(body)
+    fe.arena, fe.params_arg, fe.outs_arg = vals
+    fe._ptr_cache = {}
+    fe.cache_layers = [{}]  # type: ignore[attr-defined]
+    try:
+        yield begin, end
+        fe.b.ret_void()
+        ir.IRBuilder(eb).branch(body)  # after the hoisted setup code in_entry() appended
+    finally:
+        for attr, v in saved.items():
+            setattr(fe, attr, v)
+    fe.last_worker = worker  # type: ignore[attr-defined]
+    fe.last_ctx = ctx  # type: ignore[attr-defined]
+
+
+def run_parallel(fe: FunctionEmitter, name: str, n: int,
+                 body: Callable[[ir.Value, ir.Value], None]) -> None:
+    """Run body(begin, end) (emitted into a worker) over [0, n) on several threads."""
+    with outlined(fe, name) as (begin, end):
+        body(begin, end)
+    call_parallel_for(fe, fe.last_worker, fe.last_ctx, n)  # type: ignore[attr-defined]
+
+
+def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
+                       work_per_element: int = 1, name: str = "d", flat: bool = False) -> bool:
+    """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
+    nest is big enough; returns False (emitting nothing) when it should stay serial.
+    `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
+    (for bodies whose reads all share the shape's layout)."""
+    from hlotools.backend.llvm.llvm_ir.loops import flat_loop, layout_of, strides
+
+    dims = shape.dims  # type: ignore[attr-defined]
+    total = 1
+    for d in dims:
+        total *= d
+    if total == 0 or not worth_parallel(total * max(1, work_per_element)):
+        return False
+    order = [d for d in reversed(layout_of(shape)) if dims[d] > 1]  # type: ignore[arg-type]
+    if not order or dims[order[0]] < 2:
+        return False
+    outer = order[0]
+
+    def chunk(begin: ir.Value, end: ir.Value) -> None:
+        if flat:
+            step = c64(strides(shape)[outer])  # type: ignore[arg-type]
+            flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
+                      fe.b.mul(end, step, flags=["nsw"]), name=name)
+            return
+        index: list[ir.Value] = [c64(0)] * len(dims)
+
+        def level(k: int) -> None:
+            if k == len(order):
+                body(list(index))
+                return
+            d = order[k]
+            lo, hi = (begin, end) if k == 0 else (0, dims[d])
+            with for_range(fe.b, lo, hi, name=f"{name}{d}") as iv:
+                index[d] = iv
+                level(k + 1)
+        level(0)
+    run_parallel(fe, name, dims[outer], chunk)
+    return True
+
+
+def work_per_element(inst: object) -> int:
+    """Rough work per result element of an elemental loop: the reduction size of the
+    largest reduce / reduce-window inside (1 for elementwise chains)."""
+    from hlotools.ir.instruction import Instruction
+    assert isinstance(inst, Instruction)
+    best = 1
+    todo = [inst]
+    seen: set[int] = set()
+    while todo:
+        i = todo.pop()
+        if id(i) in seen:
+            continue
+        seen.add(id(i))
+        if i.opcode == "reduce" and i.operands:
+            out = max(1, _elements(i.shape.leaves()[0].dims))
+            best = max(best, _elements(i.operands[0].shape.dims) // out)
+        elif i.opcode == "reduce-window":
+            w = i.attrs.get("window")
+            size = 1
+            for d in getattr(w, "dims", ()) or ():
+                size *= max(1, int(getattr(d, "size", 1)))
+            best = max(best, size)
+        comp = i.attrs.get("calls") if i.opcode == "fusion" else None
+        if comp is not None:
+            todo.extend(comp.instructions)
+    return best
+
+
+def _elements(dims: tuple[int, ...]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n
