@@ -32,10 +32,10 @@ BIG = ["big_layernorm_softmax", "big_scan_lstm", "big_elementwise", "big_mlp_102
 def compile_variant(text: str, variant: str) -> Any:
     """`text` compiled with parallel_for as `variant` says (module-level patches, restored)."""
     import hlotools
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     from hlotools.backend.llvm.kernels import library as RL
     from hlotools.backend.llvm.kernels import parallel_for as parallel
     from hlotools.backend.llvm.kernels import thread_pool as parallel_pool
-    from hlotools.backend.llvm.native.cache import CompileOptions, compile_cached
     saved = {k: getattr(parallel, k) for k in ("enabled", "worth_parallel", "parallel_for_function",
                                                "_define_parallel_for") if hasattr(parallel, k)}
     saved_external = RL.external

@@ -127,7 +127,7 @@ def _is_data(shape: object) -> bool:
 
 
 def _physical(a: np.ndarray | None, shape: object) -> bytes:
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
+    from hlotools.backend.llvm.abi import layout_of
     if not _is_data(shape):
         return b""
     arr = np.asarray(a).astype(_storage(shape))
@@ -137,7 +137,7 @@ def _physical(a: np.ndarray | None, shape: object) -> bytes:
 
 
 def _logical(data: bytes, shape: object) -> np.ndarray:
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
+    from hlotools.backend.llvm.abi import layout_of
     if not _is_data(shape):
         return np.zeros((), np.bool_)  # a token result, as the JIT runtime returns it
     perm = list(reversed(layout_of(shape)))  # type: ignore[arg-type]

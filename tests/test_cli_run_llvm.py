@@ -14,8 +14,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from hlotools.backend.llvm import abi as calling
+from hlotools.backend.llvm.kernels import library as runtime_library
 from hlotools.backend.llvm.native import host
 from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
@@ -289,8 +291,9 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
     """Two writers of one entry link the same bytes, so neither makes the other's checksum wrong."""
     code = _object_code()
     said: list[str] = []
-    first = native.link(code, tmp_path / "a.entry", said.append)
-    second = native.link(code, tmp_path / "b.entry", said.append)
+    runtime = runtime_library.objects(runtime_library.groups_of_symbols(read_object(code).undefined))
+    first = native.link(code, tmp_path / "a.entry", said.append, runtime)
+    second = native.link(code, tmp_path / "b.entry", said.append, runtime)
     assert first is not None and second is not None and not said
     assert first.sha256 == second.sha256 and first.size == second.size > 0
     assert first.install(tmp_path / "a.so") and (tmp_path / "a.so").stat().st_size == first.size
@@ -303,6 +306,6 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
 def test_without_a_c_compiler_the_cache_keeps_only_the_object(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.link(b"\x7fELF", tmp_path / "x.entry", print) is None
+    assert native.link(b"\x7fELF", tmp_path / "x.entry", print, []) is None
     with pytest.raises(native.Unusable, match="describes no library"):
         native.load(tmp_path / "x.so", None)

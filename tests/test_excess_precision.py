@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.native.cache import compile_cached
+from hlotools.backend.llvm.driver.compile import compile_cached
 from hlotools.interpreter import evaluate
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

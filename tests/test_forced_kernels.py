@@ -51,7 +51,7 @@ def forced() -> ExitStack:
 
 
 def _compile_o2(module: Any) -> Any:
-    from hlotools.backend.llvm.native.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     return compile_cached(module, CompileOptions(preset="O2"), compile_cache=None)
 
 

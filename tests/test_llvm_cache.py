@@ -14,8 +14,9 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm.driver import runtime
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.backend.llvm.native import cache, jit
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, Entry, compile_cached, make_key
+from hlotools.backend.llvm.native.cache import CompileCache, Entry, make_key
 from hlotools.interpreter import evaluate
 
 TEXT = """HloModule cached
@@ -93,7 +94,7 @@ def test_miss_then_hit_skips_codegen_and_llvm(tmp_path: Path, monkeypatch: pytes
 
     def forbidden(*a: object, **k: object) -> None:
         raise AssertionError("a warm start must not run codegen or LLVM")
-    monkeypatch.setattr(runtime.compiler, "compile_module", forbidden)
+    monkeypatch.setattr("hlotools.backend.llvm.codegen.module.compile_module", forbidden)
     monkeypatch.setattr(jit, "compile_ir", forbidden)
     monkeypatch.setattr(jit, "optimise", forbidden)
     monkeypatch.setattr("hlotools.backend.llvm.driver.pipeline.optimise_module", forbidden)

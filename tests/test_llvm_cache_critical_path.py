@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.backend.llvm.native import background_link, cache
 from hlotools.backend.llvm.native import shared_library as native
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, Entry, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache, Entry
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = """HloModule quick
@@ -147,7 +148,8 @@ KILLED_CHILD = """
 import os, signal, sys
 from pathlib import Path
 import hlotools
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 text = sys.argv[2]
 store = CompileCache(Path(sys.argv[1]))
 compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=store, source_text=text)

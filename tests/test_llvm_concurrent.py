@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools.backend.llvm import load_emitters
 from hlotools.backend.llvm.codegen import concurrent as ec
-from hlotools.backend.llvm.codegen.function import CompiledFunction, FunctionEmitter, ModuleCompiler
+from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.registry import TASK_WORK
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 
@@ -273,7 +276,7 @@ def test_the_ir_has_one_merged_parallel_for_only_when_there_is_a_set() -> None:
 
 
 def test_without_a_set_the_code_is_what_it_was() -> None:
-    from hlotools.backend.llvm.codegen.function import compile_module
+    from hlotools.backend.llvm.codegen.module import compile_module
     m = hlotools.parse_module(ONE_DOT)
     with _concurrent(False):
         off = str(compile_module(m)[0])
@@ -460,7 +463,8 @@ MIXED = TWO_DOTS.replace("h = f32[16,256]", "h = bf16[16,256]").replace("u = f32
 def test_a_loop_that_is_not_its_members_last_code_runs_serially(monkeypatch: pytest.MonkeyPatch) -> None:
     import ml_dtypes
     assert _sets(MIXED) == []
-    monkeypatch.setattr(ec, "_dot_work", lambda inst: 16 * 1024 * inst.operands[0].shape.dims[1])
+    load_emitters()  # lower/gemm.py registers the real hook first
+    monkeypatch.setitem(TASK_WORK, "dot", lambda inst: 16 * 1024 * inst.operands[0].shape.dims[1])
     assert [sorted(s) for s in _sets(MIXED)] == [["d1", "d2b"]]
     compiled = _compile(MIXED)
     assert _task_workers(compiled.llvm_ir) == []

@@ -137,7 +137,8 @@ def test_calls_from_several_python_threads_at_once(blas: str) -> None:
 
 FORKED = """
 import hlotools
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 modules = [CompiledModule(hlotools.parse_module(THREADED))]
 if len(sys.argv) > 1:  # and one dlopened from the compile cache (the same code as a shared library)
@@ -253,7 +254,7 @@ import _guarded_buffers
 _guarded_buffers.install(MODE)
 import hlotools
 from pathlib import Path
-from hlotools.backend.llvm.native.cache import CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.interpreter import evaluate
 
 def same(got, want, what):
@@ -300,7 +301,8 @@ CACHE_CLIENT = """
 import shutil, time
 from pathlib import Path
 import hlotools
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 folder, role = Path(sys.argv[1]), sys.argv[2]
 log = []
 for round in range(4):
@@ -335,7 +337,8 @@ def test_many_modules_cold_and_warm_in_one_process(tmp_path: Path) -> None:
     out = run_child(f"""
         from pathlib import Path
         import hlotools
-        from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         from hlotools.interpreter import evaluate
         ops = ["add", "multiply", "subtract", "maximum", "divide"]
         texts = [f"HloModule m{{k}}\\nENTRY e {{{{\\n  a = f32[{{8 * (k + 1)}}] parameter(0)\\n"
@@ -368,7 +371,8 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
         import hlotools
         from hlotools.backend.llvm.native import cache
         from hlotools.backend.llvm.native import shared_library as native
-        from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         add = "HloModule m\\nENTRY e {{\\n  a = f32[64] parameter(0)\\n  b = f32[64] parameter(1)\\n  ROOT r = f32[64] add(a, b)\\n}}\\n"
         mul = add.replace("add(a, b)", "multiply(a, b)")
         x, y = np.arange(64, dtype=np.float32), np.full(64, 3, np.float32)
@@ -453,7 +457,8 @@ def test_threads_calling_modules_that_share_one_library(tmp_path: Path) -> None:
     out = run_child(f"""
         from pathlib import Path
         import hlotools
-        from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         log = []
         store = CompileCache(Path({str(tmp_path)!r}), log=log.append)
         mods = [compile_cached(hlotools.parse_module(THREADED), CompileOptions(), compile_cache=store,

@@ -187,8 +187,8 @@ def _as_bytes(a: np.ndarray) -> np.ndarray:
 def child(cases_file: str, out_file: str) -> None:
     """Compile and run every case at $HLOTOOLS_TARGET_CPU; save the outputs' bytes, and the
     forbidden instructions found in each module's assembly and in the runtime library's."""
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     from hlotools.backend.llvm.kernels import library as runtime_library
-    from hlotools.backend.llvm.native.cache import CompileOptions, compile_cached
     cases = json.loads(Path(cases_file).read_text())
     outputs: dict[str, np.ndarray] = {}
     forbidden: dict[str, list[str]] = {}

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
 
 
 def module_text(k: int) -> str:

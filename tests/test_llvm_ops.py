@@ -336,7 +336,7 @@ ENTRY e {
   init = (s32[], f32[64,256], f32[256]) tuple(z, acc, w)
   ROOT r = (s32[], f32[64,256], f32[256]) while(init), condition=cond, body=body
 }"""
-    from hlotools.backend.llvm.codegen.function import ModuleCompiler
+    from hlotools.backend.llvm.codegen.module import ModuleCompiler
     m = hlotools.parse_module(text)
     mc = ModuleCompiler(m)
     mc.compile()

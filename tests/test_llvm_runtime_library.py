@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.kernels import library as RL
 from hlotools.backend.llvm.native import cache
 from hlotools.backend.llvm.native import shared_library as native
-from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
 
 # A dot big enough for threads (m*n*k = 2^24) and a threaded elementwise loop.
 DOT = """HloModule dot
@@ -197,7 +198,8 @@ import ctypes, sys
 from pathlib import Path
 import numpy as np
 import hlotools
-from hlotools.backend.llvm.native.cache import CompileCache, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import compile_cached
 from hlotools.backend.llvm.native.host import host_threads
 text = {DOT!r}
 rng = np.random.default_rng(1)

@@ -72,7 +72,8 @@ def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
     import time
 
     start = time.perf_counter()  # the backend's own imports count as compile time too
-    from hlotools.backend.llvm.native.cache import CompileCache, CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.native.cache import CompileCache
 
     options = CompileOptions(preset=os.environ.get("HLOTOOLS_LLVM_PASSES", "O2"))
     if request.use_cache:

@@ -38,21 +38,22 @@ wrap or replace an earlier one by assigning EMITTERS[op] directly.
 """
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 from typing import Any
 
-# Imported (in this order) before the first compile: their decorators fill registry.py's tables.
-# Not at package import, so that a warm start from the compile cache (cache.py -> native.py)
-# imports neither llvmlite nor the emitters.
-EMITTER_MODULES = ("llvm_ir.arith", "lower.collective", "lower.control", "lower.convolution", "lower.conv_gemm",
-                   "lower.indexing", "lower.dot", "lower.data_movement", "lower.fft", "lower.gemm", "lower.linalg",
-                   "lower.reduction", "lower.random", "lower.rng_distributions", "lower.sorting", "unsupported")
-
 
 def load_emitters() -> None:
-    """Register every emitter (idempotent; ModuleCompiler calls it)."""
-    for name in EMITTER_MODULES:
-        import_module(f"hlotools.backend.llvm.{name}")
+    """Register every lowering (idempotent; ModuleCompiler calls it): each module of lower/
+    fills registry.py's tables with its decorators, and unsupported.py lists the refusals.
+    Imported before the first compile, not at package import, so that a warm start from the
+    compile cache (native/cache.py -> native/shared_library.py) imports neither llvmlite nor
+    the lowerings. A new lowering is one file in lower/ (and its opcode's removal from
+    unsupported.py); nothing lists the files."""
+    from hlotools.backend.llvm import lower
+    for info in sorted(pkgutil.iter_modules(lower.__path__), key=lambda m: m.name):
+        import_module(f"{lower.__name__}.{info.name}")
+    import_module("hlotools.backend.llvm.unsupported")
 
 
 def __getattr__(name: str) -> Any:

@@ -164,3 +164,22 @@ def to_logical(buf: np.ndarray | None, shape: Shape) -> np.ndarray:
     if a.dtype != shape.dtype:
         a = a.astype(shape.dtype)
     return a if a.flags.c_contiguous else a.copy()  # (ascontiguousarray turns 0-d into 1-d)
+
+
+def leaf_bytes(shape: Shape) -> int:
+    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
+        return 0
+    n = 1
+    for d in shape.dims:
+        n *= d
+    return n * storage_bytes(shape)
+
+
+def storage_bytes(shape: Shape) -> int:
+    et = shape.element_type
+    assert et is not None
+    if et.kind == "complex":
+        return et.bits // 8
+    if et.kind == "pred":
+        return 1
+    return max(1, (max(8, et.bits) + 7) // 8)

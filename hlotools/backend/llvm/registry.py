@@ -12,6 +12,9 @@ the compiler).
 * ALIASES: opcodes whose result is (part of) an operand's buffers: no code, no memory.
 * UNSUPPORTED[opcode] = reason: refused at compile time with HloUnsupportedError.
 * SCRATCH[opcode] = fn(inst) -> [bytes...]: temporary buffers an emitter needs while it runs.
+* TASK_WORK[opcode] = fn(inst) -> work or None: the work (multiply-adds) of an instruction
+  with its own loop when it may run as one task of a concurrent set (codegen/concurrent.py);
+  None when it is not such a loop (its own threads, BLAS). Elemental loops need no entry.
 * NO_INLINE: elemental ops whose value at one index costs a loop (reduce, dot): they are
   loop roots, never recomputed inside a consumer's loop.
 """
@@ -28,6 +31,7 @@ EMITTERS: dict[str, Emitter] = {}
 ALIASES: set[str] = set()
 UNSUPPORTED: dict[str, str] = {}
 SCRATCH: dict[str, Callable[..., list[int]]] = {}
+TASK_WORK: dict[str, Callable[..., int | None]] = {}
 NO_INLINE: set[str] = set()
 # custom-call targets the backend lowers (custom_call_target -> emitter, like EMITTERS)
 CUSTOM_CALLS: dict[str, Emitter] = {}

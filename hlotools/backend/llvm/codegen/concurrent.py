@@ -51,10 +51,11 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.kernels import parallel_for as par
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.registry import ELEMENTAL, EMITTERS
+from hlotools.backend.llvm.registry import ELEMENTAL, EMITTERS, TASK_WORK
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import opcode_info
@@ -120,13 +121,13 @@ def task_work(fe: FunctionEmitter, inst: Instruction) -> int | None:
     """Estimated work (GEMM multiply-adds) of `inst` as a task, or None when it is not one."""
     if fe.kinds.get(id(inst)) != "define" or inst.parent is not fe.comp or pinned(inst):
         return None
-    if inst.opcode == "dot":
-        work = _dot_work(inst)
+    if inst.opcode in TASK_WORK:
+        work = TASK_WORK[inst.opcode](inst)
         if work is None or work >= par.MIN_PARALLEL_GEMM:
             return None
     elif _elemental_loop(inst):
-        elems = _elements(inst.shape.leaves()[0].dims)
-        per = elems * max(1, par.work_per_element(inst))
+        elems = inst.shape.leaves()[0].size
+        per = elems * max(1, outline.work_per_element(inst))
         if per >= par.MIN_PARALLEL_WORK:
             return None
         work = per * ELEMENT_COST
@@ -135,23 +136,9 @@ def task_work(fe: FunctionEmitter, inst: Instruction) -> int | None:
     return work if work >= MIN_TASK_WORK else None
 
 
-def _dot_work(inst: Instruction) -> int | None:
-    from hlotools.backend.llvm.lower import gemm as emit_gemm
-    p = emit_gemm.plan(inst)
-    if p is None or p.blas or p.c.packed:
-        # no GEMM loop (emit_dot's nest), OpenBLAS's own threads, or a result converted after
-        # the loop (narrow floats): nothing that could join the merged parallel_for
-        return None
-    lhs = inst.operands[0]
-    k = 1
-    for d in inst.attrs.get("lhs_contracting_dims", ()):
-        k *= lhs.shape.dims[d]
-    return _elements(inst.shape.dims) * k
-
-
 def _elemental_loop(inst: Instruction) -> bool:
     """Emitted by compiler.emit_elemental_loop (whose threading parallel_loop_nest decides)?"""
-    from hlotools.backend.llvm.lower.data_movement import fusion_is_elemental
+    from hlotools.backend.llvm.codegen.elemental import fusion_is_elemental
     if inst.shape.is_tuple and any(s.dims != inst.shape.leaves()[0].dims for s in inst.shape.leaves()):
         return False
     if inst.opcode == "fusion":
@@ -159,13 +146,6 @@ def _elemental_loop(inst: Instruction) -> bool:
         return (fusion_is_elemental(inst) and comp is not None
                 and not any(pinned(i) for i in comp.instructions))
     return inst.opcode in ELEMENTAL and inst.opcode not in EMITTERS
-
-
-def _elements(dims: tuple[int, ...]) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n
 
 
 # -- which kernels go together -------------------------------------------------------------------
@@ -297,7 +277,7 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
             fe.b.call(p.worker, [p.ctx, c64(0), p.n])
         return
     worker, ctx, total = _merged_worker(fe, parts)
-    par.call_parallel_for(fe, worker, ctx, total)
+    outline.call_parallel_for(fe, worker, ctx, total)
 
 
 def _is_parallel_call(instr: ir.Instruction) -> bool:

@@ -1,6 +1,6 @@
 """One computation -> one LLVM function `void @name(ptr arena, ptr params, ptr outs)`: the
-per-instruction half of the LLVM backend's compiler (module_compiler.py assembles the module
-and is re-exported here: ModuleCompiler, CompiledFunction, compile_module, ...).
+per-instruction half of the LLVM backend's compiler (module.py assembles the module;
+placement.py holds the alias/in-place/inline decisions this file asks per instruction).
 
 FunctionEmitter decides per instruction param/const/alias/inline/define, gets a buffer plan
 (buffers.py), runs independent kernels together (emit_concurrent.py) and emits each
@@ -15,53 +15,25 @@ register-resident chains. Fusions made by the fusion pass are emitted the same w
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats  # noqa: F401  (re-exported)
+from hlotools.backend.llvm.abi import leaf_bytes
 from hlotools.backend.llvm.codegen import buffers as bufs
+from hlotools.backend.llvm.codegen import placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
-from hlotools.backend.llvm.codegen.module import (  # noqa: F401  (re-exported: the module assembly)
-    CompiledFunction,
-    ModuleCompiler,
-    _fused_update_parameter,
-    compile_module,
-    entry_donation,
-    fused_update_donation,
-    physical_bytes,
-)
+from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
 from hlotools.backend.llvm.llvm_ir import types as T
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, layout_of, linear_index, loop_nest
-from hlotools.backend.llvm.lower.data_movement import CacheKey, ElementalGen, Value, fusion_is_elemental
+from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest
 from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
-from hlotools.ir.opcodes import opcode_info
 from hlotools.ir.shape import Shape
 
-INDEX_ONLY = frozenset({"broadcast", "iota", "reshape", "bitcast", "transpose", "slice", "reverse", "constant",
-                        "get-tuple-element"})
-
-
-def leaf_bytes(shape: Shape) -> int:
-    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
-        return 0
-    n = 1
-    for d in shape.dims:
-        n *= d
-    return n * _storage_bytes(shape)
-
-
-def _storage_bytes(shape: Shape) -> int:
-    et = shape.element_type
-    assert et is not None
-    if et.kind == "complex":
-        return et.bits // 8
-    if et.kind == "pred":
-        return 1
-    return max(1, (max(8, et.bits) + 7) // 8)
-
+if TYPE_CHECKING:
+    from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
 
 class FunctionEmitter:
     """Emits one computation as one LLVM function."""
@@ -101,10 +73,10 @@ class FunctionEmitter:
         if op in ALIASES:
             # before layout assignment an alias may declare other layouts than its source
             # (a get-tuple-element of an inlined call): then it is a relayout copy
-            return "alias" if _alias_layouts_agree(inst) else "define"
+            return "alias" if placement.alias_layouts_agree(inst) else "define"
         if self._can_inline(inst, root, rep):
             return "inline"
-        if op in ("reshape", "bitcast") and _is_free_reshape(inst):
+        if op in ("reshape", "bitcast") and placement.is_free_reshape(inst):
             return "alias"  # materialised anyway: share the operand's buffer
         return "define"
 
@@ -122,9 +94,9 @@ class FunctionEmitter:
             uk = self.kinds.get(id(u))
             if u.parent is not self.comp or uk not in ("inline", "define") or not self._reads_elementally(u):
                 return False
-            total += (rep.get(id(u), 1.0) if uk == "inline" else 1.0) * reads_per_element(u, inst)
+            total += (rep.get(id(u), 1.0) if uk == "inline" else 1.0) * placement.reads_per_element(u, inst)
         rep[id(inst)] = total
-        return total <= 1.0 + 1e-9 or op in INDEX_ONLY
+        return total <= 1.0 + 1e-9 or op in placement.INDEX_ONLY
 
     def _elemental(self, inst: Instruction) -> bool:
         if inst.opcode == "fusion":
@@ -147,10 +119,10 @@ class FunctionEmitter:
             n += len(p.shape.leaves())
         return bufs.Classifier(
             kind=lambda i: self.kinds[id(i)],
-            alias_leaves=_alias_leaves,
+            alias_leaves=placement.alias_leaves,
             leaf_sizes=lambda i: [leaf_bytes(s) for s in i.shape.leaves()],
             scratch=lambda i: SCRATCH[i.opcode](i) if i.opcode in SCRATCH else [],
-            in_place_operand=in_place_operand,
+            in_place_operand=placement.in_place_operand,
             param_leaf_base=lambda i: base[id(i)],
             param_alias=self._param_alias(),
         )
@@ -342,7 +314,7 @@ class FunctionEmitter:
             params = [leaf for p in comp.parameters for leaf in p.shape.leaves()]
             args = list(args)
             for k, (mine, theirs) in enumerate(zip(arg_shapes, params)):
-                if _needs_relayout(mine, theirs):
+                if placement.needs_relayout(mine, theirs):
                     tmp = self._malloc(leaf_bytes(theirs))
                     temps.append(tmp)
                     self.relayout(args[k], mine, tmp, theirs)
@@ -351,7 +323,7 @@ class FunctionEmitter:
             assert comp.root is not None
             outs = list(outs)
             for k, (mine, theirs) in enumerate(zip(out_shapes, comp.root.shape.leaves())):
-                if _needs_relayout(mine, theirs):
+                if placement.needs_relayout(mine, theirs):
                     tmp = self._malloc(leaf_bytes(theirs))
                     temps.append(tmp)
                     fixups.append((tmp, theirs, outs[k], mine))
@@ -364,7 +336,7 @@ class FunctionEmitter:
 
     def _alias_sources(self, inst: Instruction) -> list[tuple[ir.Value, Shape]]:
         pairs = [(p, s) for op in inst.operands for p, s in zip(self.leaf_ptrs(op), op.shape.leaves())]
-        return _alias_slice(inst, pairs)
+        return placement.alias_slice(inst, pairs)
 
     def relayout(self, src: ir.Value, src_shape: Shape, dst: ir.Value, dst_shape: Shape) -> None:
         """dst := src element by element (same dims and type, different layouts)."""
@@ -420,8 +392,8 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
             for val, p, s in zip(vals, fe.leaf_ptrs(inst) if ptrs else ptrs, shapes):
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
-    from hlotools.backend.llvm.kernels.parallel_for import parallel_loop_nest, work_per_element
-    flat = len(loop_shape.dims) > 1 and reads_in_place(fe, inst, loop_shape)
+    from hlotools.backend.llvm.codegen.outline import parallel_loop_nest, work_per_element
+    flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
     if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat):
         if flat:
             flat_loop(fe.b, loop_shape, body)
@@ -429,135 +401,9 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
             loop_nest(fe.b, loop_shape, body)
 
 
-def reads_in_place(fe: FunctionEmitter, inst: Instruction, loop_shape: Shape) -> bool:
-    """Whether every array `inst` reads per element (through elementwise ops, fusions,
-    broadcasts of scalars) has the loop's dims and layout, so element k of the result only
-    needs element k of each: then one flat loop does (LLVM's O3 spends ~40% less on it than
-    on the per-dimension nest, and the code is the same vector loop)."""
-    layout = tuple(layout_of(loop_shape))
-    dims = loop_shape.dims
-    seen: set[tuple[int, int]] = set()
-    Params = dict[int, tuple[Instruction, object]]
-
-    def visit(x: Instruction, params: Params | None, top: bool) -> bool:
-        key = (id(x), id(params))
-        if key in seen:
-            return True
-        seen.add(key)
-        if params is not None and x.opcode == "parameter":
-            outer, ctx = params[id(x)]
-            return visit(outer, ctx, False)  # type: ignore[arg-type]
-        if x.opcode == "constant" and not x.shape.is_tuple and not x.shape.dims:
-            return True
-        if not top and params is None and fe.is_materialised(x):
-            return all(s.dims == dims and tuple(layout_of(s)) == layout for s in x.shape.leaves())
-        if x.opcode == "broadcast" and x.operands and not x.operands[0].shape.dims:
-            return visit(x.operands[0], params, False)
-        if any(s.dims != dims for s in x.shape.leaves()):
-            return False
-        if x.opcode == "fusion":
-            comp = x.attrs.get("calls")
-            if comp is None or comp.root is None:
-                return False
-            inner: Params = {id(p): (o, params) for p, o in zip(comp.parameters, x.operands)}
-            return visit(comp.root, inner, False)
-        info = opcode_info(x.opcode)
-        if info is None or not info.is_elementwise:
-            return False
-        return all(visit(o, params, False) for o in x.operands)
-    return visit(inst, None, True)
-
-
-def in_place_operand(inst: Instruction) -> int | None:
-    """The operand whose buffer `inst` may update in place: a dynamic-update-slice's operand 0,
-    and for a fusion whose root is a dynamic-update-slice of one of its parameters (the scan's
-    `ys = dynamic_update_slice(ys, y, i)`, XLA's in-place DUS fusion) the operand bound to it."""
-    if inst.opcode == "dynamic-update-slice":
-        return 0
-    if inst.opcode == "fusion":
-        comp = inst.attrs.get("calls")
-        n = _fused_update_parameter(comp) if isinstance(comp, Computation) else None
-        if n is not None and n < len(inst.operands) and inst.operands[n].shape == inst.shape:
-            return n
-    return None
-
-
-def _alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> list[bufs.Leaf]:
-    op = inst.opcode
-    if op == "tuple":
-        return [lf for ls in operand_leaves for lf in ls]
-    if op == "get-tuple-element":
-        src = inst.operands[0].shape.tuple_shapes or ()
-        k = int(inst.attrs.get("index", 0))
-        start = sum(len(s.leaves()) for s in src[:k])
-        return operand_leaves[0][start:start + len(src[k].leaves())]
-    return list(operand_leaves[0])  # bitcast, free reshape, opt-barrier, copy of a token, ...
-
-
-def _alias_slice(inst: Instruction, items: list) -> list:
-    """The part of the operands' leaves (any per-leaf items) an alias instruction stands for."""
-    if inst.opcode == "get-tuple-element":
-        src = inst.operands[0].shape.tuple_shapes or ()
-        k = int(inst.attrs.get("index", 0))
-        start = sum(len(s.leaves()) for s in src[:k])
-        return items[start:start + len(src[k].leaves())]
-    if inst.opcode == "tuple":
-        return items
-    return items[:len(inst.operands[0].shape.leaves())]
-
-
-def _alias_layouts_agree(inst: Instruction) -> bool:
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
-    if not inst.operands:
-        return True
-    sources = _alias_slice(inst, [s for op in inst.operands for s in op.shape.leaves()])
-    return all(a.is_tuple or b.is_tuple or not a.dims or layout_of(a) == layout_of(b)
-               for a, b in zip(inst.shape.leaves(), sources))
-
-
-def _is_free_reshape(inst: Instruction) -> bool:
-    """A reshape/bitcast is a pointer alias when both sides are dense row-major-ordered."""
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
-    a, r = inst.operands[0].shape, inst.shape
-    if a.is_tuple or r.is_tuple or a.element_type != r.element_type:
-        return False
-    if inst.opcode == "bitcast" and leaf_bytes(a) == leaf_bytes(r):
-        return True
-    return (layout_of(a) == tuple(range(len(a.dims) - 1, -1, -1))
-            and layout_of(r) == tuple(range(len(r.dims) - 1, -1, -1)))
-
-
-def reads_per_element(user: Instruction, operand: Instruction) -> float:
-    """How many times `user` reads each element of `operand` (to decide whether inlining
-    the operand would recompute it)."""
-    size_u = max(1, _elements(user.shape.leaves()[0]))
-    size_o = max(1, _elements(operand.shape))
-    op = user.opcode
-    if op in ("broadcast", "gather", "dynamic-slice", "pad", "concatenate", "slice", "reverse", "transpose",
-              "reshape", "bitcast", "iota", "select", "dot", "reduce-window", "convolution", "fusion",
-              "dynamic-update-slice", "scatter", "sort"):
-        if op in ("dot", "convolution", "reduce-window", "fusion", "scatter", "sort", "dynamic-update-slice"):
-            return 2.0  # several reads per element or unknown: never inline expensive work there
-        return size_u / size_o if size_u > size_o else 1.0
-    return 1.0
-
-
-def _elements(shape: Shape) -> int:
-    n = 1
-    for d in shape.dims:
-        n *= d
-    return n
-
-
 def schedule(comp: Computation) -> list[Instruction]:
     """The instruction order: the text's (a topological order; the scheduler may refine it)."""
     return comp.post_order() if any(i.control_predecessors for i in comp.instructions) else list(comp.instructions)
-
-
-def _needs_relayout(a: Shape, b: Shape) -> bool:
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
-    return (not a.is_tuple and not b.is_tuple and a.dims == b.dims and len(a.dims) > 1
-            and leaf_bytes(a) > 0 and layout_of(a) != layout_of(b))
 
 
 def _locate(e: HloError, inst: Instruction) -> HloError:

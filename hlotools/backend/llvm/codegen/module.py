@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats
+from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
 from hlotools.backend.llvm.codegen import buffers as bufs
+from hlotools.backend.llvm.codegen import placement
+from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.llvm_ir import denormals
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.errors import HloUnsupportedError
@@ -84,10 +86,9 @@ class ModuleCompiler:
         if not export:
             fn.linkage = "internal"
         if donation is None and comp.is_fusion_computation:
-            donation = fused_update_donation(comp)
+            donation = placement.fused_update_donation(comp)
         cf = CompiledFunction(comp, fn, alias_params=alias_params, donation=dict(donation or {}))
         self.functions[key] = cf
-        from hlotools.backend.llvm.codegen.function import FunctionEmitter  # it imports this file
         FunctionEmitter(self, comp, cf).emit()
         self.stats.functions += 1
         self.stats.instructions += len(comp.instructions)
@@ -117,7 +118,6 @@ def physical_bytes(array: object, shape: Shape) -> bytes:
     """Bytes of a logical numpy array in the shape's layout and the backend's storage."""
     import numpy as np
 
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
     a = np.asarray(array)
     et = shape.element_type
     assert et is not None
@@ -127,33 +127,6 @@ def physical_bytes(array: object, shape: Shape) -> bytes:
     if a.ndim:
         a = np.transpose(a, perm)
     return np.ascontiguousarray(a).tobytes()
-
-
-def _fused_update_parameter(comp: Computation) -> int | None:
-    """n when the root of `comp` is a dynamic-update-slice whose operand 0 is parameter(n)
-    and that parameter has no other use (so nothing else reads what the update overwrites)."""
-    root = comp.root
-    if root is None or root.opcode != "dynamic-update-slice" or root.shape.is_tuple:
-        return None
-    op = root.operands[0]
-    if op.opcode != "parameter" or op.parameter_number is None or any(u is not root for u in op.users):
-        return None
-    if sum(1 for o in root.operands if o is op) != 1 or op.shape != root.shape:
-        return None
-    return op.parameter_number
-
-
-def fused_update_donation(comp: Computation) -> dict[int, int]:
-    """{result leaf 0: the updated parameter's leaf} for such a fusion computation: its
-    function then updates in place when the caller passes the parameter's memory as the
-    output (and copies first when it does not: memcpy_if_distinct)."""
-    n = _fused_update_parameter(comp)
-    if n is None:
-        return {}
-    params = sorted(comp.parameters, key=lambda p: p.parameter_number or 0)
-    if n >= len(params):
-        return {}
-    return {0: sum(len(p.shape.leaves()) for p in params[:n])}
 
 
 def entry_donation(module: Module) -> dict[int, int]:

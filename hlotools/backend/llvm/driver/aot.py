@@ -34,6 +34,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import ENTRY_NAME, leaf_bytes
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
@@ -93,7 +94,7 @@ def c_identifier(name: str) -> str:
 
 def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     """Run the passes and codegen, and wrap the entry function in the C interface."""
-    from hlotools.backend.llvm.codegen import function as compiler
+    from hlotools.backend.llvm.codegen import module as codegen
     from hlotools.backend.llvm.driver.pipeline import optimise_module
     from hlotools.backend.llvm.llvm_ir import denormals
     name = options.function_name or c_identifier(module.name)
@@ -103,10 +104,10 @@ def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     tm = target_machine(triple, cpu, features, options.opt_level)  # a bad target fails before the work
     optimised = optimise_module(module, options.preset) if options.preset != "none" else module
     with denormals.target_triple(triple):  # FTZ/DAZ code for x86 targets only
-        ir_module, stats = compiler.compile_module(optimised)
+        ir_module, stats = codegen.compile_module(optimised)
     ir_module.triple = triple
     ir_module.data_layout = str(tm.target_data)
-    _add_c_entry(ir_module, name, compiler.ENTRY_NAME, stats.arena_bytes)
+    _add_c_entry(ir_module, name, ENTRY_NAME, stats.arena_bytes)
     entry = optimised.entry
     assert entry is not None and entry.root is not None
     params = [(f"parameter %{p.name}" + (f" leaf {k}" if p.shape.is_tuple else ""), s)
@@ -114,8 +115,8 @@ def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     results = [(f"result leaf {k}" if entry.root.shape.is_tuple else "result", s)
                for k, s in enumerate(entry.root.shape.leaves())]
     return AotModule(name, module.name, str(ir_module), triple, cpu, features, stats.arena_bytes,
-                     [Leaf(i, o, s, compiler.leaf_bytes(s)) for i, (o, s) in enumerate(params)],
-                     [Leaf(i, o, s, compiler.leaf_bytes(s)) for i, (o, s) in enumerate(results)])
+                     [Leaf(i, o, s, leaf_bytes(s)) for i, (o, s) in enumerate(params)],
+                     [Leaf(i, o, s, leaf_bytes(s)) for i, (o, s) in enumerate(results)])
 
 
 def _target(options: AotOptions) -> tuple[str, str, str]:
@@ -269,7 +270,7 @@ def _leaf_lines(prefix: str, leaf: Leaf, upper: str) -> list[str]:
     if s.is_token or s.element_type is None or not s.element_type.is_array:
         return [f"/* {upper}{leaf.index}: {leaf.origin}, token: pass NULL */",
                 f"#define {prefix}_BYTES 0"]
-    from hlotools.backend.llvm.llvm_ir.loops import layout_of
+    from hlotools.backend.llvm.abi import layout_of
     elements = 1
     for d in s.dims:
         elements *= d

@@ -50,14 +50,14 @@ class CompiledModule(EntryCaller):
         (None: built in this process when it has not loaded them yet). Groups this process has
         loaded already are not copied into it here: compile_cached has its background worker do
         that (CompileCache.link_later), as only a later process reads them."""
-        from hlotools.backend.llvm.codegen import function as compiler
+        from hlotools.backend.llvm.codegen import module as codegen
         from hlotools.backend.llvm.kernels import library as RL
         from hlotools.backend.llvm.lower.gemm import blas_enabled
         from hlotools.backend.llvm.native import jit
         t0 = time.perf_counter()
         # JIT only: AOT objects never call BLAS, and define the runtime library's functions
         with blas_enabled(bool(jit.blas_symbols())), RL.external_runtime():
-            ir_module, stats = compiler.compile_module(module, implicit_fusion=implicit_fusion)
+            ir_module, stats = codegen.compile_module(module, implicit_fusion=implicit_fusion)
         self.llvm_ir = str(ir_module)
         self.runtime_groups = RL.groups_needed(ir_module)
         t1 = time.perf_counter()
@@ -143,7 +143,7 @@ STRAIGHT_LINE_MAX_INSTRUCTIONS = 2000
 
 def llvm_level(ir_module: ir.Module, opt_level: int) -> int:
     """The LLVM level a module is compiled at: `opt_level`, except 0 for a module without loops
-    of at most STRAIGHT_LINE_MAX_INSTRUCTIONS instructions (module_compiler.straight_line_instructions:
+    of at most STRAIGHT_LINE_MAX_INSTRUCTIONS instructions (codegen/module.py straight_line_instructions:
     code that runs each instruction at most once per call, such as an entry function that only
     fills descriptors and calls the runtime library's kernels). LLVM's O3 optimiser and code
     generator cost such a module 4-5 ms of fixed work (big_conv's entry: optimiser 1.9 ms, code
@@ -159,12 +159,3 @@ def llvm_level(ir_module: ir.Module, opt_level: int) -> int:
 
 def compile_module(module: Module, **kw: Any) -> CompiledModule:
     return CompiledModule(module, **kw)
-
-
-def __getattr__(name: str) -> Any:
-    """`runtime.compiler` and `runtime.jit` as before they were imported lazily (tests patch them)."""
-    if name in ("compiler", "jit"):
-        from importlib import import_module
-        return import_module({"compiler": "hlotools.backend.llvm.codegen.function",
-                              "jit": "hlotools.backend.llvm.native.jit"}[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

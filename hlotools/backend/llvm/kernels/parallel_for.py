@@ -1,6 +1,5 @@
 """Multithreading for generated code: a `parallel_for` emitted in LLVM IR itself, on top of
-libc's pthread_create/pthread_join, and the helpers that outline a loop nest of the
-current function into a worker that `parallel_for` runs on chunks of its outer loop.
+libc's pthread_create/pthread_join, which runs a worker function on chunks of a loop.
 
 Why in IR and not a Python thread pool: the same code then works in AOT objects (which
 only need libc) and a call costs a few thread creations (~10-30 us), never the GIL.
@@ -10,6 +9,9 @@ only need libc) and a call costs a few thread creations (~10-30 us), never the G
         claimed by the calling thread and detached helper threads through an atomic
         counter; the caller returns once every chunk is done (seq_cst counters: every
         write of a chunk happens before parallel_for returns).
+
+Outlining a loop nest of the current function into a worker (`outlined`, `run_parallel`,
+`parallel_loop_nest`) is code generation: codegen/outline.py.
 
 The functions that do not depend on the module (parallel_for, its chunks, trampoline and
 join, the pending-thread list and `hlotools_num_threads`) are the runtime library's group
@@ -30,7 +32,6 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
@@ -38,9 +39,6 @@ from hlotools.backend.llvm.kernels import library as RL
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.native.host import MAX_THREADS, THREADS_GLOBAL, host_threads
-
-if TYPE_CHECKING:
-    from hlotools.backend.llvm.codegen.function import FunctionEmitter
 
 _SC_NPROCESSORS_ONLN = 84  # glibc, x86_64 and aarch64
 # Below this many "element operations" (elements times the work per element) a kernel
@@ -469,130 +467,3 @@ class _Callee:
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.ptr, name)
-
-
-def call_parallel_for(fe: FunctionEmitter, worker: ir.Function, ctx: ir.Value, n: int | ir.Value) -> None:
-    pf = parallel_for_function(fe.mc.ir)
-    fe.b.call(pf, [worker, ctx, c64(n) if isinstance(n, int) else n])
-
-
-@contextmanager
-def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Value]]:
-    """Emit code into a new worker function `void(ptr ctx, i64 begin, i64 end)` of the
-    same module, with `fe` retargeted at it: its arena, params and outs come from ctx, so
-    fe.leaf_ptrs and the elemental generator work unchanged inside. Yields (begin, end).
-    After the block, `fe` emits into its own function again and `self.last_worker` /
-    `self.last_ctx` hold the worker and the ctx pointer of the caller."""
-    mc = fe.mc
-    worker = ir.Function(mc.ir, WORKER_TYPE, mc.unique_name(f"par.{name}"))
-    worker.linkage = "internal"
-    saved = {k: getattr(fe, k) for k in ("fn", "entry_block", "body_block", "b", "arena", "params_arg",
-                                         "outs_arg", "_ptr_cache", "cache_layers")}
-    # the caller's ctx: {arena, params, outs}
-    eb0 = fe.in_entry()
-    ctx = eb0.bitcast(eb0.alloca(T.PTR, size=c64(3), name="par.ctx"), T.PTR)
-    for k, v in enumerate((fe.arena, fe.params_arg, fe.outs_arg)):
-        fe.b.store(v, fe.b.gep(ctx, [c64(k)], source_etype=T.PTR))
-    wctx, begin, end = worker.args
-    eb = worker.append_basic_block("entry")
-    body = worker.append_basic_block("body")
-    wb = ir.IRBuilder(eb)
-    vals = [wb.load(wb.gep(wctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(3)]
-    fe.fn, fe.entry_block, fe.body_block = worker, eb, body
-    fe.b = ir.IRBuilder(body)
-    fe.arena, fe.params_arg, fe.outs_arg = vals
-    fe._ptr_cache = {}
-    fe.cache_layers = [{}]  # type: ignore[attr-defined]
-    try:
-        yield begin, end
-        fe.b.ret_void()
-        ir.IRBuilder(eb).branch(body)  # after the hoisted setup code in_entry() appended
-    finally:
-        for attr, v in saved.items():
-            setattr(fe, attr, v)
-    fe.last_worker = worker  # type: ignore[attr-defined]
-    fe.last_ctx = ctx  # type: ignore[attr-defined]
-
-
-def run_parallel(fe: FunctionEmitter, name: str, n: int,
-                 body: Callable[[ir.Value, ir.Value], None]) -> None:
-    """Run body(begin, end) (emitted into a worker) over [0, n) on several threads."""
-    with outlined(fe, name) as (begin, end):
-        body(begin, end)
-    call_parallel_for(fe, fe.last_worker, fe.last_ctx, n)  # type: ignore[attr-defined]
-
-
-def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
-                       work_per_element: int = 1, name: str = "d", flat: bool = False) -> bool:
-    """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
-    nest is big enough; returns False (emitting nothing) when it should stay serial.
-    `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
-    (for bodies whose reads all share the shape's layout)."""
-    from hlotools.backend.llvm.llvm_ir.loops import flat_loop, layout_of, strides
-
-    dims = shape.dims  # type: ignore[attr-defined]
-    total = 1
-    for d in dims:
-        total *= d
-    if total == 0 or not worth_parallel(total * max(1, work_per_element)):
-        return False
-    order = [d for d in reversed(layout_of(shape)) if dims[d] > 1]  # type: ignore[arg-type]
-    if not order or dims[order[0]] < 2:
-        return False
-    outer = order[0]
-
-    def chunk(begin: ir.Value, end: ir.Value) -> None:
-        if flat:
-            step = c64(strides(shape)[outer])  # type: ignore[arg-type]
-            flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
-                      fe.b.mul(end, step, flags=["nsw"]), name=name)
-            return
-        index: list[ir.Value] = [c64(0)] * len(dims)
-
-        def level(k: int) -> None:
-            if k == len(order):
-                body(list(index))
-                return
-            d = order[k]
-            lo, hi = (begin, end) if k == 0 else (0, dims[d])
-            with for_range(fe.b, lo, hi, name=f"{name}{d}") as iv:
-                index[d] = iv
-                level(k + 1)
-        level(0)
-    run_parallel(fe, name, dims[outer], chunk)
-    return True
-
-
-def work_per_element(inst: object) -> int:
-    """Rough work per result element of an elemental loop: the reduction size of the
-    largest reduce / reduce-window inside (1 for elementwise chains)."""
-    from hlotools.ir.instruction import Instruction
-    assert isinstance(inst, Instruction)
-    best = 1
-    todo = [inst]
-    seen: set[int] = set()
-    while todo:
-        i = todo.pop()
-        if id(i) in seen:
-            continue
-        seen.add(id(i))
-        if i.opcode == "reduce" and i.operands:
-            out = max(1, _elements(i.shape.leaves()[0].dims))
-            best = max(best, _elements(i.operands[0].shape.dims) // out)
-        elif i.opcode == "reduce-window":
-            w = i.attrs.get("window")
-            size = 1
-            for d in getattr(w, "dims", ()) or ():
-                size *= max(1, int(getattr(d, "size", 1)))
-            best = max(best, size)
-        comp = i.attrs.get("calls") if i.opcode == "fusion" else None
-        if comp is not None:
-            todo.extend(comp.instructions)
-    return best
-
-
-def _elements(dims: tuple[int, ...]) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n

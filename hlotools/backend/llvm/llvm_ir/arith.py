@@ -15,26 +15,11 @@ from hlotools.backend.llvm.llvm_ir import complex as C
 from hlotools.backend.llvm.llvm_ir import denormals
 from hlotools.backend.llvm.llvm_ir import math as M
 from hlotools.backend.llvm.llvm_ir import types as T
-from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index
-from hlotools.backend.llvm.registry import elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir import semantics
-from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ElementType
 
 B: TypeAlias = ir.IRBuilder
-
-
-def _et(inst: Instruction, k: int = 0) -> ElementType:
-    et = inst.operands[k].shape.element_type
-    assert et is not None
-    return et
-
-
-def _out(inst: Instruction) -> ElementType:
-    et = inst.shape.element_type
-    assert et is not None
-    return et
 
 
 def intr(b: B, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
@@ -52,7 +37,7 @@ def _ones(ty: ir.IntType) -> ir.Constant:
     return ir.Constant(ty, (1 << ty.width) - 1)
 
 
-def _zero(ty: ir.Type) -> ir.Constant:
+def zero_of(ty: ir.Type) -> ir.Constant:
     return ir.Constant(ty, 0 if isinstance(ty, ir.IntType) else 0.0)
 
 
@@ -64,7 +49,7 @@ def _fconst(ty: ir.Type, v: float) -> ir.Constant:
 
 def _abs(b: B, x: ir.Value, et: ElementType) -> ir.Value:
     if et.kind == "signed":
-        return b.select(b.icmp_signed("<", x, _zero(x.type)), b.neg(x), x)
+        return b.select(b.icmp_signed("<", x, zero_of(x.type)), b.neg(x), x)
     if et.kind in ("unsigned", "pred"):
         return x
     return intr(b, "llvm.fabs", [x])
@@ -86,12 +71,12 @@ def _not(b: B, x: ir.Value, et: ElementType) -> ir.Value:
 
 def _sign(b: B, x: ir.Value, et: ElementType) -> ir.Value:
     if et.kind == "signed":
-        pos = b.zext(b.icmp_signed(">", x, _zero(x.type)), x.type)
-        neg = b.zext(b.icmp_signed("<", x, _zero(x.type)), x.type)
+        pos = b.zext(b.icmp_signed(">", x, zero_of(x.type)), x.type)
+        neg = b.zext(b.icmp_signed("<", x, zero_of(x.type)), x.type)
         return b.sub(pos, neg)
     if et.kind in ("unsigned", "pred"):
-        return b.zext(b.icmp_unsigned("!=", x, _zero(x.type)), x.type) if et.kind == "unsigned" else x
-    one = b.uitofp(b.fcmp_unordered("!=", x, _zero(x.type)), x.type)  # NaN -> 1, then copysign keeps NaN below
+        return b.zext(b.icmp_unsigned("!=", x, zero_of(x.type)), x.type) if et.kind == "unsigned" else x
+    one = b.uitofp(b.fcmp_unordered("!=", x, zero_of(x.type)), x.type)  # NaN -> 1, then copysign keeps NaN below
     s = intr(b, "llvm.copysign", [one, x])
     return b.select(b.fcmp_unordered("uno", x, x), x, s)
 
@@ -170,26 +155,11 @@ UNARY["log"] = _xla_log("log", 0.0)
 UNARY["log-plus-one"] = _xla_log("log1p", -1.0)
 
 
-@elemental(*UNARY, "real", "imag")
-def _unary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et, out = _et(inst), _out(inst)
-    x = gen.operand(inst, 0, index)
-    b = gen.b
-    if et.kind == "complex":
-        return C.unary(b, inst.opcode, x, et)
-    if inst.opcode == "real":
-        return x
-    if inst.opcode == "imag":
-        return _zero(x.type)
-    r = UNARY[inst.opcode](b, x, et)
-    return T.round_to(b, r, out) if out.kind == "float" else r
-
-
 # ------------------------------------------------------------------------ binary
 
 def _int_div(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
     ty = x.type
-    zero = b.icmp_unsigned("==", y, _zero(ty))
+    zero = b.icmp_unsigned("==", y, zero_of(ty))
     if et.kind == "unsigned":
         safe = b.select(zero, ir.Constant(ty, 1), y)
         return b.select(zero, _ones(ty), b.udiv(x, safe))
@@ -202,13 +172,13 @@ def _int_div(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
 
 def _int_rem(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
     ty = x.type
-    zero = b.icmp_unsigned("==", y, _zero(ty))
+    zero = b.icmp_unsigned("==", y, zero_of(ty))
     if et.kind == "unsigned":
         return b.select(zero, x, b.urem(x, b.select(zero, ir.Constant(ty, 1), y)))
     int_min = ir.Constant(ty, 1 << (ty.width - 1))
     overflow = b.and_(b.icmp_unsigned("==", x, int_min), b.icmp_unsigned("==", y, _ones(ty)))
     r = b.srem(x, b.select(b.or_(zero, overflow), ir.Constant(ty, 1), y))
-    return b.select(zero, x, b.select(overflow, _zero(ty), r))
+    return b.select(zero, x, b.select(overflow, zero_of(ty), r))
 
 
 def _int_pow(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
@@ -224,15 +194,15 @@ def _int_pow(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
     acc: ir.Value = one
     base, e = x, (b.and_(y, ir.Constant(ty, 63)) if xla else y)
     for _ in range(steps):
-        odd = b.icmp_unsigned("!=", b.and_(e, one), _zero(ty))
+        odd = b.icmp_unsigned("!=", b.and_(e, one), zero_of(ty))
         acc = b.select(odd, b.mul(acc, base), acc)
         base = b.mul(base, base)
         e = b.lshr(e, one)
     if et.kind == "signed" or xla:
-        neg = b.icmp_signed("<", y, _zero(ty))  # the top bit, for unsigned types too
+        neg = b.icmp_signed("<", y, zero_of(ty))  # the top bit, for unsigned types too
         at_neg = b.zext(b.icmp_unsigned("==", x, one), ty)
         if xla:
-            odd_exp = b.icmp_unsigned("!=", b.and_(y, one), _zero(ty))
+            odd_exp = b.icmp_unsigned("!=", b.and_(y, one), zero_of(ty))
             minus_one = b.icmp_unsigned("==", x, _ones(ty))
             at_neg = b.select(minus_one, b.select(odd_exp, x, one), at_neg)
         acc = b.select(neg, at_neg, acc)
@@ -243,12 +213,12 @@ def _shift(kind: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value
     def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
         ty = x.type
         big = b.icmp_unsigned(">=", y, ir.Constant(ty, ty.width))
-        c = b.select(big, _zero(ty), y)
+        c = b.select(big, zero_of(ty), y)
         if kind == "left":
-            return b.select(big, _zero(ty), b.shl(x, c))
+            return b.select(big, zero_of(ty), b.shl(x, c))
         if kind == "logical":
-            return b.select(big, _zero(ty), b.lshr(x, c))
-        fill = b.select(b.icmp_signed("<", x, _zero(ty)), _ones(ty), _zero(ty))
+            return b.select(big, zero_of(ty), b.lshr(x, c))
+        fill = b.select(b.icmp_signed("<", x, zero_of(ty)), _ones(ty), zero_of(ty))
         return b.select(big, fill, b.ashr(x, c))
     return apply
 
@@ -291,7 +261,7 @@ def _splat(ty: ir.Type, value: int) -> ir.Constant:
     return ir.Constant(ty, value)
 
 
-def _max_min(is_max: bool) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
+def max_min(is_max: bool) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
     def apply(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
         if et.kind == "float":
             return float_max_min(b, x, y, is_max)
@@ -359,7 +329,7 @@ def _power(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
 BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
     "add": _arith("add", "fadd", "or_"), "subtract": _arith("sub", "fsub", "xor"),
     "multiply": _arith("mul", "fmul", "and_"), "divide": _divide, "remainder": _remainder,
-    "power": _power, "maximum": _max_min(True), "minimum": _max_min(False),
+    "power": _power, "maximum": max_min(True), "minimum": max_min(False),
     "and": _logic("and_"), "or": _logic("or_"), "xor": _logic("xor"),
     "shift-left": _shift("left"), "shift-right-logical": _shift("logical"),
     "shift-right-arithmetic": _shift("arithmetic"), "mulhi": _mulhi,
@@ -367,27 +337,13 @@ BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
 }
 
 
-@elemental(*BINARY, "complex")
-def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et, out = _et(inst), _out(inst)
-    x = gen.operand(inst, 0, index)
-    y = gen.operand(inst, 1, index)
-    b = gen.b
-    if inst.opcode == "complex":
-        return C.make(b, x, y, out)
-    if et.kind == "complex":
-        return C.binary(b, inst.opcode, x, y, et)
-    r = BINARY[inst.opcode](b, x, y, et)
-    return T.round_to(b, r, out) if out.kind == "float" else r
-
-
 # ------------------------------------------------------------- compare / select / clamp
 
-_SIGNED = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+SIGNED_COMPARE = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
 
 
 def compare_values(b: B, direction: str, x: ir.Value, y: ir.Value, et: ElementType, ctype: str = "") -> ir.Value:
-    op = _SIGNED[direction]
+    op = SIGNED_COMPARE[direction]
     if et.kind == "complex":
         return C.compare(b, direction, x, y)
     if et.kind == "float":
@@ -404,40 +360,7 @@ def total_order_key(b: B, x: ir.Value) -> ir.Value:
     ity = T.I64 if x.type == T.F64 else T.I32
     s = b.bitcast(x, ity)
     flip = ir.Constant(ity, (1 << (ity.width - 1)) - 1)
-    return b.select(b.icmp_signed("<", s, _zero(ity)), b.xor(s, flip), s)
-
-
-@elemental("compare")
-def _compare(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et = _et(inst)
-    x = gen.operand(inst, 0, index)
-    y = gen.operand(inst, 1, index)
-    direction = str(inst.attrs.get("direction", ""))
-    if direction not in _SIGNED:
-        raise HloUnsupportedError(f"compare without a valid direction ('{direction}')")
-    return compare_values(gen.b, direction, x, y, et, str(inst.attrs.get("type", "") or ""))
-
-
-@elemental("select")
-def _select(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    p = gen.operand(inst, 0, index if inst.operands[0].shape.dims else [])
-    x = gen.operand(inst, 1, index)
-    y = gen.operand(inst, 2, index)
-    if isinstance(x, list):
-        return [gen.b.select(p, a, c) for a, c in zip(x, y)]
-    return gen.b.select(p, x, y)
-
-
-@elemental("clamp")
-def _clamp(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    et = _et(inst, 1)
-    if et.kind == "complex":
-        raise HloUnsupportedError("clamp of complex values")
-    lo = gen.operand(inst, 0, index if inst.operands[0].shape.dims else [])
-    x = gen.operand(inst, 1, index)
-    hi = gen.operand(inst, 2, index if inst.operands[2].shape.dims else [])
-    b = gen.b
-    return _max_min(False)(b, _max_min(True)(b, x, lo, et), hi, et)
+    return b.select(b.icmp_signed("<", s, zero_of(ity)), b.xor(s, flip), s)
 
 
 # ------------------------------------------------------------------------- convert
@@ -450,8 +373,8 @@ def convert_value(b: B, x: ir.Value, src: ElementType, dst: ElementType) -> ir.V
         return C.convert(b, x, src, dst)
     if dst.kind == "pred":
         if src.kind == "float":
-            return b.fcmp_unordered("!=", x, _zero(x.type))
-        return b.icmp_unsigned("!=", x, _zero(x.type))
+            return b.fcmp_unordered("!=", x, zero_of(x.type))
+        return b.icmp_unsigned("!=", x, zero_of(x.type))
     dty = T.value_type(dst)
     if src.kind == "float":
         if dst.kind == "float":
@@ -481,80 +404,11 @@ def convert_value(b: B, x: ir.Value, src: ElementType, dst: ElementType) -> ir.V
     return b.sext(x, dty) if src.kind == "signed" else b.zext(x, dty)
 
 
-@elemental("convert")
-def _convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    return convert_value(gen.b, gen.operand(inst, 0, index), _et(inst), _out(inst))
-
-
-
-
-@elemental("reduce-precision")
-def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """XLA's EmitReducePrecisionIR: round the mantissa to nearest even, then flush exponents
-    out of the reduced range to signed infinity / zero; NaN stays NaN."""
-    et = _out(inst)
-    b = gen.b
-    x = gen.operand(inst, 0, index)
-    small = et.name in T.SMALL_FLOATS and et.bits == 16  # f16/bf16: on their own bit pattern, as XLA
-    wide = x.type == T.F64
-    if small:
-        fmt = T.SMALL_FLOATS[et.name]
-        ity, mbits_src, ebits_src = ir.IntType(16), fmt.mbits, fmt.ebits
-    else:
-        ity, mbits_src, ebits_src = (T.I64, 52, 11) if wide else (T.I32, 23, 8)
-    mbits = int(inst.attrs.get("mantissa_bits", mbits_src))
-    ebits = int(inst.attrs.get("exponent_bits", ebits_src))
-
-    def c(v: int) -> ir.Constant:
-        return ir.Constant(ity, v & ((1 << ity.width) - 1))
-    bits = raw_bits(gen, inst.operands[0], index) if small else b.bitcast(x, ity)
-    if mbits < mbits_src:
-        last = 1 << (mbits_src - mbits)
-        odd = b.lshr(b.and_(bits, c(last)), c(mbits_src - mbits))
-        bits = b.and_(b.add(bits, b.add(odd, c((last >> 1) - 1))), c(~(last - 1)))
-    if ebits < ebits_src:
-        bias = (1 << (ebits_src - 1)) - 1
-        reduced = (1 << (ebits - 1)) - 1
-        exp_mask = ((1 << ebits_src) - 1) << mbits_src
-        e = b.and_(bits, c(exp_mask))
-        overflow = b.icmp_unsigned(">", e, c((bias + reduced) << mbits_src))
-        underflow = b.icmp_unsigned("<=", e, c((bias - reduced) << mbits_src))
-        zero = b.and_(bits, c(1 << (ity.width - 1)))
-        inf = b.or_(zero, c(exp_mask))
-        bits = b.select(overflow, inf, b.select(underflow, zero, bits))
-    r = T.from_storage(b, bits, et) if small else b.bitcast(bits, x.type)
-    r = b.select(b.fcmp_unordered("uno", x, x), x, r)
-    return r if small else T.round_to(b, r, et)
-
-
-def _bits_of(et: ElementType) -> int:
+def bits_of(et: ElementType) -> int:
     return 8 if et.kind == "pred" else et.bits
 
 
-def raw_bits(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """The bit pattern of `inst` at `index` as an integer of its element's bit width, read
-    from memory when materialised and passed through chains of bitcast-converts, so NaN
-    payloads survive (a decode to f32 and re-encode would make them canonical)."""
-    et = _out(inst)
-    b = gen.b
-    ity = ir.IntType(_bits_of(et))
-    if gen.fe.is_materialised(inst) and not gen.bindings and not inst.shape.is_tuple:
-        ptr = gen.fe.element_ptr(gen.fe.leaf_ptrs(inst)[0], inst.shape, index)
-        raw = b.load(ptr, typ=T.storage_type(et))
-    elif inst.opcode == "bitcast-convert" and _bits_of(_et(inst)) == _bits_of(et):
-        raw = raw_bits(gen, inst.operands[0], index)
-    else:
-        raw = T.to_storage(b, gen.value_at(inst, index), et)
-    if not isinstance(raw.type, ir.IntType):
-        raw = b.bitcast(raw, _int_of(raw.type))
-    return b.trunc(raw, ity) if raw.type.width > ity.width else raw
-
-
-def _int_of(ty: ir.Type) -> ir.IntType:
-    return T.I32 if ty == T.F32 else T.I64
-
-
-def _from_bits(b: B, bits: ir.Value, et: ElementType) -> ir.Value:
+def from_bits(b: B, bits: ir.Value, et: ElementType) -> ir.Value:
     st = T.storage_type(et)
     if isinstance(st, ir.IntType):
         raw = bits if st.width == bits.type.width else (
@@ -562,54 +416,3 @@ def _from_bits(b: B, bits: ir.Value, et: ElementType) -> ir.Value:
     else:
         raw = b.bitcast(bits, st)
     return T.from_storage(b, raw, et)
-
-
-@elemental("bitcast-convert")
-def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """Same width: reinterpret the bits. Wide -> narrow: the result has a new minor dim
-    holding the pieces, least significant first (little-endian memory order); narrow ->
-    wide: the operand's minor dim is combined the same way."""
-    src, dst = _et(inst), _out(inst)
-    b = gen.b
-    if src.kind == "complex" or dst.kind == "complex":
-        raise HloUnsupportedError("bitcast-convert of complex values")
-    sbits, dbits = _bits_of(src), _bits_of(dst)
-    operand = inst.operands[0]
-    if sbits == dbits:
-        return _from_bits(b, raw_bits(gen, operand, index), dst)
-    sty, dty = ir.IntType(sbits), ir.IntType(dbits)
-    if sbits > dbits:
-        raw = raw_bits(gen, operand, index[:-1])
-        shift = b.mul(b.trunc(index[-1], sty) if sbits < 64 else index[-1], ir.Constant(sty, dbits))
-        return _from_bits(b, b.trunc(b.lshr(raw, shift), dty), dst)
-    acc: ir.Value = ir.Constant(dty, 0)
-    for k in range(dbits // sbits):
-        raw = raw_bits(gen, operand, list(index) + [ir.Constant(T.I64, k)])
-        acc = b.or_(acc, b.shl(b.zext(raw, dty), ir.Constant(dty, k * sbits)))
-    return _from_bits(b, acc, dst)
-
-
-@elemental("map")
-def _map(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """map: the scalar computation applied to the operands' elements at the index."""
-    return gen.apply(inst.attrs["to_apply"], [gen.operand(inst, k, index) for k in range(len(inst.operands))])
-
-
-@elemental("batch-norm-inference")
-def _batch_norm_inference(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
-    """(x - mean) / sqrt(var + epsilon) * scale + offset, per feature, in f32 (f64 for f64)."""
-    et = _out(inst)
-    if et.kind != "float":
-        raise HloUnsupportedError(f"batch-norm-inference of {et}")
-    from hlotools.ir.types import ELEMENT_TYPES
-    work = ELEMENT_TYPES["f64" if et.name == "f64" else "f32"]
-    b = gen.b
-    fi = int(inst.attrs.get("feature_index", 0))
-    eps = float(inst.attrs.get("epsilon", 0.0))
-    x = convert_value(b, gen.operand(inst, 0, index), et, work)
-    scale, offset, mean, var = (convert_value(b, gen.operand(inst, k, [index[fi]]), _et(inst, k), work)
-                                for k in (1, 2, 3, 4))
-    ty = x.type
-    inv = b.fdiv(ir.Constant(ty, 1.0), intr(b, "llvm.sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
-    r = b.fadd(b.fmul(b.fmul(b.fsub(x, mean), inv), scale), offset)
-    return convert_value(b, r, work, et)

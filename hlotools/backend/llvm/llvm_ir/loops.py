@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.abi import layout_of  # noqa: F401  (re-exported)
+from hlotools.backend.llvm.abi import layout_of
 from hlotools.ir.shape import Shape
 
 I64 = ir.IntType(64)

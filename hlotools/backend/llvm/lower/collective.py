@@ -27,16 +27,17 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.llvm_ir import types as T
-from hlotools.backend.llvm.llvm_ir.loops import c64, layout_of, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
+    from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
-    from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index, Value
 
 # one participant: the result is the operands (a -start may carry them twice)
 COPIES = ("all-reduce", "all-reduce-start", "all-gather", "all-gather-start", "reduce-scatter", "all-to-all",
@@ -276,7 +277,7 @@ def _collective(fe: FunctionEmitter, inst: Instruction) -> None:
 
 def copy_leaf(fe: FunctionEmitter, src: Source, dst: ir.Value, shape: Shape) -> None:
     """dst (a leaf of `shape`) := the source (memset for zeros, memcpy when the layouts agree)."""
-    from hlotools.backend.llvm.codegen.function import leaf_bytes
+    from hlotools.backend.llvm.abi import leaf_bytes
     nbytes = leaf_bytes(shape)
     if not nbytes:
         return

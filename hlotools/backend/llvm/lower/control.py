@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.codegen.function import FunctionEmitter, emit_elemental_loop, leaf_bytes
+from hlotools.backend.llvm.abi import leaf_bytes
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, fusion_is_elemental
+from hlotools.backend.llvm.codegen.function import FunctionEmitter, emit_elemental_loop
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.lower.data_movement import fusion_is_elemental
-from hlotools.backend.llvm.registry import ALIASES, SCRATCH, emitter
+from hlotools.backend.llvm.registry import ALIASES, SCRATCH, elemental, emitter
 from hlotools.ir.instruction import Instruction
 
 ALIASES.update({"tuple", "get-tuple-element", "opt-barrier", "domain", "add-dependency"})
@@ -182,3 +183,11 @@ def _scan(fe: FunctionEmitter, inst: Instruction) -> None:
 SCRATCH["scan"] = lambda inst: (
     [max(1, leaf_bytes(p.shape)) for p in inst.attrs["to_apply"].parameters[:len(inst.operands) - int(inst.attrs.get("num_carries", 0))]]
     + [max(1, leaf_bytes(s)) for s in inst.attrs["to_apply"].root.shape.leaves()])
+
+
+@elemental("fusion")
+def _fusion_value(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    comp = inst.attrs["calls"]
+    bindings = {id(p): (lambda k: (lambda idx: gen.value_at(inst.operands[k], idx)))(n)
+                for n, p in enumerate(comp.parameters)}
+    return ElementalGen(gen.fe, bindings).value_at(comp.root, index)

@@ -12,7 +12,7 @@ The product, per batch element b:  C[b][m][o] = sum_kk A[b][m][kk] * W[kk][o]
 * A (scratch, [batch][M][K]) holds the padded, dilated input window of every output
   position, zeros where the window reads padding or the holes of a base dilation;
 * W is packed into the kernel's panel-major layout once (it is small).
-The im2col fill runs on several threads when big (parallel.run_parallel).
+The im2col fill runs on several threads when big (outline.run_parallel).
 
 The im2col and the packing of W are conv_kernel.py's generic functions (for the JIT in the
 runtime library, compiled once per machine) whenever both operands are in memory in the
@@ -38,12 +38,14 @@ from contextvars import ContextVar
 import llvmlite.ir as ir
 import numpy as np
 
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels import conv as CK
 from hlotools.backend.llvm.kernels import parallel_for as par
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, layout_of, strides
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
 from hlotools.backend.llvm.lower import convolution as emit_conv
 from hlotools.backend.llvm.lower import gemm as G
 from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
@@ -190,7 +192,7 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[i
             _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here, lhs))
 
     if par.worth_parallel(nbatch * m * k) and total > 1:
-        par.run_parallel(fe, "im2col", total, chunk)
+        outline.run_parallel(fe, "im2col", total, chunk)
     else:
         chunk(c64(0), c64(total))
 
@@ -276,7 +278,7 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: t
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
     total = nbatch * fields[CK.I_S0]
     if par.worth_parallel(nbatch * m * k) and total > 1:
-        par.call_parallel_for(fe, im2col, desc, total)
+        outline.call_parallel_for(fe, im2col, desc, total)
     else:
         b.call(im2col, [desc, c64(0), c64(total)])
 

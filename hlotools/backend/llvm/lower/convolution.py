@@ -27,11 +27,12 @@ from collections.abc import Callable
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, layout_of, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.lower.data_movement import clamp_index
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError

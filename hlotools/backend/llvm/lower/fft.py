@@ -15,12 +15,12 @@ import math
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.llvm_ir import complex as C
 from hlotools.backend.llvm.llvm_ir import math as M
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
-from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index, Value
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction

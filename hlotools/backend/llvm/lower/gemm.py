@@ -40,14 +40,16 @@ from functools import cache
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels import gemm as K
 from hlotools.backend.llvm.kernels import parallel_for as par
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, layout_of, strides
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
 from hlotools.backend.llvm.lower import dot as emit_dot
-from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
+from hlotools.backend.llvm.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
@@ -557,10 +559,27 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     kern = K.kernel_function(fe.mc.ir, p.ct, L, mr)
     dptr = b.bitcast(desc, T.PTR)
     if par.worth_parallel(nbatch * dd.m * dd.n * dd.k, par.MIN_PARALLEL_GEMM) and tasks > 1:
-        par.call_parallel_for(fe, kern, dptr, tasks)
+        outline.call_parallel_for(fe, kern, dptr, tasks)
     else:
         b.call(kern, [dptr, c64(0), c64(tasks)])
 
 
 EMITTERS["dot"] = emit_gemm  # replaces emit_dot's loop nest (which emit_gemm falls back to)
 SCRATCH["dot"] = _scratch
+
+
+def _task_work(inst: Instruction) -> int | None:
+    """registry.TASK_WORK for dot: its multiply-adds when it is a generated GEMM loop."""
+    p = plan(inst)
+    if p is None or p.blas or p.c.packed:
+        # no GEMM loop (emit_dot's nest), OpenBLAS's own threads, or a result converted after
+        # the loop (narrow floats): nothing that could join the merged parallel_for
+        return None
+    lhs = inst.operands[0]
+    k = 1
+    for d in inst.attrs.get("lhs_contracting_dims", ()):
+        k *= lhs.shape.dims[d]
+    return inst.shape.size * k
+
+
+TASK_WORK["dot"] = _task_work

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.codegen.function import FunctionEmitter, leaf_bytes
-from hlotools.backend.llvm.llvm_ir.loops import c64, layout_of, loop_nest
-from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index, Value, clamp_index, index_value
+from hlotools.backend.llvm.abi import layout_of, leaf_bytes
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
+from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
+from hlotools.backend.llvm.lower.data_movement import clamp_index, index_value
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
@@ -179,7 +181,3 @@ def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
     if target not in IDENTITY_TARGETS or len(inst.operands) != 1 or inst.shape.is_tuple:
         raise HloUnsupportedError(f"custom-call target \"{target}\" is not supported by the LLVM backend")
     copy_value(fe, inst.operands[0], fe.leaf_ptrs(inst)[0], inst)
-
-
-# The LAPACK targets register themselves in CUSTOM_CALLS (and SCRATCH["custom-call"]).
-from hlotools.backend.llvm.lower import lapack as emit_lapack  # noqa: E402,F401

@@ -32,13 +32,14 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels import gemm_epilogue as E
 from hlotools.backend.llvm.llvm_ir import types as T
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, layout_of, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, loop_nest
 from hlotools.backend.llvm.lower import conv_gemm as CG
 from hlotools.backend.llvm.lower import gemm as G
-from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index, Value
 from hlotools.backend.llvm.lower.epilogue_program import Grouping, Program, encode
 from hlotools.backend.llvm.registry import ELEMENTAL
 from hlotools.ir.attributes import ConvDimLabels
@@ -81,7 +82,7 @@ def _epilogue_wanted(shape: Shape) -> bool:
     least = _MIN_BYTES.get()
     if least is None or os.environ.get("HLOTOOLS_EPILOGUE", "") == "0":
         return False
-    from hlotools.backend.llvm.codegen.function import leaf_bytes
+    from hlotools.backend.llvm.abi import leaf_bytes
     return leaf_bytes(shape) >= least
 
 
@@ -224,7 +225,7 @@ def _epilogue_block(fe: FunctionEmitter, program: Program, ct: ElementType) -> i
 
 def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> None:
     """out[i] := root(i), reading D as out[i] before the store (D is already in out)."""
-    from hlotools.backend.llvm.kernels.parallel_for import parallel_loop_nest
+    from hlotools.backend.llvm.codegen.outline import parallel_loop_nest
     shape = inst.shape
     d = got.d
 
@@ -247,7 +248,7 @@ def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> Non
 
 def _reads_in_place(got: Decision, shape: Shape) -> bool:
     """Does the ROOT read every array at the output's own element offset (D, operands of its
-    dims and layout, scalars)? Then the loop is one flat loop (as compiler.reads_in_place
+    dims and layout, scalars)? Then the loop is one flat loop (as placement.reads_in_place
     decides for elemental loops: cheaper for LLVM, and long inner loops for NHWC results)."""
     layout = tuple(layout_of(shape))
     seen: set[int] = set()

@@ -22,7 +22,7 @@ from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 
 if TYPE_CHECKING:
-    from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index
+    from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index
 
 B: TypeAlias = ir.IRBuilder
 

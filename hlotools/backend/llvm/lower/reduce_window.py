@@ -27,12 +27,14 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen.elemental import constant_value
 from hlotools.backend.llvm.codegen.function import KERNEL_LOOPS, FunctionEmitter
 from hlotools.backend.llvm.kernels import parallel_for as par
 from hlotools.backend.llvm.kernels import reduce_window as K
 from hlotools.backend.llvm.llvm_ir import types as T
-from hlotools.backend.llvm.llvm_ir.loops import c64, layout_of, strides
-from hlotools.backend.llvm.lower.data_movement import constant_value
+from hlotools.backend.llvm.llvm_ir.loops import c64, strides
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
@@ -224,7 +226,7 @@ def emit(fe: FunctionEmitter, inst: Instruction) -> bool:
     b.store(T.to_storage(b, init_value, p.et), slot)
     desc = _descriptor(fe, p.fields, fe.leaf_ptrs(p.operand)[0], fe.leaf_ptrs(inst)[0], slot)
     if par.worth_parallel(p.work) and p.tasks > 1:
-        par.call_parallel_for(fe, fn, desc, p.tasks)
+        outline.call_parallel_for(fe, fn, desc, p.tasks)
     else:
         b.call(fn, [desc, c64(0), c64(p.tasks)])
     return True

@@ -12,11 +12,13 @@ from __future__ import annotations
 import llvmlite.ir as ir
 import numpy as np
 
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, layout_of
-from hlotools.backend.llvm.lower.data_movement import ElementalGen, Index, Value, clamp_index
-from hlotools.backend.llvm.registry import NO_INLINE, elemental
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.lower.data_movement import clamp_index
+from hlotools.backend.llvm.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.ir import semantics
 from hlotools.ir.computation import binary_reducer_opcode
 from hlotools.ir.instruction import Instruction
@@ -476,10 +478,4 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
     loop_nest(b, source.shape, per_source)
 
 
-def _register() -> None:
-    from hlotools.backend.llvm.lower import reduce_window as emit_reduce_window  # noqa: F401  (reduce-window's runtime kernel)
-    from hlotools.backend.llvm.registry import EMITTERS
-    EMITTERS["select-and-scatter"] = _emit_select_and_scatter
-
-
-_register()
+EMITTERS["select-and-scatter"] = _emit_select_and_scatter

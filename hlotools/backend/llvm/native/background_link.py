@@ -23,6 +23,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -39,8 +40,8 @@ _LOGGER = logging.getLogger("hlotools.cache")
 @dataclass
 class LinkJob:
     """For object entry KEY: copy the runtime library groups its code calls into the folder
-    (`runtime_groups`, loaded in this process: runtime_library.ensure writes those the folder
-    lacks, for a later process), then link `object_code` and `runtime_objects` into KEY.so,
+    (`store_runtime`, given by the driver: kernels/library.ensure writes those the folder
+    lacks, for a later process; this layer does not know the runtime library), then link `object_code` and `runtime_objects` into KEY.so,
     record it and trim the folder. `link` False: no library can be made here; only the copy
     (the trim is then a TrimJob of its own, CompileCache.link_later)."""
 
@@ -49,7 +50,7 @@ class LinkJob:
     object_code: bytes
     runtime_objects: list[bytes]
     done: threading.Event = field(default_factory=threading.Event)
-    runtime_groups: list[str] = field(default_factory=list)
+    store_runtime: Callable[[], object] | None = None
     link: bool = True
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -57,9 +58,8 @@ class LinkJob:
 
     def run(self) -> None:
         try:
-            if self.runtime_groups:
-                from hlotools.backend.llvm.kernels import library as runtime_library
-                runtime_library.ensure(self.runtime_groups, self.cache)
+            if self.store_runtime is not None:
+                self.store_runtime()
             if self.link:
                 link_now(self)
         finally:

@@ -100,11 +100,9 @@ class LinkedLibrary:
         self.data = b""
 
 
-def link(object_code: bytes, entry_path: Path, say: Say,
-         runtime_objects: Sequence[bytes] | None = None) -> LinkedLibrary | None:
+def link(object_code: bytes, entry_path: Path, say: Say, runtime_objects: Sequence[bytes]) -> LinkedLibrary | None:
     """Link `object_code` (the object jit.py generated for this host) and the runtime library objects it
-    calls (runtime_library.py; None: those its undefined symbols name, loaded or built in this
-    process) into a shared library for the entry at `entry_path` (LinkedLibrary.install puts it
+    calls (kernels/library.py objects(), which the caller asks: this layer is below it) into a shared library for the entry at `entry_path` (LinkedLibrary.install puts it
     there): each library has its own copy of the runtime, so it stays self-contained. None
     (saying why) when it cannot be done here."""
     cc = c_compiler()
@@ -117,9 +115,6 @@ def link(object_code: bytes, entry_path: Path, say: Say,
     from hlotools.errors import HloError
     try:
         undefined = set(read_object(object_code).undefined)
-        if runtime_objects is None:
-            from hlotools.backend.llvm.kernels import library as runtime_library
-            runtime_objects = runtime_library.objects(runtime_library.groups_of_symbols(undefined))
     except HloError as e:
         say(f"compile cache: no shared library ({e.message})")
         return None
