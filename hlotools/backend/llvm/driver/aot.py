@@ -35,16 +35,13 @@ from typing import Any
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import ENTRY_NAME, leaf_bytes
+from hlotools.backend.llvm.native import targets
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 
 FORMS = ("llvm", "llvm-opt", "asm", "obj", "header")
 TEMP_ALIGN = 64
-# e_machine names (objfile.MACHINES) of common triples' first component.
-_ARCH_MACHINE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
-                 "riscv64": "riscv", "ppc64le": "ppc64", "ppc64": "ppc64", "s390x": "s390",
-                 "i386": "x86", "i686": "x86", "armv7": "arm", "arm": "arm"}
 _LINKER_DEFINED = frozenset({"_GLOBAL_OFFSET_TABLE_"})
 
 
@@ -199,7 +196,8 @@ def check_object(data: bytes, triple: str, name: str) -> None:
     if data[:4] != b"\x7fELF":
         return
     info = read_object(data)
-    want = _ARCH_MACHINE.get(triple.split("-")[0])
+    target = targets.by_triple(triple)
+    want = target.elf_name if target is not None else None
     if want is not None and info.machine != want:
         raise HloUnsupportedError(f"internal: object for {triple} has machine {info.machine}, expected {want}")
     if name not in info.defined:

@@ -38,9 +38,9 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.kernels import library as RL
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.native import targets
 from hlotools.backend.llvm.native.host import MAX_THREADS, THREADS_GLOBAL, host_threads
 
-_SC_NPROCESSORS_ONLN = 84  # glibc, x86_64 and aarch64
 # Below this many "element operations" (elements times the work per element) a kernel
 # runs serially: thread creation and joining cost ~10-30 us per call.
 MIN_PARALLEL_WORK = 1 << 18
@@ -315,7 +315,8 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     not started (joining at the end made 2 threads slower than 1 under load): threads are
     joined at the start of the next call, or by `hlotools_parallel_join`. The state is
     reference counted; the last one out frees it."""
-    pthread_t = T.I64  # unsigned long on x86_64 and aarch64 Linux
+    # the host's row: the 32-bit targets' narrower pthread_t is not modelled (see native/targets.py)
+    pthread_t = ir.IntType(targets.host().pthread_t_bits)
     i64p = T.I64.as_pointer()
     create = _declare(module, "pthread_create", ir.FunctionType(T.I32, [T.PTR, T.PTR, T.PTR, T.PTR]))
     add_pending, join_pending = _join_functions(module, export)
@@ -437,7 +438,7 @@ def thread_count(b: ir.IRBuilder, fn: ir.Function, sysconf: ir.Function, gthread
     have = fn.append_basic_block("have")
     b.cbranch(b.icmp_signed(">", cur, ir.Constant(T.I32, 0)), have, ask)
     b.position_at_end(ask)
-    got = b.call(sysconf, [ir.Constant(T.I32, _SC_NPROCESSORS_ONLN)])
+    got = b.call(sysconf, [ir.Constant(T.I32, targets.host().sc_nprocessors_onln)])
     got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
     got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
     got32 = b.trunc(got, T.I32)

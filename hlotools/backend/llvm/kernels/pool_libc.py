@@ -4,7 +4,6 @@ module is emitted), libc's declarations with the architecture's spin-wait hint, 
 helpers (monotonic clock, a sleeping lock). Only libc: no compiler-rt, no C compiler."""
 from __future__ import annotations
 
-import platform
 from dataclasses import dataclass
 
 import llvmlite.ir as ir
@@ -12,12 +11,12 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.kernels.parallel_for import _declare
 from hlotools.backend.llvm.llvm_ir import types as T
 from hlotools.backend.llvm.llvm_ir.loops import c64
+from hlotools.backend.llvm.native import targets
 
-SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98, "riscv64": 98}
-# uname()'s machine field -> SYS_FUTEX, for modules whose triple is not known while they are
-# emitted (the JIT's, and AOT's: aot.py sets the triple after codegen, so a cross-compiled
-# object must not carry the host's number). First 8 bytes, little-endian, NUL included.
-UNAME_MACHINES = {b"x86_64\0": 202, b"aarch64\0": 98, b"riscv64\0": 98}
+# uname()'s machine field -> SYS_futex (native/targets.py), for modules whose triple is not known
+# while they are emitted (the JIT's, and AOT's: aot.py sets the triple after codegen, so a
+# cross-compiled object must not carry the host's number). First 8 bytes, little-endian, NUL included.
+UNAME_MACHINES = {name.encode() + b"\0": number for name, number in targets.futex_machines().items()}
 UTSNAME_BYTES = 6 * 65  # struct utsname on Linux: six char[65] fields
 UTSNAME_MACHINE = 4 * 65
 FUTEX_WAIT_PRIVATE = 0 | 128
@@ -53,8 +52,9 @@ def futex_syscall_number(module: ir.Module) -> int | None:
     run time); None for an architecture this file does not know."""
     arch = target_arch(module)
     if arch is None:
-        return -1 if platform.machine().lower() in SYS_FUTEX else None
-    return SYS_FUTEX.get(arch)
+        return -1 if targets.host().futex_syscall is not None else None
+    target = targets.by_arch(arch)
+    return target.futex_syscall if target is not None else None
 
 
 def _libc(module: ir.Module, arch: str | None) -> _Libc:
@@ -63,11 +63,11 @@ def _libc(module: ir.Module, arch: str | None) -> _Libc:
     i32, i64, ptr = T.I32, T.I64, T.PTR
     pause: ir.Function | None = None
     pause_args: tuple[ir.Value, ...] = ()
-    if arch in ("x86_64", "amd64"):
-        pause = _declare(module, "llvm.x86.sse2.pause", ir.FunctionType(ir.VoidType(), []))
-    elif arch in ("aarch64", "arm64"):
-        pause = _declare(module, "llvm.aarch64.hint", ir.FunctionType(ir.VoidType(), [i32]))
-        pause_args = (ir.Constant(i32, 1),)  # YIELD
+    target = targets.by_arch(arch) if arch is not None else None
+    if target is not None and target.spin_hint is not None:
+        hint_args = target.spin_hint_args
+        pause = _declare(module, target.spin_hint, ir.FunctionType(ir.VoidType(), [i32] * len(hint_args)))
+        pause_args = tuple(ir.Constant(i32, v) for v in hint_args)
     return _Libc(create=_declare(module, "pthread_create", ir.FunctionType(i32, [ptr, ptr, ptr, ptr])),
                  join=_declare(module, "pthread_join", ir.FunctionType(i32, [i64, ptr])),
                  syscall=_declare(module, "syscall", ir.FunctionType(i64, [i64], var_arg=True)),

@@ -10,7 +10,6 @@ Under HLOTOOLS_SEMANTICS=spec nothing is set and arithmetic is IEEE's.
 """
 from __future__ import annotations
 
-import platform
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,10 +17,10 @@ from contextlib import contextmanager
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.native import targets
 from hlotools.ir import semantics
 
 FTZ_DAZ = 0x8040  # MXCSR bit 15 (flush to zero) | bit 6 (denormals are zero)
-_X86 = ("x86_64", "amd64", "i386", "i486", "i586", "i686", "x86")
 
 
 _TARGET = threading.local()
@@ -46,8 +45,9 @@ def is_x86(module: ir.Module, assume_host: bool = True) -> bool:
     if not triple or triple.startswith("unknown"):
         triple = str(getattr(_TARGET, "triple", None) or "")
     if not triple or triple.startswith("unknown"):
-        return assume_host and platform.machine().lower() in _X86
-    return triple.split("-")[0].lower() in _X86
+        return assume_host and targets.host().mxcsr
+    target = targets.by_triple(triple.lower())
+    return target is not None and target.mxcsr
 
 
 def _intrinsic(module: ir.Module, name: str) -> ir.Function:

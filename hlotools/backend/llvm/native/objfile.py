@@ -10,11 +10,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from hlotools.backend.llvm.native import targets
 from hlotools.errors import HloError
 
-# e_machine values (elf.h) of the targets LLVM is usually built with.
-MACHINES = {3: "x86", 8: "mips", 20: "ppc", 21: "ppc64", 22: "s390", 40: "arm", 62: "x86_64",
-            183: "aarch64", 243: "riscv", 258: "loongarch"}
 _SHT_SYMTAB = 2
 _SHN_UNDEF = 0
 _STB_LOCAL = 0
@@ -22,7 +20,7 @@ _STB_LOCAL = 0
 
 @dataclass(frozen=True)
 class ObjectInfo:
-    machine: str  # a MACHINES name, or "machine-N"
+    machine: str  # the elf_name of its targets.py row, or "machine-N"
     bits: int
     little_endian: bool
     defined: tuple[str, ...]  # global or weak symbols with a definition
@@ -64,7 +62,7 @@ def _read(data: bytes, bits: int, order: str) -> ObjectInfo:
                 continue
             name = _cstring(data, strtab[1] + name_off)
             (undefined if shndx == _SHN_UNDEF else defined).append(name)
-    return ObjectInfo(MACHINES.get(machine, f"machine-{machine}"), bits, order == "<",
+    return ObjectInfo(_machine_name(machine), bits, order == "<",
                       tuple(defined), tuple(undefined))
 
 
@@ -87,3 +85,8 @@ def _symbol(data: bytes, bits: int, order: str, at: int) -> tuple[int, int, int]
 def _cstring(data: bytes, at: int) -> str:
     end = data.index(b"\0", at)
     return data[at:end].decode("utf-8", "replace")
+
+
+def _machine_name(machine: int) -> str:
+    target = targets.by_elf_machine(machine)
+    return target.elf_name if target is not None else f"machine-{machine}"
