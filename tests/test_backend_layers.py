@@ -42,7 +42,7 @@ KNOWN_OUTSIDE = {
     ("lower.indexing", "hlotools.interpreter.custom_calls"),
     ("lower.random", "hlotools.interpreter.convert"),
     ("lower.random", "hlotools.interpreter.numeric"),
-    ("llvm_ir.complex", "hlotools.interpreter.complex_math"),
+    ("llvm_ir.complex_ops", "hlotools.interpreter.complex_math"),
     ("lower.output_fusion", "hlotools.passes.fusion_builder"),
     ("lower.output_fusion", "hlotools.passes.fusion_rules"),
     ("driver.compile", "hlotools.text.parse_shape"),
@@ -192,3 +192,30 @@ def test_the_checker_catches_a_planted_binding_import(source: str) -> None:
     found = imports_of(source, "native.host", "hlotools/backend/llvm/native/host.py")
     got = binding_importers(found)
     assert len(got) == 1 and got[0].startswith("hlotools/backend/llvm/native/host.py:2: native.host imports llvmlite.binding")
+
+
+def test_the_runtime_library_key_covers_every_module_it_may_import() -> None:
+    """kernels/library.sources() is what the runtime library's cache key fingerprints: every file
+    exists (files_fingerprint skips missing ones silently, so a stale path would go unnoticed)
+    and every backend module a kernels/ module imports, at any depth, is in it."""
+    from hlotools.backend.llvm.kernels import library
+    sources = set(library.sources())
+    assert all((HLOTOOLS / rel).is_file() for rel in sources), sorted(s for s in sources if not (HLOTOOLS / s).is_file())
+    reached = {"kernels.library"}
+    todo = ["kernels.library"]
+    found = backend_imports()
+    while todo:
+        module = todo.pop()
+        for imp in found:
+            if imp.module == module and imp.target.startswith(PACKAGE + "."):
+                rel = imp.target[len(PACKAGE) + 1:]
+                if layer_of(rel) in LAYERS and rel not in reached and rel != "registry" and \
+                        _is_module(imp.target) and not (ROOT / rel.replace(".", "/") / "__init__.py").is_file():
+                    reached.add(rel)
+                    todo.append(rel)
+    missing = sorted(r for r in reached if f"backend/llvm/{r.replace('.', '/')}.py" not in sources
+                     and r.split(".")[0] == "native" and r not in ("native.jit", "native.cache", "native.objfile",
+                                                                   "native.shared_library", "native.background_link"))
+    assert missing == []
+    in_layers = {r for r in reached if r.split(".")[0] in ("kernels", "llvm_ir")}
+    assert {f"backend/llvm/{r.replace('.', '/')}.py" for r in in_layers} <= sources

@@ -13,10 +13,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
-from hlotools.backend.llvm import abi as calling
+from hlotools.backend.llvm import abi
 from hlotools.backend.llvm.kernels import library as runtime_library
-from hlotools.backend.llvm.native import host
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import host, shared_library
 from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
@@ -43,7 +42,7 @@ ENTRY main {
   ROOT r = s32[] get-dimension-size(x), dimensions={0}
 }
 """
-CAN_LINK = native.enabled() and native.c_compiler() is not None
+CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
 COLD = {"parse", "cache", "passes", "codegen", "llvm", "run"} | ({"link"} if CAN_LINK else set())
 NO_CACHE = {"parse", "passes", "codegen", "llvm", "run"}
 WARM = {"parse", "cache-load", "run"}
@@ -194,8 +193,9 @@ def test_largest_difference_counts_nan_and_infinities_sensibly() -> None:
 
 
 def test_join_symbol_is_the_one_parallel_emits() -> None:
-    from hlotools.backend.llvm.kernels import parallel_for as parallel
-    assert calling.JOIN_SYMBOL == parallel.JOIN_SYMBOL
+    from hlotools.backend.llvm.kernels import library as runtime_library
+    text = runtime_library.build_ir(runtime_library.PARALLEL)
+    assert f'define void @"{abi.JOIN_SYMBOL}"()' in text and f'@"{abi.PARALLEL_FOR}"(' in text
 
 
 def test_host_environment_is_remembered_per_fingerprint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -292,13 +292,13 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
     code = _object_code()
     said: list[str] = []
     runtime = runtime_library.objects(runtime_library.groups_of_symbols(read_object(code).undefined))
-    first = native.link(code, tmp_path / "a.entry", said.append, runtime)
-    second = native.link(code, tmp_path / "b.entry", said.append, runtime)
+    first = shared_library.link(code, tmp_path / "a.entry", said.append, runtime)
+    second = shared_library.link(code, tmp_path / "b.entry", said.append, runtime)
     assert first is not None and second is not None and not said
     assert first.sha256 == second.sha256 and first.size == second.size > 0
     assert first.install(tmp_path / "a.so") and (tmp_path / "a.so").stat().st_size == first.size
-    library = native.load(tmp_path / "a.so", first.record())
-    assert library.address(calling.ENTRY_NAME) != 0
+    library = shared_library.load(tmp_path / "a.so", first.record())
+    assert library.address(abi.ENTRY_NAME) != 0
     second.discard()
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -306,6 +306,6 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
 def test_without_a_c_compiler_the_cache_keeps_only_the_object(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.link(b"\x7fELF", tmp_path / "x.entry", print, []) is None
-    with pytest.raises(native.Unusable, match="describes no library"):
-        native.load(tmp_path / "x.so", None)
+    assert shared_library.link(b"\x7fELF", tmp_path / "x.entry", print, []) is None
+    with pytest.raises(shared_library.Unusable, match="describes no library"):
+        shared_library.load(tmp_path / "x.so", None)

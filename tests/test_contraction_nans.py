@@ -33,10 +33,7 @@ from test_llvm_feature_levels import LEVELS, X86
 import hlotools
 from hlotools.backend.llvm import registry
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.backend.llvm.lower import conv_gemm as CG
-from hlotools.backend.llvm.lower import convolution as emit_conv
-from hlotools.backend.llvm.lower import dot as emit_dot
-from hlotools.backend.llvm.lower import gemm as emit_gemm
+from hlotools.backend.llvm.lower import conv_gemm, convolution, dot, gemm
 from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
 
@@ -134,7 +131,7 @@ def _conv_checked_case() -> Case:
             text = _conv(et, lhs, rhs, outd, "size=3x3 pad=1_1x1_1", labels)
             root = hlotools.parse_module(text).entry.root
             assert root is not None
-            if CG.conv_plan(root) is not None and CG.needs_kernel_check(root):
+            if conv_gemm.conv_plan(root) is not None and conv_gemm.needs_kernel_check(root):
                 return Case(f"conv_checked.{et}", text)
     raise AssertionError("no convolution with a run-time kernel check")
 
@@ -196,7 +193,7 @@ def path(how: str) -> Iterator[None]:
         elif how == "in_place":
             stack.enter_context(epilogues(False))
         elif how in ("emit_dot", "emit_conv"):
-            op, fn = ("dot", emit_dot.emit_dot) if how == "emit_dot" else ("convolution", emit_conv.emit_convolution)
+            op, fn = ("dot", dot.emit_dot) if how == "emit_dot" else ("convolution", convolution.emit_convolution)
             saved = registry.EMITTERS[op]
             registry.EMITTERS[op] = fn
             stack.callback(registry.EMITTERS.__setitem__, op, saved)
@@ -282,17 +279,17 @@ def test_paths_are_the_ones_named() -> None:
         root = hlotools.parse_module(case.text).entry.root
         assert root is not None
         if case.name.startswith(("gemm_in_place_b", "gemm_packed_b", "gemm_matvec", "gemm_staged", "blas")):
-            p = emit_gemm.plan(root)
+            p = gemm.plan(root)
             assert p is not None, case.name
             if case.name.startswith(("gemm_in_place_b", "gemm_packed_b")):
                 assert p.b.packed == case.name.startswith("gemm_packed_b"), case.name
             assert p.c.packed == case.name.startswith("gemm_staged"), case.name
         elif case.name.startswith(("conv_gemm.", "conv_checked.")):
-            assert CG.conv_plan(root) is not None, case.name
-            checked = CG.needs_kernel_check(root)
+            assert conv_gemm.conv_plan(root) is not None, case.name
+            checked = conv_gemm.needs_kernel_check(root)
             assert checked if case.name.startswith("conv_checked") else not checked or case.nan_in == (0,), case.name
         elif case.name.startswith("emit_dot_") and case.how == "plain":  # complex: emit_dot itself
-            assert emit_gemm.plan(root) is None, case.name
+            assert gemm.plan(root) is None, case.name
 
 
 # -- at every feature level -------------------------------------------------------------------

@@ -41,12 +41,12 @@ from test_interpreter_corpus import JAX  # noqa: E402
 def forced() -> ExitStack:
     """Both new paths forced (a context)."""
     from hlotools.backend.llvm import load_emitters
-    from hlotools.backend.llvm.lower import reduce_window as emit_reduce_window
+    from hlotools.backend.llvm.lower import reduce_window
     from hlotools.backend.llvm.lower.output_fusion import epilogues
     load_emitters()
     stack = ExitStack()
     stack.enter_context(epilogues(True, 0))
-    stack.enter_context(emit_reduce_window.kernel_mode("always"))
+    stack.enter_context(reduce_window.kernel_mode("always"))
     return stack
 
 
@@ -122,8 +122,8 @@ def _guarded_array(a: np.ndarray, fill: int | None = None) -> np.ndarray:
 
 def install_guards() -> None:
     """Every argument, result and temp arena of calls from now on is guarded (the child)."""
-    from hlotools.backend.llvm import abi as calling
-    to_physical, alloc_physical = calling.to_physical, calling.alloc_physical
+    from hlotools.backend.llvm import abi
+    to_physical, alloc_physical = abi.to_physical, abi.alloc_physical
 
     def guarded_physical(arg: Any, shape: Any, i: int) -> np.ndarray | None:
         a = to_physical(arg, shape, i)
@@ -134,16 +134,16 @@ def install_guards() -> None:
         return None if a is None or not a.size else _guarded_array(a, fill=0xA5)
 
     def guarded_arena(size: int) -> tuple[np.ndarray, int]:
-        n = -(-max(size, 1) // calling.ARENA_ALIGN) * calling.ARENA_ALIGN
-        addr = _guarded(n, calling.ARENA_ALIGN)
+        n = -(-max(size, 1) // abi.ARENA_ALIGN) * abi.ARENA_ALIGN
+        addr = _guarded(n, abi.ARENA_ALIGN)
         buf = (ctypes.c_char * n).from_address(addr)
         _KEEP.append(buf)
         raw = np.frombuffer(memoryview(buf), np.uint8)
         raw[:] = 0xA5
         return raw, addr
-    calling.to_physical = guarded_physical  # type: ignore[assignment]
-    calling.alloc_physical = guarded_result  # type: ignore[assignment]
-    calling.new_arena = guarded_arena  # type: ignore[assignment]
+    abi.to_physical = guarded_physical  # type: ignore[assignment]
+    abi.alloc_physical = guarded_result  # type: ignore[assignment]
+    abi.new_arena = guarded_arena  # type: ignore[assignment]
 
 
 def _run_child(kind: str, start: int, count: int) -> list[dict[str, Any]]:

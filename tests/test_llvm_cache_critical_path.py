@@ -18,8 +18,7 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
-from hlotools.backend.llvm.native import background_link, cache
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import background_link, cache, shared_library
 from hlotools.backend.llvm.native.cache import CompileCache, Entry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +95,7 @@ def test_queued_trims_of_one_folder_are_one_job(tmp_path: Path, monkeypatch: pyt
 
 def test_no_c_compiler_still_trims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
     store = CompileCache(tmp_path / "c", max_bytes=1 << 30)
     store.put(Entry("ee" * 32, "object", {}, bytes(100_000)))
     os.utime(store.path("ee" * 32), (1000, 1000))
@@ -111,7 +110,7 @@ def test_unlinked_compiles_share_one_queued_trim(tmp_path: Path, monkeypatch: py
     """With no library to link, the modules compiled while a trim of the folder runs queue one
     more trim between them (trim_later's), not one scan of the folder each."""
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
     started, release = threading.Event(), threading.Event()
     calls: list[str] = []
 
@@ -137,11 +136,11 @@ def test_c_compiler_follows_cc_and_path(tmp_path: Path, monkeypatch: pytest.Monk
     fake.write_text("#!/bin/sh\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("CC", "mycc")
-    assert native.c_compiler() is None  # not on the PATH
+    assert shared_library.c_compiler() is None  # not on the PATH
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    assert native.c_compiler() == str(fake)
+    assert shared_library.c_compiler() == str(fake)
     monkeypatch.setenv("CC", str(tmp_path / "gone"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
 
 
 KILLED_CHILD = """
@@ -170,7 +169,7 @@ def test_a_process_killed_right_after_compile_cached_leaves_only_valid_entries(t
         kinds.append(kind)
         record = entry.meta.get("shared_library")
         if record is not None:  # the link finished: the library is the one recorded
-            library = native.library_path(path)
+            library = shared_library.library_path(path)
             assert library.stat().st_size == record["bytes"]
     assert kinds.count("object") == 1 and kinds.count("alias") == 1
     said: list[str] = []

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import shared_library
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 JAX = ROOT.parent / "shared" / "corpus" / "jax"
-CAN_LINK = native.enabled() and native.c_compiler() is not None
+CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
 
 # Threaded: 512 Ki elements pass parallel.MIN_PARALLEL_WORK, the dot MIN_PARALLEL_GEMM.
 THREADED = """HloModule threaded
@@ -370,7 +370,7 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
         from pathlib import Path
         import hlotools
         from hlotools.backend.llvm.native import cache
-        from hlotools.backend.llvm.native import shared_library as native
+        from hlotools.backend.llvm.native import shared_library
         from hlotools.backend.llvm.native.cache import CompileCache
         from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         add = "HloModule m\\nENTRY e {{\\n  a = f32[64] parameter(0)\\n  b = f32[64] parameter(1)\\n  ROOT r = f32[64] add(a, b)\\n}}\\n"
@@ -390,9 +390,9 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
         mul_alias = other.get(cache.make_key("source", mul, CompileOptions().key_fields()), "alias")
         mul_entry = other.get(mul_alias.meta["target"], "object")
         here.put(cache.Entry(key, "object", mul_entry.meta, mul_entry.payload))
-        tmp = str(native.library_path(here.path(key))) + ".new"
-        Path(tmp).write_bytes(native.library_path(other.path(mul_alias.meta["target"])).read_bytes())
-        os.replace(tmp, native.library_path(here.path(key)))
+        tmp = str(shared_library.library_path(here.path(key))) + ".new"
+        Path(tmp).write_bytes(shared_library.library_path(other.path(mul_alias.meta["target"])).read_bytes())
+        os.replace(tmp, shared_library.library_path(here.path(key)))
         log.clear()
         again = compile_cached(hlotools.parse_module(add), compile_cache=here, source_text=add)
         assert any("not the file the entry describes" in line for line in log), log

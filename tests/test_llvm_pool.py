@@ -16,8 +16,9 @@ from pathlib import Path
 import llvmlite.ir as ir
 import pytest
 
-from hlotools.backend.llvm.kernels import thread_pool as parallel_pool
-from hlotools.backend.llvm.kernels.parallel_for import JOIN_SYMBOL, THREADS_GLOBAL
+from hlotools.backend.llvm.abi import JOIN_SYMBOL
+from hlotools.backend.llvm.kernels import thread_pool
+from hlotools.backend.llvm.kernels.parallel_for import THREADS_GLOBAL
 from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
 from hlotools.errors import HloUnsupportedError
 
@@ -358,7 +359,7 @@ def test_no_triple_while_emitted_asks_uname_at_run_time(triple: str) -> None:
     except ValueError:
         pytest.skip(f"LLVM was built without {triple}")
     m = _module()
-    assert parallel_pool.futex_syscall_number(m) == -1  # the host (x86_64 or aarch64) has a pool
+    assert thread_pool.futex_syscall_number(m) == -1  # the host (x86_64 or aarch64) has a pool
     pool_parallel_for_function(m)
     text = str(m)
     assert '@"hlo.parallel_for.pool.sysno" = internal global i64 -1' in text
@@ -384,8 +385,8 @@ def test_linkage_for_modules_and_for_a_runtime_library() -> None:
     r = _module()
     pf = pool_parallel_for_function(r, export=True)
     assert pf.linkage == "" and r.globals[JOIN_SYMBOL].linkage == "" and r.globals[THREADS_GLOBAL].linkage == ""
-    assert m.globals[parallel_pool.SPIN_GLOBAL].linkage == "weak"
-    assert r.globals[parallel_pool.SPIN_GLOBAL].linkage == "internal"  # exports: parallel.py's three
+    assert m.globals[thread_pool.SPIN_GLOBAL].linkage == "weak"
+    assert r.globals[thread_pool.SPIN_GLOBAL].linkage == "internal"  # exports: parallel.py's three
 
 
 def test_two_pools_in_one_module_share_the_join() -> None:

@@ -16,7 +16,7 @@ from test_aot import build_and_run, needs_cc
 
 import hlotools
 from hlotools.backend.llvm import compile_module
-from hlotools.backend.llvm.kernels import gemm_epilogue as E
+from hlotools.backend.llvm.kernels import gemm_epilogue
 from hlotools.backend.llvm.lower.gemm import generated_only
 from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
@@ -341,7 +341,7 @@ def test_too_many_live_values_fall_back_in_place() -> None:
     """More simultaneously live tiles than MAX_REGS (every x_k is read again at the end):
     the encoder refuses, the in-place path runs."""
     s = "f32[8,32]"
-    n = E.MAX_REGS + 1
+    n = gemm_epilogue.MAX_REGS + 1
     body = [_dot(s)] + [f"x{k} = {s} add(d, p{2 + k})" for k in range(n)]
     acc = "x0"
     for k in range(1, n):

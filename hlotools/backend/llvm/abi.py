@@ -25,6 +25,8 @@ ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
 # Exported by modules that start threads (parallel.py emits it): joins the helper threads that
 # may still run the module's code; called before the code is freed.
 JOIN_SYMBOL = "hlotools_parallel_join"
+# The runtime's `void hlo.parallel_for(ptr fn, ptr ctx, i64 n)` (kernels/parallel_for.py).
+PARALLEL_FOR = "hlo.parallel_for"
 
 
 @dataclass

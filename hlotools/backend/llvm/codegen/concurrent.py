@@ -51,9 +51,10 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import PARALLEL_FOR
 from hlotools.backend.llvm.codegen import outline
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.backend.llvm.registry import ELEMENTAL, EMITTERS, TASK_WORK
 from hlotools.errors import HloUnsupportedError
@@ -85,7 +86,6 @@ CONCURRENT: ContextVar[bool] = ContextVar("hlotools_llvm_concurrent", default=Tr
 ENV = "HLOTOOLS_CONCURRENT"
 _MODE: ContextVar[str] = ContextVar("hlotools_llvm_task_mode", default="")  # "force" while a set is emitted
 WORKER_PREFIX = "tasks"  # the merged worker functions are named par.tasks.N
-PARALLEL_FOR = "hlo.parallel_for"
 
 
 @dataclass
@@ -99,7 +99,7 @@ class ConcurrentPlan:
 
 
 def enabled() -> bool:
-    return CONCURRENT.get() and os.environ.get(ENV, "") != "0" and par.enabled()
+    return CONCURRENT.get() and os.environ.get(ENV, "") != "0" and parallel_for.enabled()
 
 
 def in_task() -> bool:
@@ -123,12 +123,12 @@ def task_work(fe: FunctionEmitter, inst: Instruction) -> int | None:
         return None
     if inst.opcode in TASK_WORK:
         work = TASK_WORK[inst.opcode](inst)
-        if work is None or work >= par.MIN_PARALLEL_GEMM:
+        if work is None or work >= parallel_for.MIN_PARALLEL_GEMM:
             return None
     elif _elemental_loop(inst):
         elems = inst.shape.leaves()[0].size
         per = elems * max(1, outline.work_per_element(inst))
-        if per >= par.MIN_PARALLEL_WORK:
+        if per >= parallel_for.MIN_PARALLEL_WORK:
             return None
         work = per * ELEMENT_COST
     else:
@@ -253,7 +253,7 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
     tok = _MODE.set("force")
     parts: list[_Part] = []
     try:
-        with par.forced():
+        with parallel_for.forced():
             for inst in members:
                 block, done, nblocks = fe.b.block, len(fe.b.block.instructions), len(fe.fn.blocks)
                 emit_one(inst)
@@ -303,21 +303,21 @@ def _merged_worker(fe: FunctionEmitter, parts: list[_Part]) -> tuple[ir.Function
     """worker(ctxs, begin, end): part j owns the indices [offset_j, offset_j + n_j) and runs
     worker_j(ctxs[j], lo - offset_j, hi - offset_j) on its share of [begin, end)."""
     mc = fe.mc
-    fn = ir.Function(mc.ir, par.WORKER_TYPE, mc.unique_name(f"par.{WORKER_PREFIX}"))
+    fn = ir.Function(mc.ir, parallel_for.WORKER_TYPE, mc.unique_name(f"par.{WORKER_PREFIX}"))
     fn.linkage = "internal"
     ctxs_arg, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctxs = fe.in_entry().alloca(T.PTR, size=c64(len(parts)), name="tasks.ctx")
+    ctxs = fe.in_entry().alloca(types.PTR, size=c64(len(parts)), name="tasks.ctx")
     offset = 0
     for j, part in enumerate(parts):
-        fe.b.store(part.ctx, fe.b.gep(ctxs, [c64(j)], source_etype=T.PTR))
+        fe.b.store(part.ctx, fe.b.gep(ctxs, [c64(j)], source_etype=types.PTR))
         n = part.n.constant  # type: ignore[attr-defined]
         lo_j, hi_j = c64(offset), c64(offset + n)
         offset += n
         lo = b.select(b.icmp_signed(">", begin, lo_j), begin, lo_j)
         hi = b.select(b.icmp_signed("<", end, hi_j), end, hi_j)
         with b.if_then(b.icmp_signed("<", lo, hi)):
-            ctx = b.load(b.gep(ctxs_arg, [c64(j)], source_etype=T.PTR), typ=T.PTR)
+            ctx = b.load(b.gep(ctxs_arg, [c64(j)], source_etype=types.PTR), typ=types.PTR)
             b.call(part.worker, [ctx, b.sub(lo, lo_j), b.sub(hi, lo_j)])
     b.ret_void()
     return fn, ctxs, offset

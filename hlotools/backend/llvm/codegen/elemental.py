@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.registry import ELEMENTAL
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.computation import Computation
@@ -124,7 +124,7 @@ def constant_value(inst: Instruction) -> ir.Value:
     et = inst.shape.element_type
     assert et is not None and inst.literal is not None
     arr = inst.literal.value()
-    return T.constant(et, arr.reshape(()).item() if et.kind != "complex" else complex(arr.reshape(())))
+    return types.constant(et, arr.reshape(()).item() if et.kind != "complex" else complex(arr.reshape(())))
 
 
 def fusion_is_elemental(inst: Instruction) -> bool:

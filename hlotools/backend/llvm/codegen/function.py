@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import leaf_bytes
-from hlotools.backend.llvm.codegen import buffers as bufs
-from hlotools.backend.llvm.codegen import placement
+from hlotools.backend.llvm.codegen import buffers, placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest
 from hlotools.backend.llvm.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
 from hlotools.errors import HloError, HloUnsupportedError
@@ -52,7 +51,7 @@ class FunctionEmitter:
         self._ptr_cache: dict[tuple[int, int], ir.Value] = {}
         self._const_cache: dict[int, ir.GlobalVariable] = {}
         self.callee_bytes = 0
-        self.plan: bufs.BufferPlan | None = None
+        self.plan: buffers.BufferPlan | None = None
         # the elemental generators' value caches, innermost region last (emit_elemental)
         self.cache_layers: list[dict[CacheKey, Value]] = [{}]
         self.gen = ElementalGen(self)
@@ -111,13 +110,13 @@ class FunctionEmitter:
             return fusion_is_elemental(user)
         return user.opcode in ELEMENTAL and (user.opcode not in EMITTERS or user.opcode in ELEMENTAL_EMITTERS)
 
-    def _classifier(self) -> bufs.Classifier:
+    def _classifier(self) -> buffers.Classifier:
         base: dict[int, int] = {}
         n = 0
         for p in self.comp.parameters:
             base[id(p)] = n
             n += len(p.shape.leaves())
-        return bufs.Classifier(
+        return buffers.Classifier(
             kind=lambda i: self.kinds[id(i)],
             alias_leaves=placement.alias_leaves,
             leaf_sizes=lambda i: [leaf_bytes(s) for s in i.shape.leaves()],
@@ -144,7 +143,7 @@ class FunctionEmitter:
         assert root is not None
         conc = plan_concurrency(self)  # independent kernels run at once (emit_concurrent.py)
         self.order = conc.order
-        self.plan = bufs.assign(self.order, root, self._classifier(), conc.sets)
+        self.plan = buffers.assign(self.order, root, self._classifier(), conc.sets)
         set_of = {id(i): k for k, s in enumerate(conc.sets) for i in s}
         emitted: set[int] = set()
         for inst in self.order:
@@ -184,7 +183,7 @@ class FunctionEmitter:
         op = inst.opcode
         for et in (s.element_type for s in inst.shape.leaves()):
             if et is not None:
-                T.check_supported(et, f"{op} %{inst.name}")
+                types.check_supported(et, f"{op} %{inst.name}")
         if op in ALIASES:  # an alias whose layouts differ from its source's
             for dst, dst_shape, (src, src_shape) in zip(self.leaf_ptrs(inst), inst.shape.leaves(),
                                                         self._alias_sources(inst)):
@@ -211,8 +210,8 @@ class FunctionEmitter:
         p = self._ptr_cache.get(key)
         if p is None:
             eb = self.in_entry()
-            slot = eb.gep(array, [c64(k)], source_etype=T.PTR)
-            p = eb.load(slot, typ=T.PTR, name=f"{'in' if key[0] == -1 else 'out'}{k}")
+            slot = eb.gep(array, [c64(k)], source_etype=types.PTR)
+            p = eb.load(slot, typ=types.PTR, name=f"{'in' if key[0] == -1 else 'out'}{k}")
             self._ptr_cache[key] = p
         return p
 
@@ -226,11 +225,11 @@ class FunctionEmitter:
         key = (-3, offset)
         p = self._ptr_cache.get(key)
         if p is None:
-            p = self.in_entry().gep(self.arena, [c64(offset)], source_etype=T.I8)
+            p = self.in_entry().gep(self.arena, [c64(offset)], source_etype=types.I8)
             self._ptr_cache[key] = p
         return p
 
-    def leaf_ptr_of(self, lf: bufs.Leaf, shape: Shape) -> ir.Value:
+    def leaf_ptr_of(self, lf: buffers.Leaf, shape: Shape) -> ir.Value:
         assert self.plan is not None
         if lf.kind == "param":
             return self.param_ptr(lf.index)
@@ -242,7 +241,7 @@ class FunctionEmitter:
                 self._const_cache[id(lf.inst)] = g
             return g
         if lf.kind == "none":
-            return ir.Constant(T.PTR, None)
+            return ir.Constant(types.PTR, None)
         loc = self.plan.location[lf.index]
         if loc.kind == "output":
             return self.out_ptr(loc.offset)
@@ -268,19 +267,19 @@ class FunctionEmitter:
     def element_ptr(self, base: ir.Value, shape: Shape, index: list[ir.Value]) -> ir.Value:
         et = shape.element_type
         assert et is not None
-        return self.b.gep(base, [linear_index(self.b, shape, index)], inbounds=True, source_etype=T.storage_type(et))
+        return self.b.gep(base, [linear_index(self.b, shape, index)], inbounds=True, source_etype=types.storage_type(et))
 
     def load_element(self, base: ir.Value, shape: Shape, index: list[ir.Value]) -> ir.Value:
         et = shape.element_type
         assert et is not None
-        raw = self.b.load(self.element_ptr(base, shape, index), typ=T.storage_type(et))
+        raw = self.b.load(self.element_ptr(base, shape, index), typ=types.storage_type(et))
         scopes_of(self).tag(raw, base)
-        return T.from_storage(self.b, raw, et)
+        return types.from_storage(self.b, raw, et)
 
     def store_element(self, value: ir.Value, base: ir.Value, shape: Shape, index: list[ir.Value]) -> None:
         et = shape.element_type
         assert et is not None
-        st = self.b.store(T.to_storage(self.b, value, et), self.element_ptr(base, shape, index))
+        st = self.b.store(types.to_storage(self.b, value, et), self.element_ptr(base, shape, index))
         scopes_of(self).tag(st, base)
 
     def memcpy(self, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
@@ -288,13 +287,13 @@ class FunctionEmitter:
             return
         fn = self.mc.ir.globals.get("llvm.memcpy.p0.p0.i64")
         if fn is None:
-            fn = ir.Function(self.mc.ir, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64, T.I1]),
+            fn = ir.Function(self.mc.ir, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.I64, types.I1]),
                              "llvm.memcpy.p0.p0.i64")
-        self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(T.I1, 0)])
+        self.b.call(fn, [dst, src, c64(nbytes), ir.Constant(types.I1, 0)])
 
     def memcpy_if_distinct(self, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
         """memcpy unless dst and src are the same memory (aliased results)."""
-        with self.b.if_then(self.b.icmp_unsigned("!=", self.b.ptrtoint(dst, T.I64), self.b.ptrtoint(src, T.I64))):
+        with self.b.if_then(self.b.icmp_unsigned("!=", self.b.ptrtoint(dst, types.I64), self.b.ptrtoint(src, types.I64))):
             self.memcpy(dst, src, nbytes)
 
     def call_computation(self, comp: Computation, args: list[ir.Value], outs: list[ir.Value],
@@ -345,7 +344,7 @@ class FunctionEmitter:
         loop_nest(self.b, dst_shape, body)
 
     def _malloc(self, nbytes: int) -> ir.Value:
-        return self._libc("malloc", T.PTR, [c64(max(1, nbytes))])
+        return self._libc("malloc", types.PTR, [c64(max(1, nbytes))])
 
     def _libc(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
         fn = self.mc.ir.globals.get(name) or ir.Function(self.mc.ir, ir.FunctionType(ret, [a.type for a in args]), name)
@@ -355,12 +354,12 @@ class FunctionEmitter:
         assert self.plan is not None
         self.callee_bytes = max(self.callee_bytes, callee.arena_bytes)
         eb = self.in_entry()
-        arr_in = eb.bitcast(eb.alloca(T.PTR, size=max(1, len(args))), T.PTR)
-        arr_out = eb.bitcast(eb.alloca(T.PTR, size=max(1, len(outs))), T.PTR)
+        arr_in = eb.bitcast(eb.alloca(types.PTR, size=max(1, len(args))), types.PTR)
+        arr_out = eb.bitcast(eb.alloca(types.PTR, size=max(1, len(outs))), types.PTR)
         for arr, ptrs in ((arr_in, args), (arr_out, outs)):
             for k, p in enumerate(ptrs):
-                self.b.store(p, self.b.gep(arr, [c64(k)], source_etype=T.PTR))
-        sub_arena = self.b.gep(self.arena, [c64(self.plan.arena_bytes)], source_etype=T.I8)
+                self.b.store(p, self.b.gep(arr, [c64(k)], source_etype=types.PTR))
+        sub_arena = self.b.gep(self.arena, [c64(self.plan.arena_bytes)], source_etype=types.I8)
         self.b.call(callee.function, [sub_arena, arr_in, arr_out])
 
 

@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
-from hlotools.backend.llvm.codegen import buffers as bufs
-from hlotools.backend.llvm.codegen import placement
+from hlotools.backend.llvm.codegen import buffers, placement
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import denormals
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import denormals, types
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -43,7 +41,7 @@ class CompiledFunction:
     alias_params: bool = False  # compiled for outs[k] == params[k] where alias_safe says so
     alias_safe: set[int] = field(default_factory=set)  # result leaves that may share their param leaf
     donation: dict[int, int] = field(default_factory=dict)  # entry: result leaf -> donated param leaf
-    plan: bufs.BufferPlan | None = None  # the buffer assignment it was compiled with
+    plan: buffers.BufferPlan | None = None  # the buffer assignment it was compiled with
     concurrent: list[list[Instruction]] = field(default_factory=list)  # sets run as one parallel_for
 
 
@@ -81,7 +79,7 @@ class ModuleCompiler:
         cf = self.functions.get(key)
         if cf is not None:
             return cf
-        fnty = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.PTR])
+        fnty = ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.PTR])
         fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
         if not export:
             fn.linkage = "internal"
@@ -105,7 +103,7 @@ class ModuleCompiler:
         if lit is None or lit.elided or lit.array is None:
             raise HloUnsupportedError(f"constant %{inst.name}: its value is elided in the text")
         data = physical_bytes(lit.array, inst.shape)
-        ty = ir.ArrayType(T.I8, max(1, len(data)))
+        ty = ir.ArrayType(types.I8, max(1, len(data)))
         g = ir.GlobalVariable(self.ir, ty, self.unique_name("const." + inst.name))
         g.global_constant = True
         g.linkage = "private"

@@ -14,7 +14,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.kernels.parallel_for import WORKER_TYPE, parallel_for_function, worth_parallel
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, for_range, strides
 from hlotools.ir.instruction import Instruction
 
@@ -41,14 +41,14 @@ def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Valu
                                          "outs_arg", "_ptr_cache", "cache_layers")}
     # the caller's ctx: {arena, params, outs}
     eb0 = fe.in_entry()
-    ctx = eb0.bitcast(eb0.alloca(T.PTR, size=c64(3), name="par.ctx"), T.PTR)
+    ctx = eb0.bitcast(eb0.alloca(types.PTR, size=c64(3), name="par.ctx"), types.PTR)
     for k, v in enumerate((fe.arena, fe.params_arg, fe.outs_arg)):
-        fe.b.store(v, fe.b.gep(ctx, [c64(k)], source_etype=T.PTR))
+        fe.b.store(v, fe.b.gep(ctx, [c64(k)], source_etype=types.PTR))
     wctx, begin, end = worker.args
     eb = worker.append_basic_block("entry")
     body = worker.append_basic_block("body")
     wb = ir.IRBuilder(eb)
-    vals = [wb.load(wb.gep(wctx, [c64(k)], source_etype=T.PTR), typ=T.PTR) for k in range(3)]
+    vals = [wb.load(wb.gep(wctx, [c64(k)], source_etype=types.PTR), typ=types.PTR) for k in range(3)]
     fe.fn, fe.entry_block, fe.body_block = worker, eb, body
     fe.b = ir.IRBuilder(body)
     fe.arena, fe.params_arg, fe.outs_arg = vals

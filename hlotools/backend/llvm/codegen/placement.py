@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hlotools.backend.llvm.abi import layout_of, leaf_bytes
-from hlotools.backend.llvm.codegen import buffers as bufs
+from hlotools.backend.llvm.codegen import buffers
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import opcode_info
@@ -76,7 +76,7 @@ def in_place_operand(inst: Instruction) -> int | None:
     return None
 
 
-def alias_leaves(inst: Instruction, operand_leaves: list[list[bufs.Leaf]]) -> list[bufs.Leaf]:
+def alias_leaves(inst: Instruction, operand_leaves: list[list[buffers.Leaf]]) -> list[buffers.Leaf]:
     op = inst.opcode
     if op == "tuple":
         return [lf for ls in operand_leaves for lf in ls]

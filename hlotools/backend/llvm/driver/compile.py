@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import shared_library
 from hlotools.backend.llvm.native.cache import CompileCache, Entry, Rejected, make_key, module_key_text
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
@@ -111,7 +111,7 @@ def link_later(compile_cache: CompileCache, key: str, object_code: bytes, runtim
     from hlotools.backend.llvm.kernels import library as runtime_library
     from hlotools.backend.llvm.native import background_link
     runtime: list[bytes] = []
-    link = native.enabled() and native.c_compiler() is not None
+    link = shared_library.enabled() and shared_library.c_compiler() is not None
     if link:
         loaded = [runtime_library.get(g) for g in runtime_groups]  # the module was just bound to them
         try:
@@ -236,12 +236,12 @@ def _from_library(compile_cache: CompileCache, key: str, entry: Entry, stats: An
     has one that cannot be used): then the object goes through MCJIT."""
     from hlotools.backend.llvm.driver.runtime import CompiledModule
     record = entry.meta.get("shared_library")
-    if record is None or not native.enabled():
+    if record is None or not shared_library.enabled():
         return None
     t0 = time.perf_counter()
     try:
-        library = native.load(native.library_path(compile_cache.path(key)), record)
-    except native.Unusable as e:
+        library = shared_library.load(shared_library.library_path(compile_cache.path(key)), record)
+    except shared_library.Unusable as e:
         compile_cache.say(f"compile cache: shared library of {key[:12]} not used: {e}")
         return None
     return CompiledModule.from_shared_library(library, stats, params, results, time.perf_counter() - t0)

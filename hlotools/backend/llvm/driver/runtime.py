@@ -51,18 +51,18 @@ class CompiledModule(EntryCaller):
         loaded already are not copied into it here: compile_cached has its background worker do
         that (CompileCache.link_later), as only a later process reads them."""
         from hlotools.backend.llvm.codegen import module as codegen
-        from hlotools.backend.llvm.kernels import library as RL
+        from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.lower.gemm import blas_enabled
         from hlotools.backend.llvm.native import jit
         t0 = time.perf_counter()
         # JIT only: AOT objects never call BLAS, and define the runtime library's functions
-        with blas_enabled(bool(jit.blas_symbols())), RL.external_runtime():
+        with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime():
             ir_module, stats = codegen.compile_module(module, implicit_fusion=implicit_fusion)
         self.llvm_ir = str(ir_module)
-        self.runtime_groups = RL.groups_needed(ir_module)
+        self.runtime_groups = runtime_library.groups_needed(ir_module)
         t1 = time.perf_counter()
-        loading = [g for g in self.runtime_groups if RL.get(g) is None]
-        runtime_s = RL.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
+        loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
+        runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
         t2 = time.perf_counter()
         self.llvm_level = llvm_level(ir_module, opt_level)
         objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
@@ -81,15 +81,15 @@ class CompiledModule(EntryCaller):
         """A module compiled earlier (cache.py stores the object and these facts): loads the
         object into the JIT without codegen or LLVM's optimiser, after the runtime library
         groups it calls (`runtime_groups`, else read from the object's undefined symbols)."""
-        from hlotools.backend.llvm.kernels import library as RL
+        from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.native import jit
         t0 = time.perf_counter()
         self = cls.__new__(cls)
         if runtime_groups is None:
             from hlotools.backend.llvm.native.objfile import read_object
-            runtime_groups = RL.groups_of_symbols(read_object(object_code).undefined)
+            runtime_groups = runtime_library.groups_of_symbols(read_object(object_code).undefined)
         self.runtime_groups = list(runtime_groups)
-        RL.ensure(self.runtime_groups, runtime_cache)
+        runtime_library.ensure(self.runtime_groups, runtime_cache)
         jit_module = jit.load_object(object_code)
         self.llvm_ir = ""  # not kept in the cache
         self.object_code = object_code
@@ -115,11 +115,11 @@ class CompiledModule(EntryCaller):
     def _bind(self, jit_module: jit.JitModule, stats: CompileStats, param_leaves: list[Shape],
               result_leaves: list[Shape], timings: Timings) -> None:
         """Everything a call needs, from a fresh compile or a cached object alike."""
-        from hlotools.backend.llvm.kernels import library as RL
+        from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.kernels.parallel_for import join_at_release
         self._jit = jit_module
         self.timings = timings
-        runtime = RL.get(RL.PARALLEL) if RL.PARALLEL in self.runtime_groups else None
+        runtime = runtime_library.get(runtime_library.PARALLEL) if runtime_library.PARALLEL in self.runtime_groups else None
         # helper threads run this code: join them before it is freed
         join_at_release(self, jit_module, runtime.jit_module if runtime is not None else None)
         self.bind_entry(jit_module.address(ENTRY_NAME), stats, param_leaves, result_leaves)

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.kernels import library as RL
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
@@ -86,8 +86,8 @@ def functions(module: ir.Module, ct: ElementType) -> tuple[ir.Function, ir.Funct
     for name, build in ((im2col_name(ct), _build_im2col), (pack_name(ct), _build_pack)):
         fn = module.globals.get(name)
         if fn is None:
-            fn = ir.Function(module, par.WORKER_TYPE, name)
-            if not RL.external():
+            fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
+            if not runtime_library.external():
                 fn.linkage = "internal"
                 build(fn, ct)
         out.append(fn)
@@ -98,7 +98,7 @@ def define_runtime(module: ir.Module, ct: ElementType) -> list[str]:
     """The runtime library's group `conv.<type>`: both functions, exported."""
     names = []
     for name, build in ((im2col_name(ct), _build_im2col), (pack_name(ct), _build_pack)):
-        fn = ir.Function(module, par.WORKER_TYPE, name)
+        fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
         build(fn, ct)
         names.append(name)
     return names
@@ -113,17 +113,17 @@ class _Desc:
     def __init__(self, b: ir.IRBuilder, desc: ir.Value) -> None:
         self.b = b
         self.d = desc
-        self.p = b.load(b.gep(desc, [c64(D_STATIC)], source_etype=T.PTR), typ=T.PTR)
+        self.p = b.load(b.gep(desc, [c64(D_STATIC)], source_etype=types.PTR), typ=types.PTR)
 
     def __call__(self, k: int) -> ir.Value:
-        return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=T.I64), typ=T.I64)
+        return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=types.I64), typ=types.I64)
 
     def ptr(self, k: int) -> ir.Value:
         """The source (k = I_IN or P_SRC) or destination (I_A, P_DST) pointer."""
-        return self.b.load(self.b.gep(self.d, [c64(D_SRC + k)], source_etype=T.PTR), typ=T.PTR)
+        return self.b.load(self.b.gep(self.d, [c64(D_SRC + k)], source_etype=types.PTR), typ=types.PTR)
 
 
-_BODY_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR])
+_BODY_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.PTR, types.PTR])
 
 
 def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
@@ -144,7 +144,7 @@ def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
         return g
     body = internal("body", _BODY_TYPE, False)
     slow = internal("computed", _BODY_TYPE, True)
-    fill = internal("tables", ir.FunctionType(T.I1, [T.PTR, T.PTR]), True)
+    fill = internal("tables", ir.FunctionType(types.I1, [types.PTR, types.PTR]), True)
     for g in (body, slow):
         for a in g.args[3:]:
             a.add_attribute("noalias")
@@ -162,26 +162,26 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType, fast: tuple[ir.Function
     """The loop nest over tasks and output positions; with `fast` (the tables' fill, the
     computing nest) it looks positions up in the tables, or runs the computing nest when
     they do not fit."""
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     desc, begin, end, src, dst = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
     M, K, s0, in_bs, mode = f(I_M), f(I_K), f(I_S0), f(I_IN_BS), f(I_MODE)
     pos = [[f(I_POS + POS_FIELDS * p + j) for j in range(POS_FIELDS)] for p in range(MAX_SPATIAL)]
     lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
-    base = b.alloca(T.I64, size=c64(LEVELS), name="base")  # per output position; slot MAX_SPATIAL is 0
-    b.store(c64(0), b.gep(base, [c64(MAX_SPATIAL)], source_etype=T.I64))
-    oidx = b.alloca(T.I64, size=c64(LEVELS), name="oidx")  # the output position; slot MAX_SPATIAL is 0
-    b.store(c64(0), b.gep(oidx, [c64(MAX_SPATIAL)], source_etype=T.I64))
+    base = b.alloca(types.I64, size=c64(LEVELS), name="base")  # per output position; slot MAX_SPATIAL is 0
+    b.store(c64(0), b.gep(base, [c64(MAX_SPATIAL)], source_etype=types.I64))
+    oidx = b.alloca(types.I64, size=c64(LEVELS), name="oidx")  # the output position; slot MAX_SPATIAL is 0
+    b.store(c64(0), b.gep(oidx, [c64(MAX_SPATIAL)], source_etype=types.I64))
     tab: tuple[ir.Value, ir.Value] | None = None
     if fast is not None:
-        tables = b.alloca(T.I64, size=c64(LEVELS * TABLE), name="tables")
+        tables = b.alloca(types.I64, size=c64(LEVELS * TABLE), name="tables")
         with b.if_then(b.not_(b.call(fast[0], [desc, tables])), likely=False):
             b.call(fast[1], [desc, begin, end, src, dst])
             b.ret_void()
             b.position_at_end(b.append_basic_block("unreachable"))  # if_then's branch lands here
         tab = (tables, oidx)
-    zero = T.constant(ct, 0)
+    zero = types.constant(ct, 0)
     n1, n2 = pos[1][0], pos[2][0]
     mper = b.mul(n1, n2)
     with for_range(b, begin, end, name="task") as t:
@@ -191,14 +191,14 @@ def _build_im2col_body(fn: ir.Function, ct: ElementType, fast: tuple[ir.Function
         b.store(b.sub(b.mul(o0, pos[0][1]), pos[0][2]), base)
         b.store(o0, oidx)
         with for_range(b, 0, n1, name="o1") as o1:
-            b.store(b.sub(b.mul(o1, pos[1][1]), pos[1][2]), b.gep(base, [c64(1)], source_etype=T.I64))
-            b.store(o1, b.gep(oidx, [c64(1)], source_etype=T.I64))
+            b.store(b.sub(b.mul(o1, pos[1][1]), pos[1][2]), b.gep(base, [c64(1)], source_etype=types.I64))
+            b.store(o1, b.gep(oidx, [c64(1)], source_etype=types.I64))
             with for_range(b, 0, n2, name="o2") as o2:
-                b.store(b.sub(b.mul(o2, pos[2][1]), pos[2][2]), b.gep(base, [c64(2)], source_etype=T.I64))
-                b.store(o2, b.gep(oidx, [c64(2)], source_etype=T.I64))
+                b.store(b.sub(b.mul(o2, pos[2][1]), pos[2][2]), b.gep(base, [c64(2)], source_etype=types.I64))
+                b.store(o2, b.gep(oidx, [c64(2)], source_etype=types.I64))
                 mi = b.add(b.mul(o0, mper), b.add(b.mul(o1, n2), o2))
                 row = b.gep(dst, [b.mul(b.add(b.mul(bi, M), mi), K)], source_etype=sty)
-                _levels(b, 0, lev, base, ir.Constant(T.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty, tab)
+                _levels(b, 0, lev, base, ir.Constant(types.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty, tab)
     b.ret_void()
 
 
@@ -212,28 +212,28 @@ def _build_tables(fn: ir.Function) -> None:
     f = _Desc(b, desc)
     pos = [[f(I_POS + POS_FIELDS * p + j) for j in range(POS_FIELDS)] for p in range(MAX_SPATIAL)]
     lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
-    sizes = b.alloca(T.I64, size=c64(LEVELS), name="pos.sizes")
+    sizes = b.alloca(types.I64, size=c64(LEVELS), name="pos.sizes")
     for p in range(MAX_SPATIAL):
-        b.store(pos[p][0], b.gep(sizes, [c64(p)], source_etype=T.I64))
-    b.store(c64(1), b.gep(sizes, [c64(MAX_SPATIAL)], source_etype=T.I64))
-    fits: ir.Value = ir.Constant(T.I1, 1)
+        b.store(pos[p][0], b.gep(sizes, [c64(p)], source_etype=types.I64))
+    b.store(c64(1), b.gep(sizes, [c64(MAX_SPATIAL)], source_etype=types.I64))
+    fits: ir.Value = ir.Constant(types.I1, 1)
     counts = []
     for lv in lev:
-        n = b.load(b.gep(sizes, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
+        n = b.load(b.gep(sizes, [lv[L_LINK]], source_etype=types.I64), typ=types.I64)
         counts.append(n)
         fits = b.and_(fits, b.icmp_unsigned("<=", b.mul(n, lv[L_SIZE]), c64(TABLE)))
-    base = b.alloca(T.I64, size=c64(LEVELS), name="tbase")
+    base = b.alloca(types.I64, size=c64(LEVELS), name="tbase")
     with b.if_then(fits):
         for q, lv in enumerate(lev):
-            tab = b.gep(tables, [c64(q * TABLE)], source_etype=T.I64)
+            tab = b.gep(tables, [c64(q * TABLE)], source_etype=types.I64)
             with for_range(b, 0, counts[q], name=f"to{q}") as o:
                 # the base of this output index, in slot `link` (the others are never read)
                 b.store(b.sub(b.mul(o, _pick(b, pos, lv[L_LINK], 1)), _pick(b, pos, lv[L_LINK], 2)),
-                        b.gep(base, [lv[L_LINK]], source_etype=T.I64))
+                        b.gep(base, [lv[L_LINK]], source_etype=types.I64))
                 with for_range(b, 0, lv[L_SIZE], name=f"tk{q}") as k:
-                    ins, off = _level_position(b, lv, base, k, ir.Constant(T.I1, 1), c64(0))
-                    v = b.add(b.shl(off, c64(1)), b.zext(ins, T.I64))
-                    b.store(v, b.gep(tab, [b.add(b.mul(o, lv[L_SIZE]), k)], source_etype=T.I64))
+                    ins, off = _level_position(b, lv, base, k, ir.Constant(types.I1, 1), c64(0))
+                    v = b.add(b.shl(off, c64(1)), b.zext(ins, types.I64))
+                    b.store(v, b.gep(tab, [b.add(b.mul(o, lv[L_SIZE]), k)], source_etype=types.I64))
     b.ret(fits)
 
 
@@ -261,18 +261,18 @@ def undilated(b: ir.IRBuilder, p: ir.Value, bdil: ir.Value) -> tuple[ir.Value, i
     b.cbranch(b.icmp_signed("==", b.and_(bdil, bm1), c64(0)), shifted, divided)
     b.position_at_end(shifted)
     cttz = b.module.globals.get("llvm.cttz.i64") or ir.Function(
-        b.module, ir.FunctionType(T.I64, [T.I64, T.I1]), "llvm.cttz.i64")
+        b.module, ir.FunctionType(types.I64, [types.I64, types.I1]), "llvm.cttz.i64")
     even2 = b.icmp_signed("==", b.and_(p, bm1), c64(0))
-    q2 = b.ashr(p, b.call(cttz, [bdil, ir.Constant(T.I1, 1)]))
+    q2 = b.ashr(p, b.call(cttz, [bdil, ir.Constant(types.I1, 1)]))
     b.branch(merge)
     b.position_at_end(divided)
     even = b.icmp_signed("==", b.srem(p, bdil), c64(0))
     q = b.sdiv(p, bdil)
     b.branch(merge)
     b.position_at_end(merge)
-    ok = b.phi(T.I1)
-    pd = b.phi(T.I64)
-    for blk, o, v in ((pre, ir.Constant(T.I1, 1), p), (shifted, even2, q2), (divided, even, q)):
+    ok = b.phi(types.I1)
+    pd = b.phi(types.I64)
+    for blk, o, v in ((pre, ir.Constant(types.I1, 1), p), (shifted, even2, q2), (divided, even, q)):
         ok.add_incoming(o, blk)
         pd.add_incoming(v, blk)
     return ok, pd
@@ -283,7 +283,7 @@ def _level_position(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, k: ir.V
     """(inside, input offset) after kernel level `lv` at index k: emit_conv.input_position."""
     size, link, wdil, bdil, in_size, in_stride, rev = lv
     kp = b.select(b.icmp_unsigned("!=", rev, c64(0)), b.sub(b.sub(size, c64(1)), k), k)
-    p = b.add(b.load(b.gep(base, [link], source_etype=T.I64), typ=T.I64), b.mul(kp, wdil))
+    p = b.add(b.load(b.gep(base, [link], source_etype=types.I64), typ=types.I64), b.mul(kp, wdil))
     ok, p = undilated(b, p, bdil)
     inside = b.and_(inside, ok)
     inside = b.and_(inside, b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, in_size)))
@@ -363,14 +363,14 @@ def _position(b: ir.IRBuilder, q: int, lv: list[ir.Value], base: ir.Value, k: ir
     if tab is None:
         return _level_position(b, lv, base, k, inside, off)
     tables, oidx = tab
-    o = b.load(b.gep(oidx, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
-    v = b.load(b.gep(tables, [b.add(c64(q * TABLE), b.add(b.mul(o, lv[L_SIZE]), k))], source_etype=T.I64),
-               typ=T.I64)
-    return (b.and_(inside, b.trunc(v, T.I1)), b.add(off, b.lshr(v, c64(1))))
+    o = b.load(b.gep(oidx, [lv[L_LINK]], source_etype=types.I64), typ=types.I64)
+    v = b.load(b.gep(tables, [b.add(c64(q * TABLE), b.add(b.mul(o, lv[L_SIZE]), k))], source_etype=types.I64),
+               typ=types.I64)
+    return (b.and_(inside, b.trunc(v, types.I1)), b.add(off, b.lshr(v, c64(1))))
 
 
 def _base(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value) -> ir.Value:
-    return b.load(b.gep(base, [lv[L_LINK]], source_etype=T.I64), typ=T.I64)
+    return b.load(b.gep(base, [lv[L_LINK]], source_etype=types.I64), typ=types.I64)
 
 
 def _valid_range(b: ir.IRBuilder, lv: list[ir.Value], base: ir.Value, inside: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -415,14 +415,14 @@ def _clipped_span(b: ir.IRBuilder, out: ir.Value, first: ir.Value, lo: ir.Value,
 
 
 def _build_pack(fn: ir.Function, ct: ElementType) -> None:
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
     src, dst = f.ptr(P_SRC), f.ptr(P_DST)
     K, N, nv, so = f(P_K), f(P_N), f(P_NV), f(P_SO)
     lev = [(f(P_LEV + 2 * q), f(P_LEV + 2 * q + 1)) for q in range(LEVELS)]
-    zero = T.constant(ct, 0)
+    zero = types.constant(ct, 0)
     with for_range(b, begin, end, name="panel") as pj:
         n0 = b.mul(pj, nv)
         panel = b.gep(dst, [b.mul(n0, K)], source_etype=sty)

@@ -23,8 +23,8 @@ The descriptor's D_EPI slot points at an epilogue (gemm_epilogue.py: a small ele
 program over the finished tile, run before the store: bias, activation, residual of a kOutput
 fusion), or is 0: then nothing else changes (one branch per tile; the k loop's machine code is
 the same instruction for instruction). The epilogue's interpreter is part of this group's
-code, so the runtime library's fingerprint must cover gemm_epilogue.py, emit_arith.py and
-emit_math.py too (runtime_library.SOURCES).
+code, so the runtime library's fingerprint covers gemm_epilogue.py and llvm_ir/ (arith.py,
+math_ops.py) too (library.sources()).
 
 Each k step is acc = llvm.fma(a, b, acc) (one rounding, the same bits at every x86 feature
 level): 20-25% less CPU than fmul + fadd on the big benchmarks here (AVX-512), a little less
@@ -38,10 +38,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.kernels import gemm_epilogue as E
-from hlotools.backend.llvm.kernels import library as RL
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import gemm_epilogue, parallel_for
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
@@ -88,8 +87,8 @@ def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.F
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    fn = ir.Function(module, par.WORKER_TYPE, name)
-    if RL.external():
+    fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
+    if runtime_library.external():
         return fn
     fn.linkage = "internal"
     _build(fn, ct, L, MR)
@@ -98,7 +97,7 @@ def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.F
 
 def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[str]:  # noqa: N803
     """The runtime library's group for one kernel variant: the kernel, exported."""
-    fn = ir.Function(module, par.WORKER_TYPE, kernel_name(ct, L, MR))
+    fn = ir.Function(module, parallel_for.WORKER_TYPE, kernel_name(ct, L, MR))
     _build(fn, ct, L, MR)
     return [fn.name]
 
@@ -149,32 +148,32 @@ def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: Eleme
 
 
 def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
-    v = b.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(T.I32, 0))
+    v = b.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(types.I32, 0))
     return b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
-                            ir.Constant(ir.VectorType(T.I32, vty.count), [0] * vty.count))
+                            ir.Constant(ir.VectorType(types.I32, vty.count), [0] * vty.count))
 
 
 def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     vty = ir.VectorType(sty, L)
     nv = 2 * L
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     stage = b.alloca(vty, size=c64(2), name="tile")
-    regs = b.alloca(vty, size=c64(E.MAX_REGS * MR * 2), name="epi.regs")  # the epilogue's registers
-    epilogue = E.epilogue_function(fn.module, fn.name, ct, L, MR)
-    dp = b.bitcast(desc, T.I64.as_pointer())
-    fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=T.PTR), typ=T.PTR)
+    regs = b.alloca(vty, size=c64(gemm_epilogue.MAX_REGS * MR * 2), name="epi.regs")  # the epilogue's registers
+    epilogue = gemm_epilogue.epilogue_function(fn.module, fn.name, ct, L, MR)
+    dp = b.bitcast(desc, types.I64.as_pointer())
+    fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=types.PTR), typ=types.PTR)
 
     def field(k: int | ir.Value) -> ir.Value:
         src = dp if isinstance(k, int) and k < D_FIELDS else fields  # the pointers, or the constant part
-        return b.load(b.gep(src, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
+        return b.load(b.gep(src, [c64(k) if isinstance(k, int) else k], source_etype=types.I64), typ=types.I64)
 
     def ptr(k: int) -> ir.Value:
-        return b.inttoptr(field(k), T.PTR)
+        return b.inttoptr(field(k), types.PTR)
 
     A, B, C, tail = ptr(D_A), ptr(D_B), ptr(D_C), field(D_TAIL)
-    epi = b.load(b.gep(dp, [c64(D_EPI)], source_etype=T.I64), typ=T.I64)
+    epi = b.load(b.gep(dp, [c64(D_EPI)], source_etype=types.I64), typ=types.I64)
     has_epi = b.icmp_unsigned("!=", epi, c64(0))
     M, N, K = field(D_M), field(D_N), field(D_K)
     a_rs, a_cs, b_rs, c_rs, c_cs = (field(k) for k in (D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS))
@@ -182,8 +181,8 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     b_ps = field(D_B_PS)  # element distance between panels: NV in place, K * NV when packed as panels
     mblocks = b.udiv(b.add(M, c64(MR - 1)), c64(MR))
     zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
-    offs = [b.alloca(T.I64) for _ in range(4)]  # batch offsets of A, B, C, tail (entry block)
-    rest = b.alloca(T.I64)
+    offs = [b.alloca(types.I64) for _ in range(4)]  # batch offsets of A, B, C, tail (entry block)
+    rest = b.alloca(types.I64)
     with for_range(b, begin, end, name="task") as t:
         rc = b.urem(t, rchunks)
         t2 = b.udiv(t, rchunks)
@@ -197,19 +196,19 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
             jj = b.sub(b.sub(nb, c64(1)), j)
             base = b.add(c64(D_BATCH), b.mul(jj, c64(BATCH_FIELDS)))
             size = field(base)
-            r = b.load(rest, typ=T.I64)
+            r = b.load(rest, typ=types.I64)
             i = b.urem(r, size)
             b.store(b.udiv(r, size), rest)
             for q, o in enumerate(offs):
                 st = field(b.add(base, c64(1 + q)))
-                b.store(b.add(b.load(o, typ=T.I64), b.mul(i, st)), o)
-        oa, ob, oc, ot = (b.load(o, typ=T.I64) for o in offs)
+                b.store(b.add(b.load(o, typ=types.I64), b.mul(i, st)), o)
+        oa, ob, oc, ot = (b.load(o, typ=types.I64) for o in offs)
         n0 = b.mul(pj, c64(nv))
         ncols = b.sub(N, n0)
         full = b.icmp_signed(">=", ncols, c64(nv))
         use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
         direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
-        tailp = b.gep(b.inttoptr(tail, T.PTR), [ot], source_etype=sty)
+        tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
         panel = b.select(use_tail, tailp, direct)
         prs = b.select(use_tail, c64(nv), b_rs)
         rb0 = b.mul(rc, rpc)
@@ -227,7 +226,7 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
             kx = b.append_basic_block("k.exit")
             b.branch(kb)
             b.position_at_end(kb)
-            kv = b.phi(T.I64, name="k")
+            kv = b.phi(types.I64, name="k")
             kv.add_incoming(c64(0), pre)
             accs = []
             for _ in range(2 * MR):
@@ -275,7 +274,7 @@ def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, ep
                     ncols: ir.Value, vty: ir.VectorType, ct: ElementType, L: int, MR: int) -> list[ir.Value]:  # noqa: N803
     """The tile after the epilogue when there is one (register 0 := the accumulators, run the
     program, read the result register back), else the accumulators themselves."""
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     nv = 2 * L
     pre = b.block
     run = b.append_basic_block("epi.run")
@@ -286,7 +285,7 @@ def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, ep
     for r in range(MR):
         for j in range(2):
             b.store(tile[2 * r + j], b.gep(regs, [c64(2 * r + j)], source_etype=vty), align=align)
-    res = b.call(epilogue, [regs, b.inttoptr(epi, T.PTR), fields, bt, m0, n0, ncols])
+    res = b.call(epilogue, [regs, b.inttoptr(epi, types.PTR), fields, bt, m0, n0, ncols])
     out = [b.load(_vec(b, res, r * nv + j * L, sty, vty), typ=vty, align=align) for r in range(MR) for j in range(2)]
     last = b.block
     b.branch(join)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
@@ -90,7 +90,7 @@ def epilogue_function(module: ir.Module, kernel: str, ct: ElementType, L: int, M
     got = module.globals.get(name)
     if got is not None:
         return got
-    fnty = ir.FunctionType(T.PTR, [T.PTR, T.PTR, T.PTR, T.I64, T.I64, T.I64, T.I64])
+    fnty = ir.FunctionType(types.PTR, [types.PTR, types.PTR, types.PTR, types.I64, types.I64, types.I64, types.I64])
     fn = ir.Function(module, fnty, name)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
@@ -99,21 +99,21 @@ def epilogue_function(module: ir.Module, kernel: str, ct: ElementType, L: int, M
 
 
 def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
-    from hlotools.backend.llvm.kernels import gemm as K
-    sty = T.value_type(ct)
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+    sty = types.value_type(ct)
     nv = 2 * L
     tile = MR * nv
     regs, epi, fields, bt, m0, n0, ncols = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    acc = b.alloca(T.I64, name="boff")
-    rest = b.alloca(T.I64, name="rest")
+    acc = b.alloca(types.I64, name="boff")
+    rest = b.alloca(types.I64, name="rest")
     scalars = b.alloca(sty, size=c64(MAX_SCALARS), name="scalars")
 
     def at(base: ir.Value, k: ir.Value | int) -> ir.Value:
-        return b.load(b.gep(base, [c64(k) if isinstance(k, int) else k], source_etype=T.I64), typ=T.I64)
+        return b.load(b.gep(base, [c64(k) if isinstance(k, int) else k], source_etype=types.I64), typ=types.I64)
 
-    prog = b.inttoptr(at(epi, E_PROGRAM), T.PTR)
-    M, nb = at(fields, K.D_M), at(fields, K.D_NB)
+    prog = b.inttoptr(at(epi, E_PROGRAM), types.PTR)
+    M, nb = at(fields, gemm_kernel.D_M), at(fields, gemm_kernel.D_NB)
     full = b.icmp_signed(">=", ncols, c64(nv))
     last_col = b.select(full, c64(nv - 1), b.sub(ncols, c64(1)))
     with for_range(b, 0, at(prog, P_COUNT), name="pc") as pc:
@@ -125,22 +125,22 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
         load_bb = b.append_basic_block("op.load")
         sw.add_case(c64(OP_LOAD), load_bb)
         b.position_at_end(load_bb)
-        operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
+        operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), types.PTR)
         _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest,
               _Reader(sty, None))
         b.branch(done)
         pred_bb = b.append_basic_block("op.load_pred")
         sw.add_case(c64(OP_LOAD_PRED), pred_bb)
         b.position_at_end(pred_bb)
-        operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
+        operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), types.PTR)
         _load(b, sty, MR, nv, dptr, operand, prog, y, fields, bt, m0, n0, M, nb, full, last_col, acc, rest,
-              _Reader(T.I8, ct))
+              _Reader(types.I8, ct))
         b.branch(done)
-        for code, reader in ((OP_SCALAR, _Reader(sty, None)), (OP_SCALAR_PRED, _Reader(T.I8, ct))):
+        for code, reader in ((OP_SCALAR, _Reader(sty, None)), (OP_SCALAR_PRED, _Reader(types.I8, ct))):
             scalar_bb = b.append_basic_block("op.scalar")
             sw.add_case(c64(code), scalar_bb)
             b.position_at_end(scalar_bb)
-            operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), T.PTR)
+            operand = b.inttoptr(at(epi, b.add(c64(E_OPERANDS), x)), types.PTR)
             boff = _batch_offset(b, prog, y, fields, bt, nb, acc, rest)
             value = reader.read(b, b.gep(operand, [boff], source_etype=reader.ty))
             b.store(value, b.gep(scalars, [b.sub(dst, c64(MAX_REGS))], source_etype=sty))
@@ -200,19 +200,19 @@ def _elementwise(b: ir.IRBuilder, name: str, ct: ElementType, sty: ir.Type, tile
             else:
                 r = _one_zero(b, compare_values(b, name.split(".")[1], x, y, ct), ct)
         if ct.kind == "float" and name in UNARY_OPS + BINARY_OPS:
-            r = T.round_to(b, r, ct)
+            r = types.round_to(b, r, ct)
         b.store(r, out)
 
 
 def _one_zero(b: ir.IRBuilder, flag: ir.Value, ct: ElementType) -> ir.Value:
-    return b.select(flag, T.constant(ct, 1), T.constant(ct, 0))
+    return b.select(flag, types.constant(ct, 1), types.constant(ct, 0))
 
 
 def _truth(b: ir.IRBuilder, v: ir.Value, ct: ElementType) -> ir.Value:
     """A pred register's value (exactly 1 or 0) as i1."""
     if ct.kind == "float":
-        return b.fcmp_unordered("!=", v, T.constant(ct, 0))
-    return b.icmp_unsigned("!=", v, T.constant(ct, 0))
+        return b.fcmp_unordered("!=", v, types.constant(ct, 0))
+    return b.icmp_unsigned("!=", v, types.constant(ct, 0))
 
 
 @dataclass(frozen=True)
@@ -228,27 +228,27 @@ class _Reader:
         if self.pred_of is None:
             return raw
         from hlotools.ir.types import ELEMENT_TYPES
-        return _one_zero(b, T.from_storage(b, raw, ELEMENT_TYPES["pred"]), self.pred_of)
+        return _one_zero(b, types.from_storage(b, raw, ELEMENT_TYPES["pred"]), self.pred_of)
 
 
 def _batch_offset(b: ir.IRBuilder, prog: ir.Value, rec: ir.Value, fields: ir.Value, bt: ir.Value, nb: ir.Value,
                   acc: ir.Value, rest: ir.Value) -> ir.Value:
     """The element offset of batch element bt in the operand of record `rec` (bt
     delinearised as the kernel does, the last batch dim fastest)."""
-    from hlotools.backend.llvm.kernels import gemm as K
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
 
     def at(base: ir.Value, k: ir.Value) -> ir.Value:
-        return b.load(b.gep(base, [k], source_etype=T.I64), typ=T.I64)
+        return b.load(b.gep(base, [k], source_etype=types.I64), typ=types.I64)
     b.store(c64(0), acc)
     b.store(bt, rest)
     with for_range(b, 0, nb, name="lb") as j:
         jj = b.sub(b.sub(nb, c64(1)), j)
-        size = at(fields, b.add(c64(K.D_BATCH), b.mul(jj, c64(K.BATCH_FIELDS))))
-        r = b.load(rest, typ=T.I64)
+        size = at(fields, b.add(c64(gemm_kernel.D_BATCH), b.mul(jj, c64(gemm_kernel.BATCH_FIELDS))))
+        r = b.load(rest, typ=types.I64)
         b.store(b.udiv(r, size), rest)
         st = at(prog, b.add(rec, b.add(c64(2), jj)))
-        b.store(b.add(b.load(acc, typ=T.I64), b.mul(b.urem(r, size), st)), acc)
-    return b.load(acc, typ=T.I64)
+        b.store(b.add(b.load(acc, typ=types.I64), b.mul(b.urem(r, size), st)), acc)
+    return b.load(acc, typ=types.I64)
 
 
 def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, operand: ir.Value,  # noqa: N803
@@ -258,7 +258,7 @@ def _load(b: ir.IRBuilder, sty: ir.Type, MR: int, nv: int, dptr: ir.Value, opera
     """OP_LOAD / OP_LOAD_PRED: the operand's values at the tile's (batch, rows, columns) into dst."""
 
     def at(base: ir.Value, k: ir.Value) -> ir.Value:
-        return b.load(b.gep(base, [k], source_etype=T.I64), typ=T.I64)
+        return b.load(b.gep(base, [k], source_etype=types.I64), typ=types.I64)
 
     rs, cs = at(prog, rec), at(prog, b.add(rec, c64(1)))
     boff = b.add(_batch_offset(b, prog, rec, fields, bt, nb, acc, rest), b.mul(n0, cs))

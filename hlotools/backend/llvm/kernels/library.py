@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from hlotools.backend.llvm.abi import PARALLEL_FOR
 from hlotools.errors import HloError
 
 if TYPE_CHECKING:
@@ -53,18 +54,16 @@ if TYPE_CHECKING:
     from hlotools.backend.llvm.native.cache import CompileCache
 
 PARALLEL = "parallel"
-PARALLEL_SYMBOL = "hlo.parallel_for"  # parallel.PARALLEL_FOR (not imported: llvmlite.ir)
 KIND = "runtime"  # cache entry kind
 _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.r(\d+)$")
 _CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack)\.(f32|f64)$")
 _CONV = re.compile(r"conv\.(f32|f64)$")
 _REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
-# The files whose code ends up in the runtime objects (paths under hlotools/).
-SOURCES = ("backend/llvm/kernels/library.py", "backend/llvm/kernels/parallel_for.py", "backend/llvm/kernels/thread_pool.py", "backend/llvm/kernels/pool_libc.py",
-           "backend/llvm/kernels/gemm.py", "backend/llvm/kernels/conv.py", "backend/llvm/kernels/reduce_window.py",
-           "backend/llvm/kernels/gemm_epilogue.py", "backend/llvm/llvm_ir/arith.py", "backend/llvm/llvm_ir/math.py",
-           "backend/llvm/llvm_ir/complex.py", "backend/llvm/native/host.py", "backend/llvm/llvm_ir/denormals.py",
-           "backend/llvm/llvm_ir/types.py", "backend/llvm/llvm_ir/loops.py", "ir/types.py")
+# The files whose code ends up in the runtime objects (paths under hlotools/): every module of
+# the layers the runtime library is built from (kernels/ and llvm_ir/, walked: a new file there
+# is covered without a list to keep), and the facts it reads from abi.py, native/ and ir/.
+SOURCE_FOLDERS = ("backend/llvm/kernels", "backend/llvm/llvm_ir")
+SOURCE_FILES = ("backend/llvm/abi.py", "backend/llvm/native/host.py", "backend/llvm/native/targets.py", "ir/types.py")
 _EXTERNAL = ContextVar("hlotools_llvm_runtime_library", default=False)
 
 
@@ -85,7 +84,7 @@ def external() -> bool:
 
 def group_of(symbol: str) -> str | None:
     """The group defining `symbol`, or None for anything else."""
-    if symbol == PARALLEL_SYMBOL:
+    if symbol == PARALLEL_FOR:
         return PARALLEL
     if _GEMM.match(symbol):
         return symbol
@@ -108,12 +107,12 @@ def groups_needed(module: ir.Module) -> list[str]:
 
 def gemm_group(type_name: str) -> str:
     """The group of the GEMM kernel the host uses for `type_name` (emit_gemm's choice)."""
-    from hlotools.backend.llvm.kernels import gemm as K
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
     from hlotools.backend.llvm.native import jit
     from hlotools.ir.types import ELEMENT_TYPES
     features = jit.target_description().features
     ct = ELEMENT_TYPES[type_name]
-    return K.kernel_name(ct, K.lanes_for(ct, features), K.rows_for(features))
+    return gemm_kernel.kernel_name(ct, gemm_kernel.lanes_for(ct, features), gemm_kernel.rows_for(features))
 
 
 def conv_group(type_name: str) -> str:
@@ -132,14 +131,14 @@ def build_ir(group: str) -> str:
 
     from hlotools.backend.llvm.kernels import conv as conv_kernel
     from hlotools.backend.llvm.kernels import gemm as gemm_kernel
-    from hlotools.backend.llvm.kernels import parallel_for as parallel
+    from hlotools.backend.llvm.kernels import parallel_for
     from hlotools.backend.llvm.kernels import reduce_window as reduce_window_kernel
     from hlotools.backend.llvm.llvm_ir import denormals
     from hlotools.ir.types import ELEMENT_TYPES
     module = ir.Module(name=f"hlotools.runtime.{group}")
     if group == PARALLEL:
         with denormals.target_triple(platform.machine()):  # the host's: the pool hands MXCSR on (x86)
-            parallel.define_runtime(module)
+            parallel_for.define_runtime(module)
         return str(module)
     conv = _CONV.match(group)
     if conv:
@@ -253,7 +252,16 @@ def environment() -> dict[str, str]:
     from hlotools.backend.llvm.native.host import llvm_environment
     llvm_env = {k: v for k, v in llvm_environment(default_cache_dir()).items() if k != "blas"}
     return {"format": str(FORMAT_VERSION), "hlotools": hlotools.__version__,
-            "sources": files_fingerprint(SOURCES), **llvm_env}
+            "sources": files_fingerprint(sources()), **llvm_env}
+
+
+@cache
+def sources() -> tuple[str, ...]:
+    """SOURCE_FOLDERS' modules and SOURCE_FILES, relative to the hlotools package."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    found = [os.path.join(folder, name) for folder in SOURCE_FOLDERS
+             for name in sorted(os.listdir(os.path.join(root, folder))) if name.endswith(".py")]
+    return tuple(found) + SOURCE_FILES
 
 
 def _load_or_build(group: str, compile_cache: CompileCache | None) -> Loaded:

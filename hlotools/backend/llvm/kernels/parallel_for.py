@@ -35,8 +35,9 @@ from contextvars import ContextVar
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.kernels import library as RL
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.abi import JOIN_SYMBOL, PARALLEL_FOR
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.native import targets
 from hlotools.backend.llvm.native.host import MAX_THREADS, THREADS_GLOBAL, host_threads
@@ -47,9 +48,8 @@ MIN_PARALLEL_WORK = 1 << 18
 # A GEMM's work unit is one multiply-add (~1/32 cycle vectorised): 16 Mi of them are
 # ~200 us on one core, worth two thread creations even on a busy machine.
 MIN_PARALLEL_GEMM = 1 << 24
-WORKER_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64])
-PARALLEL_FOR = "hlo.parallel_for"
-PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64])
+WORKER_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64])
+PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.I64])
 
 
 def enabled() -> bool:
@@ -87,11 +87,11 @@ def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function
 def _threads_global(module: ir.Module, export: bool = False) -> ir.GlobalVariable:
     g = module.globals.get(THREADS_GLOBAL)
     if g is None:
-        g = ir.GlobalVariable(module, T.I32, THREADS_GLOBAL)
+        g = ir.GlobalVariable(module, types.I32, THREADS_GLOBAL)
         # several AOT objects in one program share it (no duplicate symbol); the runtime
         # library's is the only one of its process (or shared library)
         g.linkage = "" if export else "weak"
-        g.initializer = ir.Constant(T.I32, 0)
+        g.initializer = ir.Constant(types.I32, 0)
         g.align = 4
     return g
 
@@ -102,7 +102,6 @@ S_FN, S_CTX, S_N, S_CHUNKS, S_NEXT, S_DONE, S_REFS = range(7)
 STATE_BYTES = 8 * 8  # one cache line
 
 
-JOIN_SYMBOL = "hlotools_parallel_join"
 PENDING = 4 * MAX_THREADS
 
 
@@ -114,10 +113,10 @@ def _pending_globals(module: ir.Module) -> tuple[ir.GlobalVariable, ir.GlobalVar
             g.linkage = "internal"
             g.initializer = init
         return g
-    arr = ir.ArrayType(T.I64, PENDING)
+    arr = ir.ArrayType(types.I64, PENDING)
     return (glob("hlo.par.pending", arr, ir.Constant(arr, [0] * PENDING)),
-            glob("hlo.par.npending", T.I64, ir.Constant(T.I64, 0)),
-            glob("hlo.par.lock", T.I32, ir.Constant(T.I32, 0)))
+            glob("hlo.par.npending", types.I64, ir.Constant(types.I64, 0)),
+            glob("hlo.par.lock", types.I32, ir.Constant(types.I32, 0)))
 
 
 def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Function, ir.Function]:
@@ -129,8 +128,8 @@ def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Functio
     if existing is not None:
         return module.globals["hlo.par.add_pending"], existing
     pending, npending, lock = _pending_globals(module)
-    join = _declare(module, "pthread_join", ir.FunctionType(T.I32, [T.I64, T.PTR]))
-    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
+    join = _declare(module, "pthread_join", ir.FunctionType(types.I32, [types.I64, types.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(types.I32, []))
 
     own = _owner_function(module, npending, lock, yield_)
 
@@ -142,40 +141,40 @@ def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Functio
         got = fn.append_basic_block("locked")
         b.branch(spin)
         b.position_at_end(spin)
-        pair = b.cmpxchg(lock, ir.Constant(T.I32, 0), ir.Constant(T.I32, 1), "acquire", "monotonic")
+        pair = b.cmpxchg(lock, ir.Constant(types.I32, 0), ir.Constant(types.I32, 1), "acquire", "monotonic")
         b.cbranch(b.extract_value(pair, 1), got, wait)
         b.position_at_end(wait)
         b.call(yield_, [])
         b.branch(spin)
         b.position_at_end(got)
         body(b)
-        b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+        b.store_atomic(ir.Constant(types.I32, 0), lock, "release", 4)
         b.ret_void()
 
     def slot(b: ir.IRBuilder, i: ir.Value) -> ir.Value:
-        return b.gep(b.bitcast(pending, T.I64.as_pointer()), [i])
+        return b.gep(b.bitcast(pending, types.I64.as_pointer()), [i])
 
     jp = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.join_pending")
     jp.linkage = "internal"
 
     def join_all(b: ir.IRBuilder) -> None:
-        n = b.load(npending, typ=T.I64)
+        n = b.load(npending, typ=types.I64)
         with for_range(b, 0, n, name="j") as i:
-            b.call(join, [b.load(slot(b, i), typ=T.I64), ir.Constant(T.PTR, None)])
+            b.call(join, [b.load(slot(b, i), typ=types.I64), ir.Constant(types.PTR, None)])
         b.store(c64(0), npending)
     locked(jp, join_all)
 
-    ap = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.I64]), "hlo.par.add_pending")
+    ap = ir.Function(module, ir.FunctionType(ir.VoidType(), [types.I64]), "hlo.par.add_pending")
     ap.linkage = "internal"
 
     def add(b: ir.IRBuilder) -> None:
-        n = b.load(npending, typ=T.I64)
+        n = b.load(npending, typ=types.I64)
         with b.if_else(b.icmp_signed("<", n, c64(PENDING))) as (then, other):
             with then:
                 b.store(ap.args[0], slot(b, n))
                 b.store(b.add(n, c64(1)), npending)
             with other:  # full (concurrent callers): join this one now
-                b.call(join, [ap.args[0], ir.Constant(T.PTR, None)])
+                b.call(join, [ap.args[0], ir.Constant(types.PTR, None)])
     locked(ap, add)
 
     ex = ir.Function(module, ir.FunctionType(ir.VoidType(), []), JOIN_SYMBOL)
@@ -195,10 +194,10 @@ def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.Glo
     pthread_join on them crashed the child at its first threaded call; so another process
     first forgets the list (and a lock some parent thread held at the fork). The first caller
     of a process claims it (pid -1 while it resets; 0: never used, nothing to forget)."""
-    pid = ir.GlobalVariable(module, T.I32, "hlo.par.pid")
+    pid = ir.GlobalVariable(module, types.I32, "hlo.par.pid")
     pid.linkage = "internal"
-    pid.initializer = ir.Constant(T.I32, 0)
-    getpid = _declare(module, "getpid", ir.FunctionType(T.I32, []))
+    pid.initializer = ir.Constant(types.I32, 0)
+    getpid = _declare(module, "getpid", ir.FunctionType(types.I32, []))
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.own")
     fn.linkage = "internal"
     entry, check, other, claim, busy, forget, forked, publish, done = (fn.append_basic_block(n) for n in (
@@ -207,9 +206,9 @@ def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.Glo
     me = b.call(getpid, [])
     b.branch(check)
     b.position_at_end(check)
-    cur = b.load_atomic(pid, "acquire", 4, typ=T.I32)
+    cur = b.load_atomic(pid, "acquire", 4, typ=types.I32)
     b.cbranch(b.icmp_signed("==", cur, me), done, other)
-    resetting = ir.Constant(T.I32, -1)
+    resetting = ir.Constant(types.I32, -1)
     b.position_at_end(other)
     b.cbranch(b.icmp_signed("==", cur, resetting), busy, claim)
     b.position_at_end(claim)
@@ -219,10 +218,10 @@ def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.Glo
     b.call(yield_, [])
     b.branch(check)
     b.position_at_end(forget)
-    b.cbranch(b.icmp_signed("!=", cur, ir.Constant(T.I32, 0)), forked, publish)
+    b.cbranch(b.icmp_signed("!=", cur, ir.Constant(types.I32, 0)), forked, publish)
     b.position_at_end(forked)  # the parent's threads: none of them is ours to join
     b.store(c64(0), npending)
-    b.store_atomic(ir.Constant(T.I32, 0), lock, "release", 4)
+    b.store_atomic(ir.Constant(types.I32, 0), lock, "release", 4)
     b.branch(publish)
     b.position_at_end(publish)
     b.store_atomic(me, pid, "release", 4)
@@ -283,7 +282,7 @@ def parallel_for_function(module: ir.Module) -> ir.Function:
     existing = module.globals.get(PARALLEL_FOR)
     if existing is not None:
         return existing
-    if RL.external():
+    if runtime_library.external():
         return ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
     return _define_parallel_for(module, export=False)
 
@@ -317,27 +316,27 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     reference counted; the last one out frees it."""
     # the host's row: the 32-bit targets' narrower pthread_t is not modelled (see native/targets.py)
     pthread_t = ir.IntType(targets.host().pthread_t_bits)
-    i64p = T.I64.as_pointer()
-    create = _declare(module, "pthread_create", ir.FunctionType(T.I32, [T.PTR, T.PTR, T.PTR, T.PTR]))
+    i64p = types.I64.as_pointer()
+    create = _declare(module, "pthread_create", ir.FunctionType(types.I32, [types.PTR, types.PTR, types.PTR, types.PTR]))
     add_pending, join_pending = _join_functions(module, export)
-    sysconf = _declare(module, "sysconf", ir.FunctionType(T.I64, [T.I32]))
-    malloc = _declare(module, "malloc", ir.FunctionType(T.PTR, [T.I64]))
-    free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [T.PTR]))
-    yield_ = _declare(module, "sched_yield", ir.FunctionType(T.I32, []))
+    sysconf = _declare(module, "sysconf", ir.FunctionType(types.I64, [types.I32]))
+    malloc = _declare(module, "malloc", ir.FunctionType(types.PTR, [types.I64]))
+    free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [types.PTR]))
+    yield_ = _declare(module, "sched_yield", ir.FunctionType(types.I32, []))
     gthreads = _threads_global(module, export)
 
     def slot(b: ir.IRBuilder, st: ir.Value, k: int) -> ir.Value:
-        return b.gep(st, [c64(k)], source_etype=T.I64)
+        return b.gep(st, [c64(k)], source_etype=types.I64)
 
     # run_chunks(state): claim and run chunks until none is left
     run = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64p]), "hlo.parallel_chunks")
     run.linkage = "internal"
     st = run.args[0]
     b = ir.IRBuilder(run.append_basic_block("entry"))
-    fn = b.inttoptr(b.load(slot(b, st, S_FN), typ=T.I64), T.PTR)
-    ctx = b.inttoptr(b.load(slot(b, st, S_CTX), typ=T.I64), T.PTR)
-    n = b.load(slot(b, st, S_N), typ=T.I64)
-    chunks = b.load(slot(b, st, S_CHUNKS), typ=T.I64)
+    fn = b.inttoptr(b.load(slot(b, st, S_FN), typ=types.I64), types.PTR)
+    ctx = b.inttoptr(b.load(slot(b, st, S_CTX), typ=types.I64), types.PTR)
+    n = b.load(slot(b, st, S_N), typ=types.I64)
+    chunks = b.load(slot(b, st, S_CHUNKS), typ=types.I64)
     loop = run.append_basic_block("claim")
     body = run.append_basic_block("run")
     out = run.append_basic_block("out")
@@ -357,15 +356,15 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     def release(b: ir.IRBuilder, st: ir.Value) -> None:
         old = b.atomic_rmw("sub", slot(b, st, S_REFS), c64(1), "seq_cst")
         with b.if_then(b.icmp_signed("==", old, c64(1))):
-            b.call(free, [b.bitcast(st, T.PTR)])
+            b.call(free, [b.bitcast(st, types.PTR)])
 
-    tramp = ir.Function(module, ir.FunctionType(T.PTR, [T.PTR]), "hlo.parallel_trampoline")
+    tramp = ir.Function(module, ir.FunctionType(types.PTR, [types.PTR]), "hlo.parallel_trampoline")
     tramp.linkage = "internal"
     b = ir.IRBuilder(tramp.append_basic_block("entry"))
     st = b.bitcast(tramp.args[0], i64p)
     b.call(run, [st])
     release(b, st)
-    b.ret(ir.Constant(T.PTR, None))
+    b.ret(ir.Constant(types.PTR, None))
 
     pf = ir.Function(module, PARALLEL_FOR_TYPE, PARALLEL_FOR)
     pf.linkage = "" if export else "internal"
@@ -385,22 +384,22 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     b.ret_void()
     b.position_at_end(try_par)
     raw = b.call(malloc, [c64(STATE_BYTES)])
-    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(raw, T.I64), c64(0)), serial, par)
+    b.cbranch(b.icmp_unsigned("==", b.ptrtoint(raw, types.I64), c64(0)), serial, par)
     b.position_at_end(par)
     st = b.bitcast(raw, i64p)
     chunks = b.mul(nt64, c64(4))
     chunks = b.select(b.icmp_signed(">", chunks, n), n, chunks)
-    for k, v in ((S_FN, b.ptrtoint(fn, T.I64)), (S_CTX, b.ptrtoint(ctx, T.I64)), (S_N, n), (S_CHUNKS, chunks),
+    for k, v in ((S_FN, b.ptrtoint(fn, types.I64)), (S_CTX, b.ptrtoint(ctx, types.I64)), (S_N, n), (S_CHUNKS, chunks),
                  (S_NEXT, c64(0)), (S_DONE, c64(0)), (S_REFS, nt64)):
         b.store(v, slot(b, st, k))
     spawn = pf.append_basic_block("spawn")
     spawned = pf.append_basic_block("spawned")
     b.branch(spawn)
     b.position_at_end(spawn)
-    i = b.phi(T.I64)
+    i = b.phi(types.I64)
     i.add_incoming(c64(1), par)
-    rc = b.call(create, [tid, ir.Constant(T.PTR, None), tramp, raw])
-    ok = b.icmp_signed("==", rc, ir.Constant(T.I32, 0))
+    rc = b.call(create, [tid, ir.Constant(types.PTR, None), tramp, raw])
+    ok = b.icmp_signed("==", rc, ir.Constant(types.I32, 0))
     with b.if_else(ok) as (then, other):
         with then:
             b.call(add_pending, [b.load(tid, typ=pthread_t)])
@@ -415,7 +414,7 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     waited = pf.append_basic_block("waited")
     b.branch(wait)
     b.position_at_end(wait)
-    done = b.load_atomic(slot(b, st, S_DONE), "seq_cst", 8, typ=T.I64)
+    done = b.load_atomic(slot(b, st, S_DONE), "seq_cst", 8, typ=types.I64)
     more = b.icmp_signed("<", done, chunks)
     spin = pf.append_basic_block("spin")
     b.cbranch(more, spin, waited)
@@ -433,22 +432,22 @@ def thread_count(b: ir.IRBuilder, fn: ir.Function, sysconf: ir.Function, gthread
     """min(n, MAX_THREADS, threads()): the global `hlotools_num_threads` if > 0, else
     sysconf's online CPUs, stored back (an atomic store: racing first calls agree)."""
     entry = b.block
-    cur = b.load_atomic(gthreads, "monotonic", 4, typ=T.I32)
+    cur = b.load_atomic(gthreads, "monotonic", 4, typ=types.I32)
     ask = fn.append_basic_block("ask")
     have = fn.append_basic_block("have")
-    b.cbranch(b.icmp_signed(">", cur, ir.Constant(T.I32, 0)), have, ask)
+    b.cbranch(b.icmp_signed(">", cur, ir.Constant(types.I32, 0)), have, ask)
     b.position_at_end(ask)
-    got = b.call(sysconf, [ir.Constant(T.I32, targets.host().sc_nprocessors_onln)])
+    got = b.call(sysconf, [ir.Constant(types.I32, targets.host().sc_nprocessors_onln)])
     got = b.select(b.icmp_signed("<", got, c64(1)), c64(1), got)
     got = b.select(b.icmp_signed(">", got, c64(MAX_THREADS)), c64(MAX_THREADS), got)
-    got32 = b.trunc(got, T.I32)
+    got32 = b.trunc(got, types.I32)
     b.store_atomic(got32, gthreads, "monotonic", 4)
     b.branch(have)
     b.position_at_end(have)
-    nt = b.phi(T.I32)
+    nt = b.phi(types.I32)
     nt.add_incoming(cur, entry)
     nt.add_incoming(got32, ask)
-    nt64 = b.sext(nt, T.I64)
+    nt64 = b.sext(nt, types.I64)
     nt64 = b.select(b.icmp_signed(">", nt64, c64(MAX_THREADS)), c64(MAX_THREADS), nt64)
     return b.select(b.icmp_signed(">", nt64, n), n, nt64)
 

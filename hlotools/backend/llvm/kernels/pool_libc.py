@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.kernels.parallel_for import _declare
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.backend.llvm.native import targets
 
@@ -60,7 +60,7 @@ def futex_syscall_number(module: ir.Module) -> int | None:
 def _libc(module: ir.Module, arch: str | None) -> _Libc:
     """libc's functions, and the spin-wait hint of `arch` (none while the target is not
     known: a target intrinsic of the wrong architecture would abort code generation)."""
-    i32, i64, ptr = T.I32, T.I64, T.PTR
+    i32, i64, ptr = types.I32, types.I64, types.PTR
     pause: ir.Function | None = None
     pause_args: tuple[ir.Value, ...] = ()
     target = targets.by_arch(arch) if arch is not None else None
@@ -91,7 +91,7 @@ def _blocks(fn: ir.Function, *names: str) -> list[ir.Block]:
 
 
 def _i32(v: int) -> ir.Constant:
-    return ir.Constant(T.I32, v)
+    return ir.Constant(types.I32, v)
 
 
 def _pause(b: ir.IRBuilder, libc: _Libc) -> None:
@@ -102,8 +102,8 @@ def _pause(b: ir.IRBuilder, libc: _Libc) -> None:
 def _now_ns(b: ir.IRBuilder, libc: _Libc, ts: ir.Value) -> ir.Value:
     """clock_gettime(CLOCK_MONOTONIC) in ns (a vDSO call, ~20 ns); ts: a struct timespec."""
     b.call(libc.clock, [_i32(CLOCK_MONOTONIC), ts])
-    sec = b.load(b.gep(ts, [c64(0)], source_etype=T.I64), typ=T.I64)
-    nsec = b.load(b.gep(ts, [c64(1)], source_etype=T.I64), typ=T.I64)
+    sec = b.load(b.gep(ts, [c64(0)], source_etype=types.I64), typ=types.I64)
+    nsec = b.load(b.gep(ts, [c64(1)], source_etype=types.I64), typ=types.I64)
     return b.add(b.mul(sec, c64(1_000_000_000)), nsec)
 
 

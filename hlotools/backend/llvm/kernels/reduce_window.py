@@ -48,10 +48,10 @@ from collections.abc import Callable
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.kernels import library as RL
-from hlotools.backend.llvm.kernels import parallel_for as par
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.kernels import parallel_for
 from hlotools.backend.llvm.kernels.conv import undilated
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import float_max_min
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ELEMENT_TYPES, ElementType
@@ -94,8 +94,8 @@ def function(module: ir.Module, ct: ElementType) -> ir.Function:
     defines it once per process), else defined here (internal: AOT objects)."""
     fn = module.globals.get(name(ct))
     if fn is None:
-        fn = ir.Function(module, par.WORKER_TYPE, name(ct))
-        if not RL.external():
+        fn = ir.Function(module, parallel_for.WORKER_TYPE, name(ct))
+        if not runtime_library.external():
             fn.linkage = "internal"
             _build(fn, ct)
     assert isinstance(fn, ir.Function)
@@ -104,7 +104,7 @@ def function(module: ir.Module, ct: ElementType) -> ir.Function:
 
 def define_runtime(module: ir.Module, ct: ElementType) -> list[str]:
     """The runtime library's group `reduce_window.<type>`: the kernel, exported."""
-    _build(ir.Function(module, par.WORKER_TYPE, name(ct)), ct)
+    _build(ir.Function(module, parallel_for.WORKER_TYPE, name(ct)), ct)
     return [name(ct)]
 
 
@@ -117,10 +117,10 @@ class _Fields:
 
     def __init__(self, b: ir.IRBuilder, desc: ir.Value) -> None:
         self.b = b
-        self.p = b.load(b.gep(desc, [c64(D_STATIC)], source_etype=T.PTR), typ=T.PTR)
+        self.p = b.load(b.gep(desc, [c64(D_STATIC)], source_etype=types.PTR), typ=types.PTR)
 
     def __call__(self, k: int) -> ir.Value:
-        return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=T.I64), typ=T.I64)
+        return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=types.I64), typ=types.I64)
 
     def rows(self) -> list[list[ir.Value]]:
         return [[self(F_ROW + ROW_FIELDS * q + f) for f in range(ROW_FIELDS)] for q in range(MAX_RANK)]
@@ -130,7 +130,7 @@ class _Fields:
 
 
 def _pointer(b: ir.IRBuilder, desc: ir.Value, k: int) -> ir.Value:
-    return b.load(b.gep(desc, [c64(k)], source_etype=T.PTR), typ=T.PTR)
+    return b.load(b.gep(desc, [c64(k)], source_etype=types.PTR), typ=types.PTR)
 
 
 def _internal(module: ir.Module, fnty: ir.FunctionType, fname: str, small: bool = False) -> ir.Function:
@@ -146,14 +146,14 @@ def _build(fn: ir.Function, ct: ElementType) -> None:
     """The worker: tabulate `rel`, read the init value, then the body of the reducer (one
     internal function per op, each a specialised copy of the loops)."""
     module = fn.module
-    vty = T.value_type(ct)
-    rel_fn = _internal(module, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR]), f"{fn.name}.rel", small=True)
-    fill_fn = _internal(module, ir.FunctionType(T.I64, [T.PTR, T.PTR, T.PTR]), f"{fn.name}.fill", small=True)
+    vty = types.value_type(ct)
+    rel_fn = _internal(module, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR]), f"{fn.name}.rel", small=True)
+    fill_fn = _internal(module, ir.FunctionType(types.I64, [types.PTR, types.PTR, types.PTR]), f"{fn.name}.fill", small=True)
     _build_window_walk(rel_fn, checked=False)
     _build_window_walk(fill_fn, checked=True)
-    body_ty = ir.FunctionType(ir.VoidType(), [T.PTR, T.I64, T.I64, T.PTR, T.PTR, T.PTR, vty])
+    body_ty = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.PTR, types.PTR, types.PTR, vty])
     bodies = []
-    fold_ty = ir.FunctionType(vty, [T.PTR, T.I64, T.PTR, vty, T.I1])
+    fold_ty = ir.FunctionType(vty, [types.PTR, types.I64, types.PTR, vty, types.I1])
     for op in OPS:
         body = _internal(module, body_ty, f"{fn.name}.{op}")
         for a in body.args[3:5]:
@@ -165,9 +165,9 @@ def _build(fn: ir.Function, ct: ElementType) -> None:
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Fields(b, desc)
-    rel = b.alloca(T.I64, size=c64(CAP), name="rel")
+    rel = b.alloca(types.I64, size=c64(CAP), name="rel")
     b.call(rel_fn, [desc, rel])
-    init = T.load(b, _pointer(b, desc, D_INIT), ct)
+    init = types.load(b, _pointer(b, desc, D_INIT), ct)
     args = [desc, begin, end, _pointer(b, desc, D_SRC), _pointer(b, desc, D_DST), rel, init]
     done = fn.append_basic_block("done")
     sw = b.switch(f(F_OP), done)
@@ -197,18 +197,18 @@ def _build_window_walk(fn: ir.Function, checked: bool) -> None:
     out = fn.args[2] if checked else fn.args[1]
     f = _Fields(b, desc)
     win = f.window()
-    count = b.alloca(T.I64, name="count")
+    count = b.alloca(types.I64, name="count")
     b.store(c64(0), count)
     bases = []
     if oidx is not None:
         for q in range(MAX_RANK):
-            o = b.load(b.gep(oidx, [c64(q)], source_etype=T.I64), typ=T.I64)
+            o = b.load(b.gep(oidx, [c64(q)], source_etype=types.I64), typ=types.I64)
             bases.append(b.sub(b.mul(o, win[q][W_STRIDE]), win[q][W_PADLO]))
 
     def level(q: int, off: ir.Value) -> None:
         if q == MAX_RANK:
-            k = b.load(count, typ=T.I64)
-            b.store(off, b.gep(out, [k], source_etype=T.I64))
+            k = b.load(count, typ=types.I64)
+            b.store(off, b.gep(out, [k], source_etype=types.I64))
             b.store(b.add(k, c64(1)), count)
             return
         size, _stride, _padlo, wdil, bdil, in_size, in_stride = win[q]
@@ -222,7 +222,7 @@ def _build_window_walk(fn: ir.Function, checked: bool) -> None:
                     level(q + 1, b.add(off, b.mul(pos, in_stride)))
     level(0, c64(0))
     if checked:
-        b.ret(b.load(count, typ=T.I64))
+        b.ret(b.load(count, typ=types.I64))
     else:
         b.ret_void()
 
@@ -250,13 +250,13 @@ def combiner(b: ir.IRBuilder, ct: ElementType, op: str) -> Callable[[ir.Value, i
 def _masked(b: ir.IRBuilder, what: str, vty: ir.VectorType, args: list[ir.Value]) -> ir.Value:
     """llvm.masked.load / llvm.masked.store of vector type vty (opaque pointers)."""
     el = vty.element
-    suffix = f"v{vty.count}" + ("f64" if el == T.F64 else "f32" if el == T.F32 else f"i{el.width}")
+    suffix = f"v{vty.count}" + ("f64" if el == types.F64 else "f32" if el == types.F32 else f"i{el.width}")
     name = f"llvm.masked.{what}.{suffix}.p0"
     fn = b.module.globals.get(name)
     if fn is None:
-        mty = ir.VectorType(T.I1, vty.count)
-        fnty = (ir.FunctionType(vty, [T.PTR, T.I32, mty, vty]) if what == "load"
-                else ir.FunctionType(ir.VoidType(), [vty, T.PTR, T.I32, mty]))
+        mty = ir.VectorType(types.I1, vty.count)
+        fnty = (ir.FunctionType(vty, [types.PTR, types.I32, mty, vty]) if what == "load"
+                else ir.FunctionType(ir.VoidType(), [vty, types.PTR, types.I32, mty]))
         fn = ir.Function(b.module, fnty, name)
     return b.call(fn, args)
 
@@ -275,7 +275,7 @@ def _is_identity(b: ir.IRBuilder, ct: ElementType, op: str, init: ir.Value) -> i
     value = identity(ct, op)
     if ct.kind != "float":
         return b.icmp_unsigned("==", init, ir.Constant(init.type, int(value) & ((1 << ct.bits) - 1)))
-    fmt, ity = ("<d", T.I64) if ct.bits == 64 else ("<f", T.I32)
+    fmt, ity = ("<d", types.I64) if ct.bits == 64 else ("<f", types.I32)
     bits = int.from_bytes(struct.pack(fmt, value), "little")
     return b.icmp_unsigned("==", b.bitcast(init, ity), ir.Constant(ity, bits))
 
@@ -288,7 +288,7 @@ class _Body:
     def __init__(self, fn: ir.Function, ct: ElementType, op: str, fill: ir.Function, fold1: ir.Function) -> None:
         self.fn = fn
         self.ct = ct
-        self.sty = T.value_type(ct)
+        self.sty = types.value_type(ct)
         self.esize = max(1, ct.bits // 8)
         self.desc, self.begin, self.end, self.src, self.dst, self.rel, self.init = fn.args
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -300,12 +300,12 @@ class _Body:
         self.rows = f.rows()
         b = self.b
         self.skip = _is_identity(b, ct, op, self.init)
-        self.idx = b.alloca(T.I64, size=c64(MAX_RANK - 1), name="idx")
-        self.oidx = b.alloca(T.I64, size=c64(MAX_RANK + 1), name="oidx")
-        self.offs = b.alloca(T.I64, size=c64(CAP), name="offs")
-        self.t = b.alloca(T.I64, name="task")
-        self.i = b.alloca(T.I64, name="i")
-        self.count = b.alloca(T.I64, name="count")
+        self.idx = b.alloca(types.I64, size=c64(MAX_RANK - 1), name="idx")
+        self.oidx = b.alloca(types.I64, size=c64(MAX_RANK + 1), name="oidx")
+        self.offs = b.alloca(types.I64, size=c64(CAP), name="offs")
+        self.t = b.alloca(types.I64, name="task")
+        self.i = b.alloca(types.I64, name="i")
+        self.count = b.alloca(types.I64, name="count")
         self.big = max(1, CHUNK_BYTES // self.esize)
         self.acc_slot: dict[tuple[int, int], ir.Value] = {}  # per (vector width, row): SROA promotes them
         for lanes in (self.big,):
@@ -314,7 +314,7 @@ class _Body:
                 self.acc_slot[lanes, r] = b.alloca(ty, name=f"acc{lanes}.{r}")
 
     def slot_ptr(self, arr: ir.Value, k: ir.Value | int) -> ir.Value:
-        return self.b.gep(arr, [c64(k) if isinstance(k, int) else k], source_etype=T.I64)
+        return self.b.gep(arr, [c64(k) if isinstance(k, int) else k], source_etype=types.I64)
 
     def emit(self) -> None:
         """Rows [begin, end) in runs along the last task level (I = MAX_RANK - 2): the outer
@@ -332,10 +332,10 @@ class _Body:
         t = self.t
         b.store(self.begin, t)
         now, head, exit_ = self.while_below("run", t, self.end)
-        rin, rout, inside = self.base0, c64(0), ir.Constant(T.I1, 1)
+        rin, rout, inside = self.base0, c64(0), ir.Constant(types.I1, 1)
         for q in range(last):
-            rin, rout, inside = self.level(q, b.load(self.slot_ptr(self.idx, q), typ=T.I64), rin, rout, inside)
-        i0 = b.load(self.slot_ptr(self.idx, last), typ=T.I64)
+            rin, rout, inside = self.level(q, b.load(self.slot_ptr(self.idx, q), typ=types.I64), rin, rout, inside)
+        i0 = b.load(self.slot_ptr(self.idx, last), typ=types.I64)
         size = self.rows[last][R_SIZE]
         left = b.sub(size, i0)
         rows = b.sub(self.end, now)
@@ -356,7 +356,7 @@ class _Body:
         exit_ = self.fn.append_basic_block(f"{name}.exit")
         b.branch(head)
         b.position_at_end(head)
-        now = b.load(slot, typ=T.I64)
+        now = b.load(slot, typ=types.I64)
         b.cbranch(b.icmp_signed("<", now, stop), body, exit_)
         b.position_at_end(body)
         return now, head, exit_
@@ -424,7 +424,7 @@ class _Body:
                 b.store(b.call(self.fill_fn, [self.desc, self.oidx, self.offs]), count)
             lst = b.select(inside, self.rel, self.offs)
             first = b.select(inside, b.add(rin, b.mul(lo, step)), c64(0))
-            self.middle(lst, b.load(count, typ=T.I64), first, rout, lo, hi, step, ostride)
+            self.middle(lst, b.load(count, typ=types.I64), first, rout, lo, hi, step, ostride)
         self.edges(hi, nj, rout, ostride, slot)
 
     def advance(self) -> None:
@@ -436,7 +436,7 @@ class _Body:
         done = self.fn.append_basic_block("adv.done")
         for q in range(last - 1, -1, -1):
             p = self.slot_ptr(self.idx, q)
-            v = b.add(b.load(p, typ=T.I64), c64(1))
+            v = b.add(b.load(p, typ=types.I64), c64(1))
             carry = b.icmp_signed(">=", v, self.rows[q][R_SIZE])
             b.store(b.select(carry, c64(0), v), p)
             nxt = self.fn.append_basic_block(f"adv.{q}")
@@ -481,10 +481,10 @@ class _Body:
             self.chunk(big, lst, n, rows, c)
         rest = b.sub(m, full)
         with b.if_then(b.icmp_signed(">", rest, c64(0))):
-            vty = ir.VectorType(T.I64, big)
+            vty = ir.VectorType(types.I64, big)
             lanes = ir.Constant(vty, list(range(big)))
-            splat = b.shuffle_vector(b.insert_element(ir.Constant(vty, ir.Undefined), rest, ir.Constant(T.I32, 0)),
-                                     ir.Constant(vty, ir.Undefined), ir.Constant(ir.VectorType(T.I32, big), None))
+            splat = b.shuffle_vector(b.insert_element(ir.Constant(vty, ir.Undefined), rest, ir.Constant(types.I32, 0)),
+                                     ir.Constant(vty, ir.Undefined), ir.Constant(ir.VectorType(types.I32, big), None))
             self.chunk(big, lst, n, rows, full, b.icmp_signed("<", lanes, splat))
 
     def chunk(self, lanes: int, lst: ir.Value, n: ir.Value, rows: list[tuple[ir.Value, ir.Value]],
@@ -496,7 +496,7 @@ class _Body:
             if mask is None:
                 self.store(acc, ptr, lanes)
             else:
-                _masked(b, "store", acc.type, [acc, ptr, ir.Constant(T.I32, self.esize), mask])
+                _masked(b, "store", acc.type, [acc, ptr, ir.Constant(types.I32, self.esize), mask])
 
     def fold(self, lanes: int, lst: ir.Value, n: ir.Value, srcs: list[ir.Value],
              mask: ir.Value | None = None) -> list[ir.Value]:
@@ -507,21 +507,21 @@ class _Body:
         slots = [self.acc_slot[lanes, r] for r in range(len(srcs))]
         init: ir.Value = self.init
         if lanes > 1:
-            init = b.insert_element(ir.Constant(ty, ir.Undefined), self.init, ir.Constant(T.I32, 0))
-            init = b.shuffle_vector(init, ir.Constant(ty, ir.Undefined), ir.Constant(ir.VectorType(T.I32, lanes), None))
+            init = b.insert_element(ir.Constant(ty, ir.Undefined), self.init, ir.Constant(types.I32, 0))
+            init = b.shuffle_vector(init, ir.Constant(ty, ir.Undefined), ir.Constant(ir.VectorType(types.I32, lanes), None))
         for slot in slots:
             b.store(init, slot)
         first = b.and_(self.skip, b.icmp_signed(">", n, c64(0)))
         def load(ptr: ir.Value) -> ir.Value:
             if mask is None:
                 return b.load(ptr, typ=ty, align=self.esize)
-            return _masked(b, "load", ty, [ptr, ir.Constant(T.I32, self.esize), mask, init])
+            return _masked(b, "load", ty, [ptr, ir.Constant(types.I32, self.esize), mask, init])
         with b.if_then(first):  # an identity init is left out, as LLVM folds op(x, identity)
-            off = b.load(lst, typ=T.I64)
+            off = b.load(lst, typ=types.I64)
             for slot, src in zip(slots, srcs):
                 b.store(load(b.gep(src, [off], source_etype=self.sty)), slot)
-        with for_range(b, b.zext(first, T.I64), n, name=f"k{lanes}") as k:
-            off = b.load(b.gep(lst, [k], source_etype=T.I64), typ=T.I64)
+        with for_range(b, b.zext(first, types.I64), n, name=f"k{lanes}") as k:
+            off = b.load(b.gep(lst, [k], source_etype=types.I64), typ=types.I64)
             for slot, src in zip(slots, srcs):
                 x = load(b.gep(src, [off], source_etype=self.sty))
                 b.store(self.op(b.load(slot, typ=ty), x), slot)
@@ -543,16 +543,16 @@ def _build_scalar_fold(fn: ir.Function, ct: ElementType, op: str) -> None:
     with gathers, which costs the group's build time and gains nothing on short windows)."""
     lst, n, src, init, skip = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     esize = max(1, ct.bits // 8)
     op_fn = combiner(b, ct, op)
     acc = b.alloca(sty, name="acc")
     b.store(init, acc)
     first = b.and_(skip, b.icmp_signed(">", n, c64(0)))
     with b.if_then(first):
-        b.store(b.load(b.gep(src, [b.load(lst, typ=T.I64)], source_etype=sty), typ=sty, align=esize), acc)
-    with for_range(b, b.zext(first, T.I64), n, name="k") as k:
-        off = b.load(b.gep(lst, [k], source_etype=T.I64), typ=T.I64)
+        b.store(b.load(b.gep(src, [b.load(lst, typ=types.I64)], source_etype=sty), typ=sty, align=esize), acc)
+    with for_range(b, b.zext(first, types.I64), n, name="k") as k:
+        off = b.load(b.gep(lst, [k], source_etype=types.I64), typ=types.I64)
         x = b.load(b.gep(src, [off], source_etype=sty), typ=sty, align=esize)
         b.store(op_fn(b.load(acc, typ=sty), x), acc)
     b.ret(b.load(acc, typ=sty))

@@ -38,13 +38,8 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.kernels.parallel_for import (
-    JOIN_SYMBOL,
-    MAX_THREADS,
-    THREADS_GLOBAL,
-    _as_worker,
-    thread_count,
-)
+from hlotools.backend.llvm.abi import JOIN_SYMBOL
+from hlotools.backend.llvm.kernels.parallel_for import MAX_THREADS, THREADS_GLOBAL, _as_worker, thread_count
 from hlotools.backend.llvm.kernels.pool_libc import (
     FUTEX_WAIT_PRIVATE,
     FUTEX_WAKE_PRIVATE,
@@ -62,8 +57,7 @@ from hlotools.backend.llvm.kernels.pool_libc import (
     futex_syscall_number,
     target_arch,
 )
-from hlotools.backend.llvm.llvm_ir import denormals
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import denormals, types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.errors import HloUnsupportedError
 
@@ -135,7 +129,7 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
     worker = _worker_function(module, name, pool, libc, chunks)
     grow = _grow_function(module, name, pool, libc, worker)
     _export_join(module, _join_function(module, name, pool, libc, own), export)
-    gthreads = _exported_global(module, THREADS_GLOBAL, T.I32, 0, export)
+    gthreads = _exported_global(module, THREADS_GLOBAL, types.I32, 0, export)
     pf = _parallel_for(module, name, pool, libc, own, chunks, grow, gthreads)
     pf.linkage = "" if export else "internal"
     return pf
@@ -150,13 +144,13 @@ def _globals(module: ir.Module, name: str, export: bool, futex: int) -> _Pool:
         g.initializer = ir.Constant(ty, init)
         g.align = align
         return g
-    i32, i64 = T.I32, T.I64
+    i32, i64 = types.I32, types.I64
     tids = ir.ArrayType(i64, MAX_THREADS)
     return _Pool(lock=glob("lock", i32, 0, 64), pid=glob("pid", i32, 0, 4), workers=glob("workers", i64, 0),
                  limit=glob("limit", i64, MAX_THREADS - 1), stop=glob("stop", i32, 0, 4),
                  wake=glob("wake", i32, 0, 64), sleepers=glob("sleepers", i32, 0, 4),
                  word=glob("word", i64, 0, 64), done=glob("done", i64, 0, 64),
-                 fn=glob("fn", T.PTR, None, 64), ctx=glob("ctx", T.PTR, None), n=glob("n", i64, 0),
+                 fn=glob("fn", types.PTR, None, 64), ctx=glob("ctx", types.PTR, None), n=glob("n", i64, 0),
                  tids=glob("tids", tids, [0] * MAX_THREADS, 64),
                  spin=_spin_global(module, export), sysno=glob("sysno", i64, futex),
                  mxcsr=glob("mxcsr", i32, 0x1F80, 4) if denormals.is_x86(module, assume_host=False) else None)
@@ -166,7 +160,7 @@ def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
     """`hlotools_pool_spin_ns`: weak in a module (benchmarks and tests tune it through the
     engine); internal in a runtime library, whose exports stay parallel.py's three
     (parallel_for, the join, hlotools_num_threads)."""
-    g = _exported_global(module, SPIN_GLOBAL, T.I64, DEFAULT_SPIN_NS, False)
+    g = _exported_global(module, SPIN_GLOBAL, types.I64, DEFAULT_SPIN_NS, False)
     if export:
         g.linkage = "internal"
     return g
@@ -190,8 +184,8 @@ def _futex(b: ir.IRBuilder, libc: _Libc, pool: _Pool, op: int, val: ir.Value) ->
     """syscall(SYS_futex, &wake, op, val, NULL, NULL, 0), every argument a full register
     (syscall() is variadic: an i32 would leave the upper half undefined). Only reached with
     workers, so `sysno` is known (> 0)."""
-    null = ir.Constant(T.PTR, None)
-    sysno = b.load_atomic(pool.sysno, "monotonic", 8, typ=T.I64)
+    null = ir.Constant(types.PTR, None)
+    sysno = b.load_atomic(pool.sysno, "monotonic", 8, typ=types.I64)
     b.call(libc.syscall, [sysno, pool.wake, c64(op), val, null, null, c64(0)])
 
 
@@ -212,7 +206,7 @@ def _own_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.
     mark = b.neg(me)
     b.branch(check)
     b.position_at_end(check)
-    cur = b.load_atomic(pool.pid, "acquire", 4, typ=T.I32)
+    cur = b.load_atomic(pool.pid, "acquire", 4, typ=types.I32)
     b.cbranch(b.icmp_signed("==", cur, me), done, other)
     b.position_at_end(other)
     b.cbranch(b.icmp_signed("==", cur, mark), busy, claim)
@@ -242,13 +236,13 @@ def _own_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.
 def _chunks_function(module: ir.Module, name: str, pool: _Pool) -> ir.Function:
     """`chunks(i64 me)`: claim and run chunks of the current job until none is left (or `me`,
     a worker's index, is above the job's nactive; the caller is 0)."""
-    fn = _internal(module, f"{name}.pool.chunks", ir.VoidType(), [T.I64])
+    fn = _internal(module, f"{name}.pool.chunks", ir.VoidType(), [types.I64])
     me = fn.args[0]
     entry, loop, try_, run, out = _blocks(fn, "entry", "loop", "try", "run", "out")
     b = ir.IRBuilder(entry)
     b.branch(loop)
     b.position_at_end(loop)
-    w = b.load_atomic(pool.word, "monotonic", 8, typ=T.I64)
+    w = b.load_atomic(pool.word, "monotonic", 8, typ=types.I64)
     claimed = b.and_(w, c64(0xFFFF))
     chunks = b.and_(b.lshr(w, c64(16)), c64(0xFFFF))
     nactive = b.lshr(w, c64(32))
@@ -258,9 +252,9 @@ def _chunks_function(module: ir.Module, name: str, pool: _Pool) -> ir.Function:
     pair = b.cmpxchg(pool.word, w, b.add(w, c64(1)), "acq_rel", "monotonic")
     b.cbranch(b.extract_value(pair, 1), run, loop)
     b.position_at_end(run)  # chunk `claimed` is ours: the job stays until we finish it
-    f = b.load(pool.fn, typ=T.PTR)
-    ctx = b.load(pool.ctx, typ=T.PTR)
-    n = b.load(pool.n, typ=T.I64)
+    f = b.load(pool.fn, typ=types.PTR)
+    ctx = b.load(pool.ctx, typ=types.PTR)
+    n = b.load(pool.n, typ=types.I64)
     if pool.mxcsr is not None:  # the caller's rounding and FTZ/DAZ bits (denormals.py) for its chunks
         denormals.write_mxcsr(b, pool.mxcsr)
     lo = b.udiv(b.mul(claimed, n), chunks)
@@ -277,69 +271,69 @@ def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, chu
     """A worker thread's main(ptr index): run the current job's chunks, then watch the futex
     word for the next job for `spin` ns and sleep on it after that; leave when `stop` is set.
     The word is read before the claims, so a job published meanwhile is never missed."""
-    fn = _internal(module, f"{name}.pool.worker", T.PTR, [T.PTR])
+    fn = _internal(module, f"{name}.pool.worker", types.PTR, [types.PTR])
     entry, top, wait, spin, check_time, sleep, do_wait, woke, leave = _blocks(
         fn, "entry", "top", "wait", "spin", "time", "sleep", "futex", "woke", "leave")
     b = ir.IRBuilder(entry)
-    me = b.ptrtoint(fn.args[0], T.I64)
-    ts = b.alloca(ir.ArrayType(T.I64, 2), name="ts")
+    me = b.ptrtoint(fn.args[0], types.I64)
+    ts = b.alloca(ir.ArrayType(types.I64, 2), name="ts")
     b.branch(top)
     b.position_at_end(top)
-    seen = b.load_atomic(pool.wake, "acquire", 4, typ=T.I32)
+    seen = b.load_atomic(pool.wake, "acquire", 4, typ=types.I32)
     b.call(chunks, [me])
     t0 = _now_ns(b, libc, ts)
     b.branch(wait)
     b.position_at_end(wait)
-    stopping = b.load_atomic(pool.stop, "acquire", 4, typ=T.I32)
+    stopping = b.load_atomic(pool.stop, "acquire", 4, typ=types.I32)
     b.cbranch(b.icmp_signed("!=", stopping, _i32(0)), leave, spin)
     b.position_at_end(spin)
-    now_word = b.load_atomic(pool.wake, "acquire", 4, typ=T.I32)
+    now_word = b.load_atomic(pool.wake, "acquire", 4, typ=types.I32)
     b.cbranch(b.icmp_signed("!=", now_word, seen), top, check_time)
     b.position_at_end(check_time)
     if WATCH_WITH_YIELD:
         b.call(libc.yield_, [])  # polite: a caller sharing this CPU gets it back at once
     else:
         _pause(b, libc)
-    limit = b.load_atomic(pool.spin, "monotonic", 8, typ=T.I64)
+    limit = b.load_atomic(pool.spin, "monotonic", 8, typ=types.I64)
     b.cbranch(b.icmp_signed("<", b.sub(_now_ns(b, libc, ts), t0), limit), wait, sleep)
     b.position_at_end(sleep)  # announce, then check again (the publisher bumps wake, then reads sleepers)
     b.atomic_rmw("add", pool.sleepers, _i32(1), "seq_cst")
-    again = b.load_atomic(pool.wake, "seq_cst", 4, typ=T.I32)
-    stopping = b.load_atomic(pool.stop, "seq_cst", 4, typ=T.I32)
+    again = b.load_atomic(pool.wake, "seq_cst", 4, typ=types.I32)
+    stopping = b.load_atomic(pool.stop, "seq_cst", 4, typ=types.I32)
     quiet = b.and_(b.icmp_signed("==", again, seen), b.icmp_signed("==", stopping, _i32(0)))
     b.cbranch(quiet, do_wait, woke)
     b.position_at_end(do_wait)  # the kernel sleeps only while wake still equals `seen`
-    _futex(b, libc, pool, FUTEX_WAIT_PRIVATE, b.zext(seen, T.I64))
+    _futex(b, libc, pool, FUTEX_WAIT_PRIVATE, b.zext(seen, types.I64))
     b.branch(woke)
     b.position_at_end(woke)
     b.atomic_rmw("sub", pool.sleepers, _i32(1), "seq_cst")
     b.branch(wait)
     b.position_at_end(leave)
-    b.ret(ir.Constant(T.PTR, None))
+    b.ret(ir.Constant(types.PTR, None))
     return fn
 
 
 def _sysno_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.Function:
     """`sysno() -> i64`: SYS_futex, asked of uname() the first time when the module had no
     triple (0: a machine UNAME_MACHINES does not know, or uname failed: no workers)."""
-    fn = _internal(module, f"{name}.pool.ask_sysno", T.I64, [])
+    fn = _internal(module, f"{name}.pool.ask_sysno", types.I64, [])
     entry, ask, known = _blocks(fn, "entry", "ask", "known")
     b = ir.IRBuilder(entry)
-    cur = b.load_atomic(pool.sysno, "monotonic", 8, typ=T.I64)
+    cur = b.load_atomic(pool.sysno, "monotonic", 8, typ=types.I64)
     b.cbranch(b.icmp_signed("<", cur, c64(0)), ask, known)
     b.position_at_end(known)
     b.ret(cur)
     b.position_at_end(ask)
-    buf = b.alloca(ir.ArrayType(T.I8, UTSNAME_BYTES), name="utsname")
+    buf = b.alloca(ir.ArrayType(types.I8, UTSNAME_BYTES), name="utsname")
     buf.align = 8
     rc = b.call(libc.uname, [buf])
-    machine = b.load(b.gep(buf, [c64(UTSNAME_MACHINE)], source_etype=T.I8), typ=T.I64)
+    machine = b.load(b.gep(buf, [c64(UTSNAME_MACHINE)], source_etype=types.I8), typ=types.I64)
     machine.align = 1
     got: ir.Value = c64(0)
     for text, number in UNAME_MACHINES.items():
         mask = (1 << (8 * len(text))) - 1
-        same = b.icmp_unsigned("==", b.and_(machine, ir.Constant(T.I64, mask)),
-                               ir.Constant(T.I64, int.from_bytes(text, "little")))
+        same = b.icmp_unsigned("==", b.and_(machine, ir.Constant(types.I64, mask)),
+                               ir.Constant(types.I64, int.from_bytes(text, "little")))
         got = b.select(same, c64(number), got)
     got = b.select(b.icmp_signed("==", rc, _i32(0)), got, c64(0))
     b.store_atomic(got, pool.sysno, "monotonic", 8)
@@ -352,23 +346,23 @@ def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, worke
     limit); returns how many there are. A failed pthread_create lowers the limit to what
     exists (no retry on every call; join resets it). No futex number: no workers."""
     sysno = _sysno_function(module, name, pool, libc)
-    fn = _internal(module, f"{name}.pool.grow", T.I64, [T.I64])
+    fn = _internal(module, f"{name}.pool.grow", types.I64, [types.I64])
     want = fn.args[0]
     entry, cond, spawn, ok, fail, out = _blocks(fn, "entry", "cond", "spawn", "ok", "fail", "out")
     b = ir.IRBuilder(entry)
-    have = b.load(pool.workers, typ=T.I64)
-    lim = b.load(pool.limit, typ=T.I64)
+    have = b.load(pool.workers, typ=types.I64)
+    lim = b.load(pool.limit, typ=types.I64)
     target = b.select(b.icmp_signed("<", want, lim), want, lim)
     target = b.select(b.icmp_signed(">", b.call(sysno, []), c64(0)), target, c64(0))
     b.branch(cond)
     b.position_at_end(cond)
-    i = b.phi(T.I64, name="i")
+    i = b.phi(types.I64, name="i")
     i.add_incoming(have, entry)
     b.cbranch(b.icmp_signed("<", i, target), spawn, out)
     b.position_at_end(spawn)
     tid = b.gep(pool.tids, [c64(0), i], source_etype=pool.tids.value_type)
-    index = b.inttoptr(b.add(i, c64(1)), T.PTR)
-    rc = b.call(libc.create, [tid, ir.Constant(T.PTR, None), worker, index])
+    index = b.inttoptr(b.add(i, c64(1)), types.PTR)
+    rc = b.call(libc.create, [tid, ir.Constant(types.PTR, None), worker, index])
     b.cbranch(b.icmp_signed("==", rc, _i32(0)), ok, fail)
     b.position_at_end(ok)
     nxt = b.add(i, c64(1))
@@ -379,7 +373,7 @@ def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, worke
     b.store(i, pool.limit)
     b.branch(out)
     b.position_at_end(out)
-    b.ret(b.load(pool.workers, typ=T.I64))
+    b.ret(b.load(pool.workers, typ=types.I64))
     return fn
 
 
@@ -390,14 +384,14 @@ def _join_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: 
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     b.call(own, [])
     _lock_blocking(b, fn, libc, pool.lock)
-    k = b.load(pool.workers, typ=T.I64)
+    k = b.load(pool.workers, typ=types.I64)
     with b.if_then(b.icmp_signed(">", k, c64(0))):
         b.store_atomic(_i32(1), pool.stop, "seq_cst", 4)
         b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
         _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
         with for_range(b, 0, k, name="j") as j:
-            tid = b.load(b.gep(pool.tids, [c64(0), j], source_etype=pool.tids.value_type), typ=T.I64)
-            b.call(libc.join, [tid, ir.Constant(T.PTR, None)])
+            tid = b.load(b.gep(pool.tids, [c64(0), j], source_etype=pool.tids.value_type), typ=types.I64)
+            b.call(libc.join, [tid, ir.Constant(types.PTR, None)])
         b.store(c64(0), pool.workers)
         b.store_atomic(_i32(0), pool.stop, "monotonic", 4)
     b.store(c64(MAX_THREADS - 1), pool.limit)
@@ -444,7 +438,7 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: i
     `sleepers` and then reads `wake`, the owner bumps `wake` and then reads `sleepers`, all
     seq_cst, so either the worker sees the new job or the owner sees the sleeper and wakes it
     (FUTEX_WAIT also rechecks `wake` in the kernel). The lock is acquire / release."""
-    pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.PTR, T.PTR, T.I64]), name)
+    pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.I64]), name)
     fn, ctx, n = pf.args
     entry, empty, count = _blocks(pf, "entry", "empty", "count")
     b = ir.IRBuilder(entry)
@@ -476,7 +470,7 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: i
     word = b.or_(b.shl(b.sub(p, c64(1)), c64(32)), b.shl(chunks, c64(16)))
     b.store_atomic(word, pool.word, "release", 8)
     b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
-    asleep = b.load_atomic(pool.sleepers, "seq_cst", 4, typ=T.I32)
+    asleep = b.load_atomic(pool.sleepers, "seq_cst", 4, typ=types.I32)
     with b.if_then(b.icmp_signed(">", asleep, _i32(0)), likely=False):
         _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
     b.call(chunks_fn, [c64(0)])
@@ -499,9 +493,9 @@ def _wait_done(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, pool: _Pool, chunk
     wait, poll, pause, yield_, out = _blocks(fn, "wait", "poll", "pause", "yield", "waited")
     b.branch(wait)
     b.position_at_end(wait)
-    k = b.phi(T.I64, name="polls")
+    k = b.phi(types.I64, name="polls")
     k.add_incoming(c64(0), pre)
-    d = b.load_atomic(pool.done, "acquire", 8, typ=T.I64)
+    d = b.load_atomic(pool.done, "acquire", 8, typ=types.I64)
     b.cbranch(b.icmp_signed("<", d, chunks), poll, out)
     b.position_at_end(poll)
     k1 = b.add(k, c64(1))

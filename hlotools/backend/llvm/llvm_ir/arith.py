@@ -11,10 +11,7 @@ from typing import TypeAlias
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import complex as C
-from hlotools.backend.llvm.llvm_ir import denormals
-from hlotools.backend.llvm.llvm_ir import math as M
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import complex_ops, denormals, math_ops, types
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir import semantics
 from hlotools.ir.types import ElementType
@@ -25,7 +22,7 @@ B: TypeAlias = ir.IRBuilder
 def intr(b: B, name: str, args: list[ir.Value], ret: ir.Type | None = None) -> ir.Value:
     """Call an LLVM intrinsic `name` overloaded on the first argument's type."""
     ty = args[0].type
-    suffix = {T.F32: "f32", T.F64: "f64"}.get(ty) or f"i{ty.width}"
+    suffix = {types.F32: "f32", types.F64: "f64"}.get(ty) or f"i{ty.width}"
     full = f"{name}.{suffix}"
     fn = b.module.globals.get(full)
     if fn is None:
@@ -102,7 +99,7 @@ def _popcnt(b: B, x: ir.Value, et: ElementType) -> ir.Value:
 
 
 def _clz(b: B, x: ir.Value, et: ElementType) -> ir.Value:
-    return intr(b, "llvm.ctlz", [x, ir.Constant(T.I1, 0)])
+    return intr(b, "llvm.ctlz", [x, ir.Constant(types.I1, 0)])
 
 
 def _is_finite(b: B, x: ir.Value, et: ElementType) -> ir.Value:
@@ -118,8 +115,8 @@ def _logistic(b: B, x: ir.Value, et: ElementType) -> ir.Value:
     _logistic says why)."""
     one = _fconst(x.type, 1.0)
     if et.name == "f16":
-        return b.fdiv(one, T.round_to(b, b.fadd(one, T.round_to(b, M.exp(b, b.fneg(x)), et)), et))
-    return b.fdiv(one, b.fadd(one, M.exp(b, b.fneg(x))))
+        return b.fdiv(one, types.round_to(b, b.fadd(one, types.round_to(b, math_ops.exp(b, b.fneg(x)), et)), et))
+    return b.fdiv(one, b.fadd(one, math_ops.exp(b, b.fneg(x))))
 
 
 UNARY: dict[str, Callable[[B, ir.Value, ElementType], ir.Value]] = {
@@ -129,7 +126,7 @@ UNARY: dict[str, Callable[[B, ir.Value, ElementType], ir.Value]] = {
     "popcnt": _popcnt, "count-leading-zeros": _clz, "is-finite": _is_finite, "rsqrt": _rsqrt,
     "logistic": _logistic,
 }
-UNARY.update({op: (lambda f: (lambda b, x, et: f(b, x)))(fn) for op, fn in M.TRANSCENDENTAL.items()})
+UNARY.update({op: (lambda f: (lambda b, x, et: f(b, x)))(fn) for op, fn in math_ops.TRANSCENDENTAL.items()})
 
 
 def _xla_log(name: str, domain: float) -> Callable[[B, ir.Value, ElementType], ir.Value]:
@@ -138,15 +135,15 @@ def _xla_log(name: str, domain: float) -> Callable[[B, ir.Value, ElementType], i
     all-ones pattern 0xFFFFFFFF; at f64 (libm) a NaN passes quieted and x < domain gives +NaN
     (glibc's is -NaN). Measured with xla_ref.py (jaxlib 0.10.2)."""
     def apply(b: B, x: ir.Value, et: ElementType) -> ir.Value:
-        if x.type == T.F64 and denormals.flushing(b):  # M.libm flushes f32 itself; XLA's f64 log
+        if x.type == types.F64 and denormals.flushing(b):  # M.libm flushes f32 itself; XLA's f64 log
             x = denormals.flush(b, x)  # sees a denormal as 0 too (-inf), unlike its f64 sin
-        r = M.libm(b, name, [x])
+        r = math_ops.libm(b, name, [x])
         if name == "log" and et.name == "f16":
             return r  # XLA CPU's f16 log is libm's (NaN passes, x < 0 gives -NaN); its log1p is not
         below = b.fcmp_ordered("<", x, _fconst(x.type, domain))
-        if x.type == T.F32:
+        if x.type == types.F32:
             bad = b.or_(below, b.fcmp_unordered("uno", x, x))
-            return b.select(bad, b.bitcast(ir.Constant(T.I32, 0xFFFFFFFF), T.F32), r)
+            return b.select(bad, b.bitcast(ir.Constant(types.I32, 0xFFFFFFFF), types.F32), r)
         return b.select(below, _fconst(x.type, float("nan")), r)
     return apply
 
@@ -320,10 +317,10 @@ def _remainder(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
 
 def _power(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
     if et.kind == "pred":
-        return b.or_(x, b.xor(y, ir.Constant(T.I1, 1)))
+        return b.or_(x, b.xor(y, ir.Constant(types.I1, 1)))
     if et.is_integer:
         return _int_pow(b, x, y, et)
-    return M.pow(b, x, y)
+    return math_ops.pow(b, x, y)
 
 
 BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
@@ -333,7 +330,7 @@ BINARY: dict[str, Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]] = {
     "and": _logic("and_"), "or": _logic("or_"), "xor": _logic("xor"),
     "shift-left": _shift("left"), "shift-right-logical": _shift("logical"),
     "shift-right-arithmetic": _shift("arithmetic"), "mulhi": _mulhi,
-    "atan2": lambda b, x, y, et: M.atan2(b, x, y),
+    "atan2": lambda b, x, y, et: math_ops.atan2(b, x, y),
 }
 
 
@@ -345,7 +342,7 @@ SIGNED_COMPARE = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE"
 def compare_values(b: B, direction: str, x: ir.Value, y: ir.Value, et: ElementType, ctype: str = "") -> ir.Value:
     op = SIGNED_COMPARE[direction]
     if et.kind == "complex":
-        return C.compare(b, direction, x, y)
+        return complex_ops.compare(b, direction, x, y)
     if et.kind == "float":
         if ctype == "TOTALORDER":
             return b.icmp_signed(op, total_order_key(b, x), total_order_key(b, y))
@@ -357,7 +354,7 @@ def compare_values(b: B, direction: str, x: ir.Value, y: ir.Value, et: ElementTy
 
 def total_order_key(b: B, x: ir.Value) -> ir.Value:
     """Integers ordering floats as -NaN < -inf < ... < -0 < +0 < ... < inf < NaN."""
-    ity = T.I64 if x.type == T.F64 else T.I32
+    ity = types.I64 if x.type == types.F64 else types.I32
     s = b.bitcast(x, ity)
     flip = ir.Constant(ity, (1 << (ity.width - 1)) - 1)
     return b.select(b.icmp_signed("<", s, zero_of(ity)), b.xor(s, flip), s)
@@ -370,32 +367,32 @@ def convert_value(b: B, x: ir.Value, src: ElementType, dst: ElementType) -> ir.V
     if src.name == dst.name:
         return x
     if src.kind == "complex" or dst.kind == "complex":
-        return C.convert(b, x, src, dst)
+        return complex_ops.convert(b, x, src, dst)
     if dst.kind == "pred":
         if src.kind == "float":
             return b.fcmp_unordered("!=", x, zero_of(x.type))
         return b.icmp_unsigned("!=", x, zero_of(x.type))
-    dty = T.value_type(dst)
+    dty = types.value_type(dst)
     if src.kind == "float":
         if dst.kind == "float":
-            if x.type == T.F32 and dty == T.F64:
-                return b.fpext(x, T.F64)
-            if x.type == T.F64 and dty == T.F32 and dst.name != "f32":
-                return T.decode(b, T.encode(b, x, T.SMALL_FLOATS[dst.name]), T.SMALL_FLOATS[dst.name])
-            v = b.fptrunc(x, T.F32) if x.type == T.F64 else x
-            return T.round_to(b, v, dst)
+            if x.type == types.F32 and dty == types.F64:
+                return b.fpext(x, types.F64)
+            if x.type == types.F64 and dty == types.F32 and dst.name != "f32":
+                return types.decode(b, types.encode(b, x, types.SMALL_FLOATS[dst.name]), types.SMALL_FLOATS[dst.name])
+            v = b.fptrunc(x, types.F32) if x.type == types.F64 else x
+            return types.round_to(b, v, dst)
         name = "llvm.fptosi.sat" if dst.kind == "signed" else "llvm.fptoui.sat"
-        fn_name = f"{name}.i{dty.width}.{'f64' if x.type == T.F64 else 'f32'}"
+        fn_name = f"{name}.i{dty.width}.{'f64' if x.type == types.F64 else 'f32'}"
         fn = b.module.globals.get(fn_name) or ir.Function(b.module, ir.FunctionType(dty, [x.type]), fn_name)
         return b.call(fn, [x])
     # src is pred or integer
     if dst.kind == "float":
-        wide = b.uitofp(x, T.F64) if src.kind in ("unsigned", "pred") else b.sitofp(x, T.F64)
+        wide = b.uitofp(x, types.F64) if src.kind in ("unsigned", "pred") else b.sitofp(x, types.F64)
         if dst.name == "f64":
             return wide
         if dst.name == "f32":
-            return b.uitofp(x, T.F32) if src.kind in ("unsigned", "pred") else b.sitofp(x, T.F32)
-        return T.decode(b, T.encode(b, wide, T.SMALL_FLOATS[dst.name]), T.SMALL_FLOATS[dst.name])
+            return b.uitofp(x, types.F32) if src.kind in ("unsigned", "pred") else b.sitofp(x, types.F32)
+        return types.decode(b, types.encode(b, wide, types.SMALL_FLOATS[dst.name]), types.SMALL_FLOATS[dst.name])
     sw, dw = x.type.width, dty.width
     if sw == dw:
         return x
@@ -409,10 +406,10 @@ def bits_of(et: ElementType) -> int:
 
 
 def from_bits(b: B, bits: ir.Value, et: ElementType) -> ir.Value:
-    st = T.storage_type(et)
+    st = types.storage_type(et)
     if isinstance(st, ir.IntType):
         raw = bits if st.width == bits.type.width else (
             b.sext(bits, st) if et.kind == "signed" else b.zext(bits, st))
     else:
         raw = b.bitcast(bits, st)
-    return T.from_storage(b, raw, et)
+    return types.from_storage(b, raw, et)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.native import targets
 from hlotools.ir import semantics
 
@@ -53,7 +53,7 @@ def is_x86(module: ir.Module, assume_host: bool = True) -> bool:
 def _intrinsic(module: ir.Module, name: str) -> ir.Function:
     fn = module.globals.get(name)
     if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [T.PTR]), name)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [types.PTR]), name)
     return fn
 
 
@@ -79,10 +79,10 @@ def flush_during(fn: ir.Function) -> None:
     block = fn.entry_basic_block
     b = ir.IRBuilder(block)
     b.position_at_start(block)
-    saved = b.alloca(T.I32, name="mxcsr.caller")
-    ours = b.alloca(T.I32, name="mxcsr.flush")
+    saved = b.alloca(types.I32, name="mxcsr.caller")
+    ours = b.alloca(types.I32, name="mxcsr.flush")
     read_mxcsr(b, saved)
-    b.store(b.or_(b.load(saved, typ=T.I32), ir.Constant(T.I32, FTZ_DAZ)), ours)
+    b.store(b.or_(b.load(saved, typ=types.I32), ir.Constant(types.I32, FTZ_DAZ)), ours)
     write_mxcsr(b, ours)
     for blk in fn.blocks:
         term = blk.terminator

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
@@ -201,7 +201,7 @@ def _starts(gen: ElementalGen, op: Instruction) -> list[ir.Value]:
     for v, s in zip(vals, op.shape.leaves()):
         assert s.element_type is not None
         if v.type.width < 64:
-            v = gen.b.sext(v, T.I64) if s.element_type.kind == "signed" else gen.b.zext(v, T.I64)
+            v = gen.b.sext(v, types.I64) if s.element_type.kind == "signed" else gen.b.zext(v, types.I64)
         out.append(v)
     return out
 
@@ -226,7 +226,7 @@ def _in_place_value(gen: ElementalGen, src: Source, shape: Shape, index: Index) 
         here, pos = pos, pos + len(sizes)
         if arr != a or not all(sizes):
             continue
-        inside: ir.Value = ir.Constant(T.I1, 1)
+        inside: ir.Value = ir.Constant(types.I1, 1)
         at = []
         for d, z in enumerate(sizes):
             lo_out = _clamp(b, out_starts[here + d], shape.dims[d] - z)
@@ -249,7 +249,7 @@ def source_value(gen: ElementalGen, src: Source, shape: Shape, index: Index) -> 
     if src.inst is None:
         et = shape.element_type
         assert et is not None
-        return T.constant(et, 0)
+        return types.constant(et, 0)
     op = src.inst
     if not op.shape.is_tuple:
         return gen.value_at(op, index)
@@ -325,5 +325,5 @@ def memset_zero(fe: FunctionEmitter, dst: ir.Value, nbytes: int) -> None:
     name = "llvm.memset.p0.i64"
     fn = fe.mc.ir.globals.get(name)
     if fn is None:
-        fn = ir.Function(fe.mc.ir, ir.FunctionType(ir.VoidType(), [T.PTR, T.I8, T.I64, T.I1]), name)
-    fe.b.call(fn, [dst, ir.Constant(T.I8, 0), c64(nbytes), ir.Constant(T.I1, 0)])
+        fn = ir.Function(fe.mc.ir, ir.FunctionType(ir.VoidType(), [types.PTR, types.I8, types.I64, types.I1]), name)
+    fe.b.call(fn, [dst, ir.Constant(types.I8, 0), c64(nbytes), ir.Constant(types.I1, 0)])

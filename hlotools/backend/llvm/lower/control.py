@@ -12,7 +12,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import leaf_bytes
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, fusion_is_elemental
 from hlotools.backend.llvm.codegen.function import FunctionEmitter, emit_elemental_loop
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.backend.llvm.registry import ALIASES, SCRATCH, elemental, emitter
 from hlotools.ir.instruction import Instruction
@@ -44,7 +44,7 @@ def _while(fe: FunctionEmitter, inst: Instruction) -> None:
     next_ptrs = []
     it = iter(next_state)
     for k, shape in enumerate(inst.shape.leaves()):
-        p = next(it) if leaf_bytes(shape) else ir.Constant(T.PTR, None)
+        p = next(it) if leaf_bytes(shape) else ir.Constant(types.PTR, None)
         next_ptrs.append(state[k] if k in body_cf.alias_safe else p)
     b = fe.b
     header = b.append_basic_block(f"while.{inst.name}.cond")
@@ -54,7 +54,7 @@ def _while(fe: FunctionEmitter, inst: Instruction) -> None:
     b.position_at_end(header)
     leaves = inst.shape.leaves()
     fe.call_computation(cond, state, [pred_buf], arg_shapes=leaves)
-    go = b.icmp_unsigned("!=", b.load(pred_buf, typ=T.I8), ir.Constant(T.I8, 0))
+    go = b.icmp_unsigned("!=", b.load(pred_buf, typ=types.I8), ir.Constant(types.I8, 0))
     b.cbranch(go, loop, done)
     b.position_at_end(loop)
     fe.call_computation(body, state, next_ptrs, callee=body_cf, arg_shapes=leaves, out_shapes=leaves)
@@ -109,16 +109,16 @@ def _conditional(fe: FunctionEmitter, inst: Instruction) -> None:
     sel_shape = inst.operands[0].shape
     raw = fe.load_element(fe.leaf_ptrs(inst.operands[0])[0], sel_shape, [])
     if sel_shape.element_type is not None and sel_shape.element_type.kind == "pred":
-        idx = b.select(raw, ir.Constant(T.I32, 0), ir.Constant(T.I32, 1))
+        idx = b.select(raw, ir.Constant(types.I32, 0), ir.Constant(types.I32, 1))
     else:
-        idx = raw if raw.type.width == 32 else b.sext(raw, T.I32)
+        idx = raw if raw.type.width == 32 else b.sext(raw, types.I32)
     n = len(branches)
     outs = fe.leaf_ptrs(inst)
     done = b.append_basic_block(f"cond.{inst.name}.exit")
     blocks = [b.append_basic_block(f"cond.{inst.name}.b{k}") for k in range(n)]
     sw = b.switch(idx, blocks[-1])
     for k in range(n - 1):
-        sw.add_case(ir.Constant(T.I32, k), blocks[k])
+        sw.add_case(ir.Constant(types.I32, k), blocks[k])
     for k, comp in enumerate(branches):
         b.position_at_end(blocks[k])
         fe.call_computation(comp, fe.leaf_ptrs(inst.operands[k + 1]), outs,
@@ -131,7 +131,7 @@ def _conditional(fe: FunctionEmitter, inst: Instruction) -> None:
 def _sources(fe: FunctionEmitter, inst: Instruction) -> None:
     """Tokens carry no data; on one device the replica and partition ids are 0."""
     if inst.opcode in ("partition-id", "replica-id"):
-        fe.b.store(ir.Constant(T.I32, 0), fe.leaf_ptrs(inst)[0])
+        fe.b.store(ir.Constant(types.I32, 0), fe.leaf_ptrs(inst)[0])
 
 
 @emitter("scan")

@@ -41,13 +41,13 @@ import numpy as np
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.kernels import conv as CK
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import conv as conv_kernel
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
-from hlotools.backend.llvm.lower import convolution as emit_conv
-from hlotools.backend.llvm.lower import gemm as G
+from hlotools.backend.llvm.lower import convolution
+from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
@@ -68,7 +68,7 @@ def generated_im2col(on: bool = True) -> Iterator[None]:
         _GENERATED.reset(tok)
 
 
-def fused_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
+def fused_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tuple[int, ...]] | None:
     """conv_plan when the GEMM alone computes `inst` (no run-time check of the kernel needed),
     as a kOutput fusion's epilogue or in-place path needs."""
     found = conv_plan(inst)
@@ -90,7 +90,7 @@ def needs_kernel_check(inst: Instruction) -> bool:
     return True
 
 
-def conv_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ...]] | None:
+def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tuple[int, ...]] | None:
     """(GEMM plan, output spatial dims in physical order, kernel K dims in physical order)."""
     labels = inst.attrs.get("dim_labels")
     window = inst.attrs.get("window") or Window(())
@@ -110,25 +110,25 @@ def conv_plan(inst: Instruction) -> tuple[G.Plan, tuple[int, ...], tuple[int, ..
     if any(n == 0 for n in out.dims) or any(n == 0 for n in lhs.shape.dims) or any(n == 0 for n in rhs.shape.dims):
         return None
     sp_order = tuple(d for d in reversed(layout_of(out)) if d in labels.output_spatial)
-    rs = G.collapse(out, sp_order)
+    rs = lower_gemm.collapse(out, sp_order)
     if rs is None:
         return None
     k_order = tuple(d for d in reversed(layout_of(rhs.shape)) if d != labels.kernel_output_feature)
     nbatch = out.dims[labels.output_batch]
-    m = G._prod(out.dims[d] for d in sp_order)
+    m = lower_gemm._prod(out.dims[d] for d in sp_order)
     n = out.dims[labels.output_feature]
-    k = G._prod(rhs.shape.dims[d] for d in k_order)
+    k = lower_gemm._prod(rhs.shape.dims[d] for d in k_order)
     if m * n * k < MIN_WORK:
         return None
     ost = strides(out)
-    nv = 2 * G.lanes(et)
+    nv = 2 * lower_gemm.lanes(et)
     npad = -(-n // nv) * nv
-    dims = G.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
-    a = G.View(True, (m * k,), k, 1)
-    b = G.View(True, (0,), nv, 1)
-    c = G.View(False, (ost[labels.output_batch],), rs, ost[labels.output_feature])
+    dims = lower_gemm.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
+    a = lower_gemm.View(True, (m * k,), k, 1)
+    b = lower_gemm.View(True, (0,), nv, 1)
+    c = lower_gemm.View(False, (ost[labels.output_batch],), rs, ost[labels.output_feature])
     esize = et.bits // 8
-    p = G.Plan(dims, et, False, a, b, c, npad, False, (nbatch * m * k * esize, k * npad * esize))
+    p = lower_gemm.Plan(dims, et, False, a, b, c, npad, False, (nbatch * m * k * esize, k * npad * esize))
     return p, sp_order, k_order
 
 
@@ -140,20 +140,20 @@ def _scratch(inst: Instruction) -> list[int]:
 def emit_conv_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     found = conv_plan(inst)
     if found is None:
-        emit_conv.emit_convolution(fe, inst)
+        convolution.emit_convolution(fe, inst)
         return
     if not needs_kernel_check(inst):
         conv_into(fe, found, inst, inst, list(inst.operands))
         return
-    bad = emit_conv.any_non_finite(fe, inst.operands[1])
+    bad = convolution.any_non_finite(fe, inst.operands[1])
     with fe.b.if_else(bad, likely=False) as (skipping, gemm):
         with skipping, fe.gen.region():
-            emit_conv.emit_convolution(fe, inst)  # skips padding and holes, as XLA's path does
+            convolution.emit_convolution(fe, inst)  # skips padding and holes, as XLA's path does
         with gemm, fe.gen.region():
             conv_into(fe, found, inst, inst, list(inst.operands))
 
 
-def conv_into(fe: FunctionEmitter, found: tuple[G.Plan, tuple[int, ...], tuple[int, ...]], inst: Instruction,
+def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...], tuple[int, ...]], inst: Instruction,
               owner: Instruction, operands: list[Instruction], epilogue: ir.Value | None = None) -> None:
     """The convolution `inst` by its conv_plan `found` into the buffer of `owner` (inst, or
     the kOutput fusion holding it), with owner's scratch; `operands` stand for inst's
@@ -164,15 +164,15 @@ def conv_into(fe: FunctionEmitter, found: tuple[G.Plan, tuple[int, ...], tuple[i
     a_ptr, b_ptr = fe.scratch_ptrs(owner)
     if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
         _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, operands)
-        G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
+        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
         return
-    G._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, G.View(True, (), 0, 1),
-            p.npad, 2 * G.lanes(p.ct))
+    lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
+            p.npad, 2 * lower_gemm.lanes(p.ct))
     _im2col(fe, inst, p, sp_order, k_order, owner, operands[0])
-    G._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
+    lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
 
 
-def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+def _im2col(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
             k_order: tuple[int, ...], owner: Instruction, lhs: Instruction) -> None:
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     out = inst.shape.dims
@@ -191,7 +191,7 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[i
             a_here = fe.scratch_ptrs(owner)[0]  # asked here: a parallel chunk is emitted in a worker function
             _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here, lhs))
 
-    if par.worth_parallel(nbatch * m * k) and total > 1:
+    if parallel_for.worth_parallel(nbatch * m * k) and total > 1:
         outline.run_parallel(fe, "im2col", total, chunk)
     else:
         chunk(c64(0), c64(total))
@@ -209,7 +209,7 @@ def _positions(fe: FunctionEmitter, j: int, sp_order: tuple[int, ...], out: tupl
         _positions(fe, j + 1, sp_order, out, o_idx, body)
 
 
-def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...],
+def _row(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...],
          o_idx: dict[int, ir.Value], a_ptr: ir.Value, lhs: Instruction) -> None:
     """Fill A[b][m][:] for the output position in o_idx (`lhs` stands for inst's input)."""
     b = fe.b
@@ -219,7 +219,7 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
     out, ld, rd = inst.shape.dims, lhs.shape.dims, rhs.shape.dims
     lhs_et = lhs.shape.element_type
     assert lhs_et is not None
-    sty = T.value_type(p.ct)
+    sty = types.value_type(p.ct)
     # m: row-major over sp_order
     mi: ir.Value = c64(0)
     for d in sp_order:
@@ -233,15 +233,15 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
             idx: list[ir.Value] = [c64(0)] * len(ld)
             idx[labels.input_batch] = o_idx[labels.output_batch]
             idx[labels.input_feature] = kidx[labels.kernel_input_feature]
-            inside: ir.Value = ir.Constant(T.I1, 1)
+            inside: ir.Value = ir.Constant(types.I1, 1)
             for i, w in enumerate(window.dims):
                 kr = kidx[labels.kernel_spatial[i]]
                 kp = b.sub(c64(w.size - 1), kr) if w.window_reversal else kr
-                idx[labels.input_spatial[i]], inside = emit_conv.input_position(
+                idx[labels.input_spatial[i]], inside = convolution.input_position(
                     b, w, o_idx[labels.output_spatial[i]], kp, ld[labels.input_spatial[i]], inside)
             with fe.gen.region():
                 v = convert_value(b, fe.gen.value_at(lhs, idx), lhs_et, p.ct)
-            b.store(b.select(inside, v, T.constant(p.ct, 0)), b.gep(row, [col], source_etype=sty))
+            b.store(b.select(inside, v, types.constant(p.ct, 0)), b.gep(row, [col], source_etype=sty))
             return
         d = k_order[j]
         with for_range(b, 0, rd[d], name=f"kk{d}") as iv:
@@ -250,10 +250,10 @@ def _row(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int,
     level(0, c64(0))
 
 
-def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
                 k_order: tuple[int, ...], operands: list[Instruction]) -> bool:
     """Can conv_kernel's generic functions do the im2col and the packing of W?"""
-    if _GENERATED.get() or len(sp_order) > CK.MAX_SPATIAL:
+    if _GENERATED.get() or len(sp_order) > conv_kernel.MAX_SPATIAL:
         return False
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     window: Window = inst.attrs.get("window") or Window(())
@@ -263,39 +263,39 @@ def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tup
     return all(op.shape.element_type == p.ct and fe.is_materialised(op) for op in operands)
 
 
-def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: G.Plan, sp_order: tuple[int, ...],
+def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
                   k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, operands: list[Instruction]) -> None:
     """Fill the descriptors of conv_kernel's pack and im2col and call them (im2col on several
     threads when big, as the generated one)."""
     lhs, rhs = operands
-    im2col, pack = CK.functions(fe.mc.ir, p.ct)
+    im2col, pack = conv_kernel.functions(fe.mc.ir, p.ct)
     b = fe.b
-    nv = 2 * G.lanes(p.ct)
+    nv = 2 * lower_gemm.lanes(p.ct)
     pd = _descriptor(fe, "conv.pack", pack_fields(inst, p, k_order), fe.leaf_ptrs(rhs)[0], b_ptr)
     b.call(pack, [pd, c64(0), c64(p.npad // nv)])
     fields = im2col_fields(inst, p, sp_order, k_order)
     desc = _descriptor(fe, "conv.im2col", fields, fe.leaf_ptrs(lhs)[0], a_ptr)
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
-    total = nbatch * fields[CK.I_S0]
-    if par.worth_parallel(nbatch * m * k) and total > 1:
+    total = nbatch * fields[conv_kernel.I_S0]
+    if parallel_for.worth_parallel(nbatch * m * k) and total > 1:
         outline.call_parallel_for(fe, im2col, desc, total)
     else:
         b.call(im2col, [desc, c64(0), c64(total)])
 
 
-def pack_fields(inst: Instruction, p: G.Plan, k_order: tuple[int, ...]) -> list[int]:
+def pack_fields(inst: Instruction, p: lower_gemm.Plan, k_order: tuple[int, ...]) -> list[int]:
     """conv_kernel's pack descriptor for the kernel of `inst` (pointer slots 0)."""
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     rhs = inst.operands[1]
     rd, rst = rhs.shape.dims, strides(rhs.shape)
-    lev = [(1, 0)] * (CK.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
-    vals = [0, 0, p.dims.k, p.dims.n, 2 * G.lanes(p.ct), rst[labels.kernel_output_feature],
+    lev = [(1, 0)] * (conv_kernel.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
+    vals = [0, 0, p.dims.k, p.dims.n, 2 * lower_gemm.lanes(p.ct), rst[labels.kernel_output_feature],
             *(x for lv in lev for x in lv)]
-    assert len(vals) == CK.PACK_FIELDS
+    assert len(vals) == conv_kernel.PACK_FIELDS
     return vals
 
 
-def im2col_fields(inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...]) -> list[int]:
+def im2col_fields(inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...], k_order: tuple[int, ...]) -> list[int]:
     """conv_kernel's im2col descriptor for `inst` (pointer slots 0)."""
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     window: Window = inst.attrs.get("window") or Window(())
@@ -307,13 +307,13 @@ def im2col_fields(inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_ord
     for d in sp_order:
         w = window.dims[labels.output_spatial.index(d)]
         pos.append((out[d], w.stride, w.padding_low))
-    pos += [(1, 0, 0)] * (CK.MAX_SPATIAL - len(pos))
-    dummy = (1, CK.MAX_SPATIAL, 1, 1, 1, 0, 0)  # L_SIZE, L_LINK, L_WDIL, L_BDIL, L_IN_SIZE, L_IN_STRIDE, L_REV
-    levels: list[tuple[int, ...]] = [dummy] * (CK.LEVELS - len(k_order))
+    pos += [(1, 0, 0)] * (conv_kernel.MAX_SPATIAL - len(pos))
+    dummy = (1, conv_kernel.MAX_SPATIAL, 1, 1, 1, 0, 0)  # L_SIZE, L_LINK, L_WDIL, L_BDIL, L_IN_SIZE, L_IN_STRIDE, L_REV
+    levels: list[tuple[int, ...]] = [dummy] * (conv_kernel.LEVELS - len(k_order))
     for d in k_order:
         if d == labels.kernel_input_feature:
             f = labels.input_feature
-            levels.append((rd[d], CK.MAX_SPATIAL, 1, 1, ld[f], lst[f], 0))
+            levels.append((rd[d], conv_kernel.MAX_SPATIAL, 1, 1, ld[f], lst[f], 0))
             continue
         i = labels.kernel_spatial.index(d)
         w = window.dims[i]
@@ -322,34 +322,34 @@ def im2col_fields(inst: Instruction, p: G.Plan, sp_order: tuple[int, ...], k_ord
     mode = _im2col_mode(levels, k_order[-1] == labels.kernel_input_feature)
     vals = [0, 0, p.dims.m, p.dims.k, s0, lst[labels.input_batch], mode, *(x for q in pos for x in q),
             *(x for lv in levels for x in lv)]
-    assert len(vals) == CK.IM2COL_FIELDS
+    assert len(vals) == conv_kernel.IM2COL_FIELDS
     return vals
 
 
 def _im2col_mode(levels: list[tuple[int, ...]], feature_last: bool) -> int:
     """conv_kernel's I_MODE for the kernel levels (L_* fields)."""
     def simple(lv: tuple[int, ...]) -> bool:
-        return lv[CK.L_WDIL] == 1 and lv[CK.L_BDIL] == 1 and lv[CK.L_REV] == 0
+        return lv[conv_kernel.L_WDIL] == 1 and lv[conv_kernel.L_BDIL] == 1 and lv[conv_kernel.L_REV] == 0
     last, prev = levels[-1], levels[-2]
     if not simple(last):
-        return CK.MODE_GENERAL
-    if feature_last and simple(prev) and last[CK.L_IN_STRIDE] == 1 and prev[CK.L_IN_STRIDE] == last[CK.L_SIZE]:
-        return CK.MODE_SPAN
-    return CK.MODE_FEATURE if feature_last else CK.MODE_SIMPLE
+        return conv_kernel.MODE_GENERAL
+    if feature_last and simple(prev) and last[conv_kernel.L_IN_STRIDE] == 1 and prev[conv_kernel.L_IN_STRIDE] == last[conv_kernel.L_SIZE]:
+        return conv_kernel.MODE_SPAN
+    return conv_kernel.MODE_FEATURE if feature_last else conv_kernel.MODE_SIMPLE
 
 
 def _descriptor(fe: FunctionEmitter, name: str, fields: list[int], src: ir.Value, dst: ir.Value) -> ir.Value:
     """conv_kernel's descriptor: `fields` as a constant of the module, and the two pointers,
     in the entry block's frame (three stores here)."""
-    ty = ir.ArrayType(T.I64, len(fields))
+    ty = ir.ArrayType(types.I64, len(fields))
     g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name(name + ".fields"))
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, fields)
-    desc = fe.in_entry().alloca(T.PTR, size=c64(3), name=name + ".desc")
-    for j, v in ((CK.D_STATIC, g), (CK.D_SRC, src), (CK.D_DST, dst)):
-        fe.b.store(fe.b.bitcast(v, T.PTR), fe.b.gep(desc, [c64(j)], source_etype=T.PTR))
-    return fe.b.bitcast(desc, T.PTR)
+    desc = fe.in_entry().alloca(types.PTR, size=c64(3), name=name + ".desc")
+    for j, v in ((conv_kernel.D_STATIC, g), (conv_kernel.D_SRC, src), (conv_kernel.D_DST, dst)):
+        fe.b.store(fe.b.bitcast(v, types.PTR), fe.b.gep(desc, [c64(j)], source_etype=types.PTR))
+    return fe.b.bitcast(desc, types.PTR)
 
 
 EMITTERS["convolution"] = emit_conv_gemm  # emit_conv's direct loop nest stays the fallback

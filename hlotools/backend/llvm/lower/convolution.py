@@ -30,7 +30,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.lower.data_movement import clamp_index
@@ -61,17 +61,17 @@ def any_non_finite(fe: FunctionEmitter, operand: Instruction) -> ir.Value:
     et = operand.shape.element_type
     assert et is not None and et.kind == "float"
     b = fe.b
-    slot = fe.in_entry().alloca(T.I1)
-    b.store(ir.Constant(T.I1, 0), slot)
-    wide = ELEMENT_TYPES["f32"] if T.is_small_float(et) else et
+    slot = fe.in_entry().alloca(types.I1)
+    b.store(ir.Constant(types.I1, 0), slot)
+    wide = ELEMENT_TYPES["f32"] if types.is_small_float(et) else et
 
     def body(idx: list[ir.Value]) -> None:
         with fe.gen.region():
             x = convert_value(b, fe.gen.value_at(operand, idx), et, wide)
-            bad = b.fcmp_unordered("!=", b.fsub(x, x), T.constant(wide, 0))
-            b.store(b.or_(b.load(slot, typ=T.I1), bad), slot)
+            bad = b.fcmp_unordered("!=", b.fsub(x, x), types.constant(wide, 0))
+            b.store(b.or_(b.load(slot, typ=types.I1), bad), slot)
     loop_nest(b, operand.shape, body, name="nf")
-    return b.load(slot, typ=T.I1)
+    return b.load(slot, typ=types.I1)
 
 
 @emitter("convolution")
@@ -86,7 +86,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
     out_shape = inst.shape
     out_et, lhs_et, rhs_et = out_shape.element_type, lhs.shape.element_type, rhs.shape.element_type
     assert out_et is not None and lhs_et is not None and rhs_et is not None
-    acc_et = ELEMENT_TYPES["f32"] if T.is_small_float(out_et) else out_et
+    acc_et = ELEMENT_TYPES["f32"] if types.is_small_float(out_et) else out_et
     ld, rd, od = lhs.shape.dims, rhs.shape.dims, out_shape.dims
     n_sp = len(labels.input_spatial)
     if len(window.dims) != n_sp:
@@ -114,7 +114,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         n = out_idx[labels.output_batch]
         idx[labels.input_batch] = b.add(b.mul(bgi, c64(nb)), n) if bg > 1 else n
         idx[labels.input_feature] = b.add(b.mul(fgi, c64(c_g)), ci_var[0]) if g > 1 else ci_var[0]
-        inside: ir.Value = ir.Constant(T.I1, 1)
+        inside: ir.Value = ir.Constant(types.I1, 1)
         for i, w in enumerate(window.dims):
             idx[labels.input_spatial[i]], inside = input_position(
                 b, w, out_idx[labels.output_spatial[i]], kpos[i], ld[labels.input_spatial[i]], inside)
@@ -136,7 +136,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
 
     def lhs_value() -> ir.Value:
         v, inside = lhs_real()
-        return b.select(inside, v, T.constant(acc_et, 0))
+        return b.select(inside, v, types.constant(acc_et, 0))
 
     def window_loops(level: int, body: object) -> None:
         if level == n_sp:
@@ -187,10 +187,10 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                 if masked:
                     x, inside = lhs_real()
                     acc = b.load(slot, typ=slot.allocated_type)
-                    b.store(b.select(inside, b.fadd(acc, b.fmul(T.constant(acc_et, 0), x)), acc), slot)
+                    b.store(b.select(inside, b.fadd(acc, b.fmul(types.constant(acc_et, 0), x)), acc), slot)
                     return
                 acc = b.load(slot, typ=slot.allocated_type)
-                b.store(b.fadd(acc, b.fmul(T.constant(acc_et, 0), value())), slot)
+                b.store(b.fadd(acc, b.fmul(types.constant(acc_et, 0), value())), slot)
         window_loops(0, add)
 
     leaks: list[tuple[ir.Value, Callable[[ir.Value], None]]] = []
@@ -215,7 +215,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         if row_form:
             with for_range(b, 0, od[feat], name="oz") as o:
                 out_idx[feat] = o
-                fe.store_element(T.constant(out_et, 0), out_ptr, out_shape, list(out_idx))
+                fe.store_element(types.constant(out_et, 0), out_ptr, out_shape, list(out_idx))
 
             def features(x: ir.Value) -> None:
                 with for_range(b, 0, od[feat], name="of") as o:
@@ -240,8 +240,8 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                 done = fe.load_element(out_ptr, out_shape, list(out_idx))
                 fe.store_element(canonical_nan(b, done), out_ptr, out_shape, list(out_idx))
             return
-        slot = fe.in_entry().alloca(T.value_type(acc_et))
-        b.store(T.constant(acc_et, 0), slot)
+        slot = fe.in_entry().alloca(types.value_type(acc_et))
+        b.store(types.constant(acc_et, 0), slot)
 
         def accumulate() -> None:
             with gen.region():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.backend.llvm.registry import elemental
 from hlotools.errors import HloUnsupportedError
@@ -153,7 +153,7 @@ def index_value(gen: ElementalGen, inst: Instruction, k: int, index: Index) -> i
     assert et is not None
     if v.type.width == 64:
         return v
-    return gen.b.zext(v, T.I64) if et.kind in ("unsigned", "pred") else gen.b.sext(v, T.I64)
+    return gen.b.zext(v, types.I64) if et.kind in ("unsigned", "pred") else gen.b.sext(v, types.I64)
 
 
 @elemental("dynamic-slice")
@@ -181,7 +181,7 @@ def _pad(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     b = gen.b
     cfg = inst.attrs["padding"].dims
     src_dims = inst.operands[0].shape.dims
-    inside: ir.Value = ir.Constant(T.I1, 1)
+    inside: ir.Value = ir.Constant(types.I1, 1)
     src = []
     for d, i in enumerate(index):
         low, _high, interior = cfg[d]

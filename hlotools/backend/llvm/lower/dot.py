@@ -20,8 +20,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
-from hlotools.backend.llvm.llvm_ir import complex as C
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import complex_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.registry import emitter
@@ -32,7 +31,7 @@ from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 def _mul_add(b: ir.IRBuilder, acc: ir.Value, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
     if et.kind == "complex":
-        return C.binary(b, "add", acc, C.binary(b, "multiply", x, y, et), et)
+        return complex_ops.binary(b, "add", acc, complex_ops.binary(b, "multiply", x, y, et), et)
     if et.kind == "pred":
         return b.or_(acc, b.and_(x, y))
     if et.is_integer:
@@ -41,7 +40,7 @@ def _mul_add(b: ir.IRBuilder, acc: ir.Value, x: ir.Value, y: ir.Value, et: Eleme
 
 
 def _zero(et: ElementType) -> ir.Value:
-    return T.constant(et, 0)
+    return types.constant(et, 0)
 
 
 @emitter("dot")
@@ -54,7 +53,7 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
     rfree = [d for d in range(len(rhs.shape.dims)) if d not in rb and d not in rc]
     out_et = inst.shape.element_type
     assert out_et is not None
-    acc_et = ELEMENT_TYPES["f32"] if T.is_small_float(out_et) else out_et
+    acc_et = ELEMENT_TYPES["f32"] if types.is_small_float(out_et) else out_et
     if len(inst.shape.dims) != len(lb) + len(lfree) + len(rfree):
         raise HloUnsupportedError("dot result rank does not match its dimension numbers")
     out_ptr = fe.leaf_ptrs(inst)[0]
@@ -129,7 +128,7 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
                     done = fe.load_element(out_ptr, inst.shape, list(idx))
                     fe.store_element(canonical_nan(b, done), out_ptr, inst.shape, list(idx))
             return
-        slot = fe.in_entry().alloca(T.value_type(acc_et))
+        slot = fe.in_entry().alloca(types.value_type(acc_et))
         b.store(_zero(acc_et), slot)
 
         def accumulate() -> None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index
-from hlotools.backend.llvm.llvm_ir import complex as C
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import complex_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import (
     BINARY,
     SIGNED_COMPARE,
@@ -47,13 +46,13 @@ def _unary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     x = gen.operand(inst, 0, index)
     b = gen.b
     if et.kind == "complex":
-        return C.unary(b, inst.opcode, x, et)
+        return complex_ops.unary(b, inst.opcode, x, et)
     if inst.opcode == "real":
         return x
     if inst.opcode == "imag":
         return zero_of(x.type)
     r = UNARY[inst.opcode](b, x, et)
-    return T.round_to(b, r, out) if out.kind == "float" else r
+    return types.round_to(b, r, out) if out.kind == "float" else r
 
 
 @elemental(*BINARY, "complex")
@@ -63,11 +62,11 @@ def _binary(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     y = gen.operand(inst, 1, index)
     b = gen.b
     if inst.opcode == "complex":
-        return C.make(b, x, y, out)
+        return complex_ops.make(b, x, y, out)
     if et.kind == "complex":
-        return C.binary(b, inst.opcode, x, y, et)
+        return complex_ops.binary(b, inst.opcode, x, y, et)
     r = BINARY[inst.opcode](b, x, y, et)
-    return T.round_to(b, r, out) if out.kind == "float" else r
+    return types.round_to(b, r, out) if out.kind == "float" else r
 
 
 @elemental("compare")
@@ -115,13 +114,13 @@ def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.
     et = _out(inst)
     b = gen.b
     x = gen.operand(inst, 0, index)
-    small = et.name in T.SMALL_FLOATS and et.bits == 16  # f16/bf16: on their own bit pattern, as XLA
-    wide = x.type == T.F64
+    small = et.name in types.SMALL_FLOATS and et.bits == 16  # f16/bf16: on their own bit pattern, as XLA
+    wide = x.type == types.F64
     if small:
-        fmt = T.SMALL_FLOATS[et.name]
+        fmt = types.SMALL_FLOATS[et.name]
         ity, mbits_src, ebits_src = ir.IntType(16), fmt.mbits, fmt.ebits
     else:
-        ity, mbits_src, ebits_src = (T.I64, 52, 11) if wide else (T.I32, 23, 8)
+        ity, mbits_src, ebits_src = (types.I64, 52, 11) if wide else (types.I32, 23, 8)
     mbits = int(inst.attrs.get("mantissa_bits", mbits_src))
     ebits = int(inst.attrs.get("exponent_bits", ebits_src))
 
@@ -142,9 +141,9 @@ def _reduce_precision(gen: ElementalGen, inst: Instruction, index: Index) -> ir.
         zero = b.and_(bits, c(1 << (ity.width - 1)))
         inf = b.or_(zero, c(exp_mask))
         bits = b.select(overflow, inf, b.select(underflow, zero, bits))
-    r = T.from_storage(b, bits, et) if small else b.bitcast(bits, x.type)
+    r = types.from_storage(b, bits, et) if small else b.bitcast(bits, x.type)
     r = b.select(b.fcmp_unordered("uno", x, x), x, r)
-    return r if small else T.round_to(b, r, et)
+    return r if small else types.round_to(b, r, et)
 
 
 def raw_bits(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
@@ -156,11 +155,11 @@ def raw_bits(gen: ElementalGen, inst: Instruction, index: Index) -> ir.Value:
     ity = ir.IntType(bits_of(et))
     if gen.fe.is_materialised(inst) and not gen.bindings and not inst.shape.is_tuple:
         ptr = gen.fe.element_ptr(gen.fe.leaf_ptrs(inst)[0], inst.shape, index)
-        raw = b.load(ptr, typ=T.storage_type(et))
+        raw = b.load(ptr, typ=types.storage_type(et))
     elif inst.opcode == "bitcast-convert" and bits_of(_et(inst)) == bits_of(et):
         raw = raw_bits(gen, inst.operands[0], index)
     else:
-        raw = T.to_storage(b, gen.value_at(inst, index), et)
+        raw = types.to_storage(b, gen.value_at(inst, index), et)
     if not isinstance(raw.type, ir.IntType):
         raw = b.bitcast(raw, _int_of(raw.type))
     return b.trunc(raw, ity) if raw.type.width > ity.width else raw
@@ -186,7 +185,7 @@ def _bitcast_convert(gen: ElementalGen, inst: Instruction, index: Index) -> ir.V
         return from_bits(b, b.trunc(b.lshr(raw, shift), dty), dst)
     acc: ir.Value = ir.Constant(dty, 0)
     for k in range(dbits // sbits):
-        raw = raw_bits(gen, operand, list(index) + [ir.Constant(T.I64, k)])
+        raw = raw_bits(gen, operand, list(index) + [ir.Constant(types.I64, k)])
         acc = b.or_(acc, b.shl(b.zext(raw, dty), ir.Constant(dty, k * sbits)))
     return from_bits(b, acc, dst)
 
@@ -218,4 +217,4 @@ def _batch_norm_inference(gen: ElementalGen, inst: Instruction, index: Index) ->
 
 
 def _int_of(ty: ir.Type) -> ir.IntType:
-    return T.I32 if ty == T.F32 else T.I64
+    return types.I32 if ty == types.F32 else types.I64

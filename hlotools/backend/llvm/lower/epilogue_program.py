@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hlotools.backend.llvm.kernels import gemm_epilogue as E
+from hlotools.backend.llvm.kernels import gemm_epilogue
 from hlotools.backend.llvm.llvm_ir.loops import strides
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ElementType
 
-_LOADS = (E.OP_LOAD, E.OP_SCALAR, E.OP_LOAD_PRED, E.OP_SCALAR_PRED)
+_LOADS = (gemm_epilogue.OP_LOAD, gemm_epilogue.OP_SCALAR, gemm_epilogue.OP_LOAD_PRED, gemm_epilogue.OP_SCALAR_PRED)
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ class _Builder:
     code: list[tuple[int, int, int, int]] = field(default_factory=list)
     records: list[list[int]] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
-    free: list[int] = field(default_factory=lambda: list(range(E.MAX_REGS - 1, 0, -1)))
+    free: list[int] = field(default_factory=lambda: list(range(gemm_epilogue.MAX_REGS - 1, 0, -1)))
     free_scalars: list[int] = field(
-        default_factory=lambda: list(range(E.MAX_REGS + E.MAX_SCALARS - 1, E.MAX_REGS - 1, -1)))
+        default_factory=lambda: list(range(gemm_epilogue.MAX_REGS + gemm_epilogue.MAX_SCALARS - 1, gemm_epilogue.MAX_REGS - 1, -1)))
     reg: dict[int, int] = field(default_factory=dict)  # id(node) -> its register
     uses: dict[int, int] = field(default_factory=dict)  # id(node) -> reads still to come
     scalar_leaf: dict[int, tuple[int, int, bool]] = field(default_factory=dict)  # scalar reg -> (source, record, pred)
@@ -71,7 +71,7 @@ class _Builder:
         return self.free.pop() if self.free else None
 
     def give_back(self, reg: int) -> None:
-        pool = self.free_scalars if reg >= E.MAX_REGS else self.free
+        pool = self.free_scalars if reg >= gemm_epilogue.MAX_REGS else self.free
         pool.append(reg)
         pool.sort(reverse=True)
 
@@ -83,13 +83,13 @@ class _Builder:
 
     def as_tile(self, reg: int, temps: list[int]) -> int | None:
         """A tile register holding `reg`'s values (a scalar one is loaded into a temporary)."""
-        if reg < E.MAX_REGS:
+        if reg < gemm_epilogue.MAX_REGS:
             return reg
         t = self.alloc()
         if t is None:
             return None
         src, rec, pred = self.scalar_leaf[reg]
-        self.code.append((E.OP_LOAD_PRED if pred else E.OP_LOAD, t, src, rec))
+        self.code.append((gemm_epilogue.OP_LOAD_PRED if pred else gemm_epilogue.OP_LOAD, t, src, rec))
         temps.append(t)
         return t
 
@@ -115,7 +115,7 @@ def encode(root: Instruction, d: Instruction, params: dict[int, Instruction], gr
         if node is not d and not _emit(bld, node):
             return None
     ninstr = len(bld.code)
-    rec_base = E.P_CODE + E.WIDTH * ninstr
+    rec_base = gemm_epilogue.P_CODE + gemm_epilogue.WIDTH * ninstr
     offsets = []
     pos = rec_base
     for rec in bld.records:
@@ -164,16 +164,16 @@ def _operand_types(bld: _Builder, node: Instruction) -> list[ElementType] | None
     from hlotools.ir.types import ELEMENT_TYPES
     ct, et, n = bld.ct, node.shape.element_type, len(node.operands)
     if node.opcode == "compare":
-        ok = (et is not None and et.kind == "pred" and E.supports("compare.EQ", ct)
-              and str(node.attrs.get("direction", "")) in E.DIRECTIONS and not node.attrs.get("type"))
+        ok = (et is not None and et.kind == "pred" and gemm_epilogue.supports("compare.EQ", ct)
+              and str(node.attrs.get("direction", "")) in gemm_epilogue.DIRECTIONS and not node.attrs.get("type"))
         return [ct, ct] if ok and n == 2 else None
     if et != ct:
         return None
     if node.opcode == "select":
-        return [ELEMENT_TYPES["pred"], ct, ct] if E.supports("select", ct) and n == 3 else None
+        return [ELEMENT_TYPES["pred"], ct, ct] if gemm_epilogue.supports("select", ct) and n == 3 else None
     if node.opcode == "clamp":
-        return [ct] * 3 if E.supports("maximum", ct) and E.supports("minimum", ct) and n == 3 else None
-    if node.opcode in E.CONTROL_OPS or not E.supports(node.opcode, ct):
+        return [ct] * 3 if gemm_epilogue.supports("maximum", ct) and gemm_epilogue.supports("minimum", ct) and n == 3 else None
+    if node.opcode in gemm_epilogue.CONTROL_OPS or not gemm_epilogue.supports(node.opcode, ct):
         return None
     if node.opcode == "power" and ct.kind == "float" and any(_constant_leaf(op) for op in node.operands):
         # The elemental loop passes a constant to libm's pow, which LLVM's library-call
@@ -202,19 +202,19 @@ def _emit(bld: _Builder, node: Instruction) -> bool:
         dst = bld.alloc()
         if pt is None or dst is None:
             return False
-        bld.code.append((E.op_code("move"), dst, 0, on_false))
-        bld.code.append((E.op_code("select"), dst, pt, on_true))
-    elif node.opcode == "compare" and not all(r >= E.MAX_REGS for r in xs):
+        bld.code.append((gemm_epilogue.op_code("move"), dst, 0, on_false))
+        bld.code.append((gemm_epilogue.op_code("select"), dst, pt, on_true))
+    elif node.opcode == "compare" and not all(r >= gemm_epilogue.MAX_REGS for r in xs):
         dst = bld.alloc()
         if dst is None:
             return False
-        bld.code.append((E.op_code(f"compare.{node.attrs['direction']}"), dst, xs[0], xs[1]))
+        bld.code.append((gemm_epilogue.op_code(f"compare.{node.attrs['direction']}"), dst, xs[0], xs[1]))
     elif node.opcode == "compare":
         first = bld.as_tile(xs[0], temps)
         dst = bld.alloc()
         if first is None or dst is None:
             return False
-        bld.code.append((E.op_code(f"compare.{node.attrs['direction']}"), dst, first, xs[1]))
+        bld.code.append((gemm_epilogue.op_code(f"compare.{node.attrs['direction']}"), dst, first, xs[1]))
     elif node.opcode == "clamp":  # emit_arith's clamp: minimum(maximum(x, lo), hi)
         lo, x, hi = xs
         xt = bld.as_tile(x, temps)
@@ -222,32 +222,32 @@ def _emit(bld: _Builder, node: Instruction) -> bool:
         dst = bld.alloc()
         if xt is None or t is None or dst is None:
             return False
-        bld.code.append((E.op_code("maximum"), t, xt, lo))
-        bld.code.append((E.op_code("minimum"), dst, t, hi))
+        bld.code.append((gemm_epilogue.op_code("maximum"), t, xt, lo))
+        bld.code.append((gemm_epilogue.op_code("minimum"), dst, t, hi))
         temps.append(t)
     elif node.opcode == "divide" and _reciprocal(node.operands[1], bld.ct) is not None and bld.free_scalars:
         # x / 2^k is x * 2^-k exactly (LLVM folds the same in the elemental loop): a multiply
         recip = bld.free_scalars.pop()
         bld.sources.append(Source(value=_reciprocal(node.operands[1], bld.ct)))
         bld.records.append([0, 0, *([0] * len(bld.grouping.batch))])
-        bld.code.append((E.OP_SCALAR, recip, len(bld.sources) - 1, len(bld.records) - 1))
+        bld.code.append((gemm_epilogue.OP_SCALAR, recip, len(bld.sources) - 1, len(bld.records) - 1))
         first = bld.as_tile(xs[0], temps)
         dst = bld.alloc()
         if first is None or dst is None:
             return False
-        bld.code.append((E.op_code("multiply"), dst, first, recip))
+        bld.code.append((gemm_epilogue.op_code("multiply"), dst, first, recip))
         temps.append(recip)
-    elif len(xs) == 1 or all(r >= E.MAX_REGS for r in xs):  # unary ops and scalar pairs take tiles
+    elif len(xs) == 1 or all(r >= gemm_epilogue.MAX_REGS for r in xs):  # unary ops and scalar pairs take tiles
         first = bld.as_tile(xs[0], temps)
         dst = bld.alloc()
         if first is None or dst is None:
             return False
-        bld.code.append((E.op_code(node.opcode), dst, first, xs[1] if len(xs) > 1 else first))
+        bld.code.append((gemm_epilogue.op_code(node.opcode), dst, first, xs[1] if len(xs) > 1 else first))
     else:
         dst = bld.alloc()
         if dst is None:
             return False
-        bld.code.append((E.op_code(node.opcode), dst, xs[0], xs[1]))
+        bld.code.append((gemm_epilogue.op_code(node.opcode), dst, xs[0], xs[1]))
     for t in temps:
         bld.give_back(t)
     assert dst is not None
@@ -276,7 +276,7 @@ def _emit_load(bld: _Builder, node: Instruction) -> bool:
     where = (len(bld.sources) - 1, len(bld.records) - 1)
     et = node.shape.element_type
     pred = et is not None and et.kind == "pred"
-    op = (E.OP_SCALAR_PRED if pred else E.OP_SCALAR) if scalar else (E.OP_LOAD_PRED if pred else E.OP_LOAD)
+    op = (gemm_epilogue.OP_SCALAR_PRED if pred else gemm_epilogue.OP_SCALAR) if scalar else (gemm_epilogue.OP_LOAD_PRED if pred else gemm_epilogue.OP_LOAD)
     bld.code.append((op, dst, *where))
     if scalar:
         bld.scalar_leaf[dst] = (*where, pred)

@@ -16,9 +16,7 @@ import math
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
-from hlotools.backend.llvm.llvm_ir import complex as C
-from hlotools.backend.llvm.llvm_ir import math as M
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import complex_ops, math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.registry import NO_INLINE, elemental
@@ -47,9 +45,9 @@ def _fft(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     if kind != "IRFFT" and any(e != n for e, n in zip(extents, lengths)):
         raise HloUnsupportedError("fft input dims differ from fft_length (cropping/padding)")
     eb = gen.fe.in_entry()
-    acc_re, acc_im = eb.alloca(T.F64), eb.alloca(T.F64)
-    b.store(ir.Constant(T.F64, 0.0), acc_re)
-    b.store(ir.Constant(T.F64, 0.0), acc_im)
+    acc_re, acc_im = eb.alloca(types.F64), eb.alloca(types.F64)
+    b.store(ir.Constant(types.F64, 0.0), acc_re)
+    b.store(ir.Constant(types.F64, 0.0), acc_im)
     src: list[ir.Value] = list(index)
     sign = 1.0 if inverse else -1.0
 
@@ -57,31 +55,31 @@ def _fft(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with gen.region():
             v = gen.value_at(x, list(src))
             if src_et.kind == "complex":
-                re, im = C.parts(b, v)
-                re, im = (b.fpext(p, T.F64) if p.type == T.F32 else p for p in (re, im))
+                re, im = complex_ops.parts(b, v)
+                re, im = (b.fpext(p, types.F64) if p.type == types.F32 else p for p in (re, im))
             else:
-                re, im = convert_value(b, v, src_et, f64), ir.Constant(T.F64, 0.0)
+                re, im = convert_value(b, v, src_et, f64), ir.Constant(types.F64, 0.0)
             # angle = sign * 2 pi * sum_d ((j_d * k_d) mod n_d) / n_d
-            frac: ir.Value = ir.Constant(T.F64, 0.0)
-            weight: ir.Value = ir.Constant(T.F64, 1.0)
+            frac: ir.Value = ir.Constant(types.F64, 0.0)
+            weight: ir.Value = ir.Constant(types.F64, 1.0)
             for d, a in enumerate(axes):
                 n = lengths[d]
                 j, k = src[a], index[a]
                 phase = b.urem(b.mul(j, k), c64(n))
-                frac = b.fadd(frac, b.fdiv(b.uitofp(phase, T.F64), ir.Constant(T.F64, float(n))))
+                frac = b.fadd(frac, b.fdiv(b.uitofp(phase, types.F64), ir.Constant(types.F64, float(n))))
                 if kind == "IRFFT" and d == nd - 1:
                     edge = b.icmp_unsigned("==", j, c64(0))
                     if n % 2 == 0:
                         edge = b.or_(edge, b.icmp_unsigned("==", j, c64(n // 2)))
-                    weight = b.select(edge, ir.Constant(T.F64, 1.0), ir.Constant(T.F64, 2.0))
-            angle = b.fmul(frac, ir.Constant(T.F64, sign * 2 * math.pi))
-            cs, sn = M.libm(b, "cos", [angle]), M.libm(b, "sin", [angle])
+                    weight = b.select(edge, ir.Constant(types.F64, 1.0), ir.Constant(types.F64, 2.0))
+            angle = b.fmul(frac, ir.Constant(types.F64, sign * 2 * math.pi))
+            cs, sn = math_ops.libm(b, "cos", [angle]), math_ops.libm(b, "sin", [angle])
             t_re = b.fsub(b.fmul(re, cs), b.fmul(im, sn))
             t_im = b.fadd(b.fmul(re, sn), b.fmul(im, cs))
             if kind == "IRFFT":
                 t_re, t_im = b.fmul(t_re, weight), b.fmul(t_im, weight)
-            b.store(b.fadd(b.load(acc_re, typ=T.F64), t_re), acc_re)
-            b.store(b.fadd(b.load(acc_im, typ=T.F64), t_im), acc_im)
+            b.store(b.fadd(b.load(acc_re, typ=types.F64), t_re), acc_re)
+            b.store(b.fadd(b.load(acc_im, typ=types.F64), t_im), acc_im)
 
     def level(d: int) -> None:
         if d == nd:
@@ -93,16 +91,16 @@ def _fft(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             level(d + 1)
     with gen.region():
         level(0)
-    re, im = b.load(acc_re, typ=T.F64), b.load(acc_im, typ=T.F64)
+    re, im = b.load(acc_re, typ=types.F64), b.load(acc_im, typ=types.F64)
     if inverse:
-        scale = ir.Constant(T.F64, 1.0 / math.prod(lengths))
+        scale = ir.Constant(types.F64, 1.0 / math.prod(lengths))
         re, im = b.fmul(re, scale), b.fmul(im, scale)
     if out_et.kind != "complex":  # IRFFT
         return convert_value(b, re, f64, out_et)
-    ft = T.float_of(out_et)
-    if ft == T.F32:
-        re, im = b.fptrunc(re, T.F32), b.fptrunc(im, T.F32)
-    return C.make(b, re, im, out_et)
+    ft = types.float_of(out_et)
+    if ft == types.F32:
+        re, im = b.fptrunc(re, types.F32), b.fptrunc(im, types.F32)
+    return complex_ops.make(b, re, im, out_et)
 
 
 NO_INLINE.add("fft")

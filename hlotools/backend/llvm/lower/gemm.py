@@ -43,12 +43,12 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.kernels import gemm as K
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
-from hlotools.backend.llvm.lower import dot as emit_dot
+from hlotools.backend.llvm.lower import dot
 from hlotools.backend.llvm.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
@@ -166,7 +166,7 @@ def compute_type(inst: Instruction) -> ElementType | None:
     """The type the kernel multiplies and accumulates in, or None (not a GEMM here)."""
     out = inst.shape.element_type
     assert out is not None
-    if T.is_small_float(out):
+    if types.is_small_float(out):
         return ELEMENT_TYPES["f32"]
     if out.name in ("f32", "f64") or (out.kind in ("signed", "unsigned") and out.bits >= 8):
         return out
@@ -193,7 +193,7 @@ def _host_features() -> str:
 
 
 def lanes(ct: ElementType) -> int:
-    return K.lanes_for(ct, _host_features())
+    return gemm_kernel.lanes_for(ct, _host_features())
 
 
 def plan(inst: Instruction) -> Plan | None:
@@ -278,7 +278,7 @@ def _scratch(inst: Instruction) -> list[int]:
 def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
     p = plan(inst)
     if p is None:
-        emit_dot.emit_dot(fe, inst)
+        dot.emit_dot(fe, inst)
         return
     gemm_into(fe, p, inst, inst, list(inst.operands))
 
@@ -342,9 +342,9 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
         mult[d] = ("b", view.batch_strides[j])
     if row_len != ncols:  # zero the padding (the whole buffer: simple, and small next to the product)
         total = _prod(shape.dims[d] for d in bdims) * nrows * row_len
-        zero = T.constant(ct, 0)
+        zero = types.constant(ct, 0)
         with for_range(b, 0, total, name="pz") as i:
-            b.store(zero, b.gep(dst, [i], source_etype=T.value_type(ct)))
+            b.store(zero, b.gep(dst, [i], source_etype=types.value_type(ct)))
     order = [d for d in reversed(layout_of(shape))]
     index: list[ir.Value] = [c64(0)] * len(shape.dims)
 
@@ -371,7 +371,7 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
             off = b.add(boff, b.add(b.mul(blk, c64(nrows * panel)), b.add(b.mul(r, c64(panel)), lane)))
         with fe.gen.region():
             v = convert_value(b, fe.gen.value_at(op, list(index)), et, ct)
-        b.store(v, b.gep(dst, [off], source_etype=T.value_type(ct)))
+        b.store(v, b.gep(dst, [off], source_etype=types.value_type(ct)))
 
     def level(k: int) -> None:
         if k == len(order):
@@ -409,10 +409,10 @@ def _unstage(fe: FunctionEmitter, inst: Instruction, src: ir.Value, p: Plan) -> 
             for d in reversed(group):
                 off = b.add(off, b.mul(index[d], c64(s)))
                 s *= out.dims[d]
-        v = b.load(b.gep(src, [off], source_etype=T.value_type(p.ct)), typ=T.value_type(p.ct))
+        v = b.load(b.gep(src, [off], source_etype=types.value_type(p.ct)), typ=types.value_type(p.ct))
         v = convert_value(b, v, p.ct, et)
         # the kernel's NaNs are canonical already; BLAS's, and a narrow type's overflow, not
-        fe.store_element(K.canonical_nan(b, v) if p.blas or et != p.ct else v, dst, out, index)
+        fe.store_element(gemm_kernel.canonical_nan(b, v) if p.blas or et != p.ct else v, dst, out, index)
     loop_nest(b, out, body)
 
 
@@ -421,10 +421,10 @@ def _canonical_nans(fe: FunctionEmitter, ptr: ir.Value, ct: ElementType, count: 
     canonical one (gemm_kernel.canonical_nan): OpenBLAS's result, whose payloads are its
     kernels' (chosen per CPU)."""
     b = fe.b
-    sty = T.value_type(ct)
+    sty = types.value_type(ct)
     with for_range(b, 0, count, name="cn") as i:
         at = b.gep(ptr, [i], source_etype=sty)
-        b.store(K.canonical_nan(b, b.load(at, typ=sty)), at)
+        b.store(gemm_kernel.canonical_nan(b, b.load(at, typ=sty)), at)
 
 
 def _batch_offsets(b: ir.IRBuilder, t: ir.Value, batch: tuple[int, ...],
@@ -446,13 +446,13 @@ def _batch_offsets(b: ir.IRBuilder, t: ir.Value, batch: tuple[int, ...],
 
 def _emit_blas(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value) -> None:
     dd = p.dims
-    ty = T.value_type(p.ct)
+    ty = types.value_type(p.ct)
     mod = fe.mc.ir
     name = BLAS_SYMBOLS[p.ct.name]
     fn = mod.globals.get(name)
     if fn is None:
-        fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [T.I32, T.I32, T.I32, T.I64, T.I64, T.I64, ty, T.PTR,
-                                                              T.I64, T.PTR, T.I64, ty, T.PTR, T.I64]), name)
+        fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [types.I32, types.I32, types.I32, types.I64, types.I64, types.I64, ty, types.PTR,
+                                                              types.I64, types.PTR, types.I64, ty, types.PTR, types.I64]), name)
     m, n, k = dd.m, dd.n, dd.k
     A, B = (p.a.rs, p.a.cs), (p.b.rs, p.b.cs)
     C = (p.c.rs, p.c.cs)
@@ -475,7 +475,7 @@ def _emit_blas(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c
     first, second = (b_ptr, a_ptr) if swap else (a_ptr, b_ptr)
     fv, sv = (p.b, p.a) if swap else (p.a, p.b)
     bld = fe.b
-    i32 = lambda v: ir.Constant(T.I32, v)  # noqa: E731
+    i32 = lambda v: ir.Constant(types.I32, v)  # noqa: E731
     nbatch = _prod(dd.batch)
 
     def call(t: ir.Value) -> None:
@@ -495,7 +495,7 @@ def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> No
     """The last, partial panel of an in-place B, zero padded to NV columns per row."""
     dd = p.dims
     b = fe.b
-    sty = T.value_type(p.ct)
+    sty = types.value_type(p.ct)
     nv = 2 * lanes(p.ct)
     n0 = dd.n // nv * nv
     rem = dd.n - n0
@@ -508,7 +508,7 @@ def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> No
             with for_range(b, 0, nv, name="tj") as j:
                 inside = b.icmp_signed("<", j, c64(rem))
                 x = b.load(b.gep(row, [b.select(inside, j, c64(0))], source_etype=sty), typ=sty)
-                b.store(b.select(inside, x, T.constant(p.ct, 0)), b.gep(out, [j], source_etype=sty))
+                b.store(b.select(inside, x, types.constant(p.ct, 0)), b.gep(out, [j], source_etype=sty))
 
 
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
@@ -521,44 +521,44 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     nv = 2 * L
     nbatch = _prod(dd.batch)
     panels = -(-dd.n // nv)
-    mr = K.rows_for(_host_features())
+    mr = gemm_kernel.rows_for(_host_features())
     mblocks = -(-dd.m // mr)
-    target = max(8, 4 * par.host_threads())
+    target = max(8, 4 * parallel_for.host_threads())
     rchunks = 1 if nbatch * panels >= target else min(mblocks, -(-target // (nbatch * panels)))
     rpc = -(-mblocks // rchunks)
     rchunks = -(-mblocks // rpc)
     tasks = nbatch * panels * rchunks
     live_batch = [j for j, n in enumerate(dd.batch) if n > 1]
-    nfields = K.D_BATCH + K.BATCH_FIELDS * len(live_batch)
+    nfields = gemm_kernel.D_BATCH + gemm_kernel.BATCH_FIELDS * len(live_batch)
     eb = fe.in_entry()
-    desc = eb.alloca(T.I64, size=c64(K.DESC_SLOTS), name="gemm.desc")
+    desc = eb.alloca(types.I64, size=c64(gemm_kernel.DESC_SLOTS), name="gemm.desc")
     vals: list[int] = [0] * nfields  # the constant part (K.D_FIELDS); slots below D_FIELDS unused
-    for k, v in ((K.D_M, dd.m), (K.D_N, dd.n), (K.D_K, dd.k), (K.D_A_RS, p.a.rs), (K.D_A_CS, p.a.cs),
-                 (K.D_B_RS, p.b.rs), (K.D_C_RS, p.c.rs), (K.D_C_CS, p.c.cs), (K.D_PANELS, panels),
-                 (K.D_RCHUNKS, rchunks), (K.D_RPC, rpc), (K.D_NB, len(live_batch)),
-                 (K.D_B_PS, dd.k * nv if p.b.packed else nv)):
+    for k, v in ((gemm_kernel.D_M, dd.m), (gemm_kernel.D_N, dd.n), (gemm_kernel.D_K, dd.k), (gemm_kernel.D_A_RS, p.a.rs), (gemm_kernel.D_A_CS, p.a.cs),
+                 (gemm_kernel.D_B_RS, p.b.rs), (gemm_kernel.D_C_RS, p.c.rs), (gemm_kernel.D_C_CS, p.c.cs), (gemm_kernel.D_PANELS, panels),
+                 (gemm_kernel.D_RCHUNKS, rchunks), (gemm_kernel.D_RPC, rpc), (gemm_kernel.D_NB, len(live_batch)),
+                 (gemm_kernel.D_B_PS, dd.k * nv if p.b.packed else nv)):
         vals[k] = v
     tail_strides = _canon_batch(dd.batch, dd.k * nv)
     for q, j in enumerate(live_batch):
-        base = K.D_BATCH + K.BATCH_FIELDS * q
+        base = gemm_kernel.D_BATCH + gemm_kernel.BATCH_FIELDS * q
         for f, v in enumerate((dd.batch[j], p.a.batch_strides[j], p.b.batch_strides[j], p.c.batch_strides[j],
                                tail_strides[j])):
             vals[base + f] = v
-    ty = ir.ArrayType(T.I64, nfields)
+    ty = ir.ArrayType(types.I64, nfields)
     g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("gemm.fields"))
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, vals)
-    slots: list[tuple[int, ir.Value]] = [(K.D_A, b.ptrtoint(a_ptr, T.I64)), (K.D_B, b.ptrtoint(b_ptr, T.I64)),
-                                         (K.D_C, b.ptrtoint(c_ptr, T.I64)),
-                                         (K.D_TAIL, b.ptrtoint(tail, T.I64) if tail is not None else c64(0)),
-                                         (K.D_FIELDS, b.ptrtoint(g, T.I64)),
-                                         (K.D_EPI, b.ptrtoint(epilogue, T.I64) if epilogue is not None else c64(0))]
+    slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
+                                         (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
+                                         (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
+                                         (gemm_kernel.D_FIELDS, b.ptrtoint(g, types.I64)),
+                                         (gemm_kernel.D_EPI, b.ptrtoint(epilogue, types.I64) if epilogue is not None else c64(0))]
     for k, v in slots:
-        b.store(v, b.gep(desc, [c64(k)], source_etype=T.I64))
-    kern = K.kernel_function(fe.mc.ir, p.ct, L, mr)
-    dptr = b.bitcast(desc, T.PTR)
-    if par.worth_parallel(nbatch * dd.m * dd.n * dd.k, par.MIN_PARALLEL_GEMM) and tasks > 1:
+        b.store(v, b.gep(desc, [c64(k)], source_etype=types.I64))
+    kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, L, mr)
+    dptr = b.bitcast(desc, types.PTR)
+    if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and tasks > 1:
         outline.call_parallel_for(fe, kern, dptr, tasks)
     else:
         b.call(kern, [dptr, c64(0), c64(tasks)])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.lower.linalg import F64, _batch_shape, _Mat, _var, cholesky_core, solve_triangular
@@ -72,27 +72,27 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
         with for_range(b, 0, m, name="li") as i:
             with for_range(b, 0, n, name="lj") as j:
                 lu.set(i, j, convert_value(b, fe.load_element(src, a.shape, bidx + [i, j]), et, F64))
-        info = _var(fe, ir.Constant(T.I32, 0))
+        info = _var(fe, ir.Constant(types.I32, 0))
         fabs = "llvm.fabs.f64"
-        fn = b.module.globals.get(fabs) or ir.Function(b.module, ir.FunctionType(T.F64, [T.F64]), fabs)
+        fn = b.module.globals.get(fabs) or ir.Function(b.module, ir.FunctionType(types.F64, [types.F64]), fabs)
         with for_range(b, 0, k, name="pj") as j:
             p, best = _var(fe, j), _var(fe, b.call(fn, [lu.get(j, j)]))
             with for_range(b, b.add(j, c64(1)), m, name="pi") as i:
                 v = b.call(fn, [lu.get(i, j)])
-                better = b.fcmp_ordered(">", v, b.load(best, typ=T.F64))
-                b.store(b.select(better, i, b.load(p, typ=T.I64)), p)
-                b.store(b.select(better, v, b.load(best, typ=T.F64)), best)
-            pv = b.load(p, typ=T.I64)
+                better = b.fcmp_ordered(">", v, b.load(best, typ=types.F64))
+                b.store(b.select(better, i, b.load(p, typ=types.I64)), p)
+                b.store(b.select(better, v, b.load(best, typ=types.F64)), best)
+            pv = b.load(p, typ=types.I64)
             if len(ptrs) > 1:
-                fe.store_element(b.trunc(b.add(pv, c64(1)), T.I32), ptrs[1], shapes[1], bidx + [j])
+                fe.store_element(b.trunc(b.add(pv, c64(1)), types.I32), ptrs[1], shapes[1], bidx + [j])
             with for_range(b, 0, n, name="sw") as c:
                 top, other = lu.get(j, c), lu.get(pv, c)
                 lu.set(j, c, other)
                 lu.set(pv, c, top)
             pivot = lu.get(j, j)
-            zero = b.fcmp_ordered("==", pivot, ir.Constant(T.F64, 0.0))
-            first = b.and_(zero, b.icmp_signed("==", b.load(info, typ=T.I32), ir.Constant(T.I32, 0)))
-            b.store(b.select(first, b.add(b.trunc(j, T.I32), ir.Constant(T.I32, 1)), b.load(info, typ=T.I32)), info)
+            zero = b.fcmp_ordered("==", pivot, ir.Constant(types.F64, 0.0))
+            first = b.and_(zero, b.icmp_signed("==", b.load(info, typ=types.I32), ir.Constant(types.I32, 0)))
+            b.store(b.select(first, b.add(b.trunc(j, types.I32), ir.Constant(types.I32, 1)), b.load(info, typ=types.I32)), info)
             with for_range(b, b.add(j, c64(1)), m, name="sc") as i:
                 v = lu.get(i, j)
                 lu.set(i, j, b.select(zero, v, b.fdiv(v, pivot)))
@@ -106,7 +106,7 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
             with for_range(b, 0, n, name="oj") as j:
                 fe.store_element(convert_value(b, lu.get(i, j), F64, out_et), ptrs[0], shapes[0], bidx + [i, j])
         if len(ptrs) > 2:
-            fe.store_element(b.load(info, typ=T.I32), ptrs[2], shapes[2], bidx)
+            fe.store_element(b.load(info, typ=types.I32), ptrs[2], shapes[2], bidx)
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import complex as C
-from hlotools.backend.llvm.llvm_ir import math as M
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import complex_ops, math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.registry import SCRATCH, emitter
@@ -43,10 +41,10 @@ class _Mat:
 
     def _at(self, i: ir.Value, j: ir.Value) -> ir.Value:
         b = self.fe.b
-        return b.gep(self.ptr, [b.add(b.mul(i, c64(self.cols)), j)], source_etype=T.F64)
+        return b.gep(self.ptr, [b.add(b.mul(i, c64(self.cols)), j)], source_etype=types.F64)
 
     def get(self, i: ir.Value, j: ir.Value) -> ir.Value:
-        return self.fe.b.load(self._at(i, j), typ=T.F64)
+        return self.fe.b.load(self._at(i, j), typ=types.F64)
 
     def set(self, i: ir.Value, j: ir.Value, v: ir.Value) -> None:
         self.fe.b.store(v, self._at(i, j))
@@ -94,41 +92,41 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
         def read(i: ir.Value, j: ir.Value) -> ir.Value:  # the symmetric matrix from one triangle
             lo, hi = (i, j) if lower else (j, i)  # lower: a[i, j] with j <= i
             return convert_value(b, fe.load_element(src, a.shape, bidx + [lo, hi]), et, F64)
-        ok = _var(fe, ir.Constant(T.I1, 1))
-        first_bad = _var(fe, ir.Constant(T.I32, 0))
+        ok = _var(fe, ir.Constant(types.I1, 1))
+        first_bad = _var(fe, ir.Constant(types.I32, 0))
         with for_range(b, 0, n, name="cj") as j:
             acc = _var(fe, read(j, j))
             with for_range(b, 0, j, name="ck") as k:
                 ljk = mat.get(j, k)
-                b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(ljk, ljk)), acc)
-            s = b.load(acc, typ=T.F64)
-            bad = b.fcmp_unordered("ule", s, ir.Constant(T.F64, 0.0))  # <= 0 or NaN
-            was_ok = b.load(ok, typ=T.I1)
-            b.store(b.select(b.and_(was_ok, bad), b.add(b.trunc(j, T.I32), ir.Constant(T.I32, 1)),
-                             b.load(first_bad, typ=T.I32)), first_bad)
+                b.store(b.fsub(b.load(acc, typ=types.F64), b.fmul(ljk, ljk)), acc)
+            s = b.load(acc, typ=types.F64)
+            bad = b.fcmp_unordered("ule", s, ir.Constant(types.F64, 0.0))  # <= 0 or NaN
+            was_ok = b.load(ok, typ=types.I1)
+            b.store(b.select(b.and_(was_ok, bad), b.add(b.trunc(j, types.I32), ir.Constant(types.I32, 1)),
+                             b.load(first_bad, typ=types.I32)), first_bad)
             b.store(b.and_(was_ok, b.not_(bad)), ok)
-            d = M.libm(b, "sqrt", [s])
+            d = math_ops.libm(b, "sqrt", [s])
             mat.set(j, j, d)
             with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
                 acc2 = _var(fe, read(i, j))
                 with for_range(b, 0, j, name="ck2") as k:
-                    b.store(b.fsub(b.load(acc2, typ=T.F64), b.fmul(mat.get(i, k), mat.get(j, k))), acc2)
-                mat.set(i, j, b.fdiv(b.load(acc2, typ=T.F64), d))
-        good = b.load(ok, typ=T.I1)
+                    b.store(b.fsub(b.load(acc2, typ=types.F64), b.fmul(mat.get(i, k), mat.get(j, k))), acc2)
+                mat.set(i, j, b.fdiv(b.load(acc2, typ=types.F64), d))
+        good = b.load(ok, typ=types.I1)
         with for_range(b, 0, n, name="wi") as i:
             with for_range(b, 0, n, name="wj") as j:
                 r, c = (i, j) if lower else (j, i)  # factor element L[r, c] (upper: U = L^T)
                 inside = b.icmp_signed("<=", c, r)
                 v = mat.get(b.select(inside, r, c), b.select(inside, c, r))
-                v = b.select(good, v, ir.Constant(T.F64, float("nan")))
+                v = b.select(good, v, ir.Constant(types.F64, float("nan")))
                 if keep_other:
                     other = convert_value(b, fe.load_element(src, a.shape, bidx + [i, j]), et, F64)
                 else:  # XLA's expander: zeros, or NaN everywhere for a matrix that is not PD
-                    other = b.select(good, ir.Constant(T.F64, 0.0), ir.Constant(T.F64, float("nan")))
+                    other = b.select(good, ir.Constant(types.F64, 0.0), ir.Constant(types.F64, float("nan")))
                 v = b.select(inside, v, other)
                 fe.store_element(convert_value(b, v, F64, out_et), out, out_shape, bidx + [i, j])
         if info is not None:
-            fe.store_element(b.load(first_bad, typ=T.I32), info[0], info[1], bidx)
+            fe.store_element(b.load(first_bad, typ=types.I32), info[0], info[1], bidx)
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
 
@@ -141,11 +139,11 @@ class _ComplexMat:
     def _at(self, i: ir.Value, j: ir.Value, part: int) -> ir.Value:
         b = self.fe.b
         k = b.add(b.mul(b.add(b.mul(i, c64(self.cols)), j), c64(2)), c64(part))
-        return b.gep(self.ptr, [k], source_etype=T.F64)
+        return b.gep(self.ptr, [k], source_etype=types.F64)
 
     def get(self, i: ir.Value, j: ir.Value) -> tuple[ir.Value, ir.Value]:
         b = self.fe.b
-        return b.load(self._at(i, j, 0), typ=T.F64), b.load(self._at(i, j, 1), typ=T.F64)
+        return b.load(self._at(i, j, 0), typ=types.F64), b.load(self._at(i, j, 1), typ=types.F64)
 
     def set(self, i: ir.Value, j: ir.Value, re: ir.Value, im: ir.Value) -> None:
         self.fe.b.store(re, self._at(i, j, 0))
@@ -167,25 +165,25 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
     part_out = ELEMENT_TYPES["f64" if out_et.bits == 128 else "f32"]
     src = fe.leaf_ptrs(a)[0]
     mat = _ComplexMat(fe, fe.scratch_ptrs(inst)[0], n)
-    zero, nan = ir.Constant(T.F64, 0.0), ir.Constant(T.F64, float("nan"))
+    zero, nan = ir.Constant(types.F64, 0.0), ir.Constant(types.F64, float("nan"))
     if n == 0:
         return
 
     def matrix(bidx: list[ir.Value]) -> None:
         def read(i: ir.Value, j: ir.Value) -> tuple[ir.Value, ir.Value]:  # A[i, j], j <= i
-            re, im = C.parts(b, fe.load_element(src, a.shape, bidx + ([i, j] if lower else [j, i])))
+            re, im = complex_ops.parts(b, fe.load_element(src, a.shape, bidx + ([i, j] if lower else [j, i])))
             re, im = convert_value(b, re, part_in, F64), convert_value(b, im, part_in, F64)
             return re, (im if lower else b.fneg(im))
-        ok = _var(fe, ir.Constant(T.I1, 1))
+        ok = _var(fe, ir.Constant(types.I1, 1))
         with for_range(b, 0, n, name="cj") as j:
             acc = _var(fe, read(j, j)[0])
             with for_range(b, 0, j, name="ck") as k:
                 re, im = mat.get(j, k)
-                b.store(b.fsub(b.load(acc, typ=T.F64), b.fadd(b.fmul(re, re), b.fmul(im, im))), acc)
-            s = b.load(acc, typ=T.F64)
+                b.store(b.fsub(b.load(acc, typ=types.F64), b.fadd(b.fmul(re, re), b.fmul(im, im))), acc)
+            s = b.load(acc, typ=types.F64)
             bad = b.fcmp_unordered("ule", s, zero)  # <= 0 or NaN
-            b.store(b.and_(b.load(ok, typ=T.I1), b.not_(bad)), ok)
-            d = M.libm(b, "sqrt", [s])
+            b.store(b.and_(b.load(ok, typ=types.I1), b.not_(bad)), ok)
+            d = math_ops.libm(b, "sqrt", [s])
             mat.set(j, j, d, zero)
             with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
                 a_re, a_im = read(i, j)
@@ -193,10 +191,10 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
                 with for_range(b, 0, j, name="ck2") as k:
                     p, q = mat.get(i, k)
                     r, t = mat.get(j, k)  # L[i,k] * conj(L[j,k]) = (pr + qt) + (qr - pt) i
-                    b.store(b.fsub(b.load(acc_re, typ=T.F64), b.fadd(b.fmul(p, r), b.fmul(q, t))), acc_re)
-                    b.store(b.fsub(b.load(acc_im, typ=T.F64), b.fsub(b.fmul(q, r), b.fmul(p, t))), acc_im)
-                mat.set(i, j, b.fdiv(b.load(acc_re, typ=T.F64), d), b.fdiv(b.load(acc_im, typ=T.F64), d))
-        good = b.load(ok, typ=T.I1)
+                    b.store(b.fsub(b.load(acc_re, typ=types.F64), b.fadd(b.fmul(p, r), b.fmul(q, t))), acc_re)
+                    b.store(b.fsub(b.load(acc_im, typ=types.F64), b.fsub(b.fmul(q, r), b.fmul(p, t))), acc_im)
+                mat.set(i, j, b.fdiv(b.load(acc_re, typ=types.F64), d), b.fdiv(b.load(acc_im, typ=types.F64), d))
+        good = b.load(ok, typ=types.I1)
         with for_range(b, 0, n, name="wi") as i:
             with for_range(b, 0, n, name="wj") as j:
                 r, c = (i, j) if lower else (j, i)  # factor element L[r, c] (upper: U = conj(L^T))
@@ -206,7 +204,7 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
                     im = b.fneg(im)
                 re = b.select(inside, b.select(good, re, nan), b.select(good, zero, nan))
                 im = b.select(b.and_(inside, good), im, zero)
-                z = C.make(b, convert_value(b, re, F64, part_out), convert_value(b, im, F64, part_out), out_et)
+                z = complex_ops.make(b, convert_value(b, re, F64, part_out), convert_value(b, im, F64, part_out), out_et)
                 fe.store_element(z, out, out_shape, bidx + [i, j])
     loop_nest(b, _batch_shape(a.shape, 2), matrix)
 
@@ -258,13 +256,13 @@ def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, 
                 r, c = (j, i) if trans != (not left) else (i, j)  # element of a feeding t[i, j]
                 in_tri = b.icmp_signed("<=", c, r) if lower else b.icmp_signed(">=", c, r)
                 v = convert_value(b, fe.load_element(a_ptr, a_op.shape, bidx + [r, c]), a_et, F64)
-                v = b.select(in_tri, v, ir.Constant(T.F64, 0.0))
+                v = b.select(in_tri, v, ir.Constant(types.F64, 0.0))
                 if unit:
-                    v = b.select(b.icmp_signed("==", i, j), ir.Constant(T.F64, 1.0), v)
+                    v = b.select(b.icmp_signed("==", i, j), ir.Constant(types.F64, 1.0), v)
                 t.set(i, j, v)
         with for_range(b, 0, n, name="xi") as i:
             with for_range(b, 0, m, name="xc") as c:
-                x.set(i, c, ir.Constant(T.F64, 0.0))
+                x.set(i, c, ir.Constant(types.F64, 0.0))
         scale = None
         if alpha is not None:
             aet = alpha.shape.element_type
@@ -277,8 +275,8 @@ def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, 
                 rhs = convert_value(b, fe.load_element(b_ptr, b_op.shape, bi), b_et, F64)
                 acc = _var(fe, rhs)
                 with for_range(b, 0, n, name="sj") as j:
-                    b.store(b.fsub(b.load(acc, typ=T.F64), b.fmul(t.get(i, j), x.get(j, c))), acc)
-                x.set(i, c, b.fdiv(b.load(acc, typ=T.F64), t.get(i, i)))
+                    b.store(b.fsub(b.load(acc, typ=types.F64), b.fmul(t.get(i, j), x.get(j, c))), acc)
+                x.set(i, c, b.fdiv(b.load(acc, typ=types.F64), t.get(i, i)))
         with for_range(b, 0, n, name="si") as step:
             solve_row(step if eff_lower else b.sub(c64(n - 1), step))
         with for_range(b, 0, n, name="oi") as i:
@@ -325,7 +323,7 @@ def _bn(fe: FunctionEmitter, inst: Instruction, name: str) -> _BatchNorm:
     if et is None or et.kind != "float":
         raise HloUnsupportedError(f"{inst.opcode} of {et} values")
     work = ELEMENT_TYPES["f64" if et.name == "f64" else "f32"]
-    ty = T.value_type(work)
+    ty = types.value_type(work)
     fi = int(inst.attrs.get("feature_index", 0))
     nf = x.shape.dims[fi]
     s1, s2 = fe.scratch_ptrs(inst)
@@ -382,7 +380,7 @@ def emit_batch_norm_training(fe: FunctionEmitter, inst: Instruction) -> None:
         f = index[fi]
         v = _operand(fe, inst, 0, index, work)
         norm = b.fdiv(b.fsub(v, _vload(fe, s1, ty, f)),
-                      M.libm(b, "sqrt", [b.fadd(_vload(fe, s2, ty, f), ir.Constant(ty, eps))]))
+                      math_ops.libm(b, "sqrt", [b.fadd(_vload(fe, s2, ty, f), ir.Constant(ty, eps))]))
         r = b.fadd(b.fmul(norm, _operand(fe, inst, 1, [f], work)), _operand(fe, inst, 2, [f], work))
         fe.store_element(convert_value(b, r, work, et), out, o_shape, index)
     loop_nest(b, xs, normalise)
@@ -409,7 +407,7 @@ def emit_batch_norm_grad(fe: FunctionEmitter, inst: Instruction) -> None:
 
     def inv(f: ir.Value) -> ir.Value:
         var = _operand(fe, inst, 3, [f], work)
-        return b.fdiv(ir.Constant(ty, 1.0), M.libm(b, "sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
+        return b.fdiv(ir.Constant(ty, 1.0), math_ops.libm(b, "sqrt", [b.fadd(var, ir.Constant(ty, eps))]))
     with for_range(b, 0, nf, name="gs") as f:
         fe.store_element(convert_value(b, b.fmul(_vload(fe, sgc, ty, f), inv(f)), work, et), dscale_out,
                          ds_shape, [f])

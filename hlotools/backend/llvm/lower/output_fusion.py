@@ -35,11 +35,11 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.kernels import gemm_epilogue as E
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import gemm_epilogue
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, loop_nest
-from hlotools.backend.llvm.lower import conv_gemm as CG
-from hlotools.backend.llvm.lower import gemm as G
+from hlotools.backend.llvm.lower import conv_gemm
+from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.backend.llvm.lower.epilogue_program import Grouping, Program, encode
 from hlotools.backend.llvm.registry import ELEMENTAL
 from hlotools.ir.attributes import ConvDimLabels
@@ -63,7 +63,7 @@ from hlotools.ir.types import ElementType
 EPILOGUE_MIN_BYTES = 1 << 20
 EPILOGUE_MAX_INSTRUCTIONS = 3
 _MIN_BYTES: ContextVar[int | None] = ContextVar("hlotools_llvm_epilogues", default=EPILOGUE_MIN_BYTES)
-ConvFound = tuple[G.Plan, tuple[int, ...], tuple[int, ...]]
+ConvFound = tuple[lower_gemm.Plan, tuple[int, ...], tuple[int, ...]]
 
 
 @contextmanager
@@ -93,7 +93,7 @@ class Decision:
     root: Instruction
     operands: list[Instruction]  # the fusion's operands standing for D's operands
     params: dict[int, Instruction]  # id(fused parameter) -> the fusion's operand
-    gemm: G.Plan | None  # a dot's plan
+    gemm: lower_gemm.Plan | None  # a dot's plan
     conv: ConvFound | None  # a convolution's plan
     program: Program | None
 
@@ -123,12 +123,12 @@ def decide(inst: Instruction) -> Decision | None:
         return None
     gemm = conv = None
     if d.opcode == "dot":
-        gemm = G.plan(d)
+        gemm = lower_gemm.plan(d)
         if gemm is None:
             return None
         direct, grouping = not (gemm.blas or gemm.c.packed), _dot_grouping(d, gemm)
     else:
-        conv = CG.fused_plan(d)  # None when a run-time kernel check picks the path
+        conv = conv_gemm.fused_plan(d)  # None when a run-time kernel check picks the path
         if conv is None:
             return None
         direct, grouping = not conv[0].c.packed, _conv_grouping(d, conv)
@@ -137,7 +137,7 @@ def decide(inst: Instruction) -> Decision | None:
     if direct and _epilogue_wanted(inst.shape):
         ct = (gemm or conv[0]).ct  # type: ignore[index]
         program = encode(root, d, params, grouping, ct)
-        if program is not None and _MIN_BYTES.get() and program.code[E.P_COUNT] > EPILOGUE_MAX_INSTRUCTIONS:
+        if program is not None and _MIN_BYTES.get() and program.code[gemm_epilogue.P_COUNT] > EPILOGUE_MAX_INSTRUCTIONS:
             program = None  # by default only short programs (see EPILOGUE_MAX_INSTRUCTIONS)
     return Decision("epilogue" if program is not None else "in_place", d, root, ops, params, gemm, conv, program)
 
@@ -156,7 +156,7 @@ def _reaches_in_place(root: Instruction, d: Instruction) -> bool:
     return elementwise_flow(post_order_from(root), {id(d)}, lambda s: not s.is_tuple and s.dims == dims) is not None
 
 
-def _dot_grouping(d: Instruction, p: G.Plan) -> Grouping:
+def _dot_grouping(d: Instruction, p: lower_gemm.Plan) -> Grouping:
     dd = p.dims
     nb = len(dd.batch)
     rank = len(d.shape.dims)
@@ -185,10 +185,10 @@ def emit_output_fusion(fe: FunctionEmitter, inst: Instruction) -> bool:
     ct = (got.gemm or got.conv[0]).ct  # type: ignore[index]
     epi = _epilogue_block(fe, got.program, ct) if got.program is not None else None
     if got.gemm is not None:
-        G.gemm_into(fe, got.gemm, got.d, inst, got.operands, epi)
+        lower_gemm.gemm_into(fe, got.gemm, got.d, inst, got.operands, epi)
     else:
         assert got.conv is not None
-        CG.conv_into(fe, got.conv, got.d, inst, got.operands, epi)
+        conv_gemm.conv_into(fe, got.conv, got.d, inst, got.operands, epi)
     if epi is None:
         _root_in_place(fe, inst, got)
     return True
@@ -197,19 +197,19 @@ def emit_output_fusion(fe: FunctionEmitter, inst: Instruction) -> bool:
 def _epilogue_block(fe: FunctionEmitter, program: Program, ct: ElementType) -> ir.Value:
     """The program as a constant of the module and the epilogue block (its address, then the
     operands' addresses) in the entry block's frame."""
-    ty = ir.ArrayType(T.I64, len(program.code))
+    ty = ir.ArrayType(types.I64, len(program.code))
     g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("gemm.epilogue"))
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, program.code)
-    blk = fe.in_entry().alloca(T.I64, size=c64(E.E_OPERANDS + len(program.sources)), name="epi.block")
+    blk = fe.in_entry().alloca(types.I64, size=c64(gemm_epilogue.E_OPERANDS + len(program.sources)), name="epi.block")
     b = fe.b
     addrs: list[ir.Value] = [g]
     for src in program.sources:
         if src.outer is not None:
             addrs.append(fe.leaf_ptrs(src.outer)[0])
         elif src.value is not None:
-            vty = T.value_type(ct)
+            vty = types.value_type(ct)
             v = ir.GlobalVariable(fe.mc.ir, vty, fe.mc.unique_name("gemm.epilogue.value"))
             v.global_constant = True
             v.linkage = "private"
@@ -219,8 +219,8 @@ def _epilogue_block(fe: FunctionEmitter, program: Program, ct: ElementType) -> i
             assert src.const is not None
             addrs.append(fe.mc.constant_global(src.const))
     for k, a in enumerate(addrs):
-        b.store(b.ptrtoint(a, T.I64), b.gep(blk, [c64(k)], source_etype=T.I64))
-    return b.bitcast(blk, T.PTR)
+        b.store(b.ptrtoint(a, types.I64), b.gep(blk, [c64(k)], source_etype=types.I64))
+    return b.bitcast(blk, types.PTR)
 
 
 def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeAlias
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
@@ -28,15 +28,15 @@ B: TypeAlias = ir.IRBuilder
 
 
 def _c32(v: int) -> ir.Constant:
-    return ir.Constant(T.I32, v & 0xFFFFFFFF)
+    return ir.Constant(types.I32, v & 0xFFFFFFFF)
 
 
 def _split(b: B, x: ir.Value) -> tuple[ir.Value, ir.Value]:
-    return b.trunc(x, T.I32), b.trunc(b.lshr(x, c64(32)), T.I32)
+    return b.trunc(x, types.I32), b.trunc(b.lshr(x, c64(32)), types.I32)
 
 
 def _join(b: B, lo: ir.Value, hi: ir.Value) -> ir.Value:
-    return b.or_(b.zext(lo, T.I64), b.shl(b.zext(hi, T.I64), c64(32)))
+    return b.or_(b.zext(lo, types.I64), b.shl(b.zext(hi, types.I64), c64(32)))
 
 
 def _rotl(b: B, v: ir.Value, d: int) -> ir.Value:
@@ -59,8 +59,8 @@ def threefry2x32(b: B, x0: ir.Value, x1: ir.Value, k0: ir.Value, k1: ir.Value) -
 def philox4x32(b: B, x: list[ir.Value], k0: ir.Value, k1: ir.Value) -> list[ir.Value]:
     x0, x1, x2, x3 = x
     for _ in range(10):
-        p0 = b.mul(b.zext(x0, T.I64), c64(0xD2511F53))
-        p1 = b.mul(b.zext(x2, T.I64), c64(0xCD9E8D57))
+        p0 = b.mul(b.zext(x0, types.I64), c64(0xD2511F53))
+        p1 = b.mul(b.zext(x2, types.I64), c64(0xCD9E8D57))
         lo0, hi0 = _split(b, p0)
         lo1, hi1 = _split(b, p1)
         x0, x1, x2, x3 = b.xor(b.xor(hi1, x1), k0), lo1, b.xor(b.xor(hi0, x3), k1), lo0
@@ -76,7 +76,7 @@ def philox_bits(b: B, lo: ir.Value, hi: ir.Value, k0: ir.Value, k1: ir.Value, e:
     (lo, hi) with key (k0, k1)."""
     block = b.udiv(e, c64(2)) if width == 64 else b.udiv(e, c64(4))
     low = b.add(lo, block)
-    high = b.add(hi, b.zext(b.icmp_unsigned("<", low, lo), T.I64))
+    high = b.add(hi, b.zext(b.icmp_unsigned("<", low, lo), types.I64))
     out = philox4x32(b, [*_split(b, low), *_split(b, high)], k0, k1)
     if width == 64:
         first = b.icmp_unsigned("==", b.urem(e, c64(2)), c64(0))
@@ -112,7 +112,7 @@ def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
     if size < 2 or width > 64 or et.kind in ("pred", "complex"):
         raise HloUnsupportedError(f"rng-bit-generator cannot produce {et} values from a u64[{size}] state")
     algorithm = str(inst.attrs.get("algorithm", "rng_default")).lower()
-    state = [b.load(b.gep(state_in, [c64(i)], source_etype=T.I64), typ=T.I64) for i in range(size)]
+    state = [b.load(b.gep(state_in, [c64(i)], source_etype=types.I64), typ=types.I64) for i in range(size)]
     k0, k1 = _split(b, state[0])
     dims = bits_shape.dims
     n = 1
@@ -131,7 +131,7 @@ def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
         nlo = b.add(lo, c64(blocks))
         new_state[1] = nlo
         if size >= 3:
-            new_state[2] = b.add(hi, b.zext(b.icmp_unsigned("<", nlo, lo), T.I64))
+            new_state[2] = b.add(hi, b.zext(b.icmp_unsigned("<", nlo, lo), types.I64))
     else:
         raise HloUnsupportedError(f"unknown rng algorithm {algorithm}")
 
@@ -159,7 +159,7 @@ def emit_rng_bit_generator(fe: FunctionEmitter, inst: Instruction) -> None:
     if n:
         loop_nest(b, bits_shape, element)
     for i, v in enumerate(new_state):
-        b.store(v, b.gep(state_out, [c64(i)], source_etype=T.I64))
+        b.store(v, b.gep(state_out, [c64(i)], source_etype=types.I64))
     _ = s_out_shape
 
 
@@ -167,14 +167,14 @@ def _as_value(b: B, bits: ir.Value, et: object) -> ir.Value:
     """Low `width` bits reinterpreted as the element type (as the interpreter's _as_result)."""
     from hlotools.ir.types import ElementType
     assert isinstance(et, ElementType)
-    st = T.storage_type(et)
+    st = types.storage_type(et)
     width = et.bits
     raw = b.trunc(bits, ir.IntType(width)) if bits.type.width > width else bits
     if width < 8:
-        raw = b.sext(raw, T.I8) if et.kind == "signed" else b.zext(raw, T.I8)
+        raw = b.sext(raw, types.I8) if et.kind == "signed" else b.zext(raw, types.I8)
     elif raw.type != st:
         raw = b.bitcast(raw, st)
-    return T.from_storage(b, raw, et)
+    return types.from_storage(b, raw, et)
 
 
 def _prod(dims: tuple[int, ...]) -> int:
@@ -187,7 +187,7 @@ def _prod(dims: tuple[int, ...]) -> int:
 # ------------------------------------------------------------------ stochastic-convert
 
 def _f64_intrinsic(b: B, name: str, x: ir.Value) -> ir.Value:
-    fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(T.F64, [T.F64]), name)
+    fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(types.F64, [types.F64]), name)
     return b.call(fn, [x])
 
 
@@ -221,21 +221,21 @@ def _stochastic_convert(gen: ElementalGen, inst: Instruction, index: Index) -> i
     scale = float(_as_type(2.0 ** bits_et.bits, work))
     x = convert_value(b, gen.operand(inst, 0, index), src, f64)
     r = gen.operand(inst, 1, index)
-    r64 = b.zext(r, T.I64) if r.type.width < 64 else r
+    r64 = b.zext(r, types.I64) if r.type.width < 64 else r
     magnitude = _f64_intrinsic(b, "llvm.fabs.f64", x)
     whole = _f64_intrinsic(b, "llvm.floor.f64", magnitude)
-    fixed = b.fmul(b.fsub(magnitude, whole), ir.Constant(T.F64, scale))
+    fixed = b.fmul(b.fsub(magnitude, whole), ir.Constant(types.F64, scale))
     if scale != 2.0 ** bits_et.bits:  # 2^bits overflows the operand's type: round like XLA
         fixed = convert_value(b, convert_value(b, fixed, f64, work), work, f64)
     fixed_bits = convert_value(b, fixed, f64, ELEMENT_TYPES[f"u{bits_et.bits}"])  # saturating; NaN gives 0
-    fixed64 = b.zext(fixed_bits, T.I64) if fixed_bits.type.width < 64 else fixed_bits
+    fixed64 = b.zext(fixed_bits, types.I64) if fixed_bits.type.width < 64 else fixed_bits
     up = b.icmp_unsigned("<", r64, fixed64)
     truncated = convert_value(b, whole, f64, dst)  # saturating; NaN gives 0
     one = ir.Constant(truncated.type, 1)
     rounded = b.select(up, b.add(truncated, one), truncated)
-    negative = b.fcmp_ordered("<", x, ir.Constant(T.F64, 0.0))
+    negative = b.fcmp_ordered("<", x, ir.Constant(types.F64, 0.0))
     result = b.select(negative, b.neg(rounded), rounded)
     lo, hi = int_limits(dst)
     lo_x, hi_x = float(_as_type(float(lo), src)), float(_as_type(float(hi), src))
-    result = b.select(b.fcmp_ordered("<=", x, ir.Constant(T.F64, lo_x)), ir.Constant(result.type, lo), result)
-    return b.select(b.fcmp_ordered(">=", x, ir.Constant(T.F64, hi_x)), ir.Constant(result.type, hi), result)
+    result = b.select(b.fcmp_ordered("<=", x, ir.Constant(types.F64, lo_x)), ir.Constant(result.type, lo), result)
+    return b.select(b.fcmp_ordered(">=", x, ir.Constant(types.F64, hi_x)), ir.Constant(result.type, hi), result)

@@ -31,9 +31,9 @@ from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.elemental import constant_value
 from hlotools.backend.llvm.codegen.function import KERNEL_LOOPS, FunctionEmitter
-from hlotools.backend.llvm.kernels import parallel_for as par
-from hlotools.backend.llvm.kernels import reduce_window as K
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.kernels import reduce_window as reduce_window_kernel
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, strides
 from hlotools.ir.attributes import Window, WindowDim
 from hlotools.ir.computation import Computation, binary_reducer_opcode
@@ -78,7 +78,7 @@ def reducer_op(comp: object, et: ElementType) -> str | None:
     """The opcode of a reducer `f(a, b) = op(a, b)` (either order) of scalars of `et` with
     op one of the kernel's, else None."""
     op = binary_reducer_opcode(comp)
-    if op not in K.OPS:
+    if op not in reduce_window_kernel.OPS:
         return None
     assert isinstance(comp, Computation) and comp.root is not None
     if any(s.is_tuple or s.dims or s.element_type != et for s in (*(p.shape for p in comp.parameters), comp.root.shape)):
@@ -117,14 +117,14 @@ def _plan(rw: Instruction, out: Shape, operand: Instruction, init: Instruction,
           init_outer: Instruction | None) -> Plan | None:
     src = operand.shape
     et = out.element_type
-    if out.is_tuple or src.is_tuple or et is None or not K.supported_type(et.name):
+    if out.is_tuple or src.is_tuple or et is None or not reduce_window_kernel.supported_type(et.name):
         return None
     if src.element_type != et or init.shape.is_tuple or init.shape.dims or init.shape.element_type != et:
         return None
     op = reducer_op(rw.attrs.get("to_apply"), et)
     window = rw.attrs.get("window")
     rank = len(src.dims)
-    if op is None or not 1 <= rank <= K.MAX_RANK or out.dims != rw.shape.dims or len(out.dims) != rank:
+    if op is None or not 1 <= rank <= reduce_window_kernel.MAX_RANK or out.dims != rw.shape.dims or len(out.dims) != rank:
         return None
     wdims = window.dims if isinstance(window, Window) and window.dims else tuple(WindowDim(1) for _ in src.dims)
     if len(wdims) != rank or any(w.window_reversal for w in wdims):
@@ -135,9 +135,9 @@ def _plan(rw: Instruction, out: Shape, operand: Instruction, init: Instruction,
     elems = 1
     for n in out.dims:
         elems *= n
-    if count > K.CAP or elems == 0:
+    if count > reduce_window_kernel.CAP or elems == 0:
         return None
-    fields, tasks, unit = descriptor_fields(K.OPS.index(op), src, out, wdims)
+    fields, tasks, unit = descriptor_fields(reduce_window_kernel.OPS.index(op), src, out, wdims)
     return Plan(fields, et, operand, src, init, init_outer, tasks, elems * count, unit)
 
 
@@ -146,15 +146,15 @@ def descriptor_fields(op: int, src: Shape, out: Shape, wdims: tuple[WindowDim, .
     tasks (rows) and whether the innermost level runs as vectors."""
     rank = len(src.dims)
     ist, ost = strides(src), strides(out)
-    pad = K.MAX_RANK - rank  # logical dim d lives in slot pad + d
+    pad = reduce_window_kernel.MAX_RANK - rank  # logical dim d lives in slot pad + d
     physical = list(reversed(layout_of(out)))  # major -> minor
     big = [d for d in physical if out.dims[d] > 1]
     order = [d for d in physical if out.dims[d] == 1] + big  # the innermost level has size > 1 if any
-    rows: list[tuple[int, ...]] = [K.DUMMY_ROW] * (K.MAX_RANK - rank)
+    rows: list[tuple[int, ...]] = [reduce_window_kernel.DUMMY_ROW] * (reduce_window_kernel.MAX_RANK - rank)
     for d in order:
         lo, hi = interior(wdims[d], src.dims[d], out.dims[d])
         rows.append((out.dims[d], wdims[d].stride * ist[d], ost[d], lo, hi, pad + d))
-    win: list[tuple[int, ...]] = [K.DUMMY_WIN] * pad
+    win: list[tuple[int, ...]] = [reduce_window_kernel.DUMMY_WIN] * pad
     for d, w in enumerate(wdims):
         win.append((w.size, w.stride, w.padding_low, w.window_dilation, w.base_dilation, src.dims[d], ist[d]))
     count = 1
@@ -162,12 +162,12 @@ def descriptor_fields(op: int, src: Shape, out: Shape, wdims: tuple[WindowDim, .
         count *= w.size
     base0 = -sum(w.padding_low * ist[d] for d, w in enumerate(wdims))
     j = rows[-1]
-    unit = j[K.R_IN_STEP] == 1 and j[K.R_OUT_STRIDE] == 1 and j[K.R_SIZE] > 1
+    unit = j[reduce_window_kernel.R_IN_STEP] == 1 and j[reduce_window_kernel.R_OUT_STRIDE] == 1 and j[reduce_window_kernel.R_SIZE] > 1
     fields = [op, count, base0, int(unit), *(x for r in rows for x in r), *(x for w_ in win for x in w_)]
-    assert len(fields) == K.FIELDS
+    assert len(fields) == reduce_window_kernel.FIELDS
     tasks = 1
     for r in rows[:-1]:
-        tasks *= r[K.R_SIZE]
+        tasks *= r[reduce_window_kernel.R_SIZE]
     return fields, tasks, unit
 
 
@@ -205,8 +205,8 @@ def worth_it(p: Plan) -> bool:
     mode = _MODE.get()
     if mode != "auto":
         return mode == "always"
-    nj, lo, hi = (p.fields[K.F_ROW + K.ROW_FIELDS * (K.MAX_RANK - 1) + f] for f in (K.R_SIZE, K.R_LO, K.R_HI))
-    wide = nj * max(1, p.et.bits // 8) >= K.CHUNK_BYTES
+    nj, lo, hi = (p.fields[reduce_window_kernel.F_ROW + reduce_window_kernel.ROW_FIELDS * (reduce_window_kernel.MAX_RANK - 1) + f] for f in (reduce_window_kernel.R_SIZE, reduce_window_kernel.R_LO, reduce_window_kernel.R_HI))
+    wide = nj * max(1, p.et.bits // 8) >= reduce_window_kernel.CHUNK_BYTES
     return p.unit and wide and 4 * (hi - lo) >= 3 * nj
 
 
@@ -219,13 +219,13 @@ def emit(fe: FunctionEmitter, inst: Instruction) -> bool:
     if p is None or not worth_it(p):
         return False
     b = fe.b
-    fn = K.function(fe.mc.ir, p.et)
+    fn = reduce_window_kernel.function(fe.mc.ir, p.et)
     init_value = fe.gen.value_at(p.init_outer, []) if p.init_outer is not None else (
         constant_value(p.init) if p.init.opcode == "constant" else fe.gen.value_at(p.init, []))
-    slot = fe.in_entry().alloca(T.storage_type(p.et), name="rw.init")
-    b.store(T.to_storage(b, init_value, p.et), slot)
+    slot = fe.in_entry().alloca(types.storage_type(p.et), name="rw.init")
+    b.store(types.to_storage(b, init_value, p.et), slot)
     desc = _descriptor(fe, p.fields, fe.leaf_ptrs(p.operand)[0], fe.leaf_ptrs(inst)[0], slot)
-    if par.worth_parallel(p.work) and p.tasks > 1:
+    if parallel_for.worth_parallel(p.work) and p.tasks > 1:
         outline.call_parallel_for(fe, fn, desc, p.tasks)
     else:
         b.call(fn, [desc, c64(0), c64(p.tasks)])
@@ -234,15 +234,15 @@ def emit(fe: FunctionEmitter, inst: Instruction) -> bool:
 
 def _descriptor(fe: FunctionEmitter, fields: list[int], src: ir.Value, dst: ir.Value, init: ir.Value) -> ir.Value:
     """{fields (a private constant of the module), src, dst, init} in the entry block's frame."""
-    ty = ir.ArrayType(T.I64, len(fields))
+    ty = ir.ArrayType(types.I64, len(fields))
     g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("reduce_window.fields"))
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, fields)
-    desc = fe.in_entry().alloca(T.PTR, size=c64(4), name="rw.desc")
-    for k, v in ((K.D_STATIC, g), (K.D_SRC, src), (K.D_DST, dst), (K.D_INIT, init)):
-        fe.b.store(fe.b.bitcast(v, T.PTR), fe.b.gep(desc, [c64(k)], source_etype=T.PTR))
-    return fe.b.bitcast(desc, T.PTR)
+    desc = fe.in_entry().alloca(types.PTR, size=c64(4), name="rw.desc")
+    for k, v in ((reduce_window_kernel.D_STATIC, g), (reduce_window_kernel.D_SRC, src), (reduce_window_kernel.D_DST, dst), (reduce_window_kernel.D_INIT, init)):
+        fe.b.store(fe.b.bitcast(v, types.PTR), fe.b.gep(desc, [c64(k)], source_etype=types.PTR))
+    return fe.b.bitcast(desc, types.PTR)
 
 
 KERNEL_LOOPS["reduce-window"] = emit

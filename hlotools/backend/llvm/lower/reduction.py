@@ -14,7 +14,7 @@ import numpy as np
 
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.data_movement import clamp_index
@@ -249,7 +249,7 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     b = gen.b
     op = binary_reducer_opcode(comp)
     x = inst.operands[0]
-    ty = T.value_type(inst.shape.element_type)  # type: ignore[arg-type]
+    ty = types.value_type(inst.shape.element_type)  # type: ignore[arg-type]
     size = x.shape.dims[d]
     full = size - size % lanes
     identity = {"add": -0.0, "multiply": 1.0, "maximum": float("-inf"), "minimum": float("inf")}[op or ""]
@@ -298,7 +298,7 @@ def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Val
                 f = b.load(found, typ=ty)
                 take = b.and_(b.fcmp_ordered("ord", f, f), b.fcmp_unordered("uno", v, v))
                 b.store(b.select(take, v, f), found)
-        ity = ir.IntType(64 if ty == T.F64 else 32)
+        ity = ir.IntType(64 if ty == types.F64 else 32)
         quiet = ir.Constant(ity, QUIET_BIT[ity.width])
         f = b.load(found, typ=ty)
         first = b.bitcast(b.or_(b.bitcast(f, ity), quiet), ty)
@@ -411,7 +411,7 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
     value into the output there with `scatter`; padding positions are never selected and
     other positions keep init (XLA's semantics)."""
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
-    from hlotools.backend.llvm.llvm_ir import types as T
+    from hlotools.backend.llvm.llvm_ir import types
     from hlotools.backend.llvm.llvm_ir.loops import loop_nest
     assert isinstance(fe, FunctionEmitter)
     operand, source, init = inst.operands
@@ -430,19 +430,19 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
     et = operand.shape.element_type
     assert et is not None
     eb = fe.in_entry()
-    best_val = eb.alloca(T.value_type(et))
-    best_idx = [eb.alloca(T.I64) for _ in range(rank)]
-    have = eb.alloca(T.I1)
+    best_val = eb.alloca(types.value_type(et))
+    best_idx = [eb.alloca(types.I64) for _ in range(rank)]
+    have = eb.alloca(types.I1)
     if any(d == 0 for d in dims):
         return
 
     def per_source(sidx: list[ir.Value]) -> None:
-        b.store(ir.Constant(T.I1, 0), have)
+        b.store(ir.Constant(types.I1, 0), have)
         wpos: list[ir.Value] = [c64(0)] * rank
 
         def body() -> None:
             with gen.region():
-                inside: ir.Value = ir.Constant(T.I1, 1)
+                inside: ir.Value = ir.Constant(types.I1, 1)
                 pos = []
                 for d in range(rank):
                     w = window[d]
@@ -450,14 +450,14 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
                     inside = b.and_(inside, b.and_(b.icmp_signed(">=", p, c64(0)), b.icmp_signed("<", p, c64(dims[d]))))
                     pos.append(clamp_index(b, p, 0, dims[d] - 1))
                 v = gen.value_at(operand, pos)
-                had = b.load(have, typ=T.I1)
+                had = b.load(have, typ=types.I1)
                 cur = b.load(best_val, typ=best_val.allocated_type)
                 keep = gen.apply(select, [cur, v])
                 keep = keep[0] if isinstance(keep, list) else keep
                 take = b.and_(inside, b.or_(b.not_(had), b.not_(keep)))
                 b.store(b.select(take, v, cur), best_val)
                 for d in range(rank):
-                    old = b.load(best_idx[d], typ=T.I64)
+                    old = b.load(best_idx[d], typ=types.I64)
                     b.store(b.select(take, pos[d], old), best_idx[d])
                 b.store(b.or_(had, inside), have)
 
@@ -469,9 +469,9 @@ def _emit_select_and_scatter(fe: object, inst: Instruction) -> None:
                 wpos[d] = iv
                 level(d + 1)
         level(0)
-        with b.if_then(b.load(have, typ=T.I1)):
+        with b.if_then(b.load(have, typ=types.I1)):
             with gen.region():
-                idx = [b.load(p, typ=T.I64) for p in best_idx]
+                idx = [b.load(p, typ=types.I64) for p in best_idx]
                 old = fe.load_element(out, inst.shape, idx)
                 r = gen.apply(scatter, [old, gen.value_at(source, sidx)])
                 fe.store_element(r[0] if isinstance(r, list) else r, out, inst.shape, idx)

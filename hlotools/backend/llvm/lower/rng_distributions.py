@@ -30,8 +30,7 @@ import zlib
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import math as M
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.lower.random import philox_bits
@@ -56,17 +55,17 @@ def take_state(fe: FunctionEmitter, delta: int) -> tuple[ir.Value, ir.Value]:
     m = fe.mc.ir
     g = m.globals.get(STATE_GLOBAL)
     if g is None:
-        ty = ir.ArrayType(T.I64, 2)
+        ty = ir.ArrayType(types.I64, 2)
         g = ir.GlobalVariable(m, ty, STATE_GLOBAL)
         g.linkage = "internal"
         g.align = 16
         g.initializer = ir.Constant(ty, [INITIAL_RNG_STATE, 0])
     b = fe.b
-    zero = ir.Constant(T.I32, 0)
+    zero = ir.Constant(types.I32, 0)
     lo_ptr = b.gep(g, [zero, zero], inbounds=True, source_etype=g.value_type)
-    hi_ptr = b.gep(g, [zero, ir.Constant(T.I32, 1)], inbounds=True, source_etype=g.value_type)
+    hi_ptr = b.gep(g, [zero, ir.Constant(types.I32, 1)], inbounds=True, source_etype=g.value_type)
     lo = b.atomic_rmw("add", lo_ptr, c64(delta), "seq_cst")
-    carry = b.zext(b.icmp_unsigned("<", b.add(lo, c64(delta)), lo), T.I64)
+    carry = b.zext(b.icmp_unsigned("<", b.add(lo, c64(delta)), lo), types.I64)
     hi = b.atomic_rmw("add", hi_ptr, carry, "seq_cst")
     return lo, hi
 
@@ -79,7 +78,7 @@ def emit_rng_get_and_update_state(fe: FunctionEmitter, inst: Instruction) -> Non
     lo, hi = take_state(fe, int(inst.attrs.get("delta", 0)) & _M64)
     out = fe.leaf_ptrs(inst)[0]
     for k, v in enumerate((lo, hi)):
-        fe.b.store(v, fe.b.gep(out, [c64(k)], source_etype=T.I64))
+        fe.b.store(v, fe.b.gep(out, [c64(k)], source_etype=types.I64))
 
 
 def _work_type(inst: Instruction) -> tuple[str, ElementType]:
@@ -100,7 +99,7 @@ def _work_type(inst: Instruction) -> tuple[str, ElementType]:
 def _key(inst: Instruction) -> tuple[ir.Constant, ir.Constant]:
     op_id = zlib.crc32(inst.name.encode())
     key = ((op_id * _GOLDEN) & _M64) >> 32  # seed 0
-    return ir.Constant(T.I32, key & 0xFFFFFFFF), ir.Constant(T.I32, key >> 32)
+    return ir.Constant(types.I32, key & 0xFFFFFFFF), ir.Constant(types.I32, key >> 32)
 
 
 @emitter("rng")
@@ -130,7 +129,7 @@ def emit_rng(fe: FunctionEmitter, inst: Instruction) -> None:
         """[0, 1) from the top mantissa-width bits of element e's draw."""
         mantissa = 52 if width == 64 else 23
         bits = b.lshr(philox_bits(b, lo, hi, k0, k1, e, width), ir.Constant(ir.IntType(width), width - mantissa))
-        ty = T.value_type(work)
+        ty = types.value_type(work)
         return b.fmul(b.uitofp(bits, ty), ir.Constant(ty, math.ldexp(1.0, -mantissa)))
 
     def body(index: list[ir.Value]) -> None:
@@ -165,12 +164,12 @@ def _box_muller(b: ir.IRBuilder, work: ElementType, uniform: object, e: ir.Value
     """A standard normal at element e from the uniforms of elements 2k and 2k+1 (k = e / 2):
     sin for even e, cos for odd e."""
     assert callable(uniform)
-    ty = T.value_type(work)
+    ty = types.value_type(work)
     first = b.mul(b.udiv(e, c64(2)), c64(2))
     u0 = uniform(first)
     u1 = uniform(b.add(first, c64(1)))
     u0 = b.select(b.fcmp_ordered("<", u0, ir.Constant(ty, 1.0e-7)), ir.Constant(ty, 1.0e-7), u0)
-    radius = M.libm(b, "sqrt", [b.fmul(ir.Constant(ty, -2.0), M.libm(b, "log", [u0]))])
+    radius = math_ops.libm(b, "sqrt", [b.fmul(ir.Constant(ty, -2.0), math_ops.libm(b, "log", [u0]))])
     theta = b.fmul(ir.Constant(ty, 2.0 * math.pi), u1)
     even = b.icmp_unsigned("==", b.urem(e, c64(2)), c64(0))
-    return b.fmul(b.select(even, M.libm(b, "sin", [theta]), M.libm(b, "cos", [theta])), radius)
+    return b.fmul(b.select(even, math_ops.libm(b, "sin", [theta]), math_ops.libm(b, "cos", [theta])), radius)

@@ -28,7 +28,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.lower.std_sort import emit_std_sort, new_var, while_loop
 from hlotools.backend.llvm.lower.std_stable_sort import emit_std_stable_sort
@@ -83,7 +83,7 @@ def copy_element(fe: FunctionEmitter, src: ir.Value, src_shape: Shape, src_index
     them (a narrow float's NaN payload would not survive a round trip through f32)."""
     et = src_shape.element_type
     assert et is not None
-    raw = fe.b.load(fe.element_ptr(src, src_shape, src_index), typ=T.storage_type(et))
+    raw = fe.b.load(fe.element_ptr(src, src_shape, src_index), typ=types.storage_type(et))
     scopes_of(fe).tag(raw, src)
     scopes_of(fe).tag(fe.b.store(raw, fe.element_ptr(dst, dst_shape, dst_index)), dst)
 
@@ -146,7 +146,7 @@ def emit_topk(fe: FunctionEmitter, inst: Instruction) -> None:
         b = fe.b
         with b.if_then(b.icmp_signed("<", i, c64(k))):
             copy_element(fe, src, x.shape, at(p), values, vshape, at(i))
-            fe.store_element(b.trunc(p, T.I32), indices, ishape, at(i))
+            fe.store_element(b.trunc(p, types.I32), indices, ishape, at(i))
     if k > 0:
         sort_rows(fe, inst, x.shape, dim, x.shape.dims[dim], less, write, _merge_order)
 
@@ -184,11 +184,11 @@ def sort_rows(fe: FunctionEmitter, inst: Instruction, shape: Shape, dim: int, n:
 
 
 def _load(b: ir.IRBuilder, base: ir.Value, i: ir.Value) -> ir.Value:
-    return b.load(b.gep(base, [i], source_etype=T.I64), typ=T.I64)
+    return b.load(b.gep(base, [i], source_etype=types.I64), typ=types.I64)
 
 
 def _store(b: ir.IRBuilder, v: ir.Value, base: ir.Value, i: ir.Value) -> None:
-    b.store(v, b.gep(base, [i], source_etype=T.I64))
+    b.store(v, b.gep(base, [i], source_etype=types.I64))
 
 
 def _identity(b: ir.IRBuilder, perm: ir.Value, n: int) -> None:
@@ -217,18 +217,18 @@ def _merge_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value
     src, dst, width = _var(fe, perm_a), _var(fe, perm_b), _var(fe, c64(1))
 
     def pass_body() -> None:
-        w = b.load(width, typ=T.I64)
-        s, d = b.load(src, typ=T.PTR), b.load(dst, typ=T.PTR)
+        w = b.load(width, typ=types.I64)
+        s, d = b.load(src, typ=types.PTR), b.load(dst, typ=types.PTR)
         lo = _var(fe, c64(0))
 
         def merge() -> None:
-            lo_v = b.load(lo, typ=T.I64)
+            lo_v = b.load(lo, typ=types.I64)
             mid = _min(b, b.add(lo_v, w), c64(n))
             hi = _min(b, b.add(mid, w), c64(n))
             i, j, k = _var(fe, lo_v), _var(fe, mid), _var(fe, lo_v)
 
             def step() -> None:
-                iv, jv, kv = (b.load(v, typ=T.I64) for v in (i, j, k))
+                iv, jv, kv = (b.load(v, typ=types.I64) for v in (i, j, k))
                 left_ok = b.icmp_signed("<", iv, mid)
                 right_ok = b.icmp_signed("<", jv, hi)
                 li = _load(b, s, _min(b, iv, c64(n - 1)))
@@ -239,14 +239,14 @@ def _merge_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value
                 b.store(b.select(take_right, iv, b.add(iv, c64(1))), i)
                 b.store(b.select(take_right, b.add(jv, c64(1)), jv), j)
                 b.store(b.add(kv, c64(1)), k)
-            while_loop(b, [lambda: b.icmp_signed("<", b.load(k, typ=T.I64), hi)], step, "merge")
+            while_loop(b, [lambda: b.icmp_signed("<", b.load(k, typ=types.I64), hi)], step, "merge")
             b.store(hi, lo)
-        while_loop(b, [lambda: b.icmp_signed("<", b.load(lo, typ=T.I64), c64(n))], merge, "runs")
+        while_loop(b, [lambda: b.icmp_signed("<", b.load(lo, typ=types.I64), c64(n))], merge, "runs")
         b.store(d, src)
         b.store(s, dst)
         b.store(b.mul(w, c64(2)), width)
-    while_loop(b, [lambda: b.icmp_signed("<", b.load(width, typ=T.I64), c64(n))], pass_body, "pass")
-    return b.load(src, typ=T.PTR)
+    while_loop(b, [lambda: b.icmp_signed("<", b.load(width, typ=types.I64), c64(n))], pass_body, "pass")
+    return b.load(src, typ=types.PTR)
 
 
 def _introsort_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value], ir.Value],
@@ -264,12 +264,12 @@ def _class_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value
     class id (a strict weak order whatever the comparator)."""
     b = fe.b
     stable = _stable_order(fe, n, less, perm_a, perm_b)
-    other = b.select(b.icmp_unsigned("==", b.ptrtoint(stable, T.I64), b.ptrtoint(perm_a, T.I64)), perm_b, perm_a)
+    other = b.select(b.icmp_unsigned("==", b.ptrtoint(stable, types.I64), b.ptrtoint(perm_a, types.I64)), perm_b, perm_a)
     cls, prev = _var(fe, c64(0)), _var(fe, _load(b, stable, c64(0)))
-    _store(b, c64(0), other, b.load(prev, typ=T.I64))
+    _store(b, c64(0), other, b.load(prev, typ=types.I64))
     with for_range(b, 1, n, name="cls") as p:
-        before, here = b.load(prev, typ=T.I64), _load(b, stable, p)
-        c = b.add(b.load(cls, typ=T.I64), b.zext(less(before, here), T.I64))
+        before, here = b.load(prev, typ=types.I64), _load(b, stable, p)
+        c = b.add(b.load(cls, typ=types.I64), b.zext(less(before, here), types.I64))
         _store(b, c, other, here)
         b.store(c, cls)
         b.store(here, prev)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 
 Less = Callable[[ir.Value, ir.Value], ir.Value]  # (original index, original index) -> i1
@@ -79,13 +79,13 @@ class IndexCode:
         return new_var(self.entry, self.b, c64(init) if isinstance(init, int) else init)
 
     def get(self, slot: ir.Value) -> ir.Value:
-        return self.b.load(slot, typ=T.I64)
+        return self.b.load(slot, typ=types.I64)
 
     def load(self, row: ir.Value, i: ir.Value) -> ir.Value:
-        return self.b.load(self.b.gep(row, [i], inbounds=True, source_etype=T.I64), typ=T.I64)
+        return self.b.load(self.b.gep(row, [i], inbounds=True, source_etype=types.I64), typ=types.I64)
 
     def store(self, row: ir.Value, i: ir.Value, v: ir.Value) -> None:
-        self.b.store(v, self.b.gep(row, [i], inbounds=True, source_etype=T.I64))
+        self.b.store(v, self.b.gep(row, [i], inbounds=True, source_etype=types.I64))
 
     def lt(self, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.icmp_signed("<", x, y)
@@ -122,10 +122,10 @@ class StdSort(IndexCode):
     def introsort(self) -> None:
         b = self.b
         size = depth_limit(self.n) + 1
-        stack = self.entry.alloca(T.I64, size=c64(3 * size))
+        stack = self.entry.alloca(types.I64, size=c64(3 * size))
 
         def slot(k: ir.Value, field: int) -> ir.Value:
-            return b.gep(stack, [b.add(b.mul(k, c64(3)), c64(field))], inbounds=True, source_etype=T.I64)
+            return b.gep(stack, [b.add(b.mul(k, c64(3)), c64(field))], inbounds=True, source_etype=types.I64)
         sp = self.var(1)
         b.store(c64(0), slot(c64(0), 0))
         b.store(c64(self.n), slot(c64(0), 1))
@@ -136,7 +136,7 @@ class StdSort(IndexCode):
             top = b.sub(self.get(sp), c64(1))
             b.store(top, sp)
             for field, var in enumerate((first, last, depth)):
-                b.store(b.load(slot(top, field), typ=T.I64), var)
+                b.store(b.load(slot(top, field), typ=types.I64), var)
             while_loop(b, [lambda: b.icmp_signed(">", b.sub(self.get(last), self.get(first)), c64(THRESHOLD))],
                        range_step, "intro")
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.std_sort import IndexCode, while_loop
 
@@ -53,7 +53,7 @@ class StdStableSort(IndexCode):
 
     # -- small helpers ------------------------------------------------------------------
     def ptr(self, slot: ir.Value) -> ir.Value:
-        return self.b.load(slot, typ=T.PTR)
+        return self.b.load(slot, typ=types.PTR)
 
     def min(self, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.select(self.lt(x, y), x, y)

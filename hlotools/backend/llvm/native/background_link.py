@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import shared_library
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.native.cache import CompileCache
@@ -154,11 +154,11 @@ def link_now(job: LinkJob) -> bool:
     say = _LOGGER.debug
     t0 = time.perf_counter()
     entry_path = job.cache.path(job.key)
-    library = native.link(job.object_code, entry_path, say, job.runtime_objects)
+    library = shared_library.link(job.object_code, entry_path, say, job.runtime_objects)
     if library is None:
         return False
-    if not library.install(native.library_path(entry_path)):
-        say(f"compile cache: no shared library (cannot install {job.key[:12]}{native.SUFFIX})")
+    if not library.install(shared_library.library_path(entry_path)):
+        say(f"compile cache: no shared library (cannot install {job.key[:12]}{shared_library.SUFFIX})")
         return False
     entry = job.cache.get(job.key, "object")  # (job.cache is quiet: CompileCache.quiet)
     if entry is None or entry.payload != job.object_code:  # deleted or rewritten meanwhile
@@ -167,7 +167,7 @@ def link_now(job: LinkJob) -> bool:
     entry.meta["shared_library"] = library.record()
     if not job.cache.put(entry, create_folders=False):
         return False
-    say(f"compile cache: linked {job.key[:12]}{native.SUFFIX} in {1e3 * (time.perf_counter() - t0):.0f} ms "
+    say(f"compile cache: linked {job.key[:12]}{shared_library.SUFFIX} in {1e3 * (time.perf_counter() - t0):.0f} ms "
         "(in the background)")
     return True
 

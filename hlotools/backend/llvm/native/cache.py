@@ -54,7 +54,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from hlotools.backend.llvm.native import shared_library as native
+from hlotools.backend.llvm.native import shared_library
 from hlotools.ir.module import Module
 
 MAGIC = b"HLOCACHE"
@@ -233,7 +233,7 @@ class CompileCache:
                                 if e.name.endswith(".entry"):
                                     st = e.stat()
                                     files.append((st.st_mtime, st.st_size, e.path))
-                                elif e.name.endswith(native.SUFFIX):
+                                elif e.name.endswith(shared_library.SUFFIX):
                                     libraries[e.path] = e.stat().st_size
         except OSError:
             return 0
@@ -243,7 +243,7 @@ class CompileCache:
             if total <= self.max_bytes:
                 break
             _unlink(path)
-            library = path[:-len(".entry")] + native.SUFFIX
+            library = path[:-len(".entry")] + shared_library.SUFFIX
             if library in libraries:
                 _unlink(library)
                 size += libraries[library]

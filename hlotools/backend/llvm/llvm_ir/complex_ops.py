@@ -11,8 +11,7 @@ from typing import TypeAlias
 import llvmlite.ir as ir
 import numpy as np
 
-from hlotools.backend.llvm.llvm_ir import math as M
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import math_ops, types
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import complex_math as CM
 from hlotools.ir.types import ElementType
@@ -25,7 +24,7 @@ def parts(b: B, z: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def make(b: B, re: ir.Value, im: ir.Value, et: ElementType) -> ir.Value:
-    ty = T.value_type(et)
+    ty = types.value_type(et)
     z = b.insert_value(ir.Constant(ty, ir.Undefined), re, 0)
     return b.insert_value(z, im, 1)
 
@@ -40,7 +39,7 @@ class IrOps:
 
     def c(self, v: float) -> ir.Constant:
         # f32 constants are the f32 rounding of the double (as numpy's asarray(v, float32)).
-        return ir.Constant(self.ty, float(np.float32(v)) if self.ty == T.F32 else v)
+        return ir.Constant(self.ty, float(np.float32(v)) if self.ty == types.F32 else v)
 
     def add(self, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.fadd(x, y)
@@ -58,7 +57,7 @@ class IrOps:
         return self.b.fneg(x)
 
     def _intrinsic(self, name: str, *args: ir.Value) -> ir.Value:
-        full = f"llvm.{name}.{'f32' if self.ty == T.F32 else 'f64'}"
+        full = f"llvm.{name}.{'f32' if self.ty == types.F32 else 'f64'}"
         fn = self.b.module.globals.get(full) or ir.Function(
             self.b.module, ir.FunctionType(self.ty, [self.ty] * len(args)), full)
         return self.b.call(fn, list(args))
@@ -87,7 +86,7 @@ class IrOps:
         return self._intrinsic("fma", x, y, z)
 
     def call(self, name: str, *args: ir.Value) -> ir.Value:
-        return M.libm(self.b, name, list(args))
+        return math_ops.libm(self.b, name, list(args))
 
     def cmp(self, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
         if op == "uno":

@@ -15,8 +15,7 @@ from typing import TypeAlias
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import denormals
-from hlotools.backend.llvm.llvm_ir import types as T
+from hlotools.backend.llvm.llvm_ir import denormals, types
 
 B: TypeAlias = ir.IRBuilder
 
@@ -25,14 +24,14 @@ def libm(b: B, name: str, args: list[ir.Value]) -> ir.Value:
     """Call the C library's `name` (f32: `namef`) on float arguments. Under XLA CPU's
     FTZ/DAZ (denormals.py) the operands and the result are flushed in code: libm tests a
     value's bits itself, so it computes log(1e-40) exactly where XLA's kernels see log(0)."""
-    if denormals.flushing(b) and args[0].type == T.F32:  # f64: XLA calls libm too, which sees the bits
+    if denormals.flushing(b) and args[0].type == types.F32:  # f64: XLA calls libm too, which sees the bits
         return denormals.flush(b, _libm_call(b, name, [denormals.flush(b, a) for a in args]))
     return _libm_call(b, name, args)
 
 
 def _libm_call(b: B, name: str, args: list[ir.Value]) -> ir.Value:
     ty = args[0].type
-    full = name + ("f" if ty == T.F32 else "")
+    full = name + ("f" if ty == types.F32 else "")
     fn = b.module.globals.get(full)
     if fn is None:
         fn = ir.Function(b.module, ir.FunctionType(ty, [a.type for a in args]), full)
@@ -41,13 +40,13 @@ def _libm_call(b: B, name: str, args: list[ir.Value]) -> ir.Value:
 
 
 def _intr(b: B, name: str, x: ir.Value) -> ir.Value:
-    full = f"{name}.{'f32' if x.type == T.F32 else 'f64'}"
+    full = f"{name}.{'f32' if x.type == types.F32 else 'f64'}"
     fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(x.type, [x.type]), full)
     return b.call(fn, [x])
 
 
 def _f(v: float) -> ir.Constant:
-    return ir.Constant(T.F32, v)
+    return ir.Constant(types.F32, v)
 
 
 def _clamp(b: B, x: ir.Value, lo: float, hi: float) -> ir.Value:
@@ -58,16 +57,16 @@ def _clamp(b: B, x: ir.Value, lo: float, hi: float) -> ir.Value:
 
 def _ldexp(b: B, y: ir.Value, m: ir.Value) -> ir.Value:
     """y * 2^m for integer m in [-150, 130], as two in-range power-of-two factors."""
-    half = b.ashr(m, ir.Constant(T.I32, 1))
+    half = b.ashr(m, ir.Constant(types.I32, 1))
     rest = b.sub(m, half)
 
     def pow2(e: ir.Value) -> ir.Value:
-        return b.bitcast(b.shl(b.add(e, ir.Constant(T.I32, 127)), ir.Constant(T.I32, 23)), T.F32)
+        return b.bitcast(b.shl(b.add(e, ir.Constant(types.I32, 127)), ir.Constant(types.I32, 23)), types.F32)
     return b.fmul(b.fmul(y, pow2(half)), pow2(rest))
 
 
 def exp(b: B, x: ir.Value) -> ir.Value:
-    if x.type != T.F32:
+    if x.type != types.F32:
         return libm(b, "exp", [x])
     x = _clamp(b, x, -104.0, 88.8)
     fx = _intr(b, "llvm.floor", b.fadd(b.fmul(x, _f(1.44269504088896341)), _f(0.5)))
@@ -79,7 +78,7 @@ def exp(b: B, x: ir.Value) -> ir.Value:
     # fx is in [-150, 129] after the clamp, so a plain fptosi is exact once NaN is replaced
     # (y carries the NaN); fptosi.sat has no vector lowering on x86: 16 scalar conversions
     # per vector made exp the hot spot of vectorised loops.
-    fx_int = b.fptosi(b.select(b.fcmp_unordered("uno", fx, fx), _f(0.0), fx), T.I32)
+    fx_int = b.fptosi(b.select(b.fcmp_unordered("uno", fx, fx), _f(0.0), fx), types.I32)
     return _ldexp(b, y, fx_int)
 
 
@@ -89,7 +88,7 @@ _TANH_BETA = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04, 
 
 
 def tanh(b: B, x: ir.Value) -> ir.Value:
-    if x.type != T.F32:
+    if x.type != types.F32:
         return libm(b, "tanh", [x])
     c = _clamp(b, x, -7.90531110763549805, 7.90531110763549805)
     x2 = b.fmul(c, c)
@@ -123,12 +122,12 @@ _ERF_BETA = (1.0, 0.49746925110067538, 0.11098505178285362, 0.014070470171167667
 
 def _fma(b: B, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
     fn = b.module.globals.get("llvm.fma.f32") or ir.Function(
-        b.module, ir.FunctionType(T.F32, [T.F32] * 3), "llvm.fma.f32")
+        b.module, ir.FunctionType(types.F32, [types.F32] * 3), "llvm.fma.f32")
     return b.call(fn, [x, y, z])
 
 
 def erf(b: B, x: ir.Value) -> ir.Value:
-    if x.type != T.F32:
+    if x.type != types.F32:
         return libm(b, "erf", [x])
     x2 = b.fmul(x, x)
     p = _fma(b, x2, _f(_ERF_ALPHA[4]), _f(_ERF_ALPHA[3]))
@@ -139,8 +138,8 @@ def erf(b: B, x: ir.Value) -> ir.Value:
     for c in reversed(_ERF_BETA[:5]):
         q = _fma(b, x2, q, _f(c))
     one = b.fcmp_ordered("<=", _f(3.832506856900711), _intr(b, "llvm.fabs", x))
-    sign = b.and_(b.bitcast(x, T.I32), ir.Constant(T.I32, 0x80000000))
-    unit = b.bitcast(b.or_(sign, ir.Constant(T.I32, 0x3F800000)), T.F32)  # copysign(1, x)
+    sign = b.and_(b.bitcast(x, types.I32), ir.Constant(types.I32, 0x80000000))
+    unit = b.bitcast(b.or_(sign, ir.Constant(types.I32, 0x3F800000)), types.F32)  # copysign(1, x)
     return b.select(one, unit, b.fdiv(p, q))
 
 
