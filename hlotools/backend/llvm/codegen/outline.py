@@ -15,7 +15,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.kernels.parallel_for import WORKER_TYPE, parallel_for_function, worth_parallel
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, for_range, strides
+from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, nested_loops, strides
 from hlotools.ir.instruction import Instruction
 
 if TYPE_CHECKING:
@@ -96,18 +96,8 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
             flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
                       fe.b.mul(end, step, flags=["nsw"]), name=name)
             return
-        index: list[ir.Value] = [c64(0)] * len(dims)
-
-        def level(k: int) -> None:
-            if k == len(order):
-                body(list(index))
-                return
-            d = order[k]
-            lo, hi = (begin, end) if k == 0 else (0, dims[d])
-            with for_range(fe.b, lo, hi, name=f"{name}{d}") as iv:
-                index[d] = iv
-                level(k + 1)
-        level(0)
+        with nested_loops(fe.b, dims, order, name=name, first=(begin, end)) as index:
+            body(list(index))
     run_parallel(fe, name, dims[outer], chunk)
     return True
 

@@ -9,8 +9,8 @@ All indices are i64.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 
 import llvmlite.ir as ir
 
@@ -92,29 +92,33 @@ def delinearize(b: ir.IRBuilder, shape: Shape, linear: ir.Value) -> list[ir.Valu
     return index
 
 
+@contextmanager
+def nested_loops(b: ir.IRBuilder, dims: Sequence[int], order: Iterable[int], index: list[ir.Value] | None = None,
+                 name: str = "d", first: tuple[ir.Value, ir.Value] | None = None) -> Iterator[list[ir.Value]]:
+    """One for_range per dimension d of `order` (outermost first) over [0, dims[d]), named
+    NAME{d}; the body is emitted inside the `with`, which yields `index` (a fresh list of
+    zeros when None) with index[d] set to each loop's variable. A dimension of size 1 gets no
+    loop (index[d] = 0). `first`: the outermost loop's range instead (a parallel chunk's)."""
+    idx: list[ir.Value] = [c64(0)] * len(dims) if index is None else index
+    with ExitStack() as loops:
+        for k, d in enumerate(order):
+            if dims[d] == 1 and not (k == 0 and first is not None):
+                idx[d] = c64(0)
+                continue
+            lo, hi = first if k == 0 and first is not None else (0, dims[d])
+            idx[d] = loops.enter_context(for_range(b, lo, hi, name=f"{name}{d}"))
+        yield idx
+
+
 def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
               name: str = "d") -> None:
     """Run `body(index)` over every index of `shape`, major dimension outermost, so the
     innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
     size 1 get no loop."""
-    dims = shape.dims
-    if any(n == 0 for n in dims):
+    if any(n == 0 for n in shape.dims):
         return
-    order = list(reversed(layout_of(shape)))  # major -> minor
-    index: list[ir.Value] = [c64(0)] * len(dims)
-
-    def level(k: int) -> None:
-        if k == len(order):
-            body(list(index))
-            return
-        d = order[k]
-        if dims[d] == 1:
-            level(k + 1)
-            return
-        with for_range(b, 0, dims[d], name=f"{name}{d}") as iv:
-            index[d] = iv
-            level(k + 1)
-    level(0)
+    with nested_loops(b, shape.dims, reversed(layout_of(shape)), name=name) as index:  # major -> minor
+        body(list(index))
 
 
 class FlatIndex(list[ir.Value]):

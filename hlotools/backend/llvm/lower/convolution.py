@@ -32,7 +32,7 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest, nested_loops
 from hlotools.backend.llvm.lower.data_movement import clamp_index
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
@@ -138,24 +138,15 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         v, inside = lhs_real()
         return b.select(inside, v, types.constant(acc_et, 0))
 
-    def window_loops(level: int, body: object) -> None:
-        if level == n_sp:
+    def window_loops(body: Callable[[], None]) -> None:
+        with nested_loops(b, [w.size for w in window.dims[:n_sp]], range(n_sp), kpos, name="kw"):
             if c_g == 1:
                 ci_var[0] = c64(0)
-                body()  # type: ignore[operator]
-                return
-            with for_range(b, 0, c_g, name="ci") as ci:
-                ci_var[0] = ci
-                body()  # type: ignore[operator]
-            return
-        size = window.dims[level].size
-        if size == 1:
-            kpos[level] = c64(0)
-            window_loops(level + 1, body)
-            return
-        with for_range(b, 0, size, name=f"kw{level}") as kv:
-            kpos[level] = kv
-            window_loops(level + 1, body)
+                body()
+            else:
+                with for_range(b, 0, c_g, name="ci") as ci:
+                    ci_var[0] = ci
+                    body()
 
     def kernel_leak(slot: ir.Value) -> None:
         """acc += 0 * w[k, o', ...] over the other groups k (XLA's group rewrite on a
@@ -191,7 +182,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                     return
                 acc = b.load(slot, typ=slot.allocated_type)
                 b.store(b.fadd(acc, b.fmul(types.constant(acc_et, 0), value())), slot)
-        window_loops(0, add)
+        window_loops(add)
 
     leaks: list[tuple[ir.Value, Callable[[ir.Value], None]]] = []
     if numerics.kernel_leaks and g * bg > 1:
@@ -234,7 +225,7 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                     x, inside = lhs_real()
                     with b.if_then(inside):  # padding and holes add nothing (XLA's skipping paths)
                         features(x)
-            window_loops(0, row)
+            window_loops(row)
             with for_range(b, 0, od[feat], name="oc") as o:  # the row is final: canonical NaNs
                 out_idx[feat] = o
                 done = fe.load_element(out_ptr, out_shape, list(out_idx))
@@ -251,24 +242,12 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
                     b.store(b.select(inside, mul_add(acc, x, rhs_value()), acc), slot)
                 else:
                     b.store(mul_add(acc, lhs_value(), rhs_value()), slot)
-        window_loops(0, accumulate)
+        window_loops(accumulate)
         for flag, leak in leaks:
             with b.if_then(flag, likely=False):
                 leak(slot)
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
         fe.store_element(canonical_nan(b, v), out_ptr, out_shape, list(out_idx))
 
-    def outer(k: int) -> None:
-        if k == len(outer_dims):
-            with gen.region():
-                element()
-            return
-        d = outer_dims[k]
-        if od[d] == 1:
-            out_idx[d] = c64(0)
-            outer(k + 1)
-            return
-        with for_range(b, 0, od[d], name=f"co{d}") as iv:
-            out_idx[d] = iv
-            outer(k + 1)
-    outer(0)
+    with nested_loops(b, od, outer_dims, out_idx, name="co"), gen.region():
+        element()

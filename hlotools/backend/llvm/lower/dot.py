@@ -22,7 +22,7 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
 from hlotools.backend.llvm.llvm_ir import complex_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
-from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, nested_loops
 from hlotools.backend.llvm.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
@@ -91,17 +91,9 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
     idx: list[ir.Value] = [c64(0)] * len(out_dims)
     kidx: list[ir.Value] = [c64(0)] * len(kdims)
 
-    def k_loops(j: int, body: Callable[[], None]) -> None:
-        if j == len(kdims):
+    def k_loops(body: Callable[[], None]) -> None:
+        with nested_loops(b, kdims, range(len(kdims)), kidx, name="k"):
             body()
-            return
-        if kdims[j] == 1:
-            kidx[j] = c64(0)
-            k_loops(j + 1, body)
-            return
-        with for_range(b, 0, kdims[j], name=f"k{j}") as iv:
-            kidx[j] = iv
-            k_loops(j + 1, body)
 
     def element() -> None:
         if row_form:
@@ -121,7 +113,7 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
                             yv = rhs_at(list(idx), list(kidx))
                             acc = fe.load_element(out_ptr, inst.shape, list(idx))
                             fe.store_element(_mul_add(b, acc, xv, yv, acc_et), out_ptr, inst.shape, list(idx))
-            k_loops(0, row)
+            k_loops(row)
             if out_et.kind in ("float", "complex"):
                 with fe.gen.region(), for_range(b, 0, out_dims[last], name="nc") as n:
                     idx[last] = n  # the row is final: NaNs to the canonical one (gemm_kernel.canonical_nan)
@@ -135,20 +127,9 @@ def emit_dot(fe: FunctionEmitter, inst: Instruction) -> None:
             with fe.gen.region():
                 xv, yv = lhs_at(list(idx), list(kidx)), rhs_at(list(idx), list(kidx))
                 b.store(_mul_add(b, b.load(slot, typ=slot.allocated_type), xv, yv, acc_et), slot)
-        k_loops(0, accumulate)
+        k_loops(accumulate)
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
         fe.store_element(canonical_nan(b, v), out_ptr, inst.shape, list(idx))
 
-    def outer(j: int) -> None:
-        if j == n_outer:
-            with fe.gen.region():
-                element()
-            return
-        if out_dims[j] == 1:
-            idx[j] = c64(0)
-            outer(j + 1)
-            return
-        with for_range(b, 0, out_dims[j], name=f"o{j}") as iv:
-            idx[j] = iv
-            outer(j + 1)
-    outer(0)
+    with nested_loops(b, out_dims, range(n_outer), idx, name="o"), fe.gen.region():
+        element()
