@@ -44,7 +44,7 @@ def compile_variant(text: str, variant: str) -> Any:
             parallel_for.enabled = lambda: False  # type: ignore[assignment]
             parallel_for.worth_parallel = lambda work, threshold=0: False  # type: ignore[assignment,misc]
         elif variant == "spawn":  # the thread-per-call reference
-            parallel_for._define_parallel_for = parallel_for._define_spawning_parallel_for  # type: ignore[attr-defined]
+            parallel_for._define_parallel_for = parallel_for.define_spawning_parallel_for  # type: ignore[attr-defined]
         elif variant.startswith("pool"):
             parallel_for._define_parallel_for = (  # type: ignore[attr-defined]
                 lambda module, export: thread_pool.pool_parallel_for_function(module, export=export))

@@ -65,7 +65,7 @@ def build_ir(impl: str = "pool") -> str:
         pf = pool_parallel_for_function(module)
     else:
         from hlotools.backend.llvm.kernels import parallel_for
-        make = getattr(parallel_for, "_define_spawning_parallel_for", None)
+        make = getattr(parallel_for, "define_spawning_parallel_for", None)
         pf = make(module, export=False) if make is not None else parallel_for.parallel_for_function(module)
     if SPIN_GLOBAL not in module.globals:  # parallel.py has no spin: a dummy for the same API
         g = ir.GlobalVariable(module, types.I64, SPIN_GLOBAL)

@@ -77,7 +77,7 @@ def forced() -> Iterator[None]:
         _FORCED.reset(tok)
 
 
-def _declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
+def declare(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
     fn = module.globals.get(name)
     if fn is None:
         fn = ir.Function(module, fnty, name)
@@ -128,8 +128,8 @@ def _join_functions(module: ir.Module, export: bool = False) -> tuple[ir.Functio
     if existing is not None:
         return module.globals["hlo.par.add_pending"], existing
     pending, npending, lock = _pending_globals(module)
-    join = _declare(module, "pthread_join", ir.FunctionType(types.I32, [types.I64, types.PTR]))
-    yield_ = _declare(module, "sched_yield", ir.FunctionType(types.I32, []))
+    join = declare(module, "pthread_join", ir.FunctionType(types.I32, [types.I64, types.PTR]))
+    yield_ = declare(module, "sched_yield", ir.FunctionType(types.I32, []))
 
     own = _owner_function(module, npending, lock, yield_)
 
@@ -197,7 +197,7 @@ def _owner_function(module: ir.Module, npending: ir.GlobalVariable, lock: ir.Glo
     pid = ir.GlobalVariable(module, types.I32, "hlo.par.pid")
     pid.linkage = "internal"
     pid.initializer = ir.Constant(types.I32, 0)
-    getpid = _declare(module, "getpid", ir.FunctionType(types.I32, []))
+    getpid = declare(module, "getpid", ir.FunctionType(types.I32, []))
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "hlo.par.own")
     fn.linkage = "internal"
     entry, check, other, claim, busy, forget, forked, publish, done = (fn.append_basic_block(n) for n in (
@@ -304,7 +304,7 @@ def _define_parallel_for(module: ir.Module, export: bool) -> ir.Function:
     return pool_parallel_for_function(module, export=export)
 
 
-def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Function:
+def define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Function:
     """`hlo.parallel_for` and its thread body, built once per LLVM module.
 
     Work is split into chunks (4 per thread) that threads *claim* with an atomic counter;
@@ -317,12 +317,12 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     # the host's row: the 32-bit targets' narrower pthread_t is not modelled (see native/targets.py)
     pthread_t = ir.IntType(targets.host().pthread_t_bits)
     i64p = types.I64.as_pointer()
-    create = _declare(module, "pthread_create", ir.FunctionType(types.I32, [types.PTR, types.PTR, types.PTR, types.PTR]))
+    create = declare(module, "pthread_create", ir.FunctionType(types.I32, [types.PTR, types.PTR, types.PTR, types.PTR]))
     add_pending, join_pending = _join_functions(module, export)
-    sysconf = _declare(module, "sysconf", ir.FunctionType(types.I64, [types.I32]))
-    malloc = _declare(module, "malloc", ir.FunctionType(types.PTR, [types.I64]))
-    free = _declare(module, "free", ir.FunctionType(ir.VoidType(), [types.PTR]))
-    yield_ = _declare(module, "sched_yield", ir.FunctionType(types.I32, []))
+    sysconf = declare(module, "sysconf", ir.FunctionType(types.I64, [types.I32]))
+    malloc = declare(module, "malloc", ir.FunctionType(types.PTR, [types.I64]))
+    free = declare(module, "free", ir.FunctionType(ir.VoidType(), [types.PTR]))
+    yield_ = declare(module, "sched_yield", ir.FunctionType(types.I32, []))
     gthreads = _threads_global(module, export)
 
     def slot(b: ir.IRBuilder, st: ir.Value, k: int) -> ir.Value:
@@ -347,7 +347,7 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     b.position_at_end(body)
     lo = b.sdiv(b.mul(c, n), chunks)
     hi = b.sdiv(b.mul(b.add(c, c64(1)), n), chunks)
-    b.call(_as_worker(b, fn), [ctx, lo, hi])
+    b.call(as_worker(b, fn), [ctx, lo, hi])
     b.atomic_rmw("add", slot(b, st, S_DONE), c64(1), "seq_cst")
     b.branch(loop)
     b.position_at_end(out)
@@ -380,7 +380,7 @@ def _define_spawning_parallel_for(module: ir.Module, export: bool) -> ir.Functio
     b.cbranch(b.icmp_signed("<=", nt64, c64(1)), serial, try_par)
     b.position_at_end(serial)
     with b.if_then(b.icmp_signed(">", n, c64(0))):
-        b.call(_as_worker(b, fn), [ctx, c64(0), n])
+        b.call(as_worker(b, fn), [ctx, c64(0), n])
     b.ret_void()
     b.position_at_end(try_par)
     raw = b.call(malloc, [c64(STATE_BYTES)])
@@ -452,7 +452,7 @@ def thread_count(b: ir.IRBuilder, fn: ir.Function, sysconf: ir.Function, gthread
     return b.select(b.icmp_signed(">", nt64, n), n, nt64)
 
 
-def _as_worker(b: ir.IRBuilder, fnptr: ir.Value) -> ir.Value:
+def as_worker(b: ir.IRBuilder, fnptr: ir.Value) -> ir.Value:
     """An opaque pointer called as a worker (llvmlite calls through a typed callee)."""
     return _Callee(fnptr)
 

@@ -133,7 +133,7 @@ def _pointer(b: ir.IRBuilder, desc: ir.Value, k: int) -> ir.Value:
     return b.load(b.gep(desc, [c64(k)], source_etype=types.PTR), typ=types.PTR)
 
 
-def _internal(module: ir.Module, fnty: ir.FunctionType, fname: str, small: bool = False) -> ir.Function:
+def internal_function(module: ir.Module, fnty: ir.FunctionType, fname: str, small: bool = False) -> ir.Function:
     g = ir.Function(module, fnty, fname)
     g.linkage = "internal"
     g.attributes.add("noinline")
@@ -147,18 +147,18 @@ def _build(fn: ir.Function, ct: ElementType) -> None:
     internal function per op, each a specialised copy of the loops)."""
     module = fn.module
     vty = types.value_type(ct)
-    rel_fn = _internal(module, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR]), f"{fn.name}.rel", small=True)
-    fill_fn = _internal(module, ir.FunctionType(types.I64, [types.PTR, types.PTR, types.PTR]), f"{fn.name}.fill", small=True)
+    rel_fn = internal_function(module, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR]), f"{fn.name}.rel", small=True)
+    fill_fn = internal_function(module, ir.FunctionType(types.I64, [types.PTR, types.PTR, types.PTR]), f"{fn.name}.fill", small=True)
     _build_window_walk(rel_fn, checked=False)
     _build_window_walk(fill_fn, checked=True)
     body_ty = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.PTR, types.PTR, types.PTR, vty])
     bodies = []
     fold_ty = ir.FunctionType(vty, [types.PTR, types.I64, types.PTR, vty, types.I1])
     for op in OPS:
-        body = _internal(module, body_ty, f"{fn.name}.{op}")
+        body = internal_function(module, body_ty, f"{fn.name}.{op}")
         for a in body.args[3:5]:
             a.add_attribute("noalias")
-        fold1 = _internal(module, fold_ty, f"{fn.name}.{op}.fold1", small=True)
+        fold1 = internal_function(module, fold_ty, f"{fn.name}.{op}.fold1", small=True)
         _build_scalar_fold(fold1, ct, op)
         _build_body(body, ct, op, fill_fn, fold1)
         bodies.append(body)

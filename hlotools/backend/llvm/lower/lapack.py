@@ -15,7 +15,14 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
-from hlotools.backend.llvm.lower.linalg import F64, _batch_shape, _Mat, _var, cholesky_core, solve_triangular
+from hlotools.backend.llvm.lower.linalg import (
+    F64,
+    Mat,
+    batch_shape,
+    cholesky_core,
+    new_slot,
+    solve_triangular,
+)
 from hlotools.backend.llvm.registry import CUSTOM_CALLS, SCRATCH
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter.custom_calls import backend_config_values
@@ -63,7 +70,7 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
     et = a.shape.element_type
     assert et is not None
     b = fe.b
-    lu = _Mat(fe, fe.scratch_ptrs(inst)[0], max(1, n))
+    lu = Mat(fe, fe.scratch_ptrs(inst)[0], max(1, n))
     src = fe.leaf_ptrs(a)[0]
     if m == 0 or n == 0:
         return
@@ -72,11 +79,11 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
         with for_range(b, 0, m, name="li") as i:
             with for_range(b, 0, n, name="lj") as j:
                 lu.set(i, j, convert_value(b, fe.load_element(src, a.shape, bidx + [i, j]), et, F64))
-        info = _var(fe, ir.Constant(types.I32, 0))
+        info = new_slot(fe, ir.Constant(types.I32, 0))
         fabs = "llvm.fabs.f64"
         fn = b.module.globals.get(fabs) or ir.Function(b.module, ir.FunctionType(types.F64, [types.F64]), fabs)
         with for_range(b, 0, k, name="pj") as j:
-            p, best = _var(fe, j), _var(fe, b.call(fn, [lu.get(j, j)]))
+            p, best = new_slot(fe, j), new_slot(fe, b.call(fn, [lu.get(j, j)]))
             with for_range(b, b.add(j, c64(1)), m, name="pi") as i:
                 v = b.call(fn, [lu.get(i, j)])
                 better = b.fcmp_ordered(">", v, b.load(best, typ=types.F64))
@@ -107,7 +114,7 @@ def _getrf(fe: FunctionEmitter, inst: Instruction) -> None:
                 fe.store_element(convert_value(b, lu.get(i, j), F64, out_et), ptrs[0], shapes[0], bidx + [i, j])
         if len(ptrs) > 2:
             fe.store_element(b.load(info, typ=types.I32), ptrs[2], shapes[2], bidx)
-    loop_nest(b, _batch_shape(a.shape, 2), matrix)
+    loop_nest(b, batch_shape(a.shape, 2), matrix)
 
 
 for _name in _names("potrf"):

@@ -33,7 +33,7 @@ def _real(inst: Instruction) -> None:
             raise HloUnsupportedError(f"{inst.opcode} of {s.element_type} values (real floats only)")
 
 
-class _Mat:
+class Mat:
     """An f64 scratch matrix rows x cols."""
 
     def __init__(self, fe: FunctionEmitter, ptr: ir.Value, cols: int) -> None:
@@ -50,12 +50,12 @@ class _Mat:
         self.fe.b.store(v, self._at(i, j))
 
 
-def _batch_shape(shape: Shape, trailing: int) -> Shape:
+def batch_shape(shape: Shape, trailing: int) -> Shape:
     assert shape.element_type is not None
     return Shape.array(shape.element_type, shape.dims[:len(shape.dims) - trailing])
 
 
-def _var(fe: FunctionEmitter, v: ir.Value) -> ir.AllocaInstr:
+def new_slot(fe: FunctionEmitter, v: ir.Value) -> ir.AllocaInstr:
     slot = fe.in_entry().alloca(v.type)
     fe.b.store(v, slot)
     return slot
@@ -84,7 +84,7 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
     out_et = out_shape.element_type
     assert et is not None and out_et is not None
     src = fe.leaf_ptrs(a)[0]
-    mat = _Mat(fe, fe.scratch_ptrs(inst)[0], n)
+    mat = Mat(fe, fe.scratch_ptrs(inst)[0], n)
     if n == 0:
         return
 
@@ -92,10 +92,10 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
         def read(i: ir.Value, j: ir.Value) -> ir.Value:  # the symmetric matrix from one triangle
             lo, hi = (i, j) if lower else (j, i)  # lower: a[i, j] with j <= i
             return convert_value(b, fe.load_element(src, a.shape, bidx + [lo, hi]), et, F64)
-        ok = _var(fe, ir.Constant(types.I1, 1))
-        first_bad = _var(fe, ir.Constant(types.I32, 0))
+        ok = new_slot(fe, ir.Constant(types.I1, 1))
+        first_bad = new_slot(fe, ir.Constant(types.I32, 0))
         with for_range(b, 0, n, name="cj") as j:
-            acc = _var(fe, read(j, j))
+            acc = new_slot(fe, read(j, j))
             with for_range(b, 0, j, name="ck") as k:
                 ljk = mat.get(j, k)
                 b.store(b.fsub(b.load(acc, typ=types.F64), b.fmul(ljk, ljk)), acc)
@@ -108,7 +108,7 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
             d = math_ops.libm(b, "sqrt", [s])
             mat.set(j, j, d)
             with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
-                acc2 = _var(fe, read(i, j))
+                acc2 = new_slot(fe, read(i, j))
                 with for_range(b, 0, j, name="ck2") as k:
                     b.store(b.fsub(b.load(acc2, typ=types.F64), b.fmul(mat.get(i, k), mat.get(j, k))), acc2)
                 mat.set(i, j, b.fdiv(b.load(acc2, typ=types.F64), d))
@@ -127,7 +127,7 @@ def cholesky_core(fe: FunctionEmitter, inst: Instruction, a: Instruction, out: i
                 fe.store_element(convert_value(b, v, F64, out_et), out, out_shape, bidx + [i, j])
         if info is not None:
             fe.store_element(b.load(first_bad, typ=types.I32), info[0], info[1], bidx)
-    loop_nest(b, _batch_shape(a.shape, 2), matrix)
+    loop_nest(b, batch_shape(a.shape, 2), matrix)
 
 
 class _ComplexMat:
@@ -174,9 +174,9 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
             re, im = complex_ops.parts(b, fe.load_element(src, a.shape, bidx + ([i, j] if lower else [j, i])))
             re, im = convert_value(b, re, part_in, F64), convert_value(b, im, part_in, F64)
             return re, (im if lower else b.fneg(im))
-        ok = _var(fe, ir.Constant(types.I1, 1))
+        ok = new_slot(fe, ir.Constant(types.I1, 1))
         with for_range(b, 0, n, name="cj") as j:
-            acc = _var(fe, read(j, j)[0])
+            acc = new_slot(fe, read(j, j)[0])
             with for_range(b, 0, j, name="ck") as k:
                 re, im = mat.get(j, k)
                 b.store(b.fsub(b.load(acc, typ=types.F64), b.fadd(b.fmul(re, re), b.fmul(im, im))), acc)
@@ -187,7 +187,7 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
             mat.set(j, j, d, zero)
             with for_range(b, b.add(j, c64(1)), n, name="ci") as i:
                 a_re, a_im = read(i, j)
-                acc_re, acc_im = _var(fe, a_re), _var(fe, a_im)
+                acc_re, acc_im = new_slot(fe, a_re), new_slot(fe, a_im)
                 with for_range(b, 0, j, name="ck2") as k:
                     p, q = mat.get(i, k)
                     r, t = mat.get(j, k)  # L[i,k] * conj(L[j,k]) = (pr + qt) + (qr - pt) i
@@ -206,7 +206,7 @@ def cholesky_complex(fe: FunctionEmitter, inst: Instruction, a: Instruction, out
                 im = b.select(b.and_(inside, good), im, zero)
                 z = complex_ops.make(b, convert_value(b, re, F64, part_out), convert_value(b, im, F64, part_out), out_et)
                 fe.store_element(z, out, out_shape, bidx + [i, j])
-    loop_nest(b, _batch_shape(a.shape, 2), matrix)
+    loop_nest(b, batch_shape(a.shape, 2), matrix)
 
 
 def _cholesky_scratch(inst: Instruction) -> list[int]:
@@ -241,7 +241,7 @@ def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, 
     assert a_et is not None and b_et is not None and out_et is not None
     a_ptr, b_ptr = fe.leaf_ptrs(a_op)[0], fe.leaf_ptrs(b_op)[0]
     t_ptr, x_ptr = fe.scratch_ptrs(inst)[:2]
-    t, x = _Mat(fe, t_ptr, n), _Mat(fe, x_ptr, max(1, m))
+    t, x = Mat(fe, t_ptr, n), Mat(fe, x_ptr, max(1, m))
     # the effective system t y = r with t lower or upper triangular
     eff_lower = lower != trans
     if not left:
@@ -273,7 +273,7 @@ def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, 
             with for_range(b, 0, m, name="sc") as c:
                 bi = bidx + ([i, c] if left else [c, i])
                 rhs = convert_value(b, fe.load_element(b_ptr, b_op.shape, bi), b_et, F64)
-                acc = _var(fe, rhs)
+                acc = new_slot(fe, rhs)
                 with for_range(b, 0, n, name="sj") as j:
                     b.store(b.fsub(b.load(acc, typ=types.F64), b.fmul(t.get(i, j), x.get(j, c))), acc)
                 x.set(i, c, b.fdiv(b.load(acc, typ=types.F64), t.get(i, i)))
@@ -285,7 +285,7 @@ def solve_triangular(fe: FunctionEmitter, inst: Instruction, a_op: Instruction, 
                 if scale is not None:
                     v = b.fmul(v, scale)
                 fe.store_element(convert_value(b, v, F64, out_et), out, out_shape, bidx + ([i, c] if left else [c, i]))
-    loop_nest(b, _batch_shape(b_op.shape, 2), matrix)
+    loop_nest(b, batch_shape(b_op.shape, 2), matrix)
 
 
 SCRATCH["triangular-solve"] = lambda inst: [
