@@ -7,7 +7,7 @@ LLVM, no cache), warm start (the same module through a fresh compile cache: obje
 only) and run time; ratios LLVM/XLA and interpreter/LLVM. Run times are medians of
 `--repeat` calls (wall clock) with the CPU time of the calling process next to them: the
 machine may be shared, and CPU time over wall time shows the threads that really ran.
-The LLVM backend's runtime library (runtime_library.py: the parallel runtime and the GEMM
+The LLVM backend's runtime library (kernels/library.py: the parallel runtime and the GEMM
 kernels, compiled once per machine and cached) is built once before the per-module loop, and
 that one-time cost is printed first (built, then loaded from a compile cache as a later process
 would), with the process's first compile of a tiny module (imports of the passes and emitters);

@@ -62,7 +62,7 @@ def _like(a: np.ndarray, mode: str, fill: int | None) -> np.ndarray:
 
 
 def install(mode: str) -> None:
-    """Patch calling.py's buffers (arguments, results, arena) into guarded memory."""
+    """Patch abi.py's buffers (arguments, results, arena) into guarded memory."""
     from hlotools.backend.llvm import abi
 
     to_physical, alloc_physical, bind_entry = abi.to_physical, abi.alloc_physical, \

@@ -5,8 +5,8 @@
 
 NAMES: comma-separated corpus names (default: the six big_* modules); VARIANTS among
     serial   no parallel loops at all (as HLOTOOLS_NUM_THREADS=1 compiles)
-    spawn    parallel.py's thread-per-call parallel_for
-    pool     parallel_pool.py's persistent pool (spin: DEFAULT_SPIN_NS)
+    spawn    kernels/parallel_for.py's thread-per-call parallel_for
+    pool     kernels/thread_pool.py's persistent pool (spin: DEFAULT_SPIN_NS)
     poolN    the pool with its spin set to N us (pool0: sleep at once)
 Every variant defines parallel_for inside its module (the runtime library is bypassed, so all
 of them coexist); calls alternate between variants, medians and minimums of wall time and the

@@ -1,4 +1,4 @@
-"""A small LLVM module around one parallel_for (the pool's or parallel.py's, for A/B), for
+"""A small LLVM module around one parallel_for (the pool's or kernels/parallel_for.py's, for A/B), for
 tests/test_llvm_pool.py and tests/_llvm_pool_bench.py: workers that count which indices they
 ran, a nested call, an empty worker (per-call overhead) and an f32 elementwise loop.
 
@@ -58,7 +58,7 @@ def _export(module: ir.Module, name: str, args: list[ir.Type]) -> tuple[ir.Funct
 
 
 def build_ir(impl: str = "pool") -> str:
-    """The module's IR text; impl 'pool' (parallel_pool) or 'spawn' (parallel.py)."""
+    """The module's IR text; impl 'pool' (parallel_pool) or 'spawn' (kernels/parallel_for.py)."""
     module = ir.Module("pool_test")
     if impl == "pool":
         from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
@@ -67,7 +67,7 @@ def build_ir(impl: str = "pool") -> str:
         from hlotools.backend.llvm.kernels import parallel_for
         make = getattr(parallel_for, "define_spawning_parallel_for", None)
         pf = make(module, export=False) if make is not None else parallel_for.parallel_for_function(module)
-    if SPIN_GLOBAL not in module.globals:  # parallel.py has no spin: a dummy for the same API
+    if SPIN_GLOBAL not in module.globals:  # kernels/parallel_for.py has no spin: a dummy for the same API
         g = ir.GlobalVariable(module, types.I64, SPIN_GLOBAL)
         g.initializer = ir.Constant(types.I64, 0)
     count = _count(module)

@@ -1,4 +1,4 @@
-"""conv_kernel.py's generic im2col and kernel packing (the runtime library's `conv.<type>`):
+"""kernels/conv.py's generic im2col and kernel packing (the runtime library's `conv.<type>`):
 every convolution emit_conv_gemm gives them must come out bit for bit as with the loop
 nests generated per convolution (same A and B, same GEMM), and match the interpreter:
 layouts, strides, padding, both dilations, reversal, 0 to 3 spatial dims, f64, threads,

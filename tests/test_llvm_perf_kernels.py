@@ -1,4 +1,4 @@
-"""Correctness of the LLVM backend's fast kernels (emit_gemm.py's BLAS call and generated
+"""Correctness of the LLVM backend's fast kernels (lower/gemm.py's BLAS call and generated
 register-blocked GEMM, the im2col convolution, parallel loops) against numpy and the
 interpreter: odd sizes, batch dims, transposed operands and results (layouts), every float
 type and integers. Never timing assertions."""

@@ -386,7 +386,7 @@ def test_linkage_for_modules_and_for_a_runtime_library() -> None:
     pf = pool_parallel_for_function(r, export=True)
     assert pf.linkage == "" and r.globals[JOIN_SYMBOL].linkage == "" and r.globals[THREADS_GLOBAL].linkage == ""
     assert m.globals[thread_pool.SPIN_GLOBAL].linkage == "weak"
-    assert r.globals[thread_pool.SPIN_GLOBAL].linkage == "internal"  # exports: parallel.py's three
+    assert r.globals[thread_pool.SPIN_GLOBAL].linkage == "internal"  # exports: kernels/parallel_for.py's three
 
 
 def test_two_pools_in_one_module_share_the_join() -> None:
@@ -446,5 +446,5 @@ def test_the_backend_runs_on_the_pool() -> None:
         time.sleep(0.05)
         print(tasks(want=base + 1) - base)
     """, env={"HLOTOOLS_NUM_THREADS": "2"})
-    # the pool's worker stays (parallel.py's helper threads end with their call)
+    # the pool's worker stays (kernels/parallel_for.py's helper threads end with their call)
     assert int(out) == 1, f"{out.strip()} threads more than before the first call, expected the 1 worker"

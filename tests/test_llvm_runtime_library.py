@@ -1,4 +1,4 @@
-"""The runtime library (runtime_library.py): the parallel runtime and the GEMM kernels are
+"""The runtime library (kernels/library.py): the parallel runtime and the GEMM kernels are
 compiled once per machine and shared by every JIT module, cached beside the modules, rebuilt
 when their entries are missing or damaged; AOT objects and shared libraries stay
 self-contained."""

@@ -42,7 +42,7 @@ def test_unknown_targets() -> None:
 
 
 def test_the_facts_the_generated_code_used_before_the_table() -> None:
-    """The numbers that were constants in pool_libc.py, parallel.py and denormals.py."""
+    """The numbers that were constants in pool_libc.py, kernels/parallel_for.py and denormals.py."""
     x86, arm = targets.by_arch("x86_64"), targets.by_arch("aarch64")
     assert x86 is not None and arm is not None
     assert (x86.spin_hint, x86.spin_hint_args, x86.mxcsr) == ("llvm.x86.sse2.pause", (), True)

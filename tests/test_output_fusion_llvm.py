@@ -1,4 +1,4 @@
-"""kOutput fusions on the LLVM backend (emit_output_fusion.py): the GEMM epilogue (the runtime
+"""kOutput fusions on the LLVM backend (lower/output_fusion.py): the GEMM epilogue (the runtime
 kernel interpreting an elementwise program on each register tile), the in-place path (D into
 the output, then one loop) and the call of the fused computation. Every fused result must be
 bit for bit what the LLVM backend computes for the same module unfused (the epilogue uses the

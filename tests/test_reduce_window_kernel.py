@@ -1,5 +1,5 @@
-"""reduce-window through the runtime library's kernel (reduce_window_kernel.py,
-emit_reduce_window.py): bit for bit what emit_reduce's elemental loop computes (random
+"""reduce-window through the runtime library's kernel (kernels/reduce_window.py,
+lower/reduce_window.py): bit for bit what emit_reduce's elemental loop computes (random
 shapes, layouts, windows, strides, paddings including negative ones, dilations, reducers
 in either parameter order, element types, NaN and signed zeros, constant or run-time init
 values), close to the interpreter; the corpus' pooling layers; AOT objects; what stays on

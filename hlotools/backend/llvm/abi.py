@@ -3,8 +3,8 @@ the compile statistics a call needs (arena size, donated arguments) and the conv
 numpy leaves to and from their physical layout and storage.
 
 Kept free of llvmlite (and of the compiler) so that a warm start, which loads machine code
-from the compile cache as a shared library (native.py), imports none of it. runtime.py's
-CompiledModule (MCJIT) and native.py's loader both call through `EntryCaller`.
+from the compile cache as a shared library (native/shared_library.py), imports none of it. runtime.py's
+CompiledModule (MCJIT) and native/shared_library.py's loader both call through `EntryCaller`.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from hlotools.ir.shape import Layout, Shape
 
 ENTRY_NAME = "hlo_entry"
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
-# Exported by modules that start threads (parallel.py emits it): joins the helper threads that
+# Exported by modules that start threads (kernels/parallel_for.py emits it): joins the helper threads that
 # may still run the module's code; called before the code is freed.
 JOIN_SYMBOL = "hlotools_parallel_join"
 # The runtime's `void hlo.parallel_for(ptr fn, ptr ctx, i64 n)` (kernels/parallel_for.py).

@@ -14,7 +14,7 @@ the time that output is defined.
 Aliasing instructions (tuple, get-tuple-element, bitcast, ...) define nothing: their leaves
 are their operands' leaves.
 
-Concurrent sets (emit_concurrent.py: kernels run at the same time by one parallel_for) are
+Concurrent sets (codegen/concurrent.py: kernels run at the same time by one parallel_for) are
 contiguous in the order and occupy ONE schedule position: every member's buffers and scratch
 are defined there and every operand is read there, so like the buffers of one instruction they
 never share memory with each other (outputs, scratch, and the operands another member still

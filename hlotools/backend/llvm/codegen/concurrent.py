@@ -1,7 +1,7 @@
 """Independent kernels of one computation run at the same time (issue 5: "the independent
 groups found by the scheduler run on several threads").
 
-parallel.py splits ONE big kernel over threads; a kernel below its thresholds runs serially,
+kernels/parallel_for.py splits ONE big kernel over threads; a kernel below its thresholds runs serially,
 and two such kernels that do not depend on each other (the two dots of an LSTM step,
 f32[16,128]x[128,1024] and f32[16,256]x[256,1024]) still ran one after the other. Here such
 kernels run as one `parallel_for` (`emit_set`): each member's own emitter produces its
@@ -12,7 +12,7 @@ its own member's buffers; one thread creation per set instead of one per kernel.
 
 Which kernels (`task_work`): materialised (`define`) dots and elemental loops (elemental
 ops with the default loop emitter, elemental fusions) that would run serially by
-themselves (below parallel.py's MIN_PARALLEL_GEMM / MIN_PARALLEL_WORK) and are big enough
+themselves (below kernels/parallel_for.py's MIN_PARALLEL_GEMM / MIN_PARALLEL_WORK) and are big enough
 to be worth a loop of their own (`MIN_TASK_WORK`), in sets worth a parallel_for
 (`MIN_SET_WORK`). Everything else stays where the schedule put it:
 cheap instructions, kernels that split themselves over threads, control flow (while,
@@ -36,7 +36,7 @@ instructions are parts of one kernel), nor is anything compiled while a set is e
 Emitting a set: its members are emitted under `parallel.forced()` (worth_parallel answers
 True), so each member's emitter takes its parallel path, and the parallel_for
 call that ends a member is taken out into the merged call. Inside a worker nothing may call
-parallel_for (parallel.py: no nesting; a worker that joins its sibling threads can
+parallel_for (kernels/parallel_for.py: no nesting; a worker that joins its sibling threads can
 deadlock): the members' workers are their loop bodies, which never ask for threads, and
 `_check_no_nesting` asserts it of each.
 """
@@ -65,14 +65,14 @@ if TYPE_CHECKING:
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
 
 # Work is counted in GEMM multiply-adds (0.033 ns each here: f32[16,256]x[256,1024], 4 Mi of
-# them, 139 us). One element operation of an elemental loop (parallel.py's unit: elements times
+# them, 139 us). One element operation of an elemental loop (kernels/parallel_for.py's unit: elements times
 # work_per_element) is worth ELEMENT_COST of them: measured 0.25 ns for an f32[512,256] add,
 # 0.5 ns for exponential, 0.06 ns per element of a row reduction (vectorised), 2.9 ns of a
 # column reduction (strided); 8 is the typical elementwise kernel.
 ELEMENT_COST = 8
 # A member smaller than this (~9 us) is not worth a loop of its own in the merged worker.
 MIN_TASK_WORK = 1 << 18
-# A set must be worth one parallel_for. With the persistent pool (parallel_pool.py) a call costs
+# A set must be worth one parallel_for. With the persistent pool (kernels/thread_pool.py) a call costs
 # ~1 us of wall time and ~25 us of CPU (the workers' spin): a set of two tiny kernels 21.3 ->
 # 21.8 us (median of 2000 calls, quiet machine; 21 -> 45 us with a thread per call). 1 Mi
 # (~35 us on one core) is where sets start to pay: reductions.hlo's two reduce-windows 0.53 ->
@@ -324,6 +324,6 @@ def _merged_worker(fe: FunctionEmitter, parts: list[_Part]) -> tuple[ir.Function
 
 
 def _check_no_nesting(worker: ir.Function) -> None:
-    """No parallel_for inside a worker (parallel.py: no nesting)."""
+    """No parallel_for inside a worker (kernels/parallel_for.py: no nesting)."""
     if _parallel_calls(worker):
         raise HloUnsupportedError(f"internal: {worker.name} calls parallel_for inside a task")

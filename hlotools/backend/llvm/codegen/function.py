@@ -3,7 +3,7 @@ per-instruction half of the LLVM backend's compiler (module.py assembles the mod
 placement.py holds the alias/in-place/inline decisions this file asks per instruction).
 
 FunctionEmitter decides per instruction param/const/alias/inline/define, gets a buffer plan
-(buffers.py), runs independent kernels together (emit_concurrent.py) and emits each
+(buffers.py), runs independent kernels together (codegen/concurrent.py) and emits each
 instruction through the tables in registry.py (no opcode switch lives here). Scalar
 computations (reducers, comparators, map functions) are inlined at their uses.
 
@@ -141,7 +141,7 @@ class FunctionEmitter:
         self.classify()
         root = self.comp.root
         assert root is not None
-        conc = plan_concurrency(self)  # independent kernels run at once (emit_concurrent.py)
+        conc = plan_concurrency(self)  # independent kernels run at once (codegen/concurrent.py)
         self.order = conc.order
         self.plan = buffers.assign(self.order, root, self._classifier(), conc.sets)
         set_of = {id(i): k for k, s in enumerate(conc.sets) for i in s}
@@ -364,7 +364,7 @@ class FunctionEmitter:
 
 
 ELEMENTAL_EMITTERS: set[str] = set()  # opcodes with an emitter that still reads operands via value_at
-# Runtime-library kernels that may replace an elemental loop (emit_reduce_window.py for
+# Runtime-library kernels that may replace an elemental loop (lower/reduce_window.py for
 # reduce-window): fn(fe, inst) emits `inst` and returns True, or returns False (emitting
 # nothing) to leave it to the loop. The instruction stays an elemental loop for everything
 # else (implicit fusion of its operands, emit_concurrent's task kernels).

@@ -1,5 +1,5 @@
 """HLO module -> one llvmlite.ir module: the module assembly half of the LLVM backend's
-compiler (compiler.py emits the instructions of one function).
+compiler (codegen/function.py emits the instructions of one function).
 
 Every computation that is called as a unit (the entry, while bodies and conditions, call and
 conditional targets, fusions that are not purely elemental) becomes one LLVM function

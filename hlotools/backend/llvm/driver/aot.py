@@ -22,7 +22,7 @@ complex types (real, imag) pairs. The object needs nothing beyond libc and libm 
 every emit: link with -lm, plus -lpthread on glibc < 2.34 for the generated threads); the
 compile steps are the JIT's (the -O2 passes, codegen, LLVM at -O3) except that dots use the
 generated GEMM kernel, never a BLAS, and that the functions the JIT shares through its runtime
-library (runtime_library.py: parallel_for, the GEMM kernels) are defined inside the object.
+library (kernels/library.py: parallel_for, the GEMM kernels) are defined inside the object.
 """
 from __future__ import annotations
 

@@ -232,7 +232,7 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
 
 def _from_library(compile_cache: CompileCache, key: str, entry: Entry, stats: Any, params: list[Shape],
                   results: list[Shape]) -> Any:
-    """The entry's shared library, dlopened (native.py), or None (saying why when the entry
+    """The entry's shared library, dlopened (native/shared_library.py), or None (saying why when the entry
     has one that cannot be used): then the object goes through MCJIT."""
     from hlotools.backend.llvm.driver.runtime import CompiledModule
     record = entry.meta.get("shared_library")

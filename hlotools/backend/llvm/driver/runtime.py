@@ -4,12 +4,12 @@ arrays by calling the entry function through ctypes.
 Arguments and results are flattened array leaves exactly as for
 `hlotools.interpreter.evaluate` (logical row-major numpy arrays; tokens are None on input
 and a 0-d bool on output). Leaves are converted to their physical layout and storage
-(sub-byte integers one per byte) on the way in and back on the way out (calling.py). The
+(sub-byte integers one per byte) on the way in and back on the way out (abi.py). The
 temp arena is allocated once per compiled module (64-byte aligned) and reused by every call.
 
 The compiler and the JIT (llvmlite) are imported when a module is compiled or loaded into
 the JIT, not with this file: a warm start that loads a shared library from the compile cache
-(`from_shared_library`, native.py) needs neither.
+(`from_shared_library`, native/shared_library.py) needs neither.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Timings:
 
 class CompiledModule(EntryCaller):
     """A module compiled to native code; call it with flattened argument leaves. JIT code
-    calls the process's runtime library (runtime_library.py) for the parallel runtime and
+    calls the process's runtime library (kernels/library.py) for the parallel runtime and
     the GEMM kernels: `runtime_groups` names the groups it needs."""
 
     runtime_groups: list[str]
@@ -100,7 +100,7 @@ class CompiledModule(EntryCaller):
     @classmethod
     def from_shared_library(cls, library: SharedLibrary, stats: CompileStats, param_leaves: list[Shape],
                             result_leaves: list[Shape], seconds: float) -> CompiledModule:
-        """A module compiled earlier and linked into a shared library (native.py), already
+        """A module compiled earlier and linked into a shared library (native/shared_library.py), already
         loaded with dlopen: neither llvmlite nor the compiler is involved."""
         self = cls.__new__(cls)
         self.llvm_ir = ""

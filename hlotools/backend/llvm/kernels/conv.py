@@ -2,8 +2,8 @@
 panel packing as generic, descriptor-driven LLVM functions, one pair per compute type,
 so a module's convolution only fills two descriptors (three stores each: the fields are a
 constant of the module) and calls them (then the GEMM kernel),
-as its dots call gemm_kernel.py's kernel. The JIT takes them from the runtime library
-(group `conv.<type>`, compiled once per machine: runtime_library.py); AOT objects define
+as its dots call kernels/gemm.py's kernel. The JIT takes them from the runtime library
+(group `conv.<type>`, compiled once per machine: kernels/library.py); AOT objects define
 them inside (internal). Why: generated per convolution, with static dims, these loop nests
 were ~60% of big_conv's LLVM time (two convs: ~46 ms for the im2col workers, ~15 ms for the
 packing loops in the entry function, of ~98 ms CPU).

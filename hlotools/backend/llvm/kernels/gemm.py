@@ -1,7 +1,7 @@
 """The generated GEMM micro-kernel: one LLVM function per compute type, shared by every dot
 of that type (sizes and strides are run-time values from a descriptor, so a module with many
 dots compiles one kernel, not one per dot: compile time). The JIT goes further: each variant
-is a group of the runtime library (runtime_library.py), compiled once per machine, and modules
+is a group of the runtime library (kernels/library.py), compiled once per machine, and modules
 only declare it; AOT objects define it inside (internal).
 
     void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
@@ -76,7 +76,7 @@ def lanes_for(ct: ElementType, features: str) -> int:
 
 
 def kernel_name(ct: ElementType, L: int, MR: int) -> str:  # noqa: N803
-    """The kernel's symbol, which is also its runtime library group (runtime_library.py)."""
+    """The kernel's symbol, which is also its runtime library group (kernels/library.py)."""
     return f"gemm.{ct.name}.x{L}.r{MR}"
 
 

@@ -1,4 +1,4 @@
-"""The GEMM kernel's run-time epilogue: an elementwise program the kernel (gemm_kernel.py)
+"""The GEMM kernel's run-time epilogue: an elementwise program the kernel (kernels/gemm.py)
 applies to each finished MR x NV register tile before storing it, so a kOutput fusion
 (dot/convolution + bias + activation, ...) needs no per-module LLVM code: the kernel is a
 runtime-library group compiled once per machine, and the module only adds a small i64

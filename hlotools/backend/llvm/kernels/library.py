@@ -4,16 +4,16 @@ and its runtime functions instead of generating them per module.
 
 Groups (each one LLVM module, one object, one cache entry):
 
-- "parallel": parallel.py's whole runtime (`hlo.parallel_for`, its chunks, trampoline and
+- "parallel": kernels/parallel_for.py's whole runtime (`hlo.parallel_for`, its chunks, trampoline and
   join, the pending-thread list, `hlotools_num_threads`, `hlotools_parallel_join`): ~35 ms of
   LLVM time that every module with a parallel loop used to spend;
-- one per GEMM kernel variant, named by its symbol `gemm.<type>.x<L>.r<MR>` (gemm_kernel.py):
+- one per GEMM kernel variant, named by its symbol `gemm.<type>.x<L>.r<MR>` (kernels/gemm.py):
   ~60 ms each. One group per variant, not one for all: a module needs one or two of the
   twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine;
-- one per convolution compute type, `conv.<type>` (conv_kernel.py): the generic im2col and
+- one per convolution compute type, `conv.<type>` (kernels/conv.py): the generic im2col and
   kernel-packing functions of emit_conv_gemm's convolutions (`conv.im2col.<type>`,
   `conv.pack.<type>`), which were ~60% of big_conv's LLVM time when generated per module;
-- one per reduce-window element type, `reduce_window.<type>` (reduce_window_kernel.py): the
+- one per reduce-window element type, `reduce_window.<type>` (kernels/reduce_window.py): the
   descriptor-driven reduce-window of add/multiply/maximum/minimum reducers (pooling layers),
   instead of a JIT'd loop nest per reduce-window.
 
@@ -27,7 +27,7 @@ group's object goes into an MCJIT engine kept for the life of the process and ev
 defines is registered with LLVM (jit.export_symbols), so fresh compiles and cached objects
 loaded later resolve to it. Modules record the groups they need (`groups_needed`, or the
 undefined symbols of their object), and shared libraries of the compile cache link the same
-objects in (native.py), so each .so stays self-contained.
+objects in (native/shared_library.py), so each .so stays self-contained.
 
 AOT objects never set the flag: they define everything inside and need only libc and libm.
 """

@@ -15,7 +15,7 @@ Outlining a loop nest of the current function into a worker (`outlined`, `run_pa
 
 The functions that do not depend on the module (parallel_for, its chunks, trampoline and
 join, the pending-thread list and `hlotools_num_threads`) are the runtime library's group
-"parallel" (runtime_library.py): while the JIT compiles (`runtime_library.external()`), a module
+"parallel" (kernels/library.py): while the JIT compiles (`runtime_library.external()`), a module
 only declares `hlo.parallel_for` and the process-wide runtime, compiled once per machine,
 defines it; AOT objects define everything inside (internal, weak exports), self-contained.
 
@@ -296,7 +296,7 @@ def define_runtime(module: ir.Module) -> list[str]:
 
 
 def _define_parallel_for(module: ir.Module, export: bool) -> ir.Function:
-    """`hlo.parallel_for`: the persistent worker pool of parallel_pool.py (threads created
+    """`hlo.parallel_for`: the persistent worker pool of kernels/thread_pool.py (threads created
     once, ~0.2 us per call instead of ~40 us of thread creation; imported here because it
     imports this file). `_define_spawning_parallel_for` below is the earlier
     thread-per-call version, kept as the pool's reference in tests and benchmarks."""

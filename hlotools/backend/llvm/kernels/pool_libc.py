@@ -1,4 +1,4 @@
-"""What the worker pool (parallel_pool.py) needs from the target and libc: the futex system
+"""What the worker pool (kernels/thread_pool.py) needs from the target and libc: the futex system
 call number by architecture (or uname() at run time when the triple is not known while the
 module is emitted), libc's declarations with the architecture's spin-wait hint, and small IR
 helpers (monotonic clock, a sleeping lock). Only libc: no compiler-rt, no C compiler."""

@@ -1,5 +1,5 @@
 """reduce-window as a module-independent, descriptor-driven kernel of the runtime library
-(compiled once per machine, as conv_kernel.py's im2col), so a module's pooling layer costs
+(compiled once per machine, as kernels/conv.py's im2col), so a module's pooling layer costs
 it a descriptor (a constant of i64 fields) and a call instead of a JIT'd loop nest (~10 ms
 of LLVM time per reduce-window: big_conv's maxpool loop).
 

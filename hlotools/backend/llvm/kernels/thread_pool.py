@@ -8,7 +8,7 @@ loops serial. Here the threads stay: between calls they watch a futex word for a
 time (the exported `hlotools_pool_spin_ns`, DEFAULT_SPIN_NS; yielding the CPU while they
 watch), then sleep on it (FUTEX_WAIT_PRIVATE), so an idle pool costs no CPU beyond the spin.
 
-    void <name>(ptr fn, ptr ctx, i64 n)      the same contract as parallel.py's:
+    void <name>(ptr fn, ptr ctx, i64 n)      the same contract as kernels/parallel_for.py's:
         fn(ctx, begin, end) runs on disjoint chunks covering [0, n) (4 per thread), claimed
         through an atomic counter by the caller and the pool's workers; the thread count is
         min(n, MAX_THREADS, threads()) with threads() the exported `hlotools_num_threads` if
@@ -107,7 +107,7 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
     `hlotools_parallel_join`; built once per (module, name). `export`: for a runtime library
     (one per process): `name`, the join and the globals get external linkage; otherwise
     `name` is internal and the exports weak (AOT objects linked together). For an
-    architecture without a known futex number, parallel.py's thread-per-call version (same
+    architecture without a known futex number, kernels/parallel_for.py's thread-per-call version (same
     contract) instead.
 
     Workers touch a module's code only while one of its calls runs, so with one pool in a
@@ -158,7 +158,7 @@ def _globals(module: ir.Module, name: str, export: bool, futex: int) -> _Pool:
 
 def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
     """`hlotools_pool_spin_ns`: weak in a module (benchmarks and tests tune it through the
-    engine); internal in a runtime library, whose exports stay parallel.py's three
+    engine); internal in a runtime library, whose exports stay kernels/parallel_for.py's three
     (parallel_for, the join, hlotools_num_threads)."""
     g = _exported_global(module, SPIN_GLOBAL, types.I64, DEFAULT_SPIN_NS, False)
     if export:
@@ -169,7 +169,7 @@ def _spin_global(module: ir.Module, export: bool) -> ir.GlobalVariable:
 def _exported_global(module: ir.Module, name: str, ty: ir.IntType, init: int, export: bool) -> ir.GlobalVariable:
     """A global the runtime sets (hlotools_num_threads): weak unless
     `export` (several AOT objects in one program share it; a runtime library has the one
-    of its process). The same name and type as parallel.py's, so either may create it."""
+    of its process). The same name and type as kernels/parallel_for.py's, so either may create it."""
     g = module.globals.get(name)
     if g is None:
         g = ir.GlobalVariable(module, ty, name)
@@ -402,7 +402,7 @@ def _join_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: i
 
 def _export_join(module: ir.Module, join: ir.Function, export: bool) -> None:
     """`hlotools_parallel_join` calls `join` (weak: AOT objects linked together keep one; their
-    code never unmaps). A module that already has one (parallel.py's, another pool's) gets
+    code never unmaps). A module that already has one (kernels/parallel_for.py's, another pool's) gets
     the call added before each of its returns."""
     ex = module.globals.get(JOIN_SYMBOL)
     if ex is None:
@@ -423,7 +423,7 @@ def _export_join(module: ir.Module, join: ir.Function, export: bool) -> None:
 
 def _thread_count(b: ir.IRBuilder, fn: ir.Function, libc: Libc, gthreads: ir.GlobalVariable,
                   n: ir.Value) -> ir.Value:
-    """min(n, MAX_THREADS, threads()) exactly as parallel.py computes it."""
+    """min(n, MAX_THREADS, threads()) exactly as kernels/parallel_for.py computes it."""
     return thread_count(b, fn, libc.sysconf, gthreads, n)
 
 

@@ -2,7 +2,7 @@
 bitcast-convert, with the integer corner cases of XLA (and of the interpreter): x/0 = -1
 (all ones), x%0 = x, INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0, shifts by >= the bit width shift
 everything out, float -> int conversion saturates and maps NaN to 0. Narrow floats compute in
-f32 and round after every op. Transcendentals come from emit_math.py.
+f32 and round after every op. Transcendentals come from llvm_ir/math_ops.py.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ and DAZ (operands) bits set, so `ceil(1e-45)` is 0 and `1e-30 * 1e-10` is 0 ther
 moves, selects, negate/abs (bit operations) and the bf16/f16 conversions (integer code) keep
 the bits. The generated entry function sets both bits for the duration of a call and puts the
 caller's MXCSR back before it returns (Python and numpy around it keep IEEE semantics); the
-worker pool's threads adopt the calling thread's MXCSR for each job (parallel_pool.py), so the
+worker pool's threads adopt the calling thread's MXCSR for each job (kernels/thread_pool.py), so the
 runtime library's kernels (GEMM, convolution, reduce-window) flush too. x86 only: another
 target's code keeps gradual underflow (its flag lives elsewhere: AArch64's FPCR.FZ).
 Under HLOTOOLS_SEMANTICS=spec nothing is set and arithmetic is IEEE's.

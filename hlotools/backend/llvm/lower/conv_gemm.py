@@ -14,7 +14,7 @@ The product, per batch element b:  C[b][m][o] = sum_kk A[b][m][kk] * W[kk][o]
 * W is packed into the kernel's panel-major layout once (it is small).
 The im2col fill runs on several threads when big (outline.run_parallel).
 
-The im2col and the packing of W are conv_kernel.py's generic functions (for the JIT in the
+The im2col and the packing of W are kernels/conv.py's generic functions (for the JIT in the
 runtime library, compiled once per machine) whenever both operands are in memory in the
 compute type and there are at most conv_kernel.MAX_SPATIAL spatial dims: the module then only
 fills their descriptors (LLVM time: big_conv's ~61 ms of per-module im2col and packing code).

@@ -1,7 +1,7 @@
 """The compile-time half of the GEMM epilogue (gemm_epilogue.py has the format and the
 kernel's interpreter): the elementwise part of a kOutput fusion's computation, between the
 dot/convolution D and the ROOT, as an epilogue program, or None when it has anything the
-epilogue cannot do (then emit_output_fusion.py takes its general path; decided here, at
+epilogue cannot do (then lower/output_fusion.py takes its general path; decided here, at
 compile time, never at run time).
 
 The GEMM addresses its result C as (batch element, row, column): `Grouping` says which

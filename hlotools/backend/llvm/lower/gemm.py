@@ -6,12 +6,12 @@ dims are contiguous in the buffer's layout: a strided *view*; otherwise the oper
 
 Two kernels, chosen per dot:
 
-* generated (the default): gemm_kernel.py's register-blocked micro-kernel with explicit
+* generated (the default): kernels/gemm.py's register-blocked micro-kernel with explicit
   LLVM vectors, one function per compute type shared by every dot of the module (for the JIT
-  a group of the runtime library, compiled once per machine: runtime_library.py). B is read
+  a group of the runtime library, compiled once per machine: kernels/library.py). B is read
   in place when its columns are contiguous (few rows) or packed panel-major (many rows, or
   any other layout/type); tasks (batch x panel x row chunk) are split across threads by
-  parallel.py when the product is big.
+  kernels/parallel_for.py when the product is big.
 * BLAS (opt-in: HLOTOOLS_BLAS=1; JIT only; f32/f64; m*n*k >= BLAS_MIN_WORK): cblas_sgemm /
   cblas_dgemm of the OpenBLAS that numpy ships, registered with the JIT by jit.py under
   stable names, as XLA CPU calls Eigen. Transposed operands become BLAS transpose flags; a
@@ -286,7 +286,7 @@ def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
 def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction, operands: list[Instruction],
               epilogue: ir.Value | None = None) -> None:
     """The dot `inst` by plan `p` into the buffer of `owner` (inst itself, or the kOutput
-    fusion holding it: emit_output_fusion.py), with `owner`'s scratch; `operands` are the
+    fusion holding it: lower/output_fusion.py), with `owner`'s scratch; `operands` are the
     materialised values standing for inst's operands (the fusion's operands). `epilogue`: the
     address of an epilogue block (gemm_epilogue.py) the kernel applies before its stores
     (generated kernel, result not staged)."""

@@ -1,7 +1,7 @@
-"""reduce-window through the runtime library's kernel (reduce_window_kernel.py) instead of
+"""reduce-window through the runtime library's kernel (kernels/reduce_window.py) instead of
 an elemental loop nest of its own: the module fills a descriptor (a constant of i64 fields
 and three pointers) and calls `reduce_window.<type>`, on several threads when big
-(hlo.parallel_for; inside a concurrent set of emit_concurrent.py the call is the member's
+(hlo.parallel_for; inside a concurrent set of codegen/concurrent.py the call is the member's
 last parallel_for, which the set merges). No LLVM code is generated for the loop.
 
 When (`plan`): a reduce-window with one operand and one init value of the same element type

@@ -13,7 +13,7 @@ interpreter refuses the op. Here the generator is the same, keyed reproducibly:
   interpreter does for the first call of a fresh evaluator.
 * key: RngExpander's (seed ^ ((op id * 0x9E3779B97F4A7C15) >> 32)), with seed 0 and the
   op id a CRC-32 of the instruction's name (XLA: a per-process random seed and unique_id).
-* bits: Philox-4x32-10 from the counter (PhiloxRngBit32 / PhiloxRngBit64, emit_rng.py).
+* bits: Philox-4x32-10 from the counter (PhiloxRngBit32 / PhiloxRngBit64, lower/random.py).
 * rng_uniform of s32/u32/s64/u64 in [a, b): a + (bits % (b - a)) in unsigned arithmetic
   (ConvertRandomBitsToUniformInt; b == a gives a + bits, XLA's x % 0 = x);
   of f32/f64 in [a, b): the top mantissa-width bits as a fraction in [0, 1), times (b - a)

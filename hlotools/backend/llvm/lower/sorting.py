@@ -6,11 +6,11 @@ is gathered through the permutation into its result. Two i64 scratch rows.
   strict weak order (a simple or keyed LT/GT on integers, pred or TOTALORDER: every stable
   sort agrees) a plain bottom-up merge sort, the fastest here; otherwise (IEEE LT/GT on
   floats, which NaNs make no strict weak order, and generic comparators) libstdc++'s own
-  algorithm (emit_std_stable_sort.py), the interpreter's replay (std_stable_sort.py).
+  algorithm (lower/std_stable_sort.py), the interpreter's replay (std_stable_sort.py).
   topk compares in TOTALORDER: the plain merge.
 * is_stable=false: XLA:CPU uses std::sort, and HLO leaves the order of ties to it. The
   interpreter replays libstdc++'s introsort (std_sort.py) and so does this backend
-  (emit_std_sort.py), choosing the same comparisons as the interpreter (sorting.py):
+  (lower/std_sort.py), choosing the same comparisons as the interpreter (sorting.py):
   - a comparator `compare(p[2i], p[2i+1])` or `compare(f(lhs...), f(rhs...))`, LT/GT (the
     interpreter sorts by a key, and by the values themselves where IEEE compare meets NaN):
     introsort with the comparator itself;
@@ -198,7 +198,7 @@ def _identity(b: ir.IRBuilder, perm: ir.Value, n: int) -> None:
 
 def _stable_order(fe: FunctionEmitter, n: int, less: Callable[[ir.Value, ir.Value], ir.Value],
                   perm_a: ir.Value, perm_b: ir.Value) -> ir.Value:
-    """std::stable_sort of the identity (libstdc++'s algorithm, emit_std_stable_sort.py),
+    """std::stable_sort of the identity (libstdc++'s algorithm, lower/std_stable_sort.py),
     ping-ponging between the scratch rows."""
     _identity(fe.b, perm_a, n)
     return emit_std_stable_sort(fe.b, fe.in_entry(), perm_a, perm_b, n, less)

@@ -1,6 +1,6 @@
 """Linking the compile cache's shared libraries off the critical path: `cc -shared` costs
 15-25 ms per module, which a cold compile used to wait for although only the *next* process
-uses the library (native.py). compile_cached stores the object entry, then `submit`s a job
+uses the library (native/shared_library.py). compile_cached stores the object entry, then `submit`s a job
 here; one daemon thread per process runs the jobs in order: link (native.link), install
 KEY.so, rewrite the entry with the library's record (cache.put, atomic). A queue and one
 long-lived thread rather than a thread per link: starting a thread waits until the OS runs

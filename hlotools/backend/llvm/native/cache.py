@@ -21,13 +21,13 @@ the entry (os.replace is atomic), so concurrent writers never expose a partial e
 last one wins and both wrote the same thing.
 
 Beside an object entry, KEY.so is the same machine code linked into a shared library
-(native.py; the entry's header keeps its SHA-256), which a warm start dlopens instead of
+(native/shared_library.py; the entry's header keeps its SHA-256), which a warm start dlopens instead of
 loading the object into MCJIT, so it never imports llvmlite. The link runs on a background
 worker once the object entry is stored (`link_later`, background_link.py; the entry is then
 rewritten with the library's record; `wait_for_links` waits for it). `llvm/host/*.json` (host.py) remembers LLVM's
 description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
 
-The runtime library's objects (runtime_library.py: the parallel runtime, the GEMM kernels) are
+The runtime library's objects (kernels/library.py: the parallel runtime, the GEMM kernels) are
 entries of kind "runtime" in `llvm/runtime/`, keyed by their own sources; object entries list
 the groups their code calls (meta "runtime"), loaded before the object. A cold compile whose
 groups this process has loaded already leaves their copy into the folder to the background
@@ -155,7 +155,7 @@ class CompileCache:
         return other
 
     def path(self, key: str, kind: str = "object") -> Path:
-        if kind == RUNTIME_KIND:  # runtime_library.py's objects, few: one folder
+        if kind == RUNTIME_KIND:  # kernels/library.py's objects, few: one folder
             return self.directory / "runtime" / f"{key}.entry"
         return self.directory / key[:2] / f"{key}.entry"
 
@@ -223,7 +223,7 @@ class CompileCache:
         max_bytes (run by the background worker after each new object: link_later; readers
         of a deleted entry just miss). Returns how many entries were deleted."""
         files: list[tuple[float, int, str]] = []
-        libraries: dict[str, int] = {}  # native.py's KEY.so beside KEY.entry: deleted with it
+        libraries: dict[str, int] = {}  # native/shared_library.py's KEY.so beside KEY.entry: deleted with it
         try:
             with os.scandir(self.directory) as shards:
                 for shard in shards:

@@ -257,7 +257,7 @@ def _write(path: Path, doc: dict[str, object]) -> None:
 
 
 # -- threads ---------------------------------------------------------------------------------
-# Here rather than in parallel.py (which builds IR with llvmlite): a warm start that dlopens a
+# Here rather than in kernels/parallel_for.py (which builds IR with llvmlite): a warm start that dlopens a
 # module's shared library sets the thread count of its parallel runtime without importing it.
 
 MAX_THREADS = 64

@@ -49,7 +49,7 @@ def _initialise() -> None:
     _register_blas()
 
 
-# Stable names generated code calls for GEMM (emit_gemm.py), bound to numpy's OpenBLAS
+# Stable names generated code calls for GEMM (lower/gemm.py), bound to numpy's OpenBLAS
 # (ILP64 CBLAS: 64-bit integer arguments) when the process has it.
 _BLAS_CANDIDATES = {"hlotools_blas_sgemm": ("scipy_cblas_sgemm64_", "cblas_sgemm64_"),
                     "hlotools_blas_dgemm": ("scipy_cblas_dgemm64_", "cblas_dgemm64_")}
@@ -358,7 +358,7 @@ class JitModule:
 def jit(mod: llvm.ModuleRef, on_object: Callable[[bytes], None] | None = None, level: int = 3) -> JitModule:
     """Generate code for an optimised module and load it into an engine of its own. The host
     target machine writes a relocatable object (`on_object` receives it: the compile cache
-    stores it, native.py links it into a shared library) and `load_object` maps it, as a warm
+    stores it, native/shared_library.py links it into a shared library) and `load_object` maps it, as a warm
     start from the cache does: one code path for both, and cheaper than handing the module
     to MCJIT, which needs a target machine of its own to generate the same bytes (0.5-0.7 ms
     less per module; the objects are identical). load_object's check of the object's
@@ -384,7 +384,7 @@ def live_modules() -> int:
 def export_symbols(jm: JitModule, names: Iterable[str]) -> dict[str, int]:
     """The addresses of `names` (functions or globals defined in `jm`), each registered with
     LLVM's process-wide symbol table (llvm.add_symbol), so that every module finalised or
-    object loaded later resolves those names to this code (runtime_library.py)."""
+    object loaded later resolves those names to this code (kernels/library.py)."""
     found: dict[str, int] = {}
     for name in names:
         addr = jm.engine.get_function_address(name) or jm.engine.get_global_value_address(name)

@@ -1,7 +1,7 @@
 """Cached machine code as a shared library, so that a warm start needs no llvmlite at all.
 
 When the compile cache stores a new object (cache.py), a background thread links it and the
-runtime library objects it calls (runtime_library.py) with the system C compiler (`$CC`, else
+runtime library objects it calls (kernels/library.py) with the system C compiler (`$CC`, else
 `cc`) into `KEY.so` beside the entry: `cc -shared` with `-z defs`
 (every symbol must resolve at link time: libc, libm, libpthread and, for dots that call BLAS,
 numpy's OpenBLAS through a small C shim that gives its ILP64 cblas_?gemm the stable names
