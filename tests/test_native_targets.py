@@ -68,7 +68,7 @@ def _module(triple: str) -> ir.Module:
 def test_the_pool_reads_the_row_of_the_module_triple(triple: str, number: int | None, hint: str | None) -> None:
     module = _module(triple)
     assert pool_libc.futex_syscall_number(module) == number
-    libc = pool_libc.libc_functions(module, pool_libc.target_arch(module))
+    libc = pool_libc._libc(module, pool_libc.target_arch(module))
     assert (libc.pause.name if libc.pause is not None else None) == hint
     assert denormals.is_x86(module) == triple.startswith("x86_64")
 

@@ -25,7 +25,7 @@ CLOCK_MONOTONIC = 1
 
 
 @dataclass(frozen=True)
-class Libc:
+class _Libc:
     create: ir.Function
     join: ir.Function
     syscall: ir.Function
@@ -57,7 +57,7 @@ def futex_syscall_number(module: ir.Module) -> int | None:
     return target.futex_syscall if target is not None else None
 
 
-def libc_functions(module: ir.Module, arch: str | None) -> Libc:
+def _libc(module: ir.Module, arch: str | None) -> _Libc:
     """libc's functions, and the spin-wait hint of `arch` (none while the target is not
     known: a target intrinsic of the wrong architecture would abort code generation)."""
     i32, i64, ptr = types.I32, types.I64, types.PTR
@@ -68,7 +68,7 @@ def libc_functions(module: ir.Module, arch: str | None) -> Libc:
         hint_args = target.spin_hint_args
         pause = declare(module, target.spin_hint, ir.FunctionType(ir.VoidType(), [i32] * len(hint_args)))
         pause_args = tuple(ir.Constant(i32, v) for v in hint_args)
-    return Libc(create=declare(module, "pthread_create", ir.FunctionType(i32, [ptr, ptr, ptr, ptr])),
+    return _Libc(create=declare(module, "pthread_create", ir.FunctionType(i32, [ptr, ptr, ptr, ptr])),
                  join=declare(module, "pthread_join", ir.FunctionType(i32, [i64, ptr])),
                  syscall=declare(module, "syscall", ir.FunctionType(i64, [i64], var_arg=True)),
                  clock=declare(module, "clock_gettime", ir.FunctionType(i32, [i32, ptr])),
@@ -80,42 +80,42 @@ def libc_functions(module: ir.Module, arch: str | None) -> Libc:
                  pause=pause, pause_args=pause_args)
 
 
-def internal_function(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+def _internal(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
     fn = ir.Function(module, ir.FunctionType(ret, args), name)
     fn.linkage = "internal"
     return fn
 
 
-def blocks(fn: ir.Function, *names: str) -> list[ir.Block]:
+def _blocks(fn: ir.Function, *names: str) -> list[ir.Block]:
     return [fn.append_basic_block(n) for n in names]
 
 
-def const_i32(v: int) -> ir.Constant:
+def _i32(v: int) -> ir.Constant:
     return ir.Constant(types.I32, v)
 
 
-def spin_pause(b: ir.IRBuilder, libc: Libc) -> None:
+def _pause(b: ir.IRBuilder, libc: _Libc) -> None:
     if libc.pause is not None:
         b.call(libc.pause, list(libc.pause_args))
 
 
-def now_ns(b: ir.IRBuilder, libc: Libc, ts: ir.Value) -> ir.Value:
+def _now_ns(b: ir.IRBuilder, libc: _Libc, ts: ir.Value) -> ir.Value:
     """clock_gettime(CLOCK_MONOTONIC) in ns (a vDSO call, ~20 ns); ts: a struct timespec."""
-    b.call(libc.clock, [const_i32(CLOCK_MONOTONIC), ts])
+    b.call(libc.clock, [_i32(CLOCK_MONOTONIC), ts])
     sec = b.load(b.gep(ts, [c64(0)], source_etype=types.I64), typ=types.I64)
     nsec = b.load(b.gep(ts, [c64(1)], source_etype=types.I64), typ=types.I64)
     return b.add(b.mul(sec, c64(1_000_000_000)), nsec)
 
 
-def lock_blocking(b: ir.IRBuilder, fn: ir.Function, libc: Libc, lock: ir.Value) -> None:
+def _lock_blocking(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, lock: ir.Value) -> None:
     """Take `lock` (0 -> 1), sleeping 50 us between tries (join waits for a running call,
     which may take milliseconds); b continues in the locked block."""
-    spin, wait, got = blocks(fn, "lock", "lock.wait", "locked")
+    spin, wait, got = _blocks(fn, "lock", "lock.wait", "locked")
     b.branch(spin)
     b.position_at_end(spin)
-    pair = b.cmpxchg(lock, const_i32(0), const_i32(1), "acquire", "monotonic")
+    pair = b.cmpxchg(lock, _i32(0), _i32(1), "acquire", "monotonic")
     b.cbranch(b.extract_value(pair, 1), got, wait)
     b.position_at_end(wait)
-    b.call(libc.usleep, [const_i32(50)])
+    b.call(libc.usleep, [_i32(50)])
     b.branch(spin)
     b.position_at_end(got)

@@ -46,15 +46,15 @@ from hlotools.backend.llvm.kernels.pool_libc import (
     UNAME_MACHINES,
     UTSNAME_BYTES,
     UTSNAME_MACHINE,
-    Libc,
-    blocks,
-    const_i32,
+    _blocks,
+    _i32,
+    _internal,
+    _Libc,
+    _libc,
+    _lock_blocking,
+    _now_ns,
+    _pause,
     futex_syscall_number,
-    internal_function,
-    libc_functions,
-    lock_blocking,
-    now_ns,
-    spin_pause,
     target_arch,
 )
 from hlotools.backend.llvm.llvm_ir import denormals, types
@@ -123,7 +123,7 @@ def pool_parallel_for_function(module: ir.Module, name: str = "hlo.parallel_for"
             return define_spawning_parallel_for(module, export)
         raise HloUnsupportedError(f"parallel_for pool: no futex syscall number for target {module.triple!r}")
     pool = _globals(module, name, export, futex)
-    libc = libc_functions(module, target_arch(module))
+    libc = _libc(module, target_arch(module))
     own = _own_function(module, name, pool, libc)
     chunks = _chunks_function(module, name, pool)
     worker = _worker_function(module, name, pool, libc, chunks)
@@ -180,7 +180,7 @@ def _exported_global(module: ir.Module, name: str, ty: ir.IntType, init: int, ex
     return g
 
 
-def _futex(b: ir.IRBuilder, libc: Libc, pool: _Pool, op: int, val: ir.Value) -> None:
+def _futex(b: ir.IRBuilder, libc: _Libc, pool: _Pool, op: int, val: ir.Value) -> None:
     """syscall(SYS_futex, &wake, op, val, NULL, NULL, 0), every argument a full register
     (syscall() is variadic: an i32 would leave the upper half undefined). Only reached with
     workers, so `sysno` is known (> 0)."""
@@ -191,15 +191,15 @@ def _futex(b: ir.IRBuilder, libc: Libc, pool: _Pool, op: int, val: ir.Value) -> 
 
 # ----------------------------------------------------------------------------- pieces
 
-def _own_function(module: ir.Module, name: str, pool: _Pool, libc: Libc) -> ir.Function:
+def _own_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.Function:
     """`own()`, run before the lock is touched: the state belongs to the process whose pid is
     in `pid`. A child made by fork() has none of the parent's workers (and may have copied a
     lock some parent thread held), so another process first resets the pool; the first caller
     of a process claims it (0: never used, nothing to forget). While a thread resets, `pid`
     is minus its process's pid: other threads of that process wait, while a child forked in
     that instant sees another process's mark and claims the pool for itself."""
-    fn = internal_function(module, f"{name}.pool.own", ir.VoidType(), [])
-    entry, check, other, claim, busy, forget, forked, publish, done = blocks(
+    fn = _internal(module, f"{name}.pool.own", ir.VoidType(), [])
+    entry, check, other, claim, busy, forget, forked, publish, done = _blocks(
         fn, "entry", "check", "other", "claim", "busy", "forget", "forked", "publish", "done")
     b = ir.IRBuilder(entry)
     me = b.call(libc.getpid, [])
@@ -217,13 +217,13 @@ def _own_function(module: ir.Module, name: str, pool: _Pool, libc: Libc) -> ir.F
     b.call(libc.yield_, [])
     b.branch(check)
     b.position_at_end(forget)
-    b.cbranch(b.icmp_signed("!=", cur, const_i32(0)), forked, publish)
+    b.cbranch(b.icmp_signed("!=", cur, _i32(0)), forked, publish)
     b.position_at_end(forked)  # the parent's workers do not exist here
     for g, v in ((pool.workers, c64(0)), (pool.limit, c64(MAX_THREADS - 1)), (pool.word, c64(0)),
                  (pool.done, c64(0))):
         b.store_atomic(v, g, "monotonic", 8)
     for g32 in (pool.stop, pool.sleepers, pool.lock):
-        b.store_atomic(const_i32(0), g32, "monotonic", 4)
+        b.store_atomic(_i32(0), g32, "monotonic", 4)
     b.branch(publish)
     b.position_at_end(publish)
     b.store_atomic(me, pool.pid, "release", 4)
@@ -236,9 +236,9 @@ def _own_function(module: ir.Module, name: str, pool: _Pool, libc: Libc) -> ir.F
 def _chunks_function(module: ir.Module, name: str, pool: _Pool) -> ir.Function:
     """`chunks(i64 me)`: claim and run chunks of the current job until none is left (or `me`,
     a worker's index, is above the job's nactive; the caller is 0)."""
-    fn = internal_function(module, f"{name}.pool.chunks", ir.VoidType(), [types.I64])
+    fn = _internal(module, f"{name}.pool.chunks", ir.VoidType(), [types.I64])
     me = fn.args[0]
-    entry, loop, try_, run, out = blocks(fn, "entry", "loop", "try", "run", "out")
+    entry, loop, try_, run, out = _blocks(fn, "entry", "loop", "try", "run", "out")
     b = ir.IRBuilder(entry)
     b.branch(loop)
     b.position_at_end(loop)
@@ -267,12 +267,12 @@ def _chunks_function(module: ir.Module, name: str, pool: _Pool) -> ir.Function:
     return fn
 
 
-def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, chunks: ir.Function) -> ir.Function:
+def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, chunks: ir.Function) -> ir.Function:
     """A worker thread's main(ptr index): run the current job's chunks, then watch the futex
     word for the next job for `spin` ns and sleep on it after that; leave when `stop` is set.
     The word is read before the claims, so a job published meanwhile is never missed."""
-    fn = internal_function(module, f"{name}.pool.worker", types.PTR, [types.PTR])
-    entry, top, wait, spin, check_time, sleep, do_wait, woke, leave = blocks(
+    fn = _internal(module, f"{name}.pool.worker", types.PTR, [types.PTR])
+    entry, top, wait, spin, check_time, sleep, do_wait, woke, leave = _blocks(
         fn, "entry", "top", "wait", "spin", "time", "sleep", "futex", "woke", "leave")
     b = ir.IRBuilder(entry)
     me = b.ptrtoint(fn.args[0], types.I64)
@@ -281,11 +281,11 @@ def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, chun
     b.position_at_end(top)
     seen = b.load_atomic(pool.wake, "acquire", 4, typ=types.I32)
     b.call(chunks, [me])
-    t0 = now_ns(b, libc, ts)
+    t0 = _now_ns(b, libc, ts)
     b.branch(wait)
     b.position_at_end(wait)
     stopping = b.load_atomic(pool.stop, "acquire", 4, typ=types.I32)
-    b.cbranch(b.icmp_signed("!=", stopping, const_i32(0)), leave, spin)
+    b.cbranch(b.icmp_signed("!=", stopping, _i32(0)), leave, spin)
     b.position_at_end(spin)
     now_word = b.load_atomic(pool.wake, "acquire", 4, typ=types.I32)
     b.cbranch(b.icmp_signed("!=", now_word, seen), top, check_time)
@@ -293,31 +293,31 @@ def _worker_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, chun
     if WATCH_WITH_YIELD:
         b.call(libc.yield_, [])  # polite: a caller sharing this CPU gets it back at once
     else:
-        spin_pause(b, libc)
+        _pause(b, libc)
     limit = b.load_atomic(pool.spin, "monotonic", 8, typ=types.I64)
-    b.cbranch(b.icmp_signed("<", b.sub(now_ns(b, libc, ts), t0), limit), wait, sleep)
+    b.cbranch(b.icmp_signed("<", b.sub(_now_ns(b, libc, ts), t0), limit), wait, sleep)
     b.position_at_end(sleep)  # announce, then check again (the publisher bumps wake, then reads sleepers)
-    b.atomic_rmw("add", pool.sleepers, const_i32(1), "seq_cst")
+    b.atomic_rmw("add", pool.sleepers, _i32(1), "seq_cst")
     again = b.load_atomic(pool.wake, "seq_cst", 4, typ=types.I32)
     stopping = b.load_atomic(pool.stop, "seq_cst", 4, typ=types.I32)
-    quiet = b.and_(b.icmp_signed("==", again, seen), b.icmp_signed("==", stopping, const_i32(0)))
+    quiet = b.and_(b.icmp_signed("==", again, seen), b.icmp_signed("==", stopping, _i32(0)))
     b.cbranch(quiet, do_wait, woke)
     b.position_at_end(do_wait)  # the kernel sleeps only while wake still equals `seen`
     _futex(b, libc, pool, FUTEX_WAIT_PRIVATE, b.zext(seen, types.I64))
     b.branch(woke)
     b.position_at_end(woke)
-    b.atomic_rmw("sub", pool.sleepers, const_i32(1), "seq_cst")
+    b.atomic_rmw("sub", pool.sleepers, _i32(1), "seq_cst")
     b.branch(wait)
     b.position_at_end(leave)
     b.ret(ir.Constant(types.PTR, None))
     return fn
 
 
-def _sysno_function(module: ir.Module, name: str, pool: _Pool, libc: Libc) -> ir.Function:
+def _sysno_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc) -> ir.Function:
     """`sysno() -> i64`: SYS_futex, asked of uname() the first time when the module had no
     triple (0: a machine UNAME_MACHINES does not know, or uname failed: no workers)."""
-    fn = internal_function(module, f"{name}.pool.ask_sysno", types.I64, [])
-    entry, ask, known = blocks(fn, "entry", "ask", "known")
+    fn = _internal(module, f"{name}.pool.ask_sysno", types.I64, [])
+    entry, ask, known = _blocks(fn, "entry", "ask", "known")
     b = ir.IRBuilder(entry)
     cur = b.load_atomic(pool.sysno, "monotonic", 8, typ=types.I64)
     b.cbranch(b.icmp_signed("<", cur, c64(0)), ask, known)
@@ -335,20 +335,20 @@ def _sysno_function(module: ir.Module, name: str, pool: _Pool, libc: Libc) -> ir
         same = b.icmp_unsigned("==", b.and_(machine, ir.Constant(types.I64, mask)),
                                ir.Constant(types.I64, int.from_bytes(text, "little")))
         got = b.select(same, c64(number), got)
-    got = b.select(b.icmp_signed("==", rc, const_i32(0)), got, c64(0))
+    got = b.select(b.icmp_signed("==", rc, _i32(0)), got, c64(0))
     b.store_atomic(got, pool.sysno, "monotonic", 8)
     b.ret(got)
     return fn
 
 
-def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, worker: ir.Function) -> ir.Function:
+def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, worker: ir.Function) -> ir.Function:
     """`grow(i64 want) -> i64` (under the lock): start workers until there are min(want,
     limit); returns how many there are. A failed pthread_create lowers the limit to what
     exists (no retry on every call; join resets it). No futex number: no workers."""
     sysno = _sysno_function(module, name, pool, libc)
-    fn = internal_function(module, f"{name}.pool.grow", types.I64, [types.I64])
+    fn = _internal(module, f"{name}.pool.grow", types.I64, [types.I64])
     want = fn.args[0]
-    entry, cond, spawn, ok, fail, out = blocks(fn, "entry", "cond", "spawn", "ok", "fail", "out")
+    entry, cond, spawn, ok, fail, out = _blocks(fn, "entry", "cond", "spawn", "ok", "fail", "out")
     b = ir.IRBuilder(entry)
     have = b.load(pool.workers, typ=types.I64)
     lim = b.load(pool.limit, typ=types.I64)
@@ -363,7 +363,7 @@ def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, worker
     tid = b.gep(pool.tids, [c64(0), i], source_etype=pool.tids.value_type)
     index = b.inttoptr(b.add(i, c64(1)), types.PTR)
     rc = b.call(libc.create, [tid, ir.Constant(types.PTR, None), worker, index])
-    b.cbranch(b.icmp_signed("==", rc, const_i32(0)), ok, fail)
+    b.cbranch(b.icmp_signed("==", rc, _i32(0)), ok, fail)
     b.position_at_end(ok)
     nxt = b.add(i, c64(1))
     b.store(nxt, pool.workers)
@@ -377,25 +377,25 @@ def _grow_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, worker
     return fn
 
 
-def _join_function(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: ir.Function) -> ir.Function:
+def _join_function(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: ir.Function) -> ir.Function:
     """`join()`: take the lock (waiting for a running call), stop and join every worker, and
     leave a pool that starts again on next use. Idle or repeated joins find no workers."""
-    fn = internal_function(module, f"{name}.pool.join", ir.VoidType(), [])
+    fn = _internal(module, f"{name}.pool.join", ir.VoidType(), [])
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     b.call(own, [])
-    lock_blocking(b, fn, libc, pool.lock)
+    _lock_blocking(b, fn, libc, pool.lock)
     k = b.load(pool.workers, typ=types.I64)
     with b.if_then(b.icmp_signed(">", k, c64(0))):
-        b.store_atomic(const_i32(1), pool.stop, "seq_cst", 4)
-        b.atomic_rmw("add", pool.wake, const_i32(1), "seq_cst")
+        b.store_atomic(_i32(1), pool.stop, "seq_cst", 4)
+        b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
         _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
         with for_range(b, 0, k, name="j") as j:
             tid = b.load(b.gep(pool.tids, [c64(0), j], source_etype=pool.tids.value_type), typ=types.I64)
             b.call(libc.join, [tid, ir.Constant(types.PTR, None)])
         b.store(c64(0), pool.workers)
-        b.store_atomic(const_i32(0), pool.stop, "monotonic", 4)
+        b.store_atomic(_i32(0), pool.stop, "monotonic", 4)
     b.store(c64(MAX_THREADS - 1), pool.limit)
-    b.store_atomic(const_i32(0), pool.lock, "release", 4)
+    b.store_atomic(_i32(0), pool.lock, "release", 4)
     b.ret_void()
     return fn
 
@@ -421,13 +421,13 @@ def _export_join(module: ir.Module, join: ir.Function, export: bool) -> None:
             b.call(join, [])
 
 
-def _thread_count(b: ir.IRBuilder, fn: ir.Function, libc: Libc, gthreads: ir.GlobalVariable,
+def _thread_count(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, gthreads: ir.GlobalVariable,
                   n: ir.Value) -> ir.Value:
     """min(n, MAX_THREADS, threads()) exactly as kernels/parallel_for.py computes it."""
     return thread_count(b, fn, libc.sysconf, gthreads, n)
 
 
-def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: ir.Function,
+def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: _Libc, own: ir.Function,
                   chunks_fn: ir.Function, grow: ir.Function, gthreads: ir.GlobalVariable) -> ir.Function:
     """The entry point. Orderings: the owner writes fn, ctx and n (plain: no thread reads them
     outside a job) and done = 0, then publishes `word` (release) and bumps `wake` (seq_cst);
@@ -440,18 +440,18 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: ir
     (FUTEX_WAIT also rechecks `wake` in the kernel). The lock is acquire / release."""
     pf = ir.Function(module, ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.I64]), name)
     fn, ctx, n = pf.args
-    entry, empty, count = blocks(pf, "entry", "empty", "count")
+    entry, empty, count = _blocks(pf, "entry", "empty", "count")
     b = ir.IRBuilder(entry)
     b.cbranch(b.icmp_signed("<=", n, c64(0)), empty, count)
     b.position_at_end(empty)
     b.ret_void()
     b.position_at_end(count)
     nt = _thread_count(b, pf, libc, gthreads, n)
-    try_pool, locked, publish, unlock_serial, serial = blocks(pf, "pool", "locked", "publish", "unlock", "serial")
+    try_pool, locked, publish, unlock_serial, serial = _blocks(pf, "pool", "locked", "publish", "unlock", "serial")
     b.cbranch(b.icmp_signed("<=", nt, c64(1)), serial, try_pool)
     b.position_at_end(try_pool)
     b.call(own, [])
-    pair = b.cmpxchg(pool.lock, const_i32(0), const_i32(1), "acquire", "monotonic")
+    pair = b.cmpxchg(pool.lock, _i32(0), _i32(1), "acquire", "monotonic")
     b.cbranch(b.extract_value(pair, 1), locked, serial)  # busy (another call, or nested): alone
     b.position_at_end(locked)
     have = b.call(grow, [b.sub(nt, c64(1))])
@@ -469,16 +469,16 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: ir
     b.store_atomic(c64(0), pool.done, "monotonic", 8)
     word = b.or_(b.shl(b.sub(p, c64(1)), c64(32)), b.shl(chunks, c64(16)))
     b.store_atomic(word, pool.word, "release", 8)
-    b.atomic_rmw("add", pool.wake, const_i32(1), "seq_cst")
+    b.atomic_rmw("add", pool.wake, _i32(1), "seq_cst")
     asleep = b.load_atomic(pool.sleepers, "seq_cst", 4, typ=types.I32)
-    with b.if_then(b.icmp_signed(">", asleep, const_i32(0)), likely=False):
+    with b.if_then(b.icmp_signed(">", asleep, _i32(0)), likely=False):
         _futex(b, libc, pool, FUTEX_WAKE_PRIVATE, c64(INT_MAX))
     b.call(chunks_fn, [c64(0)])
     _wait_done(b, pf, libc, pool, chunks)
-    b.store_atomic(const_i32(0), pool.lock, "release", 4)
+    b.store_atomic(_i32(0), pool.lock, "release", 4)
     b.ret_void()
     b.position_at_end(unlock_serial)
-    b.store_atomic(const_i32(0), pool.lock, "release", 4)
+    b.store_atomic(_i32(0), pool.lock, "release", 4)
     b.branch(serial)
     b.position_at_end(serial)
     b.call(as_worker(b, fn), [ctx, c64(0), n])
@@ -486,11 +486,11 @@ def _parallel_for(module: ir.Module, name: str, pool: _Pool, libc: Libc, own: ir
     return pf
 
 
-def _wait_done(b: ir.IRBuilder, fn: ir.Function, libc: Libc, pool: _Pool, chunks: ir.Value) -> None:
+def _wait_done(b: ir.IRBuilder, fn: ir.Function, libc: _Libc, pool: _Pool, chunks: ir.Value) -> None:
     """Wait until `done` reaches `chunks`: only chunks other threads have claimed (and are
     running) are left. Pause hints first, then sched_yield (a preempted worker needs the CPU)."""
     pre = b.block
-    wait, poll, pause, yield_, out = blocks(fn, "wait", "poll", "pause", "yield", "waited")
+    wait, poll, pause, yield_, out = _blocks(fn, "wait", "poll", "pause", "yield", "waited")
     b.branch(wait)
     b.position_at_end(wait)
     k = b.phi(types.I64, name="polls")
@@ -501,7 +501,7 @@ def _wait_done(b: ir.IRBuilder, fn: ir.Function, libc: Libc, pool: _Pool, chunks
     k1 = b.add(k, c64(1))
     b.cbranch(b.icmp_signed("<", k, c64(WAIT_PAUSES)), pause, yield_)
     b.position_at_end(pause)
-    spin_pause(b, libc)
+    _pause(b, libc)
     k.add_incoming(k1, pause)
     b.branch(wait)
     b.position_at_end(yield_)
