@@ -7,7 +7,7 @@ LLVM, no cache), warm start (the same module through a fresh compile cache: obje
 only) and run time; ratios LLVM/XLA and interpreter/LLVM. Run times are medians of
 `--repeat` calls (wall clock) with the CPU time of the calling process next to them: the
 machine may be shared, and CPU time over wall time shows the threads that really ran.
-The LLVM backend's runtime library (runtime_library.py: the parallel runtime and the GEMM
+The LLVM backend's runtime library (kernels/library.py: the parallel runtime and the GEMM
 kernels, compiled once per machine and cached) is built once before the per-module loop, and
 that one-time cost is printed first (built, then loaded from a compile cache as a later process
 would), with the process's first compile of a tiny module (imports of the passes and emitters);
@@ -63,7 +63,8 @@ def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float, flo
 
 def llvm_row(module: hlotools.ir.module.Module, text: str, inputs: list[np.ndarray], repeat: int) -> dict:
     """Cold compile, warm (cached) start and run time of the LLVM backend."""
-    from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.native.cache import CompileCache
     with tempfile.TemporaryDirectory() as tmp:
         cc = CompileCache(Path(tmp))
         t0, c0 = time.perf_counter(), time.process_time()
@@ -85,8 +86,9 @@ def runtime_library_cost() -> str:
     """Build the runtime library once (the parallel runtime, the f32/f64 GEMM kernels) into a
     compile cache of its own, then load it back from there as another process would: the
     one-time cost the per-module cold compiles below no longer pay."""
-    from hlotools.backend.llvm import runtime_library
-    from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.kernels import library as runtime_library
+    from hlotools.backend.llvm.native.cache import CompileCache
     with tempfile.TemporaryDirectory() as tmp:
         cc = CompileCache(Path(tmp))
         t0, c0 = time.perf_counter(), time.process_time()

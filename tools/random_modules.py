@@ -818,7 +818,7 @@ def cmd_ours(args: argparse.Namespace) -> int:
                     with np.errstate(all="ignore"):
                         outs = _flat(evaluate(module, inputs))
                 else:
-                    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+                    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
                     compiled = compile_cached(module, CompileOptions(preset="O2"), compile_cache=None)
                     outs = _flat(compiled(inputs))
                 save(res, outs)

@@ -72,7 +72,8 @@ def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
     import time
 
     start = time.perf_counter()  # the backend's own imports count as compile time too
-    from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.native.cache import CompileCache
 
     options = CompileOptions(preset=os.environ.get("HLOTOOLS_LLVM_PASSES", "O2"))
     if request.use_cache:
@@ -80,8 +81,8 @@ def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
                                   source_text=request.source_text)
         return Compiled(compiled, *_cache_phases(compiled, time.perf_counter() - start))
     # No cache: the same steps as compile_cached's, with the passes timed here.
-    from hlotools.backend.llvm.pipeline import optimise_module
-    from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.runtime import CompiledModule
 
     t0 = time.perf_counter()
     optimised = optimise_module(module, options.preset) if options.preset != "none" else module

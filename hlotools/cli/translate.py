@@ -1,7 +1,7 @@
 """hlo-translate: a module in another form: canonical HLO text, Graphviz, or through the
 LLVM backend LLVM IR (before / after LLVM's optimiser), assembly, a relocatable object file
 exporting one C function, and the C header that documents that function (AOT, also for
-other targets: --target-triple, --cpu). hlotools/backend/llvm/aot.py defines the C interface.
+other targets: --target-triple, --cpu). hlotools/backend/llvm/driver/aot.py defines the C interface.
 """
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _llvm_form(module: Module, emit: str, triple: str | None, cpu: str | None, f
                function_name: str | None) -> str | bytes:
     import os
 
-    from hlotools.backend.llvm.aot import AotOptions, TargetError, c_identifier, compile_aot
+    from hlotools.backend.llvm.driver.aot import AotOptions, TargetError, c_identifier, compile_aot
     if function_name is not None and c_identifier(function_name) != function_name:
         raise usage_error(f"--function-name {function_name!r} is not a C identifier")
     options = AotOptions(function_name=function_name, triple=triple, cpu=cpu, features=features,

@@ -7,7 +7,7 @@ result is zeros: XLA's CPU and GPU collective-permute runtimes zero the destinat
 buffer of a device without a source). Host transfers (infeed/outfeed/send/recv) have no
 host here.
 
-Values are built leaf by leaf, like the LLVM backend (backend/llvm/emit_collective.py):
+Values are built leaf by leaf, like the LLVM backend (backend/llvm/lower/collective.py):
 the operands' arrays are poured into the result shape's structure in depth-first order,
 so variadic forms `(a, b)`, the (operands, results) -start forms `(a, a')` and the
 combined forms `((a, b), (a', b'))` (parser_test_0163) all come out of one rule.

@@ -3,7 +3,7 @@ under `semantics.flush_denormals()` the kernels of arithmetic opcodes see their 
 operands with every denormal replaced by a zero of its sign, and their results flushed the
 same way. Moves, select, negate/abs (bit operations on x86), bitcasts, the bf16/f16
 conversions (integer code in XLA) and reducers that only select keep the bits, as the
-hardware does; the LLVM backend gets the same from the MXCSR bits (backend/llvm/denormals.py).
+hardware does; the LLVM backend gets the same from the MXCSR bits (backend/llvm/llvm_ir/denormals.py).
 Partial results inside one kernel (a dot's running sums) are IEEE's here: numpy runs with
 gradual underflow, so only a sum that passes through the denormal range on its way can differ.
 """

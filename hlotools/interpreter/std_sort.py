@@ -7,7 +7,7 @@ sorts with tied keys), so the interpreter uses this model for the rows of an uns
 sort that contain ties; rows without ties have only one sorted order.
 
 libstdc++'s "unguarded" loops find their stop only if `less` is a strict weak order; here
-every loop is also bounded by its range (the LLVM backend's emit_std_sort.py has the same
+every loop is also bounded by its range (the LLVM backend's lower/std_sort.py has the same
 bounds): the partition's forward scan stops at the range's last element, its backward scan
 at the pivot, and the final insertion's backward walk at the start of the list. The bounds
 only act where libstdc++ would leave the range: never for an asymmetric, irreflexive

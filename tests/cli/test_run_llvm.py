@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
-from hlotools.backend.llvm import calling, host, native
+from hlotools.backend.llvm import abi
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.native import host, shared_library
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
@@ -39,7 +42,7 @@ ENTRY main {
   ROOT r = s32[] get-dimension-size(x), dimensions={0}
 }
 """
-CAN_LINK = native.enabled() and native.c_compiler() is not None
+CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
 COLD = {"parse", "cache", "passes", "codegen", "llvm", "run"} | ({"link"} if CAN_LINK else set())
 NO_CACHE = {"parse", "passes", "codegen", "llvm", "run"}
 WARM = {"parse", "cache-load", "run"}
@@ -190,8 +193,9 @@ def test_largest_difference_counts_nan_and_infinities_sensibly() -> None:
 
 
 def test_join_symbol_is_the_one_parallel_emits() -> None:
-    from hlotools.backend.llvm import parallel
-    assert calling.JOIN_SYMBOL == parallel.JOIN_SYMBOL
+    from hlotools.backend.llvm.kernels import library as runtime_library
+    text = runtime_library.build_ir(runtime_library.PARALLEL)
+    assert f'define void @"{abi.JOIN_SYMBOL}"()' in text and f'@"{abi.PARALLEL_FOR}"(' in text
 
 
 def test_host_environment_is_remembered_per_fingerprint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,7 +279,7 @@ def test_damaged_shared_library_is_not_trusted(tmp_path: Path) -> None:
 
 def _object_code() -> bytes:
     import hlotools
-    from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.backend.llvm.driver.runtime import CompiledModule
     module = hlotools.parse_module(MLP.read_text())
     code = CompiledModule(module, keep_object=True).object_code
     assert code is not None
@@ -287,13 +291,14 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
     """Two writers of one entry link the same bytes, so neither makes the other's checksum wrong."""
     code = _object_code()
     said: list[str] = []
-    first = native.link(code, tmp_path / "a.entry", said.append)
-    second = native.link(code, tmp_path / "b.entry", said.append)
+    runtime = runtime_library.objects(runtime_library.groups_of_symbols(read_object(code).undefined))
+    first = shared_library.link(code, tmp_path / "a.entry", said.append, runtime)
+    second = shared_library.link(code, tmp_path / "b.entry", said.append, runtime)
     assert first is not None and second is not None and not said
     assert first.sha256 == second.sha256 and first.size == second.size > 0
     assert first.install(tmp_path / "a.so") and (tmp_path / "a.so").stat().st_size == first.size
-    library = native.load(tmp_path / "a.so", first.record())
-    assert library.address(calling.ENTRY_NAME) != 0
+    library = shared_library.load(tmp_path / "a.so", first.record())
+    assert library.address(abi.ENTRY_NAME) != 0
     second.discard()
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -301,6 +306,6 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
 def test_without_a_c_compiler_the_cache_keeps_only_the_object(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.link(b"\x7fELF", tmp_path / "x.entry", print) is None
-    with pytest.raises(native.Unusable, match="describes no library"):
-        native.load(tmp_path / "x.so", None)
+    assert shared_library.link(b"\x7fELF", tmp_path / "x.entry", print, []) is None
+    with pytest.raises(shared_library.Unusable, match="describes no library"):
+        shared_library.load(tmp_path / "x.so", None)

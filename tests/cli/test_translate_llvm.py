@@ -6,8 +6,8 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from click.testing import CliRunner, Result
 
-from hlotools.backend.llvm import jit
-from hlotools.backend.llvm.objfile import read_object
+from hlotools.backend.llvm.native import jit
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.cli.translate import main
 
 MODEL = """HloModule scale.add

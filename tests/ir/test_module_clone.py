@@ -139,7 +139,7 @@ def test_changing_the_clone_leaves_the_original() -> None:
 
 
 def test_the_callers_module_is_untouched_by_the_passes_on_the_copy() -> None:
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
     text = (JAX / "llama_block.hlo").read_text() if JAX.is_dir() else None
     if text is None:
         pytest.skip("no JAX corpus")

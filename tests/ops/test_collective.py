@@ -15,7 +15,7 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm import compile_module
-from hlotools.backend.llvm.pipeline import optimise_module
+from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
 from hlotools.ir.types import ELEMENT_TYPES

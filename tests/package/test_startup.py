@@ -53,7 +53,7 @@ try:
         print(hlotools.print_module(module))
 finally:
     watched = ("llvmlite", "lark", "rich", "statistics", "hlotools.interpreter", "hlotools.passes",
-               "hlotools.backend.llvm.compiler", "hlotools.backend.llvm.jit", "hlotools.io.npz",
+               "hlotools.backend.llvm.codegen.function", "hlotools.backend.llvm.native.jit", "hlotools.io.npz",
                "hlotools.io.literal_text", "hlotools.cli.difference")
     print("MODULES " + json.dumps(sorted(w for w in watched if w in sys.modules)), file=sys.stderr)
 """

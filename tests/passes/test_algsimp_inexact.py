@@ -158,7 +158,7 @@ def test_spec_semantics_keep_the_quotients() -> None:
 
 @pytest.mark.slow
 def test_llvm_backend_o2_gives_xla_values() -> None:
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     compiled = compile_cached(hlotools.parse_module(MODULE), CompileOptions())
     assert _mismatches(list(compiled(_inputs()))) == []
 
@@ -210,7 +210,7 @@ def _dtype_converts_io() -> tuple[list[np.ndarray], list[np.ndarray]]:
 @pytest.mark.skipif(not (JAX / "dtype_converts.hlo").is_file(), reason="shared/corpus/jax is absent")
 @pytest.mark.parametrize("style", ["hlo", "dump.hlo"])
 def test_dtype_converts_bit_for_bit_on_the_llvm_backend(style: str) -> None:
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     args, want = _dtype_converts_io()
     got = compile_cached(hlotools.parse_module((JAX / f"dtype_converts.{style}").read_text()), CompileOptions())(args)
     assert [i for i, (g, w) in enumerate(zip(got, want)) if np.asarray(g).tobytes() != w.tobytes()] == []

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
-from hlotools.backend.llvm.pipeline import backend_pipeline, optimise_module
+from hlotools.backend.llvm.driver.pipeline import backend_pipeline, optimise_module
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext

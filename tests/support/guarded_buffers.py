@@ -1,6 +1,6 @@
 """Guard pages around every buffer generated code touches, to catch out-of-bounds accesses.
 
-`install(mode)` patches the ctypes call path (hlotools.backend.llvm.calling) of this process
+`install(mode)` patches the ctypes call path (hlotools.backend.llvm.abi) of this process
 so that each argument, each result and the temp arena of every compiled module live in their
 own anonymous mapping, with a PROT_NONE page right after the buffer's last byte (mode "end":
 an overrun faults at once) or right before its first byte (mode "start": an underrun faults).
@@ -62,11 +62,11 @@ def _like(a: np.ndarray, mode: str, fill: int | None) -> np.ndarray:
 
 
 def install(mode: str) -> None:
-    """Patch calling.py's buffers (arguments, results, arena) into guarded memory."""
-    from hlotools.backend.llvm import calling
+    """Patch abi.py's buffers (arguments, results, arena) into guarded memory."""
+    from hlotools.backend.llvm import abi
 
-    to_physical, alloc_physical, bind_entry = calling.to_physical, calling.alloc_physical, \
-        calling.EntryCaller.bind_entry
+    to_physical, alloc_physical, bind_entry = abi.to_physical, abi.alloc_physical, \
+        abi.EntryCaller.bind_entry
 
     def guarded_to_physical(arg: Any, shape: Any, i: int) -> np.ndarray | None:
         a = to_physical(arg, shape, i)
@@ -80,6 +80,6 @@ def install(mode: str) -> None:
         bind_entry(self, *args, **kw)
         self._arena, self._arena_ptr = guarded(self.arena_bytes, mode, 64)
 
-    calling.to_physical = guarded_to_physical
-    calling.alloc_physical = guarded_alloc_physical
-    calling.EntryCaller.bind_entry = guarded_bind_entry  # type: ignore[method-assign]
+    abi.to_physical = guarded_to_physical
+    abi.alloc_physical = guarded_alloc_physical
+    abi.EntryCaller.bind_entry = guarded_bind_entry  # type: ignore[method-assign]

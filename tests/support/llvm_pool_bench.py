@@ -1,4 +1,4 @@
-"""Figures for the parallel_for pool against parallel.py's thread-per-call version (run by
+"""Figures for the parallel_for pool against kernels/parallel_for.py's thread-per-call version (run by
 hand from the repository root: `.venv/bin/python -m tests.support.llvm_pool_bench`; never part of the test run).
 
 Both versions are compiled into the same process and measured A/B back to back, repeated,

@@ -5,8 +5,8 @@
 
 NAMES: comma-separated corpus names (default: the six big_* modules); VARIANTS among
     serial   no parallel loops at all (as HLOTOOLS_NUM_THREADS=1 compiles)
-    spawn    parallel.py's thread-per-call parallel_for
-    pool     parallel_pool.py's persistent pool (spin: DEFAULT_SPIN_NS)
+    spawn    kernels/parallel_for.py's thread-per-call parallel_for
+    pool     kernels/thread_pool.py's persistent pool (spin: DEFAULT_SPIN_NS)
     poolN    the pool with its spin set to N us (pool0: sleep at once)
 Every variant defines parallel_for inside its module (the runtime library is bypassed, so all
 of them coexist); calls alternate between variants, medians and minimums of wall time and the
@@ -32,29 +32,29 @@ BIG = ["big_layernorm_softmax", "big_scan_lstm", "big_elementwise", "big_mlp_102
 def compile_variant(text: str, variant: str) -> Any:
     """`text` compiled with parallel_for as `variant` says (module-level patches, restored)."""
     import hlotools
-    from hlotools.backend.llvm import parallel, parallel_pool
-    from hlotools.backend.llvm import runtime_library as RL
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
-    saved = {k: getattr(parallel, k) for k in ("enabled", "worth_parallel", "parallel_for_function",
-                                               "_define_parallel_for") if hasattr(parallel, k)}
-    saved_external = RL.external
-    RL.external = lambda: False  # type: ignore[assignment]  # define parallel_for in the module
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.kernels import library as runtime_library
+    from hlotools.backend.llvm.kernels import parallel_for, thread_pool
+    saved = {k: getattr(parallel_for, k) for k in ("enabled", "worth_parallel", "parallel_for_function",
+                                               "_define_parallel_for") if hasattr(parallel_for, k)}
+    saved_external = runtime_library.external
+    runtime_library.external = lambda: False  # type: ignore[assignment]  # define parallel_for in the module
     try:
         if variant == "serial":
-            parallel.enabled = lambda: False  # type: ignore[assignment]
-            parallel.worth_parallel = lambda work, threshold=0: False  # type: ignore[assignment,misc]
+            parallel_for.enabled = lambda: False  # type: ignore[assignment]
+            parallel_for.worth_parallel = lambda work, threshold=0: False  # type: ignore[assignment,misc]
         elif variant == "spawn":  # the thread-per-call reference
-            parallel._define_parallel_for = parallel._define_spawning_parallel_for  # type: ignore[attr-defined]
+            parallel_for._define_parallel_for = parallel_for.define_spawning_parallel_for  # type: ignore[attr-defined]
         elif variant.startswith("pool"):
-            parallel._define_parallel_for = (  # type: ignore[attr-defined]
-                lambda module, export: parallel_pool.pool_parallel_for_function(module, export=export))
+            parallel_for._define_parallel_for = (  # type: ignore[attr-defined]
+                lambda module, export: thread_pool.pool_parallel_for_function(module, export=export))
         compiled = compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=None)
     finally:
-        RL.external = saved_external  # type: ignore[assignment]
+        runtime_library.external = saved_external  # type: ignore[assignment]
         for k, v in saved.items():
-            setattr(parallel, k, v)
+            setattr(parallel_for, k, v)
     if variant.startswith("pool") and variant != "pool":
-        addr = compiled._jit.engine.get_global_value_address(parallel_pool.SPIN_GLOBAL)
+        addr = compiled._jit.engine.get_global_value_address(thread_pool.SPIN_GLOBAL)
         ctypes.c_int64.from_address(addr).value = int(variant[4:]) * 1000
     return compiled
 

@@ -1,4 +1,4 @@
-"""A small LLVM module around one parallel_for (the pool's or parallel.py's, for A/B), for
+"""A small LLVM module around one parallel_for (the pool's or kernels/parallel_for.py's, for A/B), for
 tests/backend/llvm/kernels/test_thread_pool.py and tests/support/llvm_pool_bench.py: workers that count which indices they
 ran, a nested call, an empty worker (per-call overhead) and an f32 elementwise loop.
 
@@ -24,10 +24,11 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm import emit_types as T
-from hlotools.backend.llvm import jit
-from hlotools.backend.llvm.emit_loops import c64, for_range
-from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL, WORKER_TYPE
+from hlotools.backend.llvm.abi import JOIN_SYMBOL
+from hlotools.backend.llvm.kernels.parallel_for import THREADS_GLOBAL, WORKER_TYPE
+from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.backend.llvm.native import jit
 
 SPIN_GLOBAL = "hlotools_pool_spin_ns"
 
@@ -46,7 +47,7 @@ def _count(module: ir.Module) -> ir.Function:
     fn, b = _worker(module, "count")
     counts, lo, hi = fn.args
     with for_range(b, lo, hi) as i:
-        b.atomic_rmw("add", b.gep(counts, [i], source_etype=T.I64), c64(1), "monotonic")
+        b.atomic_rmw("add", b.gep(counts, [i], source_etype=types.I64), c64(1), "monotonic")
     b.ret_void()
     return fn
 
@@ -57,40 +58,40 @@ def _export(module: ir.Module, name: str, args: list[ir.Type]) -> tuple[ir.Funct
 
 
 def build_ir(impl: str = "pool") -> str:
-    """The module's IR text; impl 'pool' (parallel_pool) or 'spawn' (parallel.py)."""
+    """The module's IR text; impl 'pool' (parallel_pool) or 'spawn' (kernels/parallel_for.py)."""
     module = ir.Module("pool_test")
     if impl == "pool":
-        from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
+        from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
         pf = pool_parallel_for_function(module)
     else:
-        from hlotools.backend.llvm import parallel
-        make = getattr(parallel, "_define_spawning_parallel_for", None)
-        pf = make(module, export=False) if make is not None else parallel.parallel_for_function(module)
-    if SPIN_GLOBAL not in module.globals:  # parallel.py has no spin: a dummy for the same API
-        g = ir.GlobalVariable(module, T.I64, SPIN_GLOBAL)
-        g.initializer = ir.Constant(T.I64, 0)
+        from hlotools.backend.llvm.kernels import parallel_for
+        make = getattr(parallel_for, "define_spawning_parallel_for", None)
+        pf = make(module, export=False) if make is not None else parallel_for.parallel_for_function(module)
+    if SPIN_GLOBAL not in module.globals:  # kernels/parallel_for.py has no spin: a dummy for the same API
+        g = ir.GlobalVariable(module, types.I64, SPIN_GLOBAL)
+        g.initializer = ir.Constant(types.I64, 0)
     count = _count(module)
 
-    fn, b = _export(module, "run_count", [T.PTR, T.I64])
+    fn, b = _export(module, "run_count", [types.PTR, types.I64])
     b.call(pf, [count, fn.args[0], fn.args[1]])
     b.ret_void()
 
     nested, b = _worker(module, "nested")
     ctx, lo, hi = nested.args
-    outer, inner, m = _field(b, ctx, 0, T.PTR), _field(b, ctx, 1, T.PTR), _field(b, ctx, 2, T.I64)
+    outer, inner, m = _field(b, ctx, 0, types.PTR), _field(b, ctx, 1, types.PTR), _field(b, ctx, 2, types.I64)
     with for_range(b, lo, hi) as i:
-        b.atomic_rmw("add", b.gep(outer, [i], source_etype=T.I64), c64(1), "monotonic")
+        b.atomic_rmw("add", b.gep(outer, [i], source_etype=types.I64), c64(1), "monotonic")
         b.call(pf, [count, inner, m])
     b.ret_void()
-    fn, b = _export(module, "run_nested", [T.PTR, T.I64])
+    fn, b = _export(module, "run_nested", [types.PTR, types.I64])
     b.call(pf, [nested, fn.args[0], fn.args[1]])
     b.ret_void()
 
     empty, b = _worker(module, "empty")
     b.ret_void()
-    fn, b = _export(module, "run_empty", [T.I64, T.I64])
+    fn, b = _export(module, "run_empty", [types.I64, types.I64])
     with for_range(b, 0, fn.args[1], name="rep"):
-        b.call(pf, [empty, ir.Constant(T.PTR, None), fn.args[0]])
+        b.call(pf, [empty, ir.Constant(types.PTR, None), fn.args[0]])
     b.ret_void()
 
     _scale(module, pf)
@@ -101,15 +102,15 @@ def build_ir(impl: str = "pool") -> str:
 def _scale(module: ir.Module, pf: ir.Function) -> None:
     scale, b = _worker(module, "scale")
     ctx, lo, hi = scale.args
-    x, y, cols = _field(b, ctx, 0, T.PTR), _field(b, ctx, 1, T.PTR), _field(b, ctx, 2, T.I64)
-    exp = module.declare_intrinsic("llvm.exp", [T.F32])
+    x, y, cols = _field(b, ctx, 0, types.PTR), _field(b, ctx, 1, types.PTR), _field(b, ctx, 2, types.I64)
+    exp = module.declare_intrinsic("llvm.exp", [types.F32])
     with for_range(b, lo, hi, name="r") as r, for_range(b, 0, cols, name="c") as c:
         k = b.add(b.mul(r, cols), c)
-        v = b.load(b.gep(x, [k], source_etype=T.F32), typ=T.F32)
-        out = b.fadd(b.fmul(b.call(exp, [v]), ir.Constant(T.F32, 0.5)), v)
-        b.store(out, b.gep(y, [k], source_etype=T.F32))
+        v = b.load(b.gep(x, [k], source_etype=types.F32), typ=types.F32)
+        out = b.fadd(b.fmul(b.call(exp, [v]), ir.Constant(types.F32, 0.5)), v)
+        b.store(out, b.gep(y, [k], source_etype=types.F32))
     b.ret_void()
-    fn, b = _export(module, "run_scale", [T.PTR, T.I64, T.I64])
+    fn, b = _export(module, "run_scale", [types.PTR, types.I64, types.I64])
     with for_range(b, 0, fn.args[2], name="rep"):
         b.call(pf, [scale, fn.args[0], fn.args[1]])
     b.ret_void()
@@ -117,23 +118,23 @@ def _scale(module: ir.Module, pf: ir.Function) -> None:
 
 def _now(b: ir.IRBuilder, module: ir.Module, ts: ir.Value) -> ir.Value:
     clock = module.globals.get("clock_gettime") or ir.Function(
-        module, ir.FunctionType(T.I32, [T.I32, T.PTR]), "clock_gettime")
-    b.call(clock, [ir.Constant(T.I32, 1), ts])  # CLOCK_MONOTONIC
-    sec = b.load(b.gep(ts, [c64(0)], source_etype=T.I64), typ=T.I64)
-    nsec = b.load(b.gep(ts, [c64(1)], source_etype=T.I64), typ=T.I64)
+        module, ir.FunctionType(types.I32, [types.I32, types.PTR]), "clock_gettime")
+    b.call(clock, [ir.Constant(types.I32, 1), ts])  # CLOCK_MONOTONIC
+    sec = b.load(b.gep(ts, [c64(0)], source_etype=types.I64), typ=types.I64)
+    nsec = b.load(b.gep(ts, [c64(1)], source_etype=types.I64), typ=types.I64)
     return b.add(b.mul(sec, c64(1_000_000_000)), nsec)
 
 
 def _stamp(module: ir.Module, pf: ir.Function) -> None:
-    self_ = ir.Function(module, ir.FunctionType(T.I64, []), "pthread_self")
+    self_ = ir.Function(module, ir.FunctionType(types.I64, []), "pthread_self")
     stamp, b = _worker(module, "stamp")
     ctx, lo, hi = stamp.args
-    ts = b.alloca(ir.ArrayType(T.I64, 2))
-    out, busy = _field(b, ctx, 0, T.PTR), _field(b, ctx, 1, T.I64)
+    ts = b.alloca(ir.ArrayType(types.I64, 2))
+    out, busy = _field(b, ctx, 0, types.PTR), _field(b, ctx, 1, types.I64)
     with for_range(b, lo, hi) as i:
         t0 = _now(b, module, ts)
-        b.store(t0, b.gep(out, [b.mul(i, c64(2))], source_etype=T.I64))
-        b.store(b.call(self_, []), b.gep(out, [b.add(b.mul(i, c64(2)), c64(1))], source_etype=T.I64))
+        b.store(t0, b.gep(out, [b.mul(i, c64(2))], source_etype=types.I64))
+        b.store(b.call(self_, []), b.gep(out, [b.add(b.mul(i, c64(2)), c64(1))], source_etype=types.I64))
         spin = stamp.append_basic_block("busy")
         done = stamp.append_basic_block("busy.done")
         b.branch(spin)
@@ -141,10 +142,10 @@ def _stamp(module: ir.Module, pf: ir.Function) -> None:
         b.cbranch(b.icmp_signed("<", b.sub(_now(b, module, ts), t0), busy), spin, done)
         b.position_at_end(done)
     b.ret_void()
-    fn, b = _export(module, "run_stamp", [T.PTR, T.I64])
-    ts = b.alloca(ir.ArrayType(T.I64, 2))
-    b.store(_now(b, module, ts), b.gep(fn.args[0], [c64(2)], source_etype=T.I64))
-    b.store(b.call(self_, []), b.gep(fn.args[0], [c64(3)], source_etype=T.I64))
+    fn, b = _export(module, "run_stamp", [types.PTR, types.I64])
+    ts = b.alloca(ir.ArrayType(types.I64, 2))
+    b.store(_now(b, module, ts), b.gep(fn.args[0], [c64(2)], source_etype=types.I64))
+    b.store(b.call(self_, []), b.gep(fn.args[0], [c64(3)], source_etype=types.I64))
     b.call(pf, [stamp, fn.args[0], fn.args[1]])
     b.ret_void()
 

@@ -103,7 +103,7 @@ def run_in_sandbox(request: dict[str, Any], what: str, timeout: float = DEFAULT_
 
 def _compile(module: Any, preset: str) -> Any:
     """What hlo-run --backend=llvm does (hlotools/cli/backends.py) without the persistent cache."""
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     return compile_cached(module, CompileOptions(preset=preset), compile_cache=None)
 
 

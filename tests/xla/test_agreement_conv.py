@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import emit_conv_gemm
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.lower import conv_gemm
 from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
@@ -106,11 +106,11 @@ def test_gemm_path_is_checked_at_run_time_only_when_it_can_differ() -> None:
     check of the kernel picks the skipping loop (and a kOutput fusion keeps the conv out of
     its epilogue); where XLA multiplies too, or no padding is read, nothing is checked."""
     skipping = _conv("f32_big_lhsdil")
-    assert emit_conv_gemm.conv_plan(skipping) is not None
-    assert emit_conv_gemm.needs_kernel_check(skipping) and emit_conv_gemm.fused_plan(skipping) is None
+    assert conv_gemm.conv_plan(skipping) is not None
+    assert conv_gemm.needs_kernel_check(skipping) and conv_gemm.fused_plan(skipping) is None
     multiplying = _conv("f32_big_pad")
-    assert not emit_conv_gemm.needs_kernel_check(multiplying)
-    assert emit_conv_gemm.fused_plan(multiplying) is not None
+    assert not conv_gemm.needs_kernel_check(multiplying)
+    assert conv_gemm.fused_plan(multiplying) is not None
 
 
 @pytest.mark.parametrize("value,checked", [("1.5", False), ("inf", True), ("nan", True)])
@@ -121,4 +121,4 @@ def test_constant_kernel_known_finite_keeps_the_gemm(value: str, checked: bool) 
             "dim_labels=b01f_01io->b01f\n}\n")
     conv = hlotools.parse_module(text).entry.root
     assert convolution_numerics(conv).skips_padding
-    assert emit_conv_gemm.needs_kernel_check(conv) is checked
+    assert conv_gemm.needs_kernel_check(conv) is checked

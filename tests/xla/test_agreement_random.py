@@ -59,7 +59,7 @@ def _run(name: str, mode: str) -> list[np.ndarray]:
             run_pipeline(module, parse_pipeline(preset_spec("O2")), ManagerOptions(verify_each=True))
         with np.errstate(all="ignore"):
             return _leaves(evaluate(module, args))
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     compiled = compile_cached(module, CompileOptions(preset=mode.split("-")[1]), compile_cache=None)
     return _leaves(compiled(args))
 

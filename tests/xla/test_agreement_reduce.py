@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.types import element_type

@@ -30,10 +30,10 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import emit_conv, emit_dot, emit_gemm, registry
-from hlotools.backend.llvm import emit_conv_gemm as CG
-from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm import registry
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.lower import conv_gemm, convolution, dot, gemm
+from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
 from tests.backend.llvm.native.test_feature_levels import LEVELS, X86
 from tests.support.paths import ROOT
@@ -132,7 +132,7 @@ def _conv_checked_case() -> Case:
             text = _conv(et, lhs, rhs, outd, "size=3x3 pad=1_1x1_1", labels)
             root = hlotools.parse_module(text).entry.root
             assert root is not None
-            if CG.conv_plan(root) is not None and CG.needs_kernel_check(root):
+            if conv_gemm.conv_plan(root) is not None and conv_gemm.needs_kernel_check(root):
                 return Case(f"conv_checked.{et}", text)
     raise AssertionError("no convolution with a run-time kernel check")
 
@@ -194,7 +194,7 @@ def path(how: str) -> Iterator[None]:
         elif how == "in_place":
             stack.enter_context(epilogues(False))
         elif how in ("emit_dot", "emit_conv"):
-            op, fn = ("dot", emit_dot.emit_dot) if how == "emit_dot" else ("convolution", emit_conv.emit_convolution)
+            op, fn = ("dot", dot.emit_dot) if how == "emit_dot" else ("convolution", convolution.emit_convolution)
             saved = registry.EMITTERS.replace(op, fn)
             stack.callback(registry.EMITTERS.replace, op, saved)
         elif how == "blas":
@@ -248,7 +248,7 @@ CASES = all_cases()
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_nan_results_are_canonical_on_both_backends(case: Case) -> None:
     if case.how == "blas":
-        from hlotools.backend.llvm import jit
+        from hlotools.backend.llvm.native import jit
         if not jit.blas_symbols():
             pytest.skip("no OpenBLAS symbols for the JIT")
     args = arguments(case)
@@ -264,7 +264,7 @@ def test_nan_results_are_canonical_on_both_backends(case: Case) -> None:
 
 def test_blas_path_is_taken() -> None:
     """The 'blas' cases really call OpenBLAS (when the JIT has it), the others the generated kernel."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     if not jit.blas_symbols():
         pytest.skip("no OpenBLAS symbols for the JIT")
     for case in CASES:
@@ -279,17 +279,17 @@ def test_paths_are_the_ones_named() -> None:
         root = hlotools.parse_module(case.text).entry.root
         assert root is not None
         if case.name.startswith(("gemm_in_place_b", "gemm_packed_b", "gemm_matvec", "gemm_staged", "blas")):
-            p = emit_gemm.plan(root)
+            p = gemm.plan(root)
             assert p is not None, case.name
             if case.name.startswith(("gemm_in_place_b", "gemm_packed_b")):
                 assert p.b.packed == case.name.startswith("gemm_packed_b"), case.name
             assert p.c.packed == case.name.startswith("gemm_staged"), case.name
         elif case.name.startswith(("conv_gemm.", "conv_checked.")):
-            assert CG.conv_plan(root) is not None, case.name
-            checked = CG.needs_kernel_check(root)
+            assert conv_gemm.conv_plan(root) is not None, case.name
+            checked = conv_gemm.needs_kernel_check(root)
             assert checked if case.name.startswith("conv_checked") else not checked or case.nan_in == (0,), case.name
         elif case.name.startswith("emit_dot_") and case.how == "plain":  # complex: emit_dot itself
-            assert emit_gemm.plan(root) is None, case.name
+            assert gemm.plan(root) is None, case.name
 
 
 # -- at every feature level -------------------------------------------------------------------
@@ -299,7 +299,7 @@ LEVEL_CASES = [c for c in CASES if c.how != "blas"]  # OpenBLAS picks its kernel
 
 def child(out_file: str) -> None:
     """Run LEVEL_CASES at $HLOTOOLS_TARGET_CPU; save each output's bytes."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     outputs = {c.name: np.frombuffer(_parts(run_llvm(c, arguments(c))).tobytes(), np.uint8) for c in LEVEL_CASES}
     np.savez(out_file, **outputs)
     Path(out_file + ".json").write_text(json.dumps({"target": list(jit.jit_target())}))

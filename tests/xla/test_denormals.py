@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.pipeline import optimise_module
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.pipeline import optimise_module
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 

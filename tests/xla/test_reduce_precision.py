@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
 TEXT = """HloModule rp

@@ -12,6 +12,9 @@ the compiler).
 * ALIASES: opcodes whose result is (part of) an operand's buffers: no code, no memory.
 * UNSUPPORTED[opcode] = reason: refused at compile time with HloUnsupportedError.
 * SCRATCH[opcode] = fn(inst) -> [bytes...]: temporary buffers an emitter needs while it runs.
+* TASK_WORK[opcode] = fn(inst) -> work or None: the work (multiply-adds) of an instruction
+  with its own loop when it may run as one task of a concurrent set (codegen/concurrent.py);
+  None when it is not such a loop (its own threads, BLAS). Elemental loops need no entry.
 * NO_INLINE: elemental ops whose value at one index costs a loop (reduce, dot): they are
   loop roots, never recomputed inside a consumer's loop.
 """
@@ -24,8 +27,8 @@ from hlotools.ir.dispatch import Table
 from hlotools.ir.instruction import Instruction
 
 if TYPE_CHECKING:
-    from hlotools.backend.llvm.compiler import FunctionEmitter
-    from hlotools.backend.llvm.emit_elemental import ElementalGen, Index
+    from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index
+    from hlotools.backend.llvm.codegen.function import FunctionEmitter
 
 
 class Elemental(Protocol):
@@ -47,6 +50,7 @@ emitter = EMITTERS.register
 ALIASES: set[str] = set()
 UNSUPPORTED: dict[str, str] = {}
 SCRATCH: dict[str, Callable[..., list[int]]] = {}
+TASK_WORK: dict[str, Callable[..., int | None]] = {}
 NO_INLINE: set[str] = set()
 # custom-call targets the backend lowers (custom_call_target -> emitter, like EMITTERS)
 CUSTOM_CALLS: Table[Emitter] = Table("custom-call emitter")

@@ -101,7 +101,7 @@ def _llvm_refusal(et: str, calls: list[str]) -> dict[str, str]:
 # (opcode, element type kind) pairs the interpreter runs and the LLVM backend refuses, each with
 # its reason (the backend's own table where it has one).
 def _llvm_unsupported() -> dict[tuple[str, str], str]:
-    from hlotools.backend.llvm.emit_complex import UNSUPPORTED_COMPLEX
+    from hlotools.backend.llvm.llvm_ir.complex_ops import UNSUPPORTED_COMPLEX
     return {(op, "complex"): reason for op, reason in UNSUPPORTED_COMPLEX.items()}
 
 

@@ -13,7 +13,7 @@ from hlotools.interpreter import evaluate
 
 
 def _both(text: str, args: list[np.ndarray], preset: str = "none") -> tuple[list[np.ndarray], list[np.ndarray]]:
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     m = hlotools.parse_module(text, verify=False)
     got = compile_cached(m, CompileOptions(preset=preset), compile_cache=None)(args)
     with np.errstate(all="ignore"):

@@ -1,4 +1,4 @@
-"""In-place dynamic-update-slice fusions (buffers.py + compiler.in_place_operand): a fusion whose
+"""In-place dynamic-update-slice fusions (buffers.py + placement.in_place_operand): a fusion whose
 root updates one of its parameters writes into that operand's memory (XLA's in-place DUS
 fusion), in a while body (the loop state is updated without a copy per step) and on a temp;
 never when the updated parameter has another use or its buffer is also another operand."""
@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 import hlotools
-from hlotools.backend.llvm.compiler import CompiledFunction, ModuleCompiler, in_place_operand
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
+from hlotools.backend.llvm.codegen.placement import in_place_operand
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
 FUSED_DUS = """

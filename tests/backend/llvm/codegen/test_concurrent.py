@@ -1,4 +1,4 @@
-"""Independent kernels run as one parallel_for (backend/llvm/emit_concurrent.py): results
+"""Independent kernels run as one parallel_for (backend/llvm/codegen/concurrent.py): results
 identical to the interpreter and to the serial code, the IR has the merged worker only when
 there is a set, members never share memory, while bodies, side effects keep their order."""
 from __future__ import annotations
@@ -12,10 +12,13 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import emit_concurrent as ec
-from hlotools.backend.llvm import emit_types as T
-from hlotools.backend.llvm.compiler import CompiledFunction, FunctionEmitter, ModuleCompiler
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm import load_emitters
+from hlotools.backend.llvm.codegen import concurrent as concurrent_sets
+from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.registry import TASK_WORK
 from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 
@@ -122,11 +125,11 @@ def _floats(shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 @contextmanager
 def _concurrent(on: bool) -> Iterator[None]:
-    tok = ec.CONCURRENT.set(on)
+    tok = concurrent_sets.CONCURRENT.set(on)
     try:
         yield
     finally:
-        ec.CONCURRENT.reset(tok)
+        concurrent_sets.CONCURRENT.reset(tok)
 
 
 def _compile(text: str, on: bool = True) -> CompiledModule:
@@ -192,7 +195,7 @@ def test_no_sets_with_one_thread_or_when_turned_off(monkeypatch: pytest.MonkeyPa
 
 def test_the_set_is_contiguous_and_the_order_topological() -> None:
     m = hlotools.parse_module(REDUCES_AND_DOT)
-    plan = ec.plan_concurrency(_emitter(m))
+    plan = concurrent_sets.plan_concurrency(_emitter(m))
     assert m.entry is not None and len(plan.order) == len(m.entry.instructions)
     pos = {id(i): n for n, i in enumerate(plan.order)}
     (members,) = [sorted(pos[id(i)] for i in s) for s in plan.sets]
@@ -206,7 +209,7 @@ def _emitter(m: Module) -> FunctionEmitter:
     """A FunctionEmitter of the entry with its instructions classified (what the planner reads)."""
     mc = ModuleCompiler(m)
     assert m.entry is not None
-    fn = ir.Function(mc.ir, ir.FunctionType(ir.VoidType(), [T.PTR] * 3), "probe")
+    fn = ir.Function(mc.ir, ir.FunctionType(ir.VoidType(), [types.PTR] * 3), "probe")
     fe = FunctionEmitter(mc, m.entry, CompiledFunction(m.entry, fn))
     fe.classify()
     return fe
@@ -273,7 +276,7 @@ def test_the_ir_has_one_merged_parallel_for_only_when_there_is_a_set() -> None:
 
 
 def test_without_a_set_the_code_is_what_it_was() -> None:
-    from hlotools.backend.llvm.compiler import compile_module
+    from hlotools.backend.llvm.codegen.module import compile_module
     m = hlotools.parse_module(ONE_DOT)
     with _concurrent(False):
         off = str(compile_module(m)[0])
@@ -329,7 +332,7 @@ def test_members_never_share_memory(text: str) -> None:
 
 
 def test_a_set_occupies_one_schedule_position() -> None:
-    from hlotools.backend.llvm.buffers import schedule_positions
+    from hlotools.backend.llvm.codegen.buffers import schedule_positions
     m = hlotools.parse_module(TWO_DOTS)
     assert m.entry is not None
     order = list(m.entry.instructions)
@@ -352,11 +355,11 @@ def test_side_effects_keep_their_order_and_stay_out_of_sets() -> None:
 """)
     m = hlotools.parse_module(text)
     fe = _emitter(m)
-    plan = ec.plan_concurrency(fe)
+    plan = concurrent_sets.plan_concurrency(fe)
     names = [i.name for i in plan.order]
     assert [n for n in names if n in ("tok", "o1", "o2")] == ["tok", "o1", "o2"]
     assert [sorted(i.name for i in s) for s in plan.sets] == [["d1", "d2"]]
-    assert all(not ec.pinned(i) for s in plan.sets for i in s)
+    assert all(not concurrent_sets.pinned(i) for s in plan.sets for i in s)
 
 
 def test_pinned_opcodes() -> None:
@@ -369,7 +372,7 @@ ENTRY e {
 }
 """, verify=False)
     assert m.entry is not None
-    kinds = {i.name: ec.pinned(i) for i in m.entry.instructions}
+    kinds = {i.name: concurrent_sets.pinned(i) for i in m.entry.instructions}
     assert kinds == {"p": False, "r": True, "c": True, "n": False}
 
 
@@ -396,14 +399,14 @@ ENTRY e {
 
 
 def test_a_member_never_takes_memory_another_member_still_reads() -> None:
-    from hlotools.backend.llvm import buffers as bufs
+    from hlotools.backend.llvm.codegen import buffers
     m, fs = _functions(REUSE)
     (cf,) = fs
     assert [sorted(i.name for i in s) for s in cf.concurrent] == [["d", "r"]]
     by_name = {i.name: i for i in cf.comp.instructions}
     assert cf.plan is not None
 
-    def span(plan: bufs.BufferPlan, name: str) -> tuple[int, int]:
+    def span(plan: buffers.BufferPlan, name: str) -> tuple[int, int]:
         loc = plan.buffer_location(by_name[name])
         assert loc is not None and loc.kind == "arena"
         return loc.offset, loc.offset + 16 * 256 * 4
@@ -411,9 +414,9 @@ def test_a_member_never_takes_memory_another_member_still_reads() -> None:
     assert a1 <= b0 or b1 <= a0
     # the same order without the set model: %r reuses %xn's bytes (what the set prevents)
     fe = _emitter(m)
-    fe.order = ec.plan_concurrency(fe).order
+    fe.order = concurrent_sets.plan_concurrency(fe).order
     assert cf.comp.root is not None
-    serial = bufs.assign(fe.order, cf.comp.root, fe._classifier())
+    serial = buffers.assign(fe.order, cf.comp.root, fe._classifier())
     assert span(serial, "xn") == span(serial, "r")
     args = [_floats((16, 256), 1), _floats((256, 1024), 2), _floats((16, 256, 32), 3)]
     _same_bits(_compile(REUSE)(args), _compile(REUSE, on=False)(args))
@@ -460,7 +463,8 @@ MIXED = TWO_DOTS.replace("h = f32[16,256]", "h = bf16[16,256]").replace("u = f32
 def test_a_loop_that_is_not_its_members_last_code_runs_serially(monkeypatch: pytest.MonkeyPatch) -> None:
     import ml_dtypes
     assert _sets(MIXED) == []
-    monkeypatch.setattr(ec, "_dot_work", lambda inst: 16 * 1024 * inst.operands[0].shape.dims[1])
+    load_emitters()  # lower/gemm.py registers the real hook first
+    monkeypatch.setitem(TASK_WORK, "dot", lambda inst: 16 * 1024 * inst.operands[0].shape.dims[1])
     assert [sorted(s) for s in _sets(MIXED)] == [["d1", "d2b"]]
     compiled = _compile(MIXED)
     assert _task_workers(compiled.llvm_ir) == []

@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 import hlotools
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import aot, jit
-from hlotools.backend.llvm.objfile import read_object
+from hlotools.backend.llvm.driver import aot
+from hlotools.backend.llvm.native import jit
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
 from tests.support.paths import ROOT
@@ -126,7 +127,7 @@ def _is_data(shape: object) -> bool:
 
 
 def _physical(a: np.ndarray | None, shape: object) -> bytes:
-    from hlotools.backend.llvm.emit_loops import layout_of
+    from hlotools.backend.llvm.abi import layout_of
     if not _is_data(shape):
         return b""
     arr = np.asarray(a).astype(_storage(shape))
@@ -136,7 +137,7 @@ def _physical(a: np.ndarray | None, shape: object) -> bytes:
 
 
 def _logical(data: bytes, shape: object) -> np.ndarray:
-    from hlotools.backend.llvm.emit_loops import layout_of
+    from hlotools.backend.llvm.abi import layout_of
     if not _is_data(shape):
         return np.zeros((), np.bool_)  # a token result, as the JIT runtime returns it
     perm = list(reversed(layout_of(shape)))  # type: ignore[arg-type]

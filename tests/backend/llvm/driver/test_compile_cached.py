@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import background_link, cache, native
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.native import background_link, cache, shared_library
+from hlotools.backend.llvm.native.cache import CompileCache, Entry
 from tests.support.paths import ROOT
 
 TEXT = """HloModule quick
@@ -94,7 +95,7 @@ def test_queued_trims_of_one_folder_are_one_job(tmp_path: Path, monkeypatch: pyt
 
 def test_no_c_compiler_still_trims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
     store = CompileCache(tmp_path / "c", max_bytes=1 << 30)
     store.put(Entry("ee" * 32, "object", {}, bytes(100_000)))
     os.utime(store.path("ee" * 32), (1000, 1000))
@@ -109,7 +110,7 @@ def test_unlinked_compiles_share_one_queued_trim(tmp_path: Path, monkeypatch: py
     """With no library to link, the modules compiled while a trim of the folder runs queue one
     more trim between them (trim_later's), not one scan of the folder each."""
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
     started, release = threading.Event(), threading.Event()
     calls: list[str] = []
 
@@ -135,18 +136,19 @@ def test_c_compiler_follows_cc_and_path(tmp_path: Path, monkeypatch: pytest.Monk
     fake.write_text("#!/bin/sh\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("CC", "mycc")
-    assert native.c_compiler() is None  # not on the PATH
+    assert shared_library.c_compiler() is None  # not on the PATH
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    assert native.c_compiler() == str(fake)
+    assert shared_library.c_compiler() == str(fake)
     monkeypatch.setenv("CC", str(tmp_path / "gone"))
-    assert native.c_compiler() is None
+    assert shared_library.c_compiler() is None
 
 
 KILLED_CHILD = """
 import os, signal, sys
 from pathlib import Path
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 text = sys.argv[2]
 store = CompileCache(Path(sys.argv[1]))
 compile_cached(hlotools.parse_module(text), CompileOptions(), compile_cache=store, source_text=text)
@@ -167,7 +169,7 @@ def test_a_process_killed_right_after_compile_cached_leaves_only_valid_entries(t
         kinds.append(kind)
         record = entry.meta.get("shared_library")
         if record is not None:  # the link finished: the library is the one recorded
-            library = native.library_path(path)
+            library = shared_library.library_path(path)
             assert library.stat().st_size == record["bytes"]
     assert kinds.count("object") == 1 and kinds.count("alias") == 1
     said: list[str] = []
@@ -191,7 +193,7 @@ def test_runtime_groups_are_copied_into_a_new_folder_by_the_background_worker(
     """A cold compile into a folder without the runtime library's entries only writes its own
     two entries; the groups its code calls (loaded in this process) are copied there by the
     worker, so a later process still finds them."""
-    from hlotools.backend.llvm import runtime_library
+    from hlotools.backend.llvm.kernels import library as runtime_library
     compile_text(CompileCache(tmp_path / "first"), DOT)  # the groups are loaded in this process now
     assert cache.wait_for_all_links(60)  # (the first folder's copies are written by now)
     store = CompileCache(tmp_path / "second")

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from hlotools.backend.llvm import native
+from hlotools.backend.llvm.native import shared_library
 from tests.support.paths import ROOT, SHARED, TESTS
 
 JAX = SHARED / "corpus" / "jax"
-CAN_LINK = native.enabled() and native.c_compiler() is not None
+CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
 
 # Threaded: 512 Ki elements pass parallel.MIN_PARALLEL_WORK, the dot MIN_PARALLEL_GEMM.
 THREADED = """HloModule threaded
@@ -70,7 +70,7 @@ def run_child(body: str, *, env: dict[str, str] | None = None, timeout: float = 
 def test_compile_call_free_cycles_under_gc_pressure() -> None:
     out = run_child("""
         from hlotools import parse_module
-        from hlotools.backend.llvm.runtime import CompiledModule
+        from hlotools.backend.llvm.driver.runtime import CompiledModule
         for i in range(5):
             for text, args, want in ((THREADED, [A, B], WANT), (DOT, [D, D], WANT_DOT)):
                 cm = CompiledModule(parse_module(text), keep_object=True)
@@ -100,7 +100,7 @@ def test_compile_call_free_cycles_under_gc_pressure() -> None:
 def test_calls_from_several_python_threads_at_once(blas: str) -> None:
     out = run_child("""
         from hlotools import parse_module
-        from hlotools.backend.llvm.runtime import CompiledModule
+        from hlotools.backend.llvm.driver.runtime import CompiledModule
         shared = CompiledModule(parse_module(THREADED))
         errors = []
 
@@ -136,8 +136,9 @@ def test_calls_from_several_python_threads_at_once(blas: str) -> None:
 
 FORKED = """
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 modules = [CompiledModule(hlotools.parse_module(THREADED))]
 if len(sys.argv) > 1:  # and one dlopened from the compile cache (the same code as a shared library)
     log = []
@@ -252,7 +253,7 @@ import tests.support.guarded_buffers as _guarded_buffers
 _guarded_buffers.install(MODE)
 import hlotools
 from pathlib import Path
-from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.interpreter import evaluate
 
 def same(got, want, what):
@@ -299,7 +300,8 @@ CACHE_CLIENT = """
 import shutil, time
 from pathlib import Path
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 folder, role = Path(sys.argv[1]), sys.argv[2]
 log = []
 for round in range(4):
@@ -334,7 +336,8 @@ def test_many_modules_cold_and_warm_in_one_process(tmp_path: Path) -> None:
     out = run_child(f"""
         from pathlib import Path
         import hlotools
-        from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         from hlotools.interpreter import evaluate
         ops = ["add", "multiply", "subtract", "maximum", "divide"]
         texts = [f"HloModule m{{k}}\\nENTRY e {{{{\\n  a = f32[{{8 * (k + 1)}}] parameter(0)\\n"
@@ -365,8 +368,10 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
     out = run_child(f"""
         from pathlib import Path
         import hlotools
-        from hlotools.backend.llvm import cache, native
-        from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native import cache
+        from hlotools.backend.llvm.native import shared_library
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         add = "HloModule m\\nENTRY e {{\\n  a = f32[64] parameter(0)\\n  b = f32[64] parameter(1)\\n  ROOT r = f32[64] add(a, b)\\n}}\\n"
         mul = add.replace("add(a, b)", "multiply(a, b)")
         x, y = np.arange(64, dtype=np.float32), np.full(64, 3, np.float32)
@@ -384,9 +389,9 @@ def test_library_replaced_under_a_loaded_name_is_not_run(tmp_path: Path) -> None
         mul_alias = other.get(cache.make_key("source", mul, CompileOptions().key_fields()), "alias")
         mul_entry = other.get(mul_alias.meta["target"], "object")
         here.put(cache.Entry(key, "object", mul_entry.meta, mul_entry.payload))
-        tmp = str(native.library_path(here.path(key))) + ".new"
-        Path(tmp).write_bytes(native.library_path(other.path(mul_alias.meta["target"])).read_bytes())
-        os.replace(tmp, native.library_path(here.path(key)))
+        tmp = str(shared_library.library_path(here.path(key))) + ".new"
+        Path(tmp).write_bytes(shared_library.library_path(other.path(mul_alias.meta["target"])).read_bytes())
+        os.replace(tmp, shared_library.library_path(here.path(key)))
         log.clear()
         again = compile_cached(hlotools.parse_module(add), compile_cache=here, source_text=add)
         assert any("not the file the entry describes" in line for line in log), log
@@ -402,7 +407,7 @@ def test_each_session_and_its_subprocesses_use_a_private_cache_folder() -> None:
     assert folder and Path(folder).is_dir()
     if not os.environ.get("HLOTOOLS_TESTS_KEEP_CACHE"):
         assert Path(folder).name.startswith("hlotools-test-cache-")
-    from hlotools.backend.llvm.cache import CompileCache
+    from hlotools.backend.llvm.native.cache import CompileCache
     assert CompileCache().directory == Path(folder) / "llvm"
     seen = subprocess.run([sys.executable, "-c", "import os; print(os.environ['HLOTOOLS_CACHE_DIR'])"],
                           capture_output=True, text=True, timeout=60).stdout.strip()
@@ -451,7 +456,8 @@ def test_threads_calling_modules_that_share_one_library(tmp_path: Path) -> None:
     out = run_child(f"""
         from pathlib import Path
         import hlotools
-        from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+        from hlotools.backend.llvm.native.cache import CompileCache
+        from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
         log = []
         store = CompileCache(Path({str(tmp_path)!r}), log=log.append)
         mods = [compile_cached(hlotools.parse_module(THREADED), CompileOptions(), compile_cache=store,

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.native.cache import CompileCache
 from tests.support.paths import ROOT
 
 
@@ -85,7 +86,7 @@ def test_the_shape_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_compiled_modules_and_their_engines_are_freed() -> None:
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     run_one(0)  # the runtime library's engines (kept for the process) are loaded by now
     gc.collect()
     before = jit.live_modules()
@@ -119,7 +120,7 @@ def test_each_optimiser_run_frees_its_pass_manager_and_builder(monkeypatch: pyte
     list each time: a builder shared by the process made every compile slower than the last."""
     import llvmlite.binding as llvm
 
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     managers: list[llvm.ModulePassManager] = []
     builders: list[weakref.ref] = []
     real = llvm.PassBuilder.getModulePassManager
@@ -140,29 +141,30 @@ def test_each_optimiser_run_frees_its_pass_manager_and_builder(monkeypatch: pyte
 
 
 def test_dlopened_libraries_are_closed(tmp_path: Path) -> None:
-    from hlotools.backend.llvm import native
-    if not native.enabled() or native.c_compiler() is None:
+    from hlotools.backend.llvm.native import shared_library
+    if not shared_library.enabled() or shared_library.c_compiler() is None:
         pytest.skip("no shared libraries here (no C compiler, or not Linux)")
     cache = CompileCache(tmp_path)
     for k in range(3):
         run_one(100 + k, cache)
     assert cache.wait_for_links(60)
     gc.collect()
-    before = native.open_libraries()
+    before = shared_library.open_libraries()
     warm = [compile_cached(hlotools.parse_module(module_text(100 + k)), CompileOptions(), compile_cache=cache)
             for k in range(3)]  # dlopened from the cache
-    assert native.open_libraries() == before + 3
+    assert shared_library.open_libraries() == before + 3
     refs = [weakref.ref(c) for c in warm]
     del warm
     gc.collect()
     assert all(r() is None for r in refs)
-    assert native.open_libraries() == before
+    assert shared_library.open_libraries() == before
 
 
 _RSS_CHILD = """import ctypes, gc, json, sys
 sys.path.insert(0, {root!r})
 from {module} import run_one
-from hlotools.backend.llvm import jit, native
+from hlotools.backend.llvm.native import jit
+from hlotools.backend.llvm.native import shared_library
 def sample():
     garbage = gc.collect()  # what the process's own collector had left
     ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -171,7 +173,7 @@ def sample():
     with open("/proc/self/maps") as f:
         maps = sum(1 for _ in f)
     return {{"garbage": garbage, "objects": len(gc.get_objects()), "rss": rss, "maps": maps,
-             "engines": jit.live_modules(), "libraries": native.open_libraries()}}
+             "engines": jit.live_modules(), "libraries": shared_library.open_libraries()}}
 for k in range({warm}):
     run_one(100000 + k)
 samples = [sample()]

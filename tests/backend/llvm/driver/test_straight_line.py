@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import runtime
-from hlotools.backend.llvm.module_compiler import straight_line_instructions
-from hlotools.backend.llvm.pipeline import optimise_module
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.codegen.module import straight_line_instructions
+from hlotools.backend.llvm.driver import runtime
+from hlotools.backend.llvm.driver.pipeline import optimise_module
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 from tests.support.helpers import scalar_computation
 
@@ -136,7 +136,7 @@ def test_a_module_whose_loops_are_all_in_the_runtime_library_is_compiled_at_leve
         text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Convolution (pack, im2col, GEMM) and reduce-window (its kernel forced: the speed rule
     keeps small pools in a loop) run runtime-library kernels only."""
-    from hlotools.backend.llvm.emit_reduce_window import kernel_mode
+    from hlotools.backend.llvm.lower.reduce_window import kernel_mode
     rng = np.random.default_rng(0)
     module = hlotools.parse_module(text)
     assert module.entry is not None

@@ -1,4 +1,4 @@
-"""conv_kernel.py's generic im2col and kernel packing (the runtime library's `conv.<type>`):
+"""kernels/conv.py's generic im2col and kernel packing (the runtime library's `conv.<type>`):
 every convolution emit_conv_gemm gives them must come out bit for bit as with the loop
 nests generated per convolution (same A and B, same GEMM), and match the interpreter:
 layouts, strides, padding, both dilations, reversal, 0 to 3 spatial dims, f64, threads,
@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import aot, compile_module
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.emit_conv_gemm import generated_im2col
-from hlotools.backend.llvm.objfile import read_object
+from hlotools.backend.llvm import compile_module
+from hlotools.backend.llvm.driver import aot
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.lower.conv_gemm import generated_im2col
+from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.interpreter import evaluate
 from tests.backend.llvm.driver.test_aot import build_and_run, needs_cc
 
@@ -94,8 +95,8 @@ def test_runtime_im2col_is_bit_identical_to_the_generated_one(name: str) -> None
     got, want, fast, slow = _both(text)
     assert got[0].tobytes() == want[0].tobytes()
     et = "f64" if name == "f64" else "f32"
-    assert RL.conv_group(et) in fast.runtime_groups  # type: ignore[attr-defined]
-    assert RL.conv_group(et) not in slow.runtime_groups  # type: ignore[attr-defined]
+    assert runtime_library.conv_group(et) in fast.runtime_groups  # type: ignore[attr-defined]
+    assert runtime_library.conv_group(et) not in slow.runtime_groups  # type: ignore[attr-defined]
     assert "@\"conv.im2col." not in slow.llvm_ir  # type: ignore[attr-defined]
     _check_interpreter(text, got)
 
@@ -104,7 +105,7 @@ def test_runtime_im2col_is_bit_identical_to_the_generated_one(name: str) -> None
 def test_other_convolutions_keep_the_generated_loop_nests(name: str) -> None:
     text = FALLBACK[name]
     got, want, fast, _ = _both(text)
-    assert RL.conv_group("f32") not in fast.runtime_groups  # type: ignore[attr-defined]
+    assert runtime_library.conv_group("f32") not in fast.runtime_groups  # type: ignore[attr-defined]
     assert "gemm.f32" in " ".join(fast.runtime_groups)  # type: ignore[attr-defined]  # still the GEMM path
     assert got[0].tobytes() == want[0].tobytes()
     _check_interpreter(text, got)
@@ -118,20 +119,20 @@ def test_the_module_only_declares_the_functions() -> None:
 
 
 def test_groups_of_the_conv_symbols() -> None:
-    assert RL.group_of("conv.im2col.f32") == RL.group_of("conv.pack.f32") == RL.conv_group("f32") == "conv.f32"
-    assert RL.group_of("conv.pack.f64") == "conv.f64"
-    assert RL.group_of("conv.im2col.s32") is None and RL.group_of("conv.f32") is None
-    text = RL.build_ir("conv.f64")
+    assert runtime_library.group_of("conv.im2col.f32") == runtime_library.group_of("conv.pack.f32") == runtime_library.conv_group("f32") == "conv.f32"
+    assert runtime_library.group_of("conv.pack.f64") == "conv.f64"
+    assert runtime_library.group_of("conv.im2col.s32") is None and runtime_library.group_of("conv.f32") is None
+    text = runtime_library.build_ir("conv.f64")
     assert 'define void @"conv.im2col.f64"' in text and 'define void @"conv.pack.f64"' in text
     with pytest.raises(hlotools.HloError, match="no group"):
-        RL.build_ir("conv.f16")
+        runtime_library.build_ir("conv.f16")
 
 
 def test_aot_object_defines_the_functions_inside() -> None:
     built = aot.build(hlotools.parse_module(CASES["nhwc_pad1"]), aot.AotOptions(function_name="conv"))
     info = read_object(aot.emit(built, "obj"))  # type: ignore[arg-type]
     assert info.defined == ("conv",)
-    assert not [s for s in info.undefined if RL.group_of(s)]
+    assert not [s for s in info.undefined if runtime_library.group_of(s)]
 
 
 @needs_cc

@@ -38,17 +38,18 @@ from tests.support.paths import ROOT
 
 def forced() -> ExitStack:
     """Both new paths forced (a context)."""
-    from hlotools.backend.llvm import emit_reduce_window, load_emitters
-    from hlotools.backend.llvm.emit_output_fusion import epilogues
+    from hlotools.backend.llvm import load_emitters
+    from hlotools.backend.llvm.lower import reduce_window
+    from hlotools.backend.llvm.lower.output_fusion import epilogues
     load_emitters()
     stack = ExitStack()
     stack.enter_context(epilogues(True, 0))
-    stack.enter_context(emit_reduce_window.kernel_mode("always"))
+    stack.enter_context(reduce_window.kernel_mode("always"))
     return stack
 
 
 def _compile_o2(module: Any) -> Any:
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     return compile_cached(module, CompileOptions(preset="O2"), compile_cache=None)
 
 
@@ -119,8 +120,8 @@ def _guarded_array(a: np.ndarray, fill: int | None = None) -> np.ndarray:
 
 def install_guards() -> None:
     """Every argument, result and temp arena of calls from now on is guarded (the child)."""
-    from hlotools.backend.llvm import calling
-    to_physical, alloc_physical = calling.to_physical, calling.alloc_physical
+    from hlotools.backend.llvm import abi
+    to_physical, alloc_physical = abi.to_physical, abi.alloc_physical
 
     def guarded_physical(arg: Any, shape: Any, i: int) -> np.ndarray | None:
         a = to_physical(arg, shape, i)
@@ -131,16 +132,16 @@ def install_guards() -> None:
         return None if a is None or not a.size else _guarded_array(a, fill=0xA5)
 
     def guarded_arena(size: int) -> tuple[np.ndarray, int]:
-        n = -(-max(size, 1) // calling.ARENA_ALIGN) * calling.ARENA_ALIGN
-        addr = _guarded(n, calling.ARENA_ALIGN)
+        n = -(-max(size, 1) // abi.ARENA_ALIGN) * abi.ARENA_ALIGN
+        addr = _guarded(n, abi.ARENA_ALIGN)
         buf = (ctypes.c_char * n).from_address(addr)
         _KEEP.append(buf)
         raw = np.frombuffer(memoryview(buf), np.uint8)
         raw[:] = 0xA5
         return raw, addr
-    calling.to_physical = guarded_physical  # type: ignore[assignment]
-    calling.alloc_physical = guarded_result  # type: ignore[assignment]
-    calling.new_arena = guarded_arena  # type: ignore[assignment]
+    abi.to_physical = guarded_physical  # type: ignore[assignment]
+    abi.alloc_physical = guarded_result  # type: ignore[assignment]
+    abi.new_arena = guarded_arena  # type: ignore[assignment]
 
 
 def _run_child(kind: str, start: int, count: int) -> list[dict[str, Any]]:
@@ -337,8 +338,8 @@ def _fusion_case(kind: str, seed: int) -> dict[str, Any]:
     """Forced epilogue, in-place path and unfused module: the same bits."""
     import hlotools
     from hlotools.backend.llvm import compile_module
-    from hlotools.backend.llvm.emit_gemm import generated_only
-    from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
+    from hlotools.backend.llvm.lower.gemm import generated_only
+    from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
     from tests.backend.llvm.lower.test_output_fusion import _args
     rng = np.random.default_rng(seed)
     case = dot_case(rng) if kind == "dot" else conv_case(rng)

@@ -1,4 +1,4 @@
-"""Correctness of the LLVM backend's fast kernels (emit_gemm.py's BLAS call and generated
+"""Correctness of the LLVM backend's fast kernels (lower/gemm.py's BLAS call and generated
 register-blocked GEMM, the im2col convolution, parallel loops) against numpy and the
 interpreter: odd sizes, batch dims, transposed operands and results (layouts), every float
 type and integers. Never timing assertions."""
@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import compile_module, emit_gemm, jit
+from hlotools.backend.llvm import compile_module
+from hlotools.backend.llvm.lower import gemm
+from hlotools.backend.llvm.native import jit
 from hlotools.interpreter import evaluate
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
@@ -59,7 +61,7 @@ def _tol(t: str, k: int) -> float:
 def _kernel(kind: str):  # type: ignore[no-untyped-def]
     """generated: never BLAS; blas: the JIT-linked BLAS where the dot is big enough."""
     if kind == "generated":
-        with emit_gemm.generated_only():
+        with gemm.generated_only():
             yield
         return
     if not jit.blas_symbols():
@@ -175,12 +177,12 @@ def test_vector_dot_and_outer_product() -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_large_parallel_gemm(kind: str) -> None:
     # big enough for the generated kernel to split its tasks across threads
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for
     text = dot_module("f32", (3, 130, 300), (3, 300, 150), (3, 130, 150),
                       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}")
     _check_dot(text, "f32", "bmk,bkn->bmn", (3, 130, 300), (3, 300, 150), kind)
-    if kind == "generated" and parallel.enabled():
-        with emit_gemm.generated_only():
+    if kind == "generated" and parallel_for.enabled():
+        with gemm.generated_only():
             assert "hlo.parallel_for" in compile_module(hlotools.parse_module(text)).llvm_ir
 
 
@@ -203,14 +205,14 @@ def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     """The kernel choice follows the shapes: BLAS only when enabled (HLOTOOLS_BLAS=1, JIT
     only) for big f32/f64 dots; small or integer dots and AOT (no blas_enabled context)
     use the generated kernel; complex dots emit_dot's loop nest."""
-    def plan_of(text: str) -> emit_gemm.Plan | None:
+    def plan_of(text: str) -> gemm.Plan | None:
         m = hlotools.parse_module(text)
-        return emit_gemm.plan(m.entry.root)
+        return gemm.plan(m.entry.root)
     big = dot_module("f32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     monkeypatch.setenv("HLOTOOLS_BLAS", "1")
     p = plan_of(big)
     assert p is not None and not p.blas  # outside blas_enabled (AOT): the generated kernel
-    with emit_gemm.blas_enabled(True):
+    with gemm.blas_enabled(True):
         p = plan_of(big)
         assert p is not None and p.blas
         small = dot_module("f32", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
@@ -218,7 +220,7 @@ def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
         ints = dot_module("s32", (64, 64), (64, 64), (64, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
         assert not plan_of(ints).blas  # type: ignore[union-attr]
     monkeypatch.delenv("HLOTOOLS_BLAS")
-    with emit_gemm.blas_enabled(True):
+    with gemm.blas_enabled(True):
         assert not plan_of(big).blas  # type: ignore[union-attr]  # off by default
     cplx = dot_module("c64", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     assert plan_of(cplx) is None  # complex: emit_dot's loop nest
@@ -257,14 +259,14 @@ CONV_CASES = [
 @pytest.mark.parametrize("case", range(len(CONV_CASES)))
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_convolution_im2col_against_interpreter(case: int, t: str) -> None:
-    from hlotools.backend.llvm import emit_conv_gemm
+    from hlotools.backend.llvm.lower import conv_gemm
     ls, rs, os_, window, labels = CONV_CASES[case]
     text = (f"HloModule c\n\nENTRY main {{\n  x = {t}[{','.join(map(str, ls))}] parameter(0)\n"
             f"  k = {t}[{','.join(map(str, rs))}] parameter(1)\n"
             f"  ROOT y = {t}[{','.join(map(str, os_))}] convolution(x, k), window={{{window}}}, "
             f"dim_labels={labels}\n}}\n")
     module = hlotools.parse_module(text)
-    assert emit_conv_gemm.conv_plan(module.entry.root) is not None  # the GEMM path, not the loop nest
+    assert conv_gemm.conv_plan(module.entry.root) is not None  # the GEMM path, not the loop nest
     rng = np.random.default_rng(case)
     args = [rng.standard_normal(ls).astype(DTYPES[t]), rng.standard_normal(rs).astype(DTYPES[t])]
     want = evaluate(module, args)[0]
@@ -274,12 +276,12 @@ def test_convolution_im2col_against_interpreter(case: int, t: str) -> None:
 
 def test_convolution_fallbacks() -> None:
     """Grouped, integer and tiny convolutions take emit_conv's loop nest (and still agree)."""
-    from hlotools.backend.llvm import emit_conv_gemm
+    from hlotools.backend.llvm.lower import conv_gemm
     text = ("HloModule c\n\nENTRY main {\n  x = f32[2,8,8,6] parameter(0)\n  k = f32[3,3,3,12] parameter(1)\n"
             "  ROOT y = f32[2,8,8,12] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f,"
             " feature_group_count=2\n}\n")
     module = hlotools.parse_module(text)
-    assert emit_conv_gemm.conv_plan(module.entry.root) is None
+    assert conv_gemm.conv_plan(module.entry.root) is None
     rng = np.random.default_rng(9)
     args = [rng.standard_normal((2, 8, 8, 6)).astype(np.float32), rng.standard_normal((3, 3, 3, 12)).astype(np.float32)]
     np.testing.assert_allclose(compile_module(module)(args)[0], evaluate(module, args)[0], rtol=1e-4, atol=1e-4)
@@ -293,7 +295,7 @@ def test_parallel_loops_compile_call_release() -> None:
     their code is freed)."""
     import gc
 
-    from hlotools.backend.llvm import parallel
+    from hlotools.backend.llvm.kernels import parallel_for
     text = ("HloModule s\n\nENTRY main {\n  a = f32[300,1024]{1,0} parameter(0)\n"
             "  e = f32[300,1024]{1,0} exponential(a)\n  ROOT t = f32[300,1024]{1,0} tanh(e)\n}\n")
     module = hlotools.parse_module(text)
@@ -301,7 +303,7 @@ def test_parallel_loops_compile_call_release() -> None:
     want = np.tanh(np.exp(x))
     for _ in range(6):
         c = compile_module(module)
-        if parallel.enabled():
+        if parallel_for.enabled():
             assert "hlo.parallel_for" in c.llvm_ir
         for _ in range(3):
             np.testing.assert_allclose(c([x])[0], want, rtol=1e-5, atol=1e-6)

@@ -1,4 +1,4 @@
-"""The runtime library (runtime_library.py): the parallel runtime and the GEMM kernels are
+"""The runtime library (kernels/library.py): the parallel runtime and the GEMM kernels are
 compiled once per machine and shared by every JIT module, cached beside the modules, rebuilt
 when their entries are missing or damaged; AOT objects and shared libraries stay
 self-contained."""
@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import cache, native
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, compile_cached
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.native import cache, shared_library
+from hlotools.backend.llvm.native.cache import CompileCache
 
 # A dot big enough for threads (m*n*k = 2^24) and a threaded elementwise loop.
 DOT = """HloModule dot
@@ -41,7 +42,7 @@ A = RNG.standard_normal((256, 256)).astype(np.float32)
 B = RNG.standard_normal((256, 256)).astype(np.float32)
 X = RNG.standard_normal((1024, 512)).astype(np.float32)
 Y = RNG.standard_normal((1024, 512)).astype(np.float32)
-CAN_LINK = native.enabled() and native.c_compiler() is not None
+CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
 
 
 @pytest.fixture(autouse=True)
@@ -63,50 +64,50 @@ def _check_elementwise(compiled: Any) -> None:
 def test_modules_declare_the_runtime_and_resolve_it_across_modules() -> None:
     dot = CompiledModule(hlotools.parse_module(DOT))
     ew = CompiledModule(hlotools.parse_module(ELEMENTWISE))
-    kernel = RL.gemm_group("f32")
-    assert dot.runtime_groups == sorted([RL.PARALLEL, kernel]) and ew.runtime_groups == [RL.PARALLEL]
+    kernel = runtime_library.gemm_group("f32")
+    assert dot.runtime_groups == sorted([runtime_library.PARALLEL, kernel]) and ew.runtime_groups == [runtime_library.PARALLEL]
     for compiled in (dot, ew):  # declared, never defined in the module
         assert 'declare void @"hlo.parallel_for"' in compiled.llvm_ir
         assert 'define internal void @"hlo.parallel_for"' not in compiled.llvm_ir
     assert f'declare void @"{kernel}"' in dot.llvm_ir
-    loaded = RL.loaded()
-    assert {RL.PARALLEL, kernel} <= set(loaded)
-    assert set(loaded[RL.PARALLEL].symbols) == {"hlo.parallel_for", "hlotools_parallel_join",
+    loaded = runtime_library.loaded()
+    assert {runtime_library.PARALLEL, kernel} <= set(loaded)
+    assert set(loaded[runtime_library.PARALLEL].symbols) == {"hlo.parallel_for", "hlotools_parallel_join",
                                                 "hlotools_num_threads"}
-    assert all(addr > 0 for addr in loaded[RL.PARALLEL].symbols.values())
+    assert all(addr > 0 for addr in loaded[runtime_library.PARALLEL].symbols.values())
     _check_dot(dot)
     _check_elementwise(ew)
     _check_dot(dot)  # again, after the other module's threads ran in the shared runtime
 
 
 def test_the_runtime_group_of_a_symbol() -> None:
-    assert RL.group_of("hlo.parallel_for") == RL.PARALLEL
-    assert RL.group_of("gemm.f64.x8.r4") == "gemm.f64.x8.r4"
-    assert RL.group_of("hlo_entry") is None and RL.group_of("gemm.f32") is None
-    assert RL.groups_of_symbols(["expf", "gemm.f32.x16.r4", "hlo.parallel_for", "hlo.parallel_for"]) == \
+    assert runtime_library.group_of("hlo.parallel_for") == runtime_library.PARALLEL
+    assert runtime_library.group_of("gemm.f64.x8.r4") == "gemm.f64.x8.r4"
+    assert runtime_library.group_of("hlo_entry") is None and runtime_library.group_of("gemm.f32") is None
+    assert runtime_library.groups_of_symbols(["expf", "gemm.f32.x16.r4", "hlo.parallel_for", "hlo.parallel_for"]) == \
         ["gemm.f32.x16.r4", "parallel"]
     with pytest.raises(hlotools.HloError, match="no group"):
-        RL.build_ir("gemm.q7.x8.r4")
+        runtime_library.build_ir("gemm.q7.x8.r4")
 
 
 def test_keys_name_the_group_and_the_runtime_sources() -> None:
-    env = RL.environment()
+    env = runtime_library.environment()
     assert {"format", "sources", "llvm", "llvmlite", "triple", "cpu", "features"} <= set(env)
     assert "blas" not in env  # modules' dots may call BLAS; the runtime never does
-    assert RL.key(RL.PARALLEL) != RL.key(RL.gemm_group("f32")) != RL.key(RL.gemm_group("f64"))
-    assert RL.key(RL.PARALLEL) == RL.key(RL.PARALLEL)
+    assert runtime_library.key(runtime_library.PARALLEL) != runtime_library.key(runtime_library.gemm_group("f32")) != runtime_library.key(runtime_library.gemm_group("f64"))
+    assert runtime_library.key(runtime_library.PARALLEL) == runtime_library.key(runtime_library.PARALLEL)
 
 
 def test_a_module_compiled_before_and_after_the_runtime_is_cached_gives_the_same_results(tmp_path: Path) -> None:
     store = CompileCache(tmp_path)
-    RL.forget()
+    runtime_library.forget()
     built = CompiledModule(hlotools.parse_module(DOT), runtime_cache=store)
-    assert {RL.loaded()[g].origin for g in built.runtime_groups} == {"built"}
+    assert {runtime_library.loaded()[g].origin for g in built.runtime_groups} == {"built"}
     entries = sorted((tmp_path / "llvm" / "runtime").glob("*.entry"))
     assert len(entries) == 2  # parallel and the f32 kernel
-    RL.forget()
+    runtime_library.forget()
     cached = CompiledModule(hlotools.parse_module(DOT), runtime_cache=store)
-    assert {RL.loaded()[g].origin for g in cached.runtime_groups} == {"cache"}
+    assert {runtime_library.loaded()[g].origin for g in cached.runtime_groups} == {"cache"}
     assert cached.llvm_ir == built.llvm_ir
     assert np.array_equal(_check_dot(built), _check_dot(cached))  # the same kernel code, bit for bit
 
@@ -115,8 +116,8 @@ def test_a_module_compiled_before_and_after_the_runtime_is_cached_gives_the_same
 def test_a_missing_or_damaged_runtime_entry_is_rebuilt(tmp_path: Path, damage: str) -> None:
     said: list[str] = []
     store = CompileCache(tmp_path, log=said.append)
-    RL.forget()
-    RL.ensure([RL.PARALLEL], store)
+    runtime_library.forget()
+    runtime_library.ensure([runtime_library.PARALLEL], store)
     (entry,) = (tmp_path / "llvm" / "runtime").glob("*.entry")
     good = entry.read_bytes()
     if damage == "delete":
@@ -125,14 +126,14 @@ def test_a_missing_or_damaged_runtime_entry_is_rebuilt(tmp_path: Path, damage: s
         entry.write_bytes(good[:-50])
     else:
         entry.write_bytes(good[:-10] + bytes(b ^ 0xFF for b in good[-10:]))
-    RL.forget()
+    runtime_library.forget()
     said.clear()
-    RL.ensure([RL.PARALLEL], store)
-    assert RL.loaded()[RL.PARALLEL].origin == "built"
+    runtime_library.ensure([runtime_library.PARALLEL], store)
+    assert runtime_library.loaded()[runtime_library.PARALLEL].origin == "built"
     reason = {"delete": "no entry", "truncate": "truncated", "flip": "checksum mismatch"}[damage]
     assert any("miss, runtime entry" in line and reason in line for line in said), said
     assert any("runtime parallel built" in line for line in said), said
-    cache.decode_entry(entry.read_bytes(), entry.stem, RL.KIND)  # rewritten, valid
+    cache.decode_entry(entry.read_bytes(), entry.stem, runtime_library.KIND)  # rewritten, valid
     _check_elementwise(CompiledModule(hlotools.parse_module(ELEMENTWISE)))
 
 
@@ -143,15 +144,15 @@ def test_cached_modules_record_and_load_their_runtime_groups(tmp_path: Path, mon
     first = compile_cached(hlotools.parse_module(DOT), CompileOptions(), compile_cache=store, source_text=DOT)
     (entry_path,) = [p for p in (tmp_path / "llvm").glob("??/*.entry") if b'"kind": "object"' in p.read_bytes()]
     entry = cache.decode_entry(entry_path.read_bytes(), entry_path.stem, "object")
-    assert entry.meta["runtime"] == first.runtime_groups == sorted([RL.PARALLEL, RL.gemm_group("f32")])
+    assert entry.meta["runtime"] == first.runtime_groups == sorted([runtime_library.PARALLEL, runtime_library.gemm_group("f32")])
     # a process that never loaded the runtime and whose runtime entries were deleted
-    RL.forget()
+    runtime_library.forget()
     for p in (tmp_path / "llvm" / "runtime").glob("*.entry"):
         p.unlink()
     said.clear()
     warm = compile_cached(hlotools.parse_module(DOT), CompileOptions(), compile_cache=store, source_text=DOT)
     assert any(line.startswith("compile cache: hit") and "MCJIT" in line for line in said), said
-    assert warm.timings.llvm_s == 0 and {RL.loaded()[g].origin for g in warm.runtime_groups} == {"built"}
+    assert warm.timings.llvm_s == 0 and {runtime_library.loaded()[g].origin for g in warm.runtime_groups} == {"built"}
     assert len(list((tmp_path / "llvm" / "runtime").glob("*.entry"))) == 2
     assert np.array_equal(_check_dot(first), _check_dot(warm))
 
@@ -159,24 +160,24 @@ def test_cached_modules_record_and_load_their_runtime_groups(tmp_path: Path, mon
 def test_without_a_cache_the_runtime_is_built_in_process_and_kept(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HLOTOOLS_CACHE_DIR", str(tmp_path / "c"))
-    RL.forget()
+    runtime_library.forget()
     compiled = compile_cached(hlotools.parse_module(ELEMENTWISE), CompileOptions(), compile_cache=None)
-    assert RL.loaded()[RL.PARALLEL].origin == "built"
-    kept = RL.loaded()[RL.PARALLEL]
+    assert runtime_library.loaded()[runtime_library.PARALLEL].origin == "built"
+    kept = runtime_library.loaded()[runtime_library.PARALLEL]
     again = compile_cached(hlotools.parse_module(ELEMENTWISE), CompileOptions(), compile_cache=None)
-    assert RL.loaded()[RL.PARALLEL] is kept and again.timings.extra["runtime_library"] < 0.005
+    assert runtime_library.loaded()[runtime_library.PARALLEL] is kept and again.timings.extra["runtime_library"] < 0.005
     assert not (tmp_path / "c" / "llvm" / "runtime").exists()
     _check_elementwise(compiled)
     _check_elementwise(again)
 
 
 def test_objects_from_the_jit_name_the_runtime_and_aot_objects_define_everything() -> None:
-    from hlotools.backend.llvm import aot
-    from hlotools.backend.llvm.objfile import read_object
+    from hlotools.backend.llvm.driver import aot
+    from hlotools.backend.llvm.native.objfile import read_object
     jit_object = CompiledModule(hlotools.parse_module(DOT), keep_object=True).object_code
     assert jit_object is not None
     undefined = set(read_object(jit_object).undefined)
-    assert {"hlo.parallel_for", RL.gemm_group("f32")} <= undefined
+    assert {"hlo.parallel_for", runtime_library.gemm_group("f32")} <= undefined
     module = hlotools.parse_module(DOT)
     text = aot.compile_aot(module, "llvm")
     assert isinstance(text, str)
@@ -184,8 +185,8 @@ def test_objects_from_the_jit_name_the_runtime_and_aot_objects_define_everything
     data = aot.compile_aot(module, "obj")
     assert isinstance(data, bytes)
     info = read_object(data)
-    assert not {"hlo.parallel_for", RL.gemm_group("f32")} & set(info.undefined)
-    assert not [s for s in info.undefined if RL.group_of(s)]
+    assert not {"hlo.parallel_for", runtime_library.gemm_group("f32")} & set(info.undefined)
+    assert not [s for s in info.undefined if runtime_library.group_of(s)]
     assert "pthread_create" in info.undefined  # its own parallel runtime, on libc
 
 
@@ -196,8 +197,9 @@ import ctypes, sys
 from pathlib import Path
 import numpy as np
 import hlotools
-from hlotools.backend.llvm.cache import CompileCache, compile_cached
-from hlotools.backend.llvm.host import host_threads
+from hlotools.backend.llvm.native.cache import CompileCache
+from hlotools.backend.llvm.driver.compile import compile_cached
+from hlotools.backend.llvm.native.host import host_threads
 text = {DOT!r}
 rng = np.random.default_rng(1)
 a = rng.standard_normal((256, 256)).astype(np.float32)

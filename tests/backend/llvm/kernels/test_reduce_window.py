@@ -1,5 +1,5 @@
-"""reduce-window through the runtime library's kernel (reduce_window_kernel.py,
-emit_reduce_window.py): bit for bit what emit_reduce's elemental loop computes (random
+"""reduce-window through the runtime library's kernel (kernels/reduce_window.py,
+lower/reduce_window.py): bit for bit what emit_reduce's elemental loop computes (random
 shapes, layouts, windows, strides, paddings including negative ones, dilations, reducers
 in either parameter order, element types, NaN and signed zeros, constant or run-time init
 values), close to the interpreter; the corpus' pooling layers; AOT objects; what stays on
@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 
 import hlotools
 from hlotools.backend.llvm import load_emitters
-from hlotools.backend.llvm import runtime_library as RL
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
+from hlotools.backend.llvm.kernels import library as runtime_library
 from hlotools.interpreter import evaluate
 
 load_emitters()
-from hlotools.backend.llvm import emit_reduce_window as E  # noqa: E402  (after the emitters)
-from hlotools.backend.llvm import reduce_window_kernel as K  # noqa: E402
+from hlotools.backend.llvm.kernels import reduce_window as reduce_window_kernel  # noqa: E402
+from hlotools.backend.llvm.lower import reduce_window  # noqa: E402  (after the emitters)
 from tests.support.paths import SHARED  # noqa: E402
 
 JAX = SHARED / "corpus" / "jax"
@@ -106,9 +106,9 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 def compile_both(text: str) -> tuple[CompiledModule, CompiledModule]:
     m = hlotools.parse_module(text)
-    with E.kernel_mode("always"):
+    with reduce_window.kernel_mode("always"):
         kernel = CompiledModule(m)
-    with E.kernel_mode("never"):
+    with reduce_window.kernel_mode("never"):
         loop = CompiledModule(m)
     return kernel, loop
 
@@ -146,7 +146,7 @@ def cases(draw: st.DrawFn) -> tuple[str, int, str, bool, list[int]]:
         lo = draw(st.integers(-1 if base > 1 else 0, 2))
         hi = draw(st.integers(-1 if base + lo > 1 else 0, 2))
         window.append((size, stride, lo, hi, bd, wd))
-    op = draw(st.sampled_from(K.OPS))
+    op = draw(st.sampled_from(reduce_window_kernel.OPS))
     dtype = draw(st.sampled_from(sorted(DTYPES)))
     swapped = draw(st.booleans())
     runtime_init = draw(st.booleans())
@@ -180,7 +180,7 @@ def test_float_folds_run_in_window_order(op: str, size: int, dtype: str) -> None
     dt = DTYPES[dtype]
     x = (rng.standard_normal(40) * 1.3).astype(dt)
     init = np.asarray(dt(-1.0875744))
-    with E.kernel_mode("always"):
+    with reduce_window.kernel_mode("always"):
         kernel = CompiledModule(hlotools.parse_module(text))
     assert uses_kernel(kernel)
     got = kernel([x, init])[0]
@@ -216,7 +216,7 @@ def test_rank_six_and_a_big_window_with_runtime_init() -> None:
     check(text, [rng.standard_normal(dims), np.array(0.25)])
     text = module_text([40, 30], (1, 0), (1, 0), [(31, 1, 15, 15, 1, 1), (25, 1, 12, 12, 1, 1)], "maximum", "f32",
                        init="-inf")
-    assert 31 * 25 <= K.CAP
+    assert 31 * 25 <= reduce_window_kernel.CAP
     check(text, [rng.standard_normal((40, 30)).astype(np.float32)])
 
 
@@ -279,12 +279,12 @@ ENTRY e {
     rng = np.random.default_rng(4)
     x = rng.standard_normal((4, 6)).astype(np.float32)
     for text, args in ((not_simple, [x]), (variadic, [x, rng.integers(0, 9, (4, 6)).astype(np.int32)])):
-        with E.kernel_mode("always"):
+        with reduce_window.kernel_mode("always"):
             cm = CompiledModule(hlotools.parse_module(text))
         assert not uses_kernel(cm)
         for g, w in zip(cm(args), evaluate(hlotools.parse_module(text), args)):
             np.testing.assert_allclose(g, w, rtol=1e-6)
-    with E.kernel_mode("always"):
+    with reduce_window.kernel_mode("always"):
         assert not uses_kernel(CompiledModule(hlotools.parse_module(bf16)))
 
 
@@ -329,7 +329,7 @@ ENTRY e {
 }
 """
     x = np.random.default_rng(6).standard_normal((4, 8)).astype(np.float32)
-    with E.kernel_mode("always"):
+    with reduce_window.kernel_mode("always"):
         cm = CompiledModule(hlotools.parse_module(text))
     assert not uses_kernel(cm)
     np.testing.assert_allclose(cm([x])[0], evaluate(hlotools.parse_module(text), [x])[0], rtol=1e-6)
@@ -353,8 +353,8 @@ ENTRY e {
   ROOT t = (f32[2,32,32,16]{3,2,1,0}, f32[2,32,32,16]{3,2,1,0}) tuple(a, b)
 }
 """
-    from hlotools.backend.llvm import parallel
-    if not parallel.enabled():
+    from hlotools.backend.llvm.kernels import parallel_for
+    if not parallel_for.enabled():
         pytest.skip("threads are off (HLOTOOLS_NUM_THREADS=1)")
     kernel, loop = compile_both(text)
     assert uses_kernel(kernel) and "par.tasks" in kernel.llvm_ir
@@ -365,19 +365,19 @@ ENTRY e {
 
 
 def test_the_runtime_group_and_its_symbol() -> None:
-    assert RL.group_of("reduce_window.f32") == "reduce_window.f32"
-    assert RL.group_of("reduce_window.s8") == "reduce_window.s8"
-    assert "define void @\"reduce_window.u16\"" in RL.build_ir("reduce_window.u16")
+    assert runtime_library.group_of("reduce_window.f32") == "reduce_window.f32"
+    assert runtime_library.group_of("reduce_window.s8") == "reduce_window.s8"
+    assert "define void @\"reduce_window.u16\"" in runtime_library.build_ir("reduce_window.u16")
     with pytest.raises(hlotools.HloError):
-        RL.build_ir("reduce_window.bf16")
-    assert E.interior(E.WindowDim(3, 2, 1, 1), 9, 5) == (1, 4)
-    assert E.interior(E.WindowDim(2, 1, -1, 0), 6, 4) == (0, 4)
-    assert E.interior(E.WindowDim(2, 1, 0, 0, base_dilation=2), 3, 4) == (0, 0)
+        runtime_library.build_ir("reduce_window.bf16")
+    assert reduce_window.interior(reduce_window.WindowDim(3, 2, 1, 1), 9, 5) == (1, 4)
+    assert reduce_window.interior(reduce_window.WindowDim(2, 1, -1, 0), 6, 4) == (0, 4)
+    assert reduce_window.interior(reduce_window.WindowDim(2, 1, 0, 0, base_dilation=2), 3, 4) == (0, 0)
 
 
 def test_aot_object_defines_the_kernel_inside(tmp_path: Path) -> None:
-    from hlotools.backend.llvm import aot
-    from hlotools.backend.llvm.objfile import read_object
+    from hlotools.backend.llvm.driver import aot
+    from hlotools.backend.llvm.native.objfile import read_object
     from tests.backend.llvm.driver.test_aot import CC, build_and_run
     text = module_text([2, 8, 8, 40], (3, 2, 1, 0), (3, 2, 1, 0), [(1, 1, 0, 0, 1, 1), (3, 2, 1, 1, 1, 1),
                                                                   (3, 2, 1, 1, 1, 1), (1, 1, 0, 0, 1, 1)],
@@ -409,13 +409,13 @@ def _corpus(name: str) -> tuple[str, list[np.ndarray]]:
 def test_corpus_pooling_layers(name: str, kernel: bool) -> None:
     """The corpus modules with reduce-windows, after the backend's passes: the speed rule's
     choice, and the same bits with the kernel forced on and off."""
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
     text, args = _corpus(name)
     m = optimise_module(hlotools.parse_module(text))
     assert uses_kernel(CompiledModule(m)) == kernel
-    with E.kernel_mode("always"):
+    with reduce_window.kernel_mode("always"):
         on = CompiledModule(m)
-    with E.kernel_mode("never"):
+    with reduce_window.kernel_mode("never"):
         off = CompiledModule(m)
     assert uses_kernel(on) and not uses_kernel(off)
     for g, w in zip(on(args), off(args)):

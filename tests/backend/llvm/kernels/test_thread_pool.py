@@ -1,4 +1,4 @@
-"""The persistent worker pool behind parallel_for (hlotools/backend/llvm/parallel_pool.py):
+"""The persistent worker pool behind parallel_for (hlotools/backend/llvm/kernels/thread_pool.py):
 every index of [0, n) runs exactly once for any n and thread count, back-to-back calls,
 several Python threads at once, a nested call from inside a chunk, join (idle, repeated,
 then used again), a forked child, failed pthread_create, idle workers asleep (no CPU), and
@@ -15,9 +15,10 @@ import textwrap
 import llvmlite.ir as ir
 import pytest
 
-from hlotools.backend.llvm import parallel_pool
-from hlotools.backend.llvm.parallel import JOIN_SYMBOL, THREADS_GLOBAL
-from hlotools.backend.llvm.parallel_pool import pool_parallel_for_function
+from hlotools.backend.llvm.abi import JOIN_SYMBOL
+from hlotools.backend.llvm.kernels import thread_pool
+from hlotools.backend.llvm.kernels.parallel_for import THREADS_GLOBAL
+from hlotools.backend.llvm.kernels.thread_pool import pool_parallel_for_function
 from hlotools.errors import HloUnsupportedError
 from tests.support.paths import ROOT
 
@@ -322,7 +323,7 @@ def _module(triple: str | None = None) -> ir.Module:
 
 def _emit_assembly(m: ir.Module, triple: str) -> str:
     """Assembly for `triple` of a module holding the pool (an exported caller keeps it)."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     user = ir.Function(m, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), ir.IntType(64)]),
                        "user")
     b = ir.IRBuilder(user.append_basic_block("entry"))
@@ -350,13 +351,13 @@ def test_no_triple_while_emitted_asks_uname_at_run_time(triple: str) -> None:
     """The JIT's modules and AOT's (aot.py sets the triple after codegen) have no triple while
     the pool is emitted: no target intrinsic and no fixed syscall number, so the object is
     right for whatever target it is compiled for (the number comes from uname())."""
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     try:
         jit.target_machine_checked(triple, "", "")
     except ValueError:
         pytest.skip(f"LLVM was built without {triple}")
     m = _module()
-    assert parallel_pool.futex_syscall_number(m) == -1  # the host (x86_64 or aarch64) has a pool
+    assert thread_pool.futex_syscall_number(m) == -1  # the host (x86_64 or aarch64) has a pool
     pool_parallel_for_function(m)
     text = str(m)
     assert '@"hlo.parallel_for.pool.sysno" = internal global i64 -1' in text
@@ -382,12 +383,12 @@ def test_linkage_for_modules_and_for_a_runtime_library() -> None:
     r = _module()
     pf = pool_parallel_for_function(r, export=True)
     assert pf.linkage == "" and r.globals[JOIN_SYMBOL].linkage == "" and r.globals[THREADS_GLOBAL].linkage == ""
-    assert m.globals[parallel_pool.SPIN_GLOBAL].linkage == "weak"
-    assert r.globals[parallel_pool.SPIN_GLOBAL].linkage == "internal"  # exports: parallel.py's three
+    assert m.globals[thread_pool.SPIN_GLOBAL].linkage == "weak"
+    assert r.globals[thread_pool.SPIN_GLOBAL].linkage == "internal"  # exports: kernels/parallel_for.py's three
 
 
 def test_two_pools_in_one_module_share_the_join() -> None:
-    from hlotools.backend.llvm import jit
+    from hlotools.backend.llvm.native import jit
     m = _module()
     pool_parallel_for_function(m, "a.parallel_for")
     pool_parallel_for_function(m, "b.parallel_for")
@@ -403,7 +404,7 @@ def test_the_backend_runs_on_the_pool() -> None:
     from several Python threads too, and the pool is what ran them."""
     out = run_child("""
         from hlotools import parse_module
-        from hlotools.backend.llvm.runtime import CompiledModule
+        from hlotools.backend.llvm.driver.runtime import CompiledModule
         EW = '''HloModule ew
         ENTRY main {
           a = f32[1024,512] parameter(0)
@@ -443,5 +444,5 @@ def test_the_backend_runs_on_the_pool() -> None:
         time.sleep(0.05)
         print(tasks(want=base + 1) - base)
     """, env={"HLOTOOLS_NUM_THREADS": "2"})
-    # the pool's worker stays (parallel.py's helper threads end with their call)
+    # the pool's worker stays (kernels/parallel_for.py's helper threads end with their call)
     assert int(out) == 1, f"{out.strip()} threads more than before the first call, expected the 1 worker"

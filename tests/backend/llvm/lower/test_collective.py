@@ -1,4 +1,4 @@
-"""Collectives on one device in the LLVM backend (emit_collective.py) vs the interpreter
+"""Collectives on one device in the LLVM backend (lower/collective.py) vs the interpreter
 (interpreter/collective.py): every lowered opcode, array and tuple (variadic, combined)
 forms, the in-place collective-permute, layouts that differ between operand and result, the -start/-done pairs, permutes
 that deliver and that do not (zeros), and collectives generated inside a consumer's loop.
@@ -10,7 +10,7 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm import compile_module
-from hlotools.backend.llvm.pipeline import optimise_module
+from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import evaluate
 

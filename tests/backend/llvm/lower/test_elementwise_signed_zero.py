@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.interpreter import evaluate
 
 TYPES = [("f16", np.float16), ("bf16", ml_dtypes.bfloat16), ("f32", np.float32), ("f64", np.float64)]

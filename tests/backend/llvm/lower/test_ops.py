@@ -268,7 +268,7 @@ def test_buffers_are_reused_between_values_not_alive_together() -> None:
     ops = "\n".join(f"  x{i + 1} = f32[1024] exponential(x{i})" for i in range(20))
     text = f"HloModule m\nENTRY e {{\n  x0 = f32[1024] parameter(0)\n{ops}\n  ROOT r = f32[1024] negate(x20)\n}}\n"
     m = hlotools.parse_module(text)
-    from hlotools.backend.llvm.runtime import CompiledModule
+    from hlotools.backend.llvm.driver.runtime import CompiledModule
     c = CompiledModule(m, implicit_fusion=False)  # every op materialised
     assert c.arena_bytes <= 2 * 4096, c.arena_bytes  # two live buffers at a time, not twenty
     x = np.linspace(-1, 0, 1024).astype(np.float32) * 1e-3
@@ -336,7 +336,7 @@ ENTRY e {
   init = (s32[], f32[64,256], f32[256]) tuple(z, acc, w)
   ROOT r = (s32[], f32[64,256], f32[256]) while(init), condition=cond, body=body
 }"""
-    from hlotools.backend.llvm.compiler import ModuleCompiler
+    from hlotools.backend.llvm.codegen.module import ModuleCompiler
     m = hlotools.parse_module(text)
     mc = ModuleCompiler(m)
     mc.compile()

@@ -1,4 +1,4 @@
-"""kOutput fusions on the LLVM backend (emit_output_fusion.py): the GEMM epilogue (the runtime
+"""kOutput fusions on the LLVM backend (lower/output_fusion.py): the GEMM epilogue (the runtime
 kernel interpreting an elementwise program on each register tile), the in-place path (D into
 the output, then one loop) and the call of the fused computation. Every fused result must be
 bit for bit what the LLVM backend computes for the same module unfused (the epilogue uses the
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import hlotools
 from hlotools.backend.llvm import compile_module
-from hlotools.backend.llvm import gemm_epilogue as E
-from hlotools.backend.llvm.emit_gemm import generated_only
-from hlotools.backend.llvm.emit_output_fusion import decide, epilogues
+from hlotools.backend.llvm.kernels import gemm_epilogue
+from hlotools.backend.llvm.lower.gemm import generated_only
+from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
 from hlotools.interpreter import evaluate
 from tests.backend.llvm.driver.test_aot import build_and_run, needs_cc
 
@@ -256,7 +256,7 @@ def test_integer_compare_select_is_exact() -> None:
 @pytest.mark.parametrize("c", ["0.25", "3", "-8", "1e-40"])
 def test_divide_by_a_constant(c: str) -> None:
     """x / 2^k runs as x * 2^-k (exact); other divisors divide."""
-    from hlotools.backend.llvm.epilogue_program import _reciprocal
+    from hlotools.backend.llvm.lower.epilogue_program import _reciprocal
     s = "f32[10,40]"
     case = Case(["f32[10,6]", "f32[6,40]"], [_dot(s), f"c = f32[] constant({c})",
                                              f"cb = {s} broadcast(c), dimensions={{}}", f"r = {s} divide(d, cb)"], s)
@@ -321,8 +321,8 @@ def test_data_movement_of_d_calls_the_fused_computation() -> None:
 
 def test_blas_path_takes_the_in_place_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """With HLOTOOLS_BLAS=1 a big f32 dot calls BLAS (no epilogue there): in place instead."""
-    from hlotools.backend.llvm import jit
-    from hlotools.backend.llvm.emit_gemm import blas_enabled
+    from hlotools.backend.llvm.lower.gemm import blas_enabled
+    from hlotools.backend.llvm.native import jit
     if not jit.blas_symbols():
         pytest.skip("no BLAS in this process")
     monkeypatch.setenv("HLOTOOLS_BLAS", "1")
@@ -341,7 +341,7 @@ def test_too_many_live_values_fall_back_in_place() -> None:
     """More simultaneously live tiles than MAX_REGS (every x_k is read again at the end):
     the encoder refuses, the in-place path runs."""
     s = "f32[8,32]"
-    n = E.MAX_REGS + 1
+    n = gemm_epilogue.MAX_REGS + 1
     body = [_dot(s)] + [f"x{k} = {s} add(d, p{2 + k})" for k in range(n)]
     acc = "x0"
     for k in range(1, n):
@@ -441,7 +441,7 @@ def test_random_epilogues_are_the_unfused_result_bit_for_bit(case: Case) -> None
 def test_default_size_threshold() -> None:
     """By default only results of EPILOGUE_MIN_BYTES or more take the epilogue (smaller ones
     run faster through the in-place loop)."""
-    from hlotools.backend.llvm.emit_output_fusion import EPILOGUE_MIN_BYTES
+    from hlotools.backend.llvm.lower.output_fusion import EPILOGUE_MIN_BYTES
     rows = EPILOGUE_MIN_BYTES // (4 * 64)
     for m, want in ((rows, "epilogue"), (rows - 1, "in_place")):
         s = f"f32[{m},64]"
@@ -463,7 +463,7 @@ def test_jax_corpus_after_o2_epilogue_vs_in_place(name: str) -> None:
     """The JAX modules through the backend's O2 pipeline (epilogue-fusion makes their kOutput
     fusions): the epilogue at every size and the in-place path give the same bits, and XLA's
     outputs (the corpus test's tolerances)."""
-    from hlotools.backend.llvm.pipeline import optimise_module
+    from hlotools.backend.llvm.driver.pipeline import optimise_module
     from tests.corpus.test_interpreter import JAX, _leaf_dtypes, _load, assert_matches, op_class
     path = JAX / f"{name}.hlo"
     module = optimise_module(hlotools.parse_module(path.read_text(), str(path)))

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import cache, jit, runtime
-from hlotools.backend.llvm.cache import CompileCache, CompileOptions, Entry, compile_cached, make_key
+from hlotools.backend.llvm.driver import runtime
+from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+from hlotools.backend.llvm.native import cache, jit
+from hlotools.backend.llvm.native.cache import CompileCache, Entry, make_key
 from hlotools.interpreter import evaluate
 
 TEXT = """HloModule cached
@@ -92,10 +94,10 @@ def test_miss_then_hit_skips_codegen_and_llvm(tmp_path: Path, monkeypatch: pytes
 
     def forbidden(*a: object, **k: object) -> None:
         raise AssertionError("a warm start must not run codegen or LLVM")
-    monkeypatch.setattr(runtime.compiler, "compile_module", forbidden)
+    monkeypatch.setattr("hlotools.backend.llvm.codegen.module.compile_module", forbidden)
     monkeypatch.setattr(jit, "compile_ir", forbidden)
     monkeypatch.setattr(jit, "optimise", forbidden)
-    monkeypatch.setattr("hlotools.backend.llvm.pipeline.optimise_module", forbidden)
+    monkeypatch.setattr("hlotools.backend.llvm.driver.pipeline.optimise_module", forbidden)
     second = rec.compile()
     assert rec.hit and "via source key" in rec.lines[-1]
     assert second.timings.codegen_s == 0 and second.timings.llvm_s == 0
@@ -246,7 +248,7 @@ def test_entry_of_another_key_is_not_trusted(tmp_path: Path) -> None:
     (entry,) = object_entries(rec)
     other_text = TEXT.replace("exponential", "negate")
     module_key = make_key("module", cache.module_key_text(
-        __import__("hlotools.backend.llvm.pipeline", fromlist=["x"]).optimise_module(
+        __import__("hlotools.backend.llvm.driver.pipeline", fromlist=["x"]).optimise_module(
             hlotools.parse_module(other_text))), CompileOptions().key_fields())
     target = rec.cache.path(module_key)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -443,16 +445,16 @@ def test_the_shared_library_is_linked_after_compile_cached_returns(tmp_path: Pat
     stored while the link still runs; the library is recorded in the entry once it is done."""
     import threading
 
-    from hlotools.backend.llvm import native
-    if not (native.enabled() and native.c_compiler()):
+    from hlotools.backend.llvm.native import shared_library
+    if not (shared_library.enabled() and shared_library.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     release = threading.Event()
-    real_link = native.link
+    real_link = shared_library.link
 
     def slow_link(*args: Any, **kwargs: Any) -> Any:
         assert release.wait(60)
         return real_link(*args, **kwargs)
-    monkeypatch.setattr(native, "link", slow_link)
+    monkeypatch.setattr(shared_library, "link", slow_link)
     rec = Recorder(tmp_path)
     compiled = rec.compile()
     check_results(compiled)  # usable at once, from MCJIT
@@ -463,7 +465,7 @@ def test_the_shared_library_is_linked_after_compile_cached_returns(tmp_path: Pat
     release.set()
     assert rec.cache.wait_for_links(60)
     entry = cache.decode_entry(entry_path.read_bytes(), entry_path.stem, "object")
-    assert entry.meta["shared_library"]["bytes"] == native.library_path(entry_path).stat().st_size
+    assert entry.meta["shared_library"]["bytes"] == shared_library.library_path(entry_path).stat().st_size
     warm = rec.compile()
     assert rec.hit and any("loaded with dlopen" in line for line in rec.lines), rec.lines
     check_results(warm)
@@ -475,18 +477,18 @@ def test_a_child_forked_during_a_background_link_does_not_wait_for_it(tmp_path: 
     with none (waiting for the parent's would hang it) and can compile and link its own."""
     import threading
 
-    from hlotools.backend.llvm import native
-    if not (native.enabled() and native.c_compiler()):
+    from hlotools.backend.llvm.native import shared_library
+    if not (shared_library.enabled() and shared_library.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     release = threading.Event()
-    real_link = native.link
+    real_link = shared_library.link
 
     def slow_link(*args: Any, **kwargs: Any) -> Any:
         if threading.current_thread().name == "hlotools-link" and os.getpid() == parent:
             assert release.wait(60)
         return real_link(*args, **kwargs)
     parent = os.getpid()
-    monkeypatch.setattr(native, "link", slow_link)
+    monkeypatch.setattr(shared_library, "link", slow_link)
     rec = Recorder(tmp_path / "parent")
     rec.compile()
     assert not cache.wait_for_all_links(0.05)  # the parent's link is still running
@@ -516,17 +518,17 @@ def test_a_cache_folder_deleted_during_a_background_link_stays_deleted(tmp_path:
     import shutil
     import threading
 
-    from hlotools.backend.llvm import native
-    if not (native.enabled() and native.c_compiler()):
+    from hlotools.backend.llvm.native import shared_library
+    if not (shared_library.enabled() and shared_library.c_compiler()):
         pytest.skip("no C compiler (or not Linux): no shared libraries")
     started, release = threading.Event(), threading.Event()
-    real_link = native.link
+    real_link = shared_library.link
 
     def slow_link(*args: Any, **kwargs: Any) -> Any:
         started.set()
         assert release.wait(60)
         return real_link(*args, **kwargs)
-    monkeypatch.setattr(native, "link", slow_link)
+    monkeypatch.setattr(shared_library, "link", slow_link)
     rec = Recorder(tmp_path / "c")
     check_results(rec.compile())
     assert started.wait(60)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.backend.llvm import host, jit
+from hlotools.backend.llvm.native import host, jit
 from tests.corpus.test_interpreter import JAX, _leaf_dtypes, _load, assert_matches, op_class
 from tests.support.paths import ROOT
 
@@ -187,8 +187,8 @@ def _as_bytes(a: np.ndarray) -> np.ndarray:
 def child(cases_file: str, out_file: str) -> None:
     """Compile and run every case at $HLOTOOLS_TARGET_CPU; save the outputs' bytes, and the
     forbidden instructions found in each module's assembly and in the runtime library's."""
-    from hlotools.backend.llvm import runtime_library
-    from hlotools.backend.llvm.cache import CompileOptions, compile_cached
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.kernels import library as runtime_library
     cases = json.loads(Path(cases_file).read_text())
     outputs: dict[str, np.ndarray] = {}
     forbidden: dict[str, list[str]] = {}
@@ -373,7 +373,7 @@ def test_no_fused_multiply_add_at_any_level() -> None:
 _FMA_CHILD = """
 import numpy as np
 import hlotools
-from hlotools.backend.llvm.runtime import CompiledModule
+from hlotools.backend.llvm.driver.runtime import CompiledModule
 out = []
 for et, dt, e in (("f32", np.float32, 12), ("f64", np.float64, 27)):
     text = (f"HloModule d\\nENTRY e {{\\n a = {et}[1,2] parameter(0)\\n b = {et}[2,1] parameter(1)\\n"
@@ -402,7 +402,8 @@ def test_gemm_rounds_each_step_once_at_every_level() -> None:
 
 _ENV_CHILD = """
 import json
-from hlotools.backend.llvm import cache, runtime_library
+from hlotools.backend.llvm.native import cache
+from hlotools.backend.llvm.kernels import library as runtime_library
 print(json.dumps({"env": cache.environment(), "runtime": runtime_library.environment(),
                   "gemm": runtime_library.key("parallel")}))
 """

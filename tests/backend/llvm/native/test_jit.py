@@ -7,7 +7,7 @@ import ctypes
 
 import pytest
 
-from hlotools.backend.llvm import jit
+from hlotools.backend.llvm.native import jit
 from hlotools.errors import HloUnsupportedError
 
 ADD_ONE = """

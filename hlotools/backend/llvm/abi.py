@@ -1,0 +1,187 @@
+"""How Python calls generated code, without LLVM: the entry function's name and signature,
+the compile statistics a call needs (arena size, donated arguments) and the conversion of
+numpy leaves to and from their physical layout and storage.
+
+Kept free of llvmlite (and of the compiler) so that a warm start, which loads machine code
+from the compile cache as a shared library (native/shared_library.py), imports none of it. runtime.py's
+CompiledModule (MCJIT) and native/shared_library.py's loader both call through `EntryCaller`.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from hlotools.errors import HloRuntimeError
+from hlotools.ir.shape import Layout, Shape
+
+ENTRY_NAME = "hlo_entry"
+ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+# Exported by modules that start threads (kernels/parallel_for.py emits it): joins the helper threads that
+# may still run the module's code; called before the code is freed.
+JOIN_SYMBOL = "hlotools_parallel_join"
+# The runtime's `void hlo.parallel_for(ptr fn, ptr ctx, i64 n)` (kernels/parallel_for.py).
+PARALLEL_FOR = "hlo.parallel_for"
+
+
+@dataclass
+class CompileStats:
+    """Sizes of one compiled module (functions, instructions, arena bytes) and its donated leaves."""
+    functions: int = 0
+    instructions: int = 0
+    arena_bytes: int = 0
+    peak_by_computation: dict[str, int] = field(default_factory=dict)
+    # Entry result leaf -> flat argument leaf whose memory it may be written into
+    # (input_output_alias); the caller may pass the argument's memory as that result.
+    donated: dict[int, int] = field(default_factory=dict)
+
+
+def layout_of(shape: Shape) -> tuple[int, ...]:
+    """minor_to_major of an array shape (the default, row-major, when absent)."""
+    lay = shape.layout
+    if lay is None or len(lay.minor_to_major) != len(shape.dims):
+        return Layout.default(len(shape.dims)).minor_to_major
+    return lay.minor_to_major
+
+
+class EntryCaller:
+    """Calls `void hlo_entry(ptr arena, ptr params, ptr outs)` at `address` with numpy leaves.
+    The temp arena is allocated once (64-byte aligned, not cleared: `new_arena`) and reused by
+    every call; a lock keeps two Python threads from sharing it."""
+
+    def bind_entry(self, address: int, stats: CompileStats, param_leaves: list[Shape],
+                   result_leaves: list[Shape]) -> None:
+        self._entry = ENTRY_TYPE(address)
+        self.stats = stats
+        self.param_leaves = param_leaves
+        self.result_leaves = result_leaves
+        self.arena_bytes = stats.arena_bytes
+        self._arena, self._arena_ptr = new_arena(self.arena_bytes)
+        self._lock = threading.Lock()
+
+    def __call__(self, args: Sequence[Any]) -> list[np.ndarray]:
+        if len(args) != len(self.param_leaves):
+            raise HloRuntimeError(f"the entry computation takes {len(self.param_leaves)} argument leaves, "
+                                  f"got {len(args)}")
+        keep = [to_physical(a, s, i) for i, (a, s) in enumerate(zip(args, self.param_leaves))]
+        outs = [alloc_physical(s) for s in self.result_leaves]
+        for k, i in getattr(self.stats, "donated", {}).items():
+            # input_output_alias: result k is computed in (a private copy of) argument i's memory
+            src = keep[i]
+            if src is not None and outs[k] is not None and src.shape == outs[k].shape:
+                own = src.copy() if np.shares_memory(src, np.asarray(args[i])) else src
+                keep[i] = outs[k] = own
+        in_arr = pointer_array(max(1, len(keep)))(*[_addr(k) for k in keep])
+        out_arr = pointer_array(max(1, len(outs)))(*[_addr(o) for o in outs])
+        with self._lock:
+            self._entry(self._arena_ptr, ctypes.addressof(in_arr), ctypes.addressof(out_arr))
+        return [to_logical(o, s) for o, s in zip(outs, self.result_leaves)]
+
+
+@lru_cache(maxsize=256)
+def pointer_array(n: int) -> type[ctypes.Array[ctypes.c_void_p]]:
+    """`ctypes.c_void_p * n`, made once: ctypes caches array types only while something else
+    holds them, and a type is cyclic (its __mro__, its descriptors), so each one a call made
+    was garbage for the collector, and the first call after a collection made a new one
+    (~15 us)."""
+    return ctypes.c_void_p * n
+
+
+ARENA_ALIGN = 64
+
+
+def new_arena(size: int) -> tuple[np.ndarray, int]:
+    """Memory for a module's temp arena of `size` bytes and its ARENA_ALIGN-aligned address,
+    NOT cleared. The generated code writes every arena byte before it reads it: a logical
+    buffer lives from the instruction that defines (writes) it to its last reader, scratch
+    only within its instruction (buffers.py), and buffers of different live ranges share
+    bytes, so each call already sees what earlier calls and other buffers left there (zeros
+    were never something the code could count on; tests/test_llvm_arena.py runs the corpus on
+    a poisoned arena). Not clearing it is what keeps a cold compile's bind cheap: np.zeros of
+    a big arena is a calloc, which glibc serves from the heap once its dynamic mmap threshold
+    has grown past the arena size (after any such block was freed), and then clears with
+    memset (big_conv's 23 MB: 2-30 ms, the same again in page faults if the pages are new);
+    np.empty reuses the freed block as it is. A fresh anonymous mapping was tried and
+    reverted: it only moved the page faults into the first call."""
+    raw = np.empty(size + ARENA_ALIGN, np.uint8)
+    return raw, (raw.ctypes.data + ARENA_ALIGN - 1) // ARENA_ALIGN * ARENA_ALIGN
+
+
+def _storage_dtype(shape: Shape) -> np.dtype:
+    et = shape.element_type
+    assert et is not None and et.dtype is not None
+    if et.kind in ("signed", "unsigned") and et.bits < 8:
+        return np.dtype(np.int8 if et.kind == "signed" else np.uint8)
+    return et.dtype
+
+
+def _perm(shape: Shape) -> list[int]:
+    return list(reversed(layout_of(shape)))  # major -> minor logical dims
+
+
+def _addr(a: np.ndarray | None) -> int | None:
+    return None if a is None else a.ctypes.data
+
+
+def to_physical(arg: Any, shape: Shape, i: int) -> np.ndarray | None:
+    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
+        return None
+    a = np.asarray(arg)
+    dt = shape.dtype
+    if a.dtype != dt and a.dtype.kind == "V" and a.dtype.itemsize == dt.itemsize:
+        a = a.view(dt)
+    if a.dtype != dt:
+        raise HloRuntimeError(f"argument {i}: expected {shape.to_text(False)}, got dtype {a.dtype}")
+    if a.shape != shape.dims:
+        raise HloRuntimeError(f"argument {i}: expected {shape.to_text(False)}, got dims {list(a.shape)}")
+    st = _storage_dtype(shape)
+    if st != dt:
+        a = a.astype(st)
+    if a.ndim > 1:
+        a = np.transpose(a, _perm(shape))
+    a = np.ascontiguousarray(a)
+    return a if a.size else np.zeros(1, st)
+
+
+def alloc_physical(shape: Shape) -> np.ndarray | None:
+    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
+        return None
+    dims = [shape.dims[d] for d in _perm(shape)]
+    n = int(np.prod(dims)) if dims else 1
+    return np.empty(max(1, n), _storage_dtype(shape))[:n].reshape(dims) if n else np.empty(dims, _storage_dtype(shape))
+
+
+def to_logical(buf: np.ndarray | None, shape: Shape) -> np.ndarray:
+    if buf is None:
+        return np.zeros((), np.bool_)
+    a = buf
+    if a.ndim > 1:
+        inv = np.argsort(_perm(shape))
+        a = np.transpose(a, inv)
+    if a.dtype != shape.dtype:
+        a = a.astype(shape.dtype)
+    return a if a.flags.c_contiguous else a.copy()  # (ascontiguousarray turns 0-d into 1-d)
+
+
+def leaf_bytes(shape: Shape) -> int:
+    if shape.is_token or shape.element_type is None or not shape.element_type.is_array:
+        return 0
+    n = 1
+    for d in shape.dims:
+        n *= d
+    return n * storage_bytes(shape)
+
+
+def storage_bytes(shape: Shape) -> int:
+    et = shape.element_type
+    assert et is not None
+    if et.kind == "complex":
+        return et.bits // 8
+    if et.kind == "pred":
+        return 1
+    return max(1, (max(8, et.bits) + 7) // 8)

@@ -1,0 +1,161 @@
+"""The Python side of the LLVM backend: compile a module once, then run it on numpy
+arrays by calling the entry function through ctypes.
+
+Arguments and results are flattened array leaves exactly as for
+`hlotools.interpreter.evaluate` (logical row-major numpy arrays; tokens are None on input
+and a 0-d bool on output). Leaves are converted to their physical layout and storage
+(sub-byte integers one per byte) on the way in and back on the way out (abi.py). The
+temp arena is allocated once per compiled module (64-byte aligned) and reused by every call.
+
+The compiler and the JIT (llvmlite) are imported when a module is compiled or loaded into
+the JIT, not with this file: a warm start that loads a shared library from the compile cache
+(`from_shared_library`, native/shared_library.py) needs neither.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, EntryCaller
+from hlotools.ir.module import Module
+from hlotools.ir.shape import Shape
+
+if TYPE_CHECKING:
+    import llvmlite.ir as ir
+
+    from hlotools.backend.llvm.native import jit
+    from hlotools.backend.llvm.native.cache import CompileCache
+    from hlotools.backend.llvm.native.shared_library import SharedLibrary
+
+
+@dataclass
+class Timings:
+    codegen_s: float = 0.0
+    llvm_s: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+class CompiledModule(EntryCaller):
+    """A module compiled to native code; call it with flattened argument leaves. JIT code
+    calls the process's runtime library (kernels/library.py) for the parallel runtime and
+    the GEMM kernels: `runtime_groups` names the groups it needs."""
+
+    runtime_groups: list[str]
+    llvm_level: int | None = None  # the LLVM level it was compiled at (llvm_level); None: loaded
+
+    def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
+                 keep_object: bool = False, runtime_cache: CompileCache | None = None) -> None:
+        """`runtime_cache`: where the runtime library's objects are kept between processes
+        (None: built in this process when it has not loaded them yet). Groups this process has
+        loaded already are not copied into it here: compile_cached has its background worker do
+        that (CompileCache.link_later), as only a later process reads them."""
+        from hlotools.backend.llvm.codegen import module as codegen
+        from hlotools.backend.llvm.kernels import library as runtime_library
+        from hlotools.backend.llvm.lower.gemm import blas_enabled
+        from hlotools.backend.llvm.native import jit
+        t0 = time.perf_counter()
+        # JIT only: AOT objects never call BLAS, and define the runtime library's functions
+        with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime():
+            ir_module, stats = codegen.compile_module(module, implicit_fusion=implicit_fusion)
+        self.llvm_ir = str(ir_module)
+        self.runtime_groups = runtime_library.groups_needed(ir_module)
+        t1 = time.perf_counter()
+        loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
+        runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
+        t2 = time.perf_counter()
+        self.llvm_level = llvm_level(ir_module, opt_level)
+        objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
+        jit_module, _ = jit.compile_ir(self.llvm_ir, self.llvm_level, objects.append if keep_object else None)
+        t3 = time.perf_counter()
+        self.object_code: bytes | None = objects[0] if objects else None
+        entry = module.entry
+        assert entry is not None and entry.root is not None
+        self._bind(jit_module, stats, [leaf for p in entry.parameters for leaf in p.shape.leaves()],
+                   entry.root.shape.leaves(), Timings(t1 - t0, t3 - t2, {"runtime_library": runtime_s}))
+
+    @classmethod
+    def from_object(cls, object_code: bytes, stats: CompileStats, param_leaves: list[Shape],
+                    result_leaves: list[Shape], runtime_groups: list[str] | None = None,
+                    runtime_cache: CompileCache | None = None) -> CompiledModule:
+        """A module compiled earlier (cache.py stores the object and these facts): loads the
+        object into the JIT without codegen or LLVM's optimiser, after the runtime library
+        groups it calls (`runtime_groups`, else read from the object's undefined symbols)."""
+        from hlotools.backend.llvm.kernels import library as runtime_library
+        from hlotools.backend.llvm.native import jit
+        t0 = time.perf_counter()
+        self = cls.__new__(cls)
+        if runtime_groups is None:
+            from hlotools.backend.llvm.native.objfile import read_object
+            runtime_groups = runtime_library.groups_of_symbols(read_object(object_code).undefined)
+        self.runtime_groups = list(runtime_groups)
+        runtime_library.ensure(self.runtime_groups, runtime_cache)
+        jit_module = jit.load_object(object_code)
+        self.llvm_ir = ""  # not kept in the cache
+        self.object_code = object_code
+        self._bind(jit_module, stats, param_leaves, result_leaves,
+                   Timings(extra={"load_object": time.perf_counter() - t0}))
+        return self
+
+    @classmethod
+    def from_shared_library(cls, library: SharedLibrary, stats: CompileStats, param_leaves: list[Shape],
+                            result_leaves: list[Shape], seconds: float) -> CompiledModule:
+        """A module compiled earlier and linked into a shared library (native/shared_library.py), already
+        loaded with dlopen: neither llvmlite nor the compiler is involved."""
+        self = cls.__new__(cls)
+        self.llvm_ir = ""
+        self.object_code = None
+        self._jit = library  # type: ignore[assignment]  # keeps the library open while the module lives
+        self.runtime_groups = []  # linked into the library
+        self.timings = Timings(extra={"dlopen": seconds})
+        library.set_threads()
+        self.bind_entry(library.address(ENTRY_NAME), stats, param_leaves, result_leaves)
+        return self
+
+    def _bind(self, jit_module: jit.JitModule, stats: CompileStats, param_leaves: list[Shape],
+              result_leaves: list[Shape], timings: Timings) -> None:
+        """Everything a call needs, from a fresh compile or a cached object alike."""
+        from hlotools.backend.llvm.kernels import library as runtime_library
+        from hlotools.backend.llvm.kernels.parallel_for import join_at_release
+        self._jit = jit_module
+        self.timings = timings
+        runtime = runtime_library.get(runtime_library.PARALLEL) if runtime_library.PARALLEL in self.runtime_groups else None
+        # helper threads run this code: join them before it is freed
+        join_at_release(self, jit_module, runtime.jit_module if runtime is not None else None)
+        self.bind_entry(jit_module.address(ENTRY_NAME), stats, param_leaves, result_leaves)
+
+    def optimised_ir(self) -> str:
+        """The LLVM IR the machine code was generated from ("" for a module loaded from the
+        compile cache), optimised again from llvm_ir as it was for the JIT (the same target
+        machine and level): the optimised module itself is not kept, ~18 kB of LLVM memory
+        per live module of tests/test_llvm_memory.py (a quarter of what one costs) for this
+        one question."""
+        from hlotools.backend.llvm.native import jit
+        if not self.llvm_ir:
+            return ""
+        level = self.llvm_level or 0
+        return jit.optimised_ir(self.llvm_ir, level) if level > 0 else str(jit.parse_ir(self.llvm_ir))
+
+
+# Straight-line code up to this many LLVM instructions is compiled at level 0 (llvm_level).
+STRAIGHT_LINE_MAX_INSTRUCTIONS = 2000
+
+
+def llvm_level(ir_module: ir.Module, opt_level: int) -> int:
+    """The LLVM level a module is compiled at: `opt_level`, except 0 for a module without loops
+    of at most STRAIGHT_LINE_MAX_INSTRUCTIONS instructions (codegen/module.py straight_line_instructions:
+    code that runs each instruction at most once per call, such as an entry function that only
+    fills descriptors and calls the runtime library's kernels). LLVM's O3 optimiser and code
+    generator cost such a module 4-5 ms of fixed work (big_conv's entry: optimiser 1.9 ms, code
+    generation 2.6 ms at O3 against 1.1 ms with fast instruction selection) for the same code
+    give or take a few spills: at most a microsecond per call at this size, against the tens
+    of microseconds a call from Python costs anyway."""
+    from hlotools.backend.llvm.codegen.module import straight_line_instructions
+    if opt_level == 0:
+        return 0
+    size = straight_line_instructions(ir_module)
+    return 0 if size is not None and size <= STRAIGHT_LINE_MAX_INSTRUCTIONS else opt_level
+
+
+def compile_module(module: Module, **kw: Any) -> CompiledModule:
+    return CompiledModule(module, **kw)

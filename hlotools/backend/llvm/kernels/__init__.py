@@ -1,0 +1,1 @@
+"""The LLVM backend's the runtime library: module-independent functions compiled once per machine."""

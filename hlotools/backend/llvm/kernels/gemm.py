@@ -1,0 +1,304 @@
+"""The generated GEMM micro-kernel: one LLVM function per compute type, shared by every dot
+of that type (sizes and strides are run-time values from a descriptor, so a module with many
+dots compiles one kernel, not one per dot: compile time). The JIT goes further: each variant
+is a group of the runtime library (kernels/library.py), compiled once per machine, and modules
+only declare it; AOT objects define it inside (internal).
+
+    void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
+
+runs tasks [begin, end) of the dot described by `desc` (i64 slots, see the D_* indices and
+D_FIELDS). A
+task is (batch element, panel of NV = 2 vectors of result columns, chunk of row blocks): for
+each block of MR rows it keeps 2*MR vector accumulators in registers over the whole k loop
+(two B vector loads and MR broadcasts of A per step), then stores the tile. Iterating row
+blocks inside a panel keeps the panel (K x NV) of B hot in L1/L2 while A streams.
+
+B is read in place when its columns are contiguous (row stride b_rs, panels NV apart; the
+last partial panel then comes from a small zero-padded copy, `tail`, K x NV per batch, so
+vector loads never run past the buffer), or from a packed copy in panel-major order
+(panels K * NV apart, rows NV apart: contiguous, no 4 KiB-stride cache set conflicts). Rows past M are clamped for reads and skipped for stores;
+columns past N are stored lane by lane through a stack tile.
+
+The descriptor's D_EPI slot points at an epilogue (gemm_epilogue.py: a small elementwise
+program over the finished tile, run before the store: bias, activation, residual of a kOutput
+fusion), or is 0: then nothing else changes (one branch per tile; the k loop's machine code is
+the same instruction for instruction). The epilogue's interpreter is part of this group's
+code, so the runtime library's fingerprint covers gemm_epilogue.py and llvm_ir/ (arith.py,
+math_ops.py) too (library.sources()).
+
+Each k step is acc = llvm.fma(a, b, acc) (one rounding, the same bits at every x86 feature
+level): 20-25% less CPU than fmul + fadd on the big benchmarks here (AVX-512), a little less
+at x86-64-v3, ~20x more at x86-64-v2, which has no FMA (libm calls); _mul_add has the figures.
+
+A NaN of the finished tile becomes the canonical NaN (canonical_nan) before the epilogue and
+the stores: which payload a chain of multiply-adds keeps depends on how LLVM orders and
+commutes it per target, and the epilogue must see the dot's value as an unfused one would.
+"""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.kernels import gemm_epilogue, parallel_for
+from hlotools.backend.llvm.kernels import library as runtime_library
+from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
+from hlotools.ir.types import ElementType
+
+
+def rows_for(features: str) -> int:
+    """Rows per register block: 2*MR accumulators + 2 B vectors + a broadcast must fit the
+    vector registers. 4 everywhere: MR = 8 (AVX-512 has the registers) measured no better
+    on big_mlp_1024 / big_scan_lstm and worse on big_conv (6.7 -> 8.7 ms CPU)."""
+    return 4
+(D_A, D_B, D_C, D_TAIL, D_M, D_N, D_K, D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS, D_PANELS, D_RCHUNKS, D_RPC,
+ D_NB, D_B_PS) = range(17)
+D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
+BATCH_FIELDS = 5
+# The descriptor itself is {A, B, C, tail, fields, epilogue}: the four pointers (i64) of a
+# call, a pointer to the other slots above, a constant of the calling module (6 stores per
+# dot instead of 17 + 5 per batch dim: LLVM time of every module with dots), and the
+# epilogue block's address or 0 (gemm_epilogue.py).
+D_FIELDS = 4
+D_EPI = 5
+DESC_SLOTS = 6
+
+
+def vector_bytes(features: str) -> int:
+    if "+avx512f" in features:
+        return 64
+    if "+avx" in features:
+        return 32
+    return 16
+
+
+def lanes_for(ct: ElementType, features: str) -> int:
+    return max(2, vector_bytes(features) // (ct.bits // 8))
+
+
+def kernel_name(ct: ElementType, L: int, MR: int) -> str:  # noqa: N803
+    """The kernel's symbol, which is also its runtime library group (kernels/library.py)."""
+    return f"gemm.{ct.name}.x{L}.r{MR}"
+
+
+def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.Function:  # noqa: N803
+    """The kernel in `module`: declared while the JIT compiles (the runtime library defines
+    it once per process: runtime_library.external()), else defined here (internal)."""
+    name = kernel_name(ct, L, MR)
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
+    if runtime_library.external():
+        return fn
+    fn.linkage = "internal"
+    _build(fn, ct, L, MR)
+    return fn
+
+
+def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[str]:  # noqa: N803
+    """The runtime library's group for one kernel variant: the kernel, exported."""
+    fn = ir.Function(module, parallel_for.WORKER_TYPE, kernel_name(ct, L, MR))
+    _build(fn, ct, L, MR)
+    return [fn.name]
+
+
+def canonical_nan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """v, or where it is NaN the default quiet NaN with the sign clear (f32 0x7FC00000, f64
+    0x7FF8000000000000; f16/bf16 results are that f32 NaN converted): what a dot or
+    convolution gives for a NaN element on both backends (interpreter/linalg.py). With several
+    NaN operands the payload out of a multiply-add chain depends on how LLVM orders and
+    commutes it at each x86 feature level, so no payload is kept. Scalars, vectors and
+    complex values (each part); anything else is returned as is. One compare and select per
+    stored element, never in a k loop."""
+    ty = v.type
+    if isinstance(ty, ir.LiteralStructType):
+        out = v
+        for k in range(len(ty.elements)):
+            out = b.insert_value(out, canonical_nan(b, b.extract_value(v, k)), k)
+        return out
+    scalar = ty.element if isinstance(ty, ir.VectorType) else ty
+    if not isinstance(scalar, (ir.FloatType, ir.DoubleType)):
+        return v
+    nan: ir.Value = ir.Constant(scalar, float("nan"))  # the default quiet NaN, sign clear
+    if isinstance(ty, ir.VectorType):
+        nan = ir.Constant(ty, [nan] * ty.count)
+    return b.select(b.fcmp_unordered("uno", v, v), nan, v)
+
+
+def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
+    """acc + x*y rounded once: llvm.fma, one semantics on every target (hardware FMA from
+    x86-64-v3, a libm fmaf/fma call per lane at v2: slow there, the same bits). Never
+    llvm.fmuladd, which LLVM fuses where the target has FMA and rounds twice elsewhere, so
+    results would depend on the CPU (tests/test_llvm_feature_levels.py). Why fma and not
+    fmul + fadd (the same bits everywhere too), measured on this 2-core AVX-512 host, A/B
+    interleaved, medians of CPU times (bench/run.py --big --no-interp, 5 runs of 20 calls each):
+    big_mlp_1024 9.57 -> 7.57 ms, big_attention_256 7.26 -> 5.84 ms, big_conv 11.9 -> 9.7 ms,
+    transformer_block 0.272 -> 0.208 ms, llama_block 0.110 -> 0.100 ms; the kernel alone
+    (one thread, best CPU of 30): f32 512^3 3.9 -> 2.7 ms, f64 384^3 3.3 -> 2.3 ms at v4,
+    3.2 -> 2.9 ms and 2.6 -> 2.5 ms at x86-64-v3, but 8.1 -> 175 ms and 5.6 -> 75 ms at
+    x86-64-v2 (libm calls; the level test's v2 child stays within its time: the corpus dots
+    are small). XLA CPU's Eigen kernels fuse too where the CPU has FMA."""
+    if ct.kind == "float":
+        ty = x.type
+        bits = 64 if ct.name == "f64" else 32
+        name = f"llvm.fma.v{ty.count}f{bits}" if isinstance(ty, ir.VectorType) else f"llvm.fma.f{bits}"
+        fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(ty, [ty, ty, ty]), name)
+        return b.call(fn, [x, y, acc])
+    return b.add(acc, b.mul(x, y))
+
+
+def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
+    v = b.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(types.I32, 0))
+    return b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                            ir.Constant(ir.VectorType(types.I32, vty.count), [0] * vty.count))
+
+
+def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
+    sty = types.value_type(ct)
+    vty = ir.VectorType(sty, L)
+    nv = 2 * L
+    desc, begin, end = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    stage = b.alloca(vty, size=c64(2), name="tile")
+    regs = b.alloca(vty, size=c64(gemm_epilogue.MAX_REGS * MR * 2), name="epi.regs")  # the epilogue's registers
+    epilogue = gemm_epilogue.epilogue_function(fn.module, fn.name, ct, L, MR)
+    dp = b.bitcast(desc, types.I64.as_pointer())
+    fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=types.PTR), typ=types.PTR)
+
+    def field(k: int | ir.Value) -> ir.Value:
+        src = dp if isinstance(k, int) and k < D_FIELDS else fields  # the pointers, or the constant part
+        return b.load(b.gep(src, [c64(k) if isinstance(k, int) else k], source_etype=types.I64), typ=types.I64)
+
+    def ptr(k: int) -> ir.Value:
+        return b.inttoptr(field(k), types.PTR)
+
+    A, B, C, tail = ptr(D_A), ptr(D_B), ptr(D_C), field(D_TAIL)
+    epi = b.load(b.gep(dp, [c64(D_EPI)], source_etype=types.I64), typ=types.I64)
+    has_epi = b.icmp_unsigned("!=", epi, c64(0))
+    M, N, K = field(D_M), field(D_N), field(D_K)
+    a_rs, a_cs, b_rs, c_rs, c_cs = (field(k) for k in (D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS))
+    panels, rchunks, rpc, nb = field(D_PANELS), field(D_RCHUNKS), field(D_RPC), field(D_NB)
+    b_ps = field(D_B_PS)  # element distance between panels: NV in place, K * NV when packed as panels
+    mblocks = b.udiv(b.add(M, c64(MR - 1)), c64(MR))
+    zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
+    offs = [b.alloca(types.I64) for _ in range(4)]  # batch offsets of A, B, C, tail (entry block)
+    rest = b.alloca(types.I64)
+    with for_range(b, begin, end, name="task") as t:
+        rc = b.urem(t, rchunks)
+        t2 = b.udiv(t, rchunks)
+        pj = b.urem(t2, panels)
+        bt = b.udiv(t2, panels)
+        # batch offsets (a run-time loop over the batch dims, last fastest)
+        for o in offs:
+            b.store(c64(0), o)
+        b.store(bt, rest)
+        with for_range(b, 0, nb, name="bd") as j:
+            jj = b.sub(b.sub(nb, c64(1)), j)
+            base = b.add(c64(D_BATCH), b.mul(jj, c64(BATCH_FIELDS)))
+            size = field(base)
+            r = b.load(rest, typ=types.I64)
+            i = b.urem(r, size)
+            b.store(b.udiv(r, size), rest)
+            for q, o in enumerate(offs):
+                st = field(b.add(base, c64(1 + q)))
+                b.store(b.add(b.load(o, typ=types.I64), b.mul(i, st)), o)
+        oa, ob, oc, ot = (b.load(o, typ=types.I64) for o in offs)
+        n0 = b.mul(pj, c64(nv))
+        ncols = b.sub(N, n0)
+        full = b.icmp_signed(">=", ncols, c64(nv))
+        use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
+        direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
+        tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
+        panel = b.select(use_tail, tailp, direct)
+        prs = b.select(use_tail, c64(nv), b_rs)
+        rb0 = b.mul(rc, rpc)
+        rb1 = b.add(rb0, rpc)
+        rb1 = b.select(b.icmp_signed(">", rb1, mblocks), mblocks, rb1)
+        with for_range(b, rb0, rb1, name="rb") as rb:
+            m0 = b.mul(rb, c64(MR))
+            a_rows = []
+            for r in range(MR):
+                rr = b.add(m0, c64(r))
+                rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
+                a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
+            pre = b.block
+            kb = b.append_basic_block("k.body")
+            kx = b.append_basic_block("k.exit")
+            b.branch(kb)
+            b.position_at_end(kb)
+            kv = b.phi(types.I64, name="k")
+            kv.add_incoming(c64(0), pre)
+            accs = []
+            for _ in range(2 * MR):
+                ph = b.phi(vty)
+                ph.add_incoming(zero_v, pre)
+                accs.append(ph)
+            brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
+            bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(2)]
+            new = []
+            aoff = b.mul(kv, a_cs)
+            for r in range(MR):
+                av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
+                sv = _splat(b, av, vty)
+                for j in range(2):
+                    new.append(_mul_add(b, sv, bv[j], accs[2 * r + j], ct))
+            kn = b.add(kv, c64(1), flags=["nsw"])
+            kv.add_incoming(kn, b.block)
+            for ph, v in zip(accs, new):
+                ph.add_incoming(v, b.block)
+            b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
+            b.position_at_end(kx)
+            new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
+            new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, L, MR)
+            vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
+            count = b.select(full, c64(nv), ncols)
+            for r in range(MR):
+                rr = b.add(m0, c64(r))
+                with b.if_then(b.icmp_signed("<", rr, M)):
+                    crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
+                    with b.if_else(vec_store) as (then, other):
+                        with then:
+                            for j in range(2):
+                                b.store(new[2 * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
+                        with other:
+                            for j in range(2):
+                                b.store(new[2 * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
+                            with for_range(b, 0, count, name="lane") as i:
+                                x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
+                                b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+    b.ret_void()
+
+
+def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, epi: ir.Value, regs: ir.Value,
+                    epilogue: ir.Function, fields: ir.Value, bt: ir.Value, m0: ir.Value, n0: ir.Value,
+                    ncols: ir.Value, vty: ir.VectorType, ct: ElementType, L: int, MR: int) -> list[ir.Value]:  # noqa: N803
+    """The tile after the epilogue when there is one (register 0 := the accumulators, run the
+    program, read the result register back), else the accumulators themselves."""
+    sty = types.value_type(ct)
+    nv = 2 * L
+    pre = b.block
+    run = b.append_basic_block("epi.run")
+    join = b.append_basic_block("epi.join")
+    b.cbranch(has_epi, run, join)
+    b.position_at_end(run)
+    align = ct.bits // 8
+    for r in range(MR):
+        for j in range(2):
+            b.store(tile[2 * r + j], b.gep(regs, [c64(2 * r + j)], source_etype=vty), align=align)
+    res = b.call(epilogue, [regs, b.inttoptr(epi, types.PTR), fields, bt, m0, n0, ncols])
+    out = [b.load(_vec(b, res, r * nv + j * L, sty, vty), typ=vty, align=align) for r in range(MR) for j in range(2)]
+    last = b.block
+    b.branch(join)
+    b.position_at_end(join)
+    merged = []
+    for acc, v in zip(tile, out):
+        ph = b.phi(vty)
+        ph.add_incoming(acc, pre)
+        ph.add_incoming(v, last)
+        merged.append(ph)
+    return merged
+
+
+def _vec(b: ir.IRBuilder, base: ir.Value, k: int, sty: ir.Type, vty: ir.VectorType) -> ir.Value:
+    """The vector at element k of an element array."""
+    return b.gep(b.gep(base, [c64(k)], source_etype=sty), [c64(0)], source_etype=vty)

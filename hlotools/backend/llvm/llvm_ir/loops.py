@@ -1,0 +1,153 @@
+"""Loop-nest helpers: counted loops with a phi induction variable (the form LLVM's loop
+vectoriser recognises), nests over an array's index space ordered by its layout so the
+innermost loop walks the minor (contiguous) dimension, linear addressing, and flat loops
+over the element offsets of a shape (FlatIndex) for elementwise loops whose reads share one
+layout: LLVM's -O3 spends about 40% less time on one flat loop than on the same work as a
+per-dimension nest, for the same vector code.
+
+All indices are i64.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.ir.shape import Shape
+
+I64 = ir.IntType(64)
+_C64: dict[int, ir.Constant] = {}
+
+
+def c64(v: int) -> ir.Constant:
+    """The i64 constant `v`; one shared object per value (llvmlite constants are immutable
+    values that print the same wherever they are used; ~12k are asked for per large module)."""
+    c = _C64.get(v)
+    if c is None:
+        if len(_C64) > 4096:
+            _C64.clear()
+        c = _C64[v] = ir.Constant(I64, v)
+    return c
+
+
+@contextmanager
+def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step: int = 1,
+              name: str = "i") -> Iterator[ir.Value]:
+    """`for (i = start; i < stop; i += step)`; the body is emitted inside the `with`.
+    Rotated form (guard, then a do-while body) so LLVM sees a canonical loop."""
+    start_v = c64(start) if isinstance(start, int) else start
+    stop_v = c64(stop) if isinstance(stop, int) else stop
+    pre = b.block
+    body = b.append_basic_block(f"{name}.body")
+    exit_ = b.append_basic_block(f"{name}.exit")
+    b.cbranch(b.icmp_signed("<", start_v, stop_v), body, exit_)
+    b.position_at_end(body)
+    iv = b.phi(I64, name=name)
+    iv.add_incoming(start_v, pre)
+    yield iv
+    nxt = b.add(iv, c64(step), name=f"{name}.next", flags=["nsw"])
+    iv.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, stop_v), body, exit_)
+    b.position_at_end(exit_)
+
+
+def strides(shape: Shape) -> list[int]:
+    """Element strides per logical dimension for the shape's layout."""
+    dims = shape.dims
+    out = [0] * len(dims)
+    s = 1
+    for d in layout_of(shape):
+        out[d] = s
+        s *= dims[d]
+    return out
+
+
+def linear_index(b: ir.IRBuilder, shape: Shape, index: Sequence[ir.Value]) -> ir.Value:
+    """Element offset of a multi-index in the shape's physical layout."""
+    if isinstance(index, FlatIndex):
+        offset = index.offset_in(shape)
+        if offset is not None:
+            return offset
+    total: ir.Value | None = None
+    for i, s in zip(index, strides(shape)):
+        if shape.dims and s * 0 == 0 and isinstance(i, ir.Constant) and i.constant == 0:
+            continue
+        term = i if s == 1 else b.mul(i, c64(s), flags=["nsw"])
+        total = term if total is None else b.add(total, term, flags=["nsw"])
+    return total if total is not None else c64(0)
+
+
+def delinearize(b: ir.IRBuilder, shape: Shape, linear: ir.Value) -> list[ir.Value]:
+    """Multi-index of a physical element offset (inverse of linear_index)."""
+    index: list[ir.Value] = [c64(0)] * len(shape.dims)
+    rest = linear
+    for d in layout_of(shape):
+        n = shape.dims[d]
+        if n == 1:
+            continue
+        index[d] = b.urem(rest, c64(n))
+        rest = b.udiv(rest, c64(n))
+    return index
+
+
+@contextmanager
+def nested_loops(b: ir.IRBuilder, dims: Sequence[int], order: Iterable[int], index: list[ir.Value] | None = None,
+                 name: str = "d", first: tuple[ir.Value, ir.Value] | None = None) -> Iterator[list[ir.Value]]:
+    """One for_range per dimension d of `order` (outermost first) over [0, dims[d]), named
+    NAME{d}; the body is emitted inside the `with`, which yields `index` (a fresh list of
+    zeros when None) with index[d] set to each loop's variable. A dimension of size 1 gets no
+    loop (index[d] = 0). `first`: the outermost loop's range instead (a parallel chunk's)."""
+    idx: list[ir.Value] = [c64(0)] * len(dims) if index is None else index
+    with ExitStack() as loops:
+        for k, d in enumerate(order):
+            if dims[d] == 1 and not (k == 0 and first is not None):
+                idx[d] = c64(0)
+                continue
+            lo, hi = first if k == 0 and first is not None else (0, dims[d])
+            idx[d] = loops.enter_context(for_range(b, lo, hi, name=f"{name}{d}"))
+        yield idx
+
+
+def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
+              name: str = "d") -> None:
+    """Run `body(index)` over every index of `shape`, major dimension outermost, so the
+    innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
+    size 1 get no loop."""
+    if any(n == 0 for n in shape.dims):
+        return
+    with nested_loops(b, shape.dims, reversed(layout_of(shape)), name=name) as index:  # major -> minor
+        body(list(index))
+
+
+class FlatIndex(list[ir.Value]):
+    """A multi-index that also knows its element offset in one shape's layout: linear_index
+    of a shape with the same dims and layout returns that offset instead of recomputing it
+    from the components, so an elementwise loop over same-layout arrays is ONE flat loop
+    (the components, a chain of urem/udiv, are only there for readers that need them and
+    are deleted as dead code otherwise)."""
+
+    def __init__(self, components: list[ir.Value], linear: ir.Value, shape: Shape) -> None:
+        super().__init__(components)
+        self.linear = linear
+        self.dims = shape.dims
+        self.layout = tuple(layout_of(shape))
+
+    def offset_in(self, shape: Shape) -> ir.Value | None:
+        if shape.dims == self.dims and tuple(layout_of(shape)) == self.layout:
+            return self.linear
+        return None
+
+
+def flat_loop(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
+              start: ir.Value | int = 0, stop: ir.Value | int | None = None, name: str = "flat") -> None:
+    """Run `body(index)` over the physical element offsets [start, stop) of `shape` (all of
+    it by default) in one loop; `index` is a FlatIndex."""
+    total = 1
+    for n in shape.dims:
+        total *= n
+    if total == 0:
+        return
+    with for_range(b, start, total if stop is None else stop, name=name) as iv:
+        body(FlatIndex(delinearize(b, shape, iv), iv, shape))

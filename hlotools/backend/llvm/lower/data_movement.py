@@ -1,0 +1,228 @@
+"""Data movement as elemental generators (index arithmetic only, no memory of their own):
+parameter, constant, copy, tuple, get-tuple-element, broadcast, transpose, reshape and
+bitcast, slice, reverse, iota, dynamic-slice, pad, concatenate; plus the index helpers the
+other lowerings share (clamp_index, index_value). Named like interpreter/data_movement.py.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
+from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.llvm_ir.loops import c64
+from hlotools.backend.llvm.registry import elemental
+from hlotools.errors import HloUnsupportedError
+from hlotools.ir.instruction import Instruction
+
+if TYPE_CHECKING:
+    pass
+
+
+@elemental("parameter")
+def _parameter(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    return gen.load(inst, index)
+
+
+@elemental("constant")
+def _constant(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    if not inst.shape.dims:
+        return constant_value(inst)
+    g = gen.fe.mc.constant_global(inst) if not gen.fe.is_materialised(inst) else gen.fe.leaf_ptrs(inst)[0]
+    return gen.fe.load_element(g, inst.shape, index)
+
+
+@elemental("copy", "opt-barrier", "domain")
+def _identity(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    return gen.operand(inst, 0, index)
+
+
+@elemental("tuple")
+def _tuple(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    out: list[ir.Value] = []
+    for k in range(len(inst.operands)):
+        v = gen.operand(inst, k, index)
+        out.extend(v if isinstance(v, list) else [v])
+    return out
+
+
+@elemental("get-tuple-element")
+def _gte(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    src = inst.operands[0].shape.tuple_shapes or ()
+    k = int(inst.attrs.get("index", 0))
+    start = sum(len(s.leaves()) for s in src[:k])
+    vals = gen.operand(inst, 0, index)
+    part = vals[start:start + len(src[k].leaves())]
+    return part if src[k].is_tuple else part[0]
+
+
+@elemental("broadcast")
+def _broadcast(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    dims = inst.attrs.get("dimensions", ())
+    return gen.operand(inst, 0, [index[d] for d in dims])
+
+
+@elemental("transpose")
+def _transpose(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    perm = inst.attrs.get("dimensions", ())
+    src = [c64(0)] * len(perm)
+    for out_dim, in_dim in enumerate(perm):
+        src[in_dim] = index[out_dim]
+    return gen.operand(inst, 0, src)
+
+
+@elemental("reshape", "bitcast")
+def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    """Row-major linear index of the result -> row-major index of the operand (a bitcast
+    between different layouts goes through the physical order instead)."""
+    b = gen.b
+    src_shape = inst.operands[0].shape
+    if inst.opcode == "bitcast" and inst.shape.layout is not None and src_shape.layout is not None:
+        from hlotools.backend.llvm.llvm_ir.loops import delinearize, linear_index
+        return _bitcast_element(gen, inst, delinearize(b, src_shape, linear_index(b, inst.shape, index)))
+    linear: ir.Value = c64(0)
+    for d, n in enumerate(inst.shape.dims):
+        linear = b.add(b.mul(linear, c64(n)), index[d]) if d else index[d]
+    out: list[ir.Value] = [c64(0)] * len(src_shape.dims)
+    for d in range(len(src_shape.dims) - 1, -1, -1):
+        n = src_shape.dims[d]
+        if n == 1:
+            continue
+        if d == 0:
+            out[d] = linear
+        else:
+            out[d] = b.urem(linear, c64(n))
+            linear = b.udiv(linear, c64(n))
+    return _bitcast_element(gen, inst, out)
+
+
+def _bitcast_element(gen: ElementalGen, inst: Instruction, src: Index) -> Value:
+    """The operand's element at `src`, reinterpreted when a bitcast changes the element
+    type (XLA's bitcast keeps the bytes: f32 -> s32 is the bit pattern, as bitcast-convert)."""
+    et, src_et = inst.shape.element_type, inst.operands[0].shape.element_type
+    if inst.opcode != "bitcast" or et == src_et:
+        return gen.operand(inst, 0, src)
+    from hlotools.backend.llvm.llvm_ir.arith import bits_of, from_bits
+    from hlotools.backend.llvm.lower.elementwise import raw_bits
+    assert et is not None and src_et is not None
+    if "complex" in (et.kind, src_et.kind) or bits_of(et) != bits_of(src_et):
+        raise HloUnsupportedError(f"bitcast from {src_et.name} to {et.name} (element types of other widths)")
+    return from_bits(gen.b, raw_bits(gen, inst.operands[0], src), et)
+
+
+@elemental("slice")
+def _slice(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    b = gen.b
+    ranges = inst.attrs.get("slice", ())
+    src = []
+    for i, r in zip(index, ranges):
+        v = i if r.stride == 1 else b.mul(i, c64(r.stride))
+        src.append(v if r.start == 0 else b.add(v, c64(r.start)))
+    return gen.operand(inst, 0, src)
+
+
+@elemental("reverse")
+def _reverse(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    dims = set(inst.attrs.get("dimensions", ()))
+    shape = inst.shape.dims
+    src = [gen.b.sub(c64(shape[d] - 1), i) if d in dims else i for d, i in enumerate(index)]
+    return gen.operand(inst, 0, src)
+
+
+@elemental("iota")
+def _iota(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    from hlotools.backend.llvm.llvm_ir.arith import convert_value
+    d = int(inst.attrs.get("iota_dimension", 0))
+    et = inst.shape.element_type
+    assert et is not None
+    from hlotools.ir.types import ELEMENT_TYPES
+    return convert_value(gen.b, index[d], ELEMENT_TYPES["s64"], et)
+
+
+def clamp_index(b: ir.IRBuilder, v: ir.Value, lo: int, hi: int) -> ir.Value:
+    """min(max(v, lo), hi) on i64 (hi < lo only for empty ranges, then lo wins)."""
+    v = b.select(b.icmp_signed("<", v, c64(lo)), c64(lo), v)
+    return b.select(b.icmp_signed(">", v, c64(hi)), c64(hi), v)
+
+
+def index_value(gen: ElementalGen, inst: Instruction, k: int, index: Index) -> ir.Value:
+    """An operand that holds an index, sign- or zero-extended to i64."""
+    v = gen.operand(inst, k, index)
+    et = inst.operands[k].shape.element_type
+    assert et is not None
+    if v.type.width == 64:
+        return v
+    return gen.b.zext(v, types.I64) if et.kind in ("unsigned", "pred") else gen.b.sext(v, types.I64)
+
+
+@elemental("dynamic-slice")
+def _dynamic_slice(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    """Start indices clamp to [0, operand_dim - size] (XLA's semantics)."""
+    b = gen.b
+    src_dims = inst.operands[0].shape.dims
+    out_dims = inst.shape.dims
+    src = []
+    scalar_starts = len(inst.operands) > 2 or (len(src_dims) == 1 and len(inst.operands) == 2
+                                               and not inst.operands[1].shape.dims)
+    for d, i in enumerate(index):
+        if scalar_starts:
+            start = index_value(gen, inst, 1 + d, [])
+        else:
+            start = index_value(gen, inst, 1, [c64(d)])
+        start = clamp_index(b, start, 0, src_dims[d] - out_dims[d])
+        src.append(b.add(start, i))
+    return gen.operand(inst, 0, src)
+
+
+@elemental("pad")
+def _pad(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    """Branch-free: compute the operand index, load at a clamped index, select pad value."""
+    b = gen.b
+    cfg = inst.attrs["padding"].dims
+    src_dims = inst.operands[0].shape.dims
+    inside: ir.Value = ir.Constant(types.I1, 1)
+    src = []
+    for d, i in enumerate(index):
+        low, _high, interior = cfg[d]
+        rel = b.sub(i, c64(low)) if low else i
+        step = interior + 1
+        if step > 1:
+            q = b.sdiv(rel, c64(step))
+            ok = b.icmp_signed("==", b.srem(rel, c64(step)), c64(0))
+            inside = b.and_(inside, ok)
+        else:
+            q = rel
+        ok = b.and_(b.icmp_signed(">=", q, c64(0)), b.icmp_signed("<", q, c64(src_dims[d])))
+        inside = b.and_(inside, ok)
+        src.append(clamp_index(b, q, 0, max(0, src_dims[d] - 1)))
+    pad_value = gen.operand(inst, 1, [])
+    if any(n == 0 for n in src_dims):
+        return pad_value
+    v = gen.operand(inst, 0, src)
+    return b.select(inside, v, pad_value)
+
+
+@elemental("concatenate")
+def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    """A select chain over the operands (each read at a clamped, in-bounds index)."""
+    b = gen.b
+    dim = int(inst.attrs["dimensions"][0])
+    result: ir.Value | None = None
+    offset = 0
+    pieces = []
+    for k, op in enumerate(inst.operands):
+        n = op.shape.dims[dim]
+        if n == 0:
+            continue
+        pieces.append((k, offset, n))
+        offset += n
+    i = index[dim]
+    for k, start, n in reversed(pieces):
+        local = clamp_index(b, b.sub(i, c64(start)), 0, n - 1)
+        src = list(index)
+        src[dim] = local
+        v = gen.operand(inst, k, src)
+        result = v if result is None else b.select(b.icmp_signed("<", i, c64(start + n)), v, result)
+    assert result is not None
+    return result

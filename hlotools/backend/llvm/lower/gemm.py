@@ -1,0 +1,585 @@
+"""dot as a GEMM: XLA's DotDecomposer idea done at codegen time. Every dot is read as a
+batch of matrix products C[b, m, n] = sum_k A[b, m, k] * B[b, k, n], where m collapses the
+lhs free dims, n the rhs free dims and k the contracting dims (collapsing is free when the
+dims are contiguous in the buffer's layout: a strided *view*; otherwise the operand is
+*packed* into scratch first, converting narrow floats to f32 on the way).
+
+Two kernels, chosen per dot:
+
+* generated (the default): kernels/gemm.py's register-blocked micro-kernel with explicit
+  LLVM vectors, one function per compute type shared by every dot of the module (for the JIT
+  a group of the runtime library, compiled once per machine: kernels/library.py). B is read
+  in place when its columns are contiguous (few rows) or packed panel-major (many rows, or
+  any other layout/type); tasks (batch x panel x row chunk) are split across threads by
+  kernels/parallel_for.py when the product is big.
+* BLAS (opt-in: HLOTOOLS_BLAS=1; JIT only; f32/f64; m*n*k >= BLAS_MIN_WORK): cblas_sgemm /
+  cblas_dgemm of the OpenBLAS that numpy ships, registered with the JIT by jit.py under
+  stable names, as XLA CPU calls Eigen. Transposed operands become BLAS transpose flags; a
+  column-major result computes C^T = B^T A^T. Never for AOT objects (`blas_enabled` is set
+  by the JIT runtime only) and off when the library or the symbol is missing.
+  Why opt-in, by measurement on the 2-core shared machine: single-threaded, OpenBLAS and
+  the generated kernel are equal (big_mlp_1024: 6.5 vs 6.4 ms CPU; big_attention_256:
+  10.3 vs 9.8 ms before other fixes), while OpenBLAS's own threads spin-wait and collapse
+  when the cores are shared (transformer_block 105 ms instead of 0.26 ms; big_mlp_1024
+  median 184 ms), and they change numpy's threading process-wide if tamed.
+
+Every NaN of the result is the canonical one (gemm_kernel.canonical_nan): the kernel makes
+it so before its stores, BLAS's result and a narrow type's conversion get one pass after.
+
+Dots this file does not take (complex, pred, sub-byte integers, empty contracting dims) go
+to emit_dot's loop nest.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
+
+import llvmlite.ir as ir
+
+from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+from hlotools.backend.llvm.kernels import parallel_for
+from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.llvm_ir.arith import convert_value
+from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
+from hlotools.backend.llvm.lower import dot
+from hlotools.backend.llvm.registry import EMITTERS, SCRATCH, TASK_WORK
+from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
+from hlotools.ir.types import ELEMENT_TYPES, ElementType
+
+BLAS_SYMBOLS = {"f32": "hlotools_blas_sgemm", "f64": "hlotools_blas_dgemm"}
+PANEL_PACK_MIN_M = 64  # rows from which packing B into panels pays for itself (measured)
+BLAS_MIN_WORK = 1 << 15  # m*n*k below which the generated kernel wins (call overhead)
+_BLAS = ContextVar("hlotools_llvm_blas", default=False)
+_FORCE_GENERATED = ContextVar("hlotools_llvm_generated_gemm", default=False)
+CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS = 101, 111, 112
+
+
+@contextmanager
+def blas_enabled(on: bool = True) -> Iterator[None]:
+    """Let dots call the JIT-linked BLAS while compiling inside this context (the JIT
+    runtime only: AOT objects must not depend on it)."""
+    tok = _BLAS.set(on and os.environ.get("HLOTOOLS_BLAS", "") == "1")
+    try:
+        yield
+    finally:
+        _BLAS.reset(tok)
+
+
+@contextmanager
+def generated_only() -> Iterator[None]:
+    """Never call BLAS (tests of the generated kernel)."""
+    tok = _FORCE_GENERATED.set(True)
+    try:
+        yield
+    finally:
+        _FORCE_GENERATED.reset(tok)
+
+
+# ------------------------------------------------------------------ the canonical problem
+
+@dataclass(frozen=True)
+class Dims:
+    """A dot as a batched GEMM: operand dims grouped (in the dot's own order)."""
+
+    lb: tuple[int, ...]
+    rb: tuple[int, ...]
+    lfree: tuple[int, ...]
+    rfree: tuple[int, ...]
+    lc: tuple[int, ...]
+    rc: tuple[int, ...]
+    batch: tuple[int, ...]  # sizes
+    m: int
+    n: int
+    k: int
+
+
+def dot_dims(inst: Instruction) -> Dims:
+    a = inst.attrs
+    lhs, rhs = inst.operands
+    lb, rb = tuple(a.get("lhs_batch_dims", ())), tuple(a.get("rhs_batch_dims", ()))
+    lc, rc = tuple(a.get("lhs_contracting_dims", ())), tuple(a.get("rhs_contracting_dims", ()))
+    lfree = tuple(d for d in range(len(lhs.shape.dims)) if d not in lb and d not in lc)
+    rfree = tuple(d for d in range(len(rhs.shape.dims)) if d not in rb and d not in rc)
+    ld = lhs.shape.dims
+    return Dims(lb, rb, lfree, rfree, lc, rc, tuple(ld[d] for d in lb), _prod(ld[d] for d in lfree),
+                _prod(rhs.shape.dims[d] for d in rfree), _prod(ld[d] for d in lc))
+
+
+def _prod(xs: object) -> int:
+    n = 1
+    for x in xs:  # type: ignore[attr-defined]
+        n *= x
+    return n
+
+
+def collapse(shape: Shape, dims: tuple[int, ...]) -> int | None:
+    """The element stride of `dims` read as one row-major index (the last dim fastest), or
+    None when they are not evenly spaced in the layout. Size-1 dims are free; all size 1
+    gives stride 1."""
+    st = strides(shape)
+    live = [d for d in dims if shape.dims[d] != 1]
+    if not live:
+        return 1
+    for a, b in zip(live, live[1:]):
+        if st[a] != st[b] * shape.dims[b]:
+            return None
+    return st[live[-1]]
+
+
+@dataclass(frozen=True)
+class View:
+    """How a kernel addresses one operand: element strides of the batch dims (in dot order),
+    of its two matrix dims, and whether it is packed into scratch (in canonical row-major
+    [batch, rows, cols] order, in the compute type)."""
+
+    packed: bool
+    batch_strides: tuple[int, ...]
+    rs: int
+    cs: int
+
+
+def _view(shape: Shape, bdims: tuple[int, ...], rows: tuple[int, ...], cols: tuple[int, ...],
+          want_type: ElementType, nrows: int, ncols: int) -> View:
+    rs, cs = collapse(shape, rows), collapse(shape, cols)
+    if rs is None or cs is None or shape.element_type != want_type:
+        nb = len(bdims)
+        bstr = []
+        s = nrows * ncols
+        sizes = [shape.dims[d] for d in bdims]
+        for j in range(nb - 1, -1, -1):
+            bstr.append(s)
+            s *= sizes[j]
+        return View(True, tuple(reversed(bstr)), ncols, 1)
+    st = strides(shape)
+    return View(False, tuple(st[d] for d in bdims), rs, cs)
+
+
+def compute_type(inst: Instruction) -> ElementType | None:
+    """The type the kernel multiplies and accumulates in, or None (not a GEMM here)."""
+    out = inst.shape.element_type
+    assert out is not None
+    if types.is_small_float(out):
+        return ELEMENT_TYPES["f32"]
+    if out.name in ("f32", "f64") or (out.kind in ("signed", "unsigned") and out.bits >= 8):
+        return out
+    return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    dims: Dims
+    ct: ElementType
+    blas: bool
+    a: View
+    b: View  # generated kernel: columns contiguous (cs == 1), packed rows padded to `npad`
+    c: View
+    npad: int  # row length of a packed B (generated kernel: N rounded up to whole panels)
+    tail: bool  # generated kernel, B in place, N not a whole number of panels
+    scratch: tuple[int, ...]  # bytes: [A pack], [B pack or B tail], [C stage] in that order when used
+
+
+@cache
+def _host_features() -> str:
+    from hlotools.backend.llvm.native import jit
+    return jit.target_description().features
+
+
+def lanes(ct: ElementType) -> int:
+    return gemm_kernel.lanes_for(ct, _host_features())
+
+
+def plan(inst: Instruction) -> Plan | None:
+    ct = compute_type(inst)
+    lhs, rhs = inst.operands
+    if ct is None or len(inst.operands) != 2 or inst.shape.is_tuple:
+        return None
+    dd = dot_dims(inst)
+    if dd.k == 0 or dd.m * dd.n * _prod(dd.batch) == 0:
+        return None
+    if len(inst.shape.dims) != len(dd.batch) + len(dd.lfree) + len(dd.rfree):
+        return None
+    out = inst.shape
+    nb = len(dd.batch)
+    ob = tuple(range(nb))
+    om = tuple(range(nb, nb + len(dd.lfree)))
+    on = tuple(range(nb + len(dd.lfree), len(out.dims)))
+    esize = ct.bits // 8
+    a = _view(lhs.shape, dd.lb, dd.lfree, dd.lc, ct, dd.m, dd.k)
+    b = _view(rhs.shape, dd.rb, dd.rc, dd.rfree, ct, dd.k, dd.n)
+    c = _view(out, ob, om, on, ct, dd.m, dd.n)
+    use_blas = (ct.name in BLAS_SYMBOLS and _BLAS.get() and not _FORCE_GENERATED.get()
+                and dd.m * dd.n * dd.k >= BLAS_MIN_WORK)
+    nbatch = _prod(dd.batch)
+    tail = False
+    npad = dd.n
+    if use_blas:
+        a = _blasable(a, dd.m, dd.k, lhs.shape, dd.lb, ct)
+        b = _blasable(b, dd.k, dd.n, rhs.shape, dd.rb, ct)
+        if not (c.packed or _blas_ld(c.rs, c.cs, dd.m, dd.n) or _blas_ld(c.cs, c.rs, dd.n, dd.m)):
+            c = View(True, _canon_batch(dd.batch, dd.m * dd.n), dd.n, 1)
+        b_elems = dd.k * dd.n
+    else:
+        nv = 2 * lanes(ct)
+        if b.packed or (b.cs != 1 and dd.n > 1) or dd.m >= PANEL_PACK_MIN_M:
+            npad = -(-dd.n // nv) * nv  # panel-major [batch][n / nv][k][nv], zero padded
+            b = View(True, _canon_batch(dd.batch, dd.k * npad), nv, 1)
+            b_elems = dd.k * npad
+        else:
+            b = View(False, b.batch_strides, b.rs, 1)
+            tail = dd.n % nv != 0
+            b_elems = dd.k * nv if tail else 0
+    sizes = [nbatch * dd.m * dd.k * esize] if a.packed else []
+    if b.packed or tail:
+        sizes.append(nbatch * b_elems * esize)
+    if c.packed:
+        sizes.append(nbatch * dd.m * dd.n * esize)
+    return Plan(dd, ct, use_blas, a, b, c, npad, tail, tuple(sizes))
+
+
+def _canon_batch(batch: tuple[int, ...], per: int) -> tuple[int, ...]:
+    out = []
+    s = per
+    for n in reversed(batch):
+        out.append(s)
+        s *= n
+    return tuple(reversed(out))
+
+
+def _blas_ld(rs: int, cs: int, rows: int, cols: int) -> int | None:
+    """lda of a row-major (NoTrans) reading of a rows x cols view, or None."""
+    if cols > 1 and cs != 1:
+        return None
+    if rows == 1:
+        return max(1, cols)
+    return rs if rs >= max(1, cols) else None
+
+
+def _blasable(v: View, rows: int, cols: int, shape: Shape, bdims: tuple[int, ...], ct: ElementType) -> View:
+    if v.packed or _blas_ld(v.rs, v.cs, rows, cols) or _blas_ld(v.cs, v.rs, cols, rows):
+        return v
+    return View(True, _canon_batch(tuple(shape.dims[d] for d in bdims), rows * cols), cols, 1)
+
+
+def _scratch(inst: Instruction) -> list[int]:
+    p = plan(inst)
+    return list(p.scratch) if p is not None else []
+
+
+# ------------------------------------------------------------------ emission
+
+def emit_gemm(fe: FunctionEmitter, inst: Instruction) -> None:
+    p = plan(inst)
+    if p is None:
+        dot.emit_dot(fe, inst)
+        return
+    gemm_into(fe, p, inst, inst, list(inst.operands))
+
+
+def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction, operands: list[Instruction],
+              epilogue: ir.Value | None = None) -> None:
+    """The dot `inst` by plan `p` into the buffer of `owner` (inst itself, or the kOutput
+    fusion holding it: lower/output_fusion.py), with `owner`'s scratch; `operands` are the
+    materialised values standing for inst's operands (the fusion's operands). `epilogue`: the
+    address of an epilogue block (gemm_epilogue.py) the kernel applies before its stores
+    (generated kernel, result not staged)."""
+    lhs, rhs = operands
+    dd = p.dims
+    scratch = iter(fe.scratch_ptrs(owner))
+    a_ptr = next(scratch) if p.a.packed else fe.leaf_ptrs(lhs)[0]
+    b_ptr = fe.leaf_ptrs(rhs)[0] if not p.b.packed else None
+    b_extra = next(scratch) if p.b.packed or p.tail else None
+    c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(owner)[0]
+    assert epilogue is None or not (p.blas or p.c.packed), "an epilogue needs the generated kernel writing C"
+    if p.a.packed:
+        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None)
+    if p.b.packed:
+        assert b_extra is not None
+        b_ptr = b_extra
+        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else 2 * lanes(p.ct))
+    assert b_ptr is not None
+    if p.blas:
+        _emit_blas(fe, p, a_ptr, b_ptr, c_ptr)
+        if not p.c.packed:  # (a staged C gets them in _unstage)
+            _canonical_nans(fe, c_ptr, p.ct, _prod(dd.batch) * dd.m * dd.n)
+    else:
+        tail = b_extra if p.tail else None
+        if tail is not None:
+            _pack_tail(fe, p, b_ptr, tail)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue)
+    if p.c.packed:
+        _unstage(fe, owner, c_ptr, p)
+
+
+def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
+          cols: tuple[int, ...], dst: ir.Value, ct: ElementType, view: View, row_len: int,
+          panel: int | None) -> None:
+    """Copy an operand into canonical [batch, rows, cols] with rows `row_len` long (zero
+    padded past cols), or with `panel`, into panel-major [batch][row_len / panel][rows]
+    [panel], in the compute type, looping in the operand's physical order so the reads are
+    sequential. Values come through value_at (any operand kind)."""
+    b = fe.b
+    shape = op.shape
+    et = shape.element_type
+    assert et is not None
+    nrows = _prod(shape.dims[d] for d in rows)
+    ncols = _prod(shape.dims[d] for d in cols)
+    # multipliers of each operand dim in the row / col / batch linear indices
+    mult: dict[int, tuple[str, int]] = {}
+    for group, name in ((rows, "r"), (cols, "c")):
+        s = 1
+        for d in reversed(group):
+            mult[d] = (name, s)
+            s *= shape.dims[d]
+    for j, d in enumerate(bdims):
+        mult[d] = ("b", view.batch_strides[j])
+    if row_len != ncols:  # zero the padding (the whole buffer: simple, and small next to the product)
+        total = _prod(shape.dims[d] for d in bdims) * nrows * row_len
+        zero = types.constant(ct, 0)
+        with for_range(b, 0, total, name="pz") as i:
+            b.store(zero, b.gep(dst, [i], source_etype=types.value_type(ct)))
+    order = [d for d in reversed(layout_of(shape))]
+    index: list[ir.Value] = [c64(0)] * len(shape.dims)
+
+    def body() -> None:
+        r: ir.Value = c64(0)
+        cidx: ir.Value = c64(0)
+        boff: ir.Value = c64(0)
+        for d, iv in enumerate(index):
+            kind, m = mult[d]
+            if shape.dims[d] == 1:
+                continue
+            term = iv if m == 1 else b.mul(iv, c64(m))
+            if kind == "r":
+                r = b.add(r, term)
+            elif kind == "c":
+                cidx = b.add(cidx, term)
+            else:
+                boff = b.add(boff, term)
+        if panel is None:
+            off = b.add(boff, b.add(b.mul(r, c64(row_len)), cidx))
+        else:
+            blk = b.lshr(cidx, c64(panel.bit_length() - 1))
+            lane = b.and_(cidx, c64(panel - 1))
+            off = b.add(boff, b.add(b.mul(blk, c64(nrows * panel)), b.add(b.mul(r, c64(panel)), lane)))
+        with fe.gen.region():
+            v = convert_value(b, fe.gen.value_at(op, list(index)), et, ct)
+        b.store(v, b.gep(dst, [off], source_etype=types.value_type(ct)))
+
+    def level(k: int) -> None:
+        if k == len(order):
+            body()
+            return
+        d = order[k]
+        if shape.dims[d] == 1:
+            level(k + 1)
+            return
+        with for_range(b, 0, shape.dims[d], name=f"pk{d}") as iv:
+            index[d] = iv
+            level(k + 1)
+    level(0)
+
+
+def _unstage(fe: FunctionEmitter, inst: Instruction, src: ir.Value, p: Plan) -> None:
+    """Canonical [batch, m, n] compute-type result -> the real output (layout, type)."""
+    from hlotools.backend.llvm.llvm_ir.loops import loop_nest
+    out = inst.shape
+    et = out.element_type
+    assert et is not None
+    dd = p.dims
+    nb = len(dd.batch)
+    b = fe.b
+    dst = fe.leaf_ptrs(inst)[0]
+    m_dims = list(range(nb, nb + len(dd.lfree)))
+    n_dims = list(range(nb + len(dd.lfree), len(out.dims)))
+
+    def body(index: list[ir.Value]) -> None:
+        off: ir.Value = c64(0)
+        for j in range(nb):
+            off = b.add(off, b.mul(index[j], c64(p.c.batch_strides[j])))
+        for group, scale in ((m_dims, dd.n), (n_dims, 1)):
+            s = scale
+            for d in reversed(group):
+                off = b.add(off, b.mul(index[d], c64(s)))
+                s *= out.dims[d]
+        v = b.load(b.gep(src, [off], source_etype=types.value_type(p.ct)), typ=types.value_type(p.ct))
+        v = convert_value(b, v, p.ct, et)
+        # the kernel's NaNs are canonical already; BLAS's, and a narrow type's overflow, not
+        fe.store_element(gemm_kernel.canonical_nan(b, v) if p.blas or et != p.ct else v, dst, out, index)
+    loop_nest(b, out, body)
+
+
+def _canonical_nans(fe: FunctionEmitter, ptr: ir.Value, ct: ElementType, count: int) -> None:
+    """The NaNs among `count` dense elements of compute type `ct` at `ptr` made the
+    canonical one (gemm_kernel.canonical_nan): OpenBLAS's result, whose payloads are its
+    kernels' (chosen per CPU)."""
+    b = fe.b
+    sty = types.value_type(ct)
+    with for_range(b, 0, count, name="cn") as i:
+        at = b.gep(ptr, [i], source_etype=sty)
+        b.store(gemm_kernel.canonical_nan(b, b.load(at, typ=sty)), at)
+
+
+def _batch_offsets(b: ir.IRBuilder, t: ir.Value, batch: tuple[int, ...],
+                   views: list[View]) -> list[ir.Value]:
+    """Element offsets of flat batch index t in each view (delinearised, last dim fastest)."""
+    offs: list[ir.Value] = [c64(0)] * len(views)
+    rest = t
+    for j in range(len(batch) - 1, -1, -1):
+        n = batch[j]
+        if n == 1:
+            continue
+        i = b.urem(rest, c64(n)) if j else rest
+        if j:
+            rest = b.udiv(rest, c64(n))
+        for v, view in enumerate(views):
+            offs[v] = b.add(offs[v], b.mul(i, c64(view.batch_strides[j])))
+    return offs
+
+
+def _emit_blas(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value) -> None:
+    dd = p.dims
+    ty = types.value_type(p.ct)
+    mod = fe.mc.ir
+    name = BLAS_SYMBOLS[p.ct.name]
+    fn = mod.globals.get(name)
+    if fn is None:
+        fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [types.I32, types.I32, types.I32, types.I64, types.I64, types.I64, ty, types.PTR,
+                                                              types.I64, types.PTR, types.I64, ty, types.PTR, types.I64]), name)
+    m, n, k = dd.m, dd.n, dd.k
+    A, B = (p.a.rs, p.a.cs), (p.b.rs, p.b.cs)
+    C = (p.c.rs, p.c.cs)
+    swap = _blas_ld(C[0], C[1], m, n) is None  # column-major result: C^T = B^T A^T
+    if swap:
+        m, n = n, m
+        A, B = (B[1], B[0]), (A[1], A[0])
+        C = (C[1], C[0])
+    ops = []
+    for (rs, cs), rows, cols in ((A, m, k), (B, k, n)):
+        ld = _blas_ld(rs, cs, rows, cols)
+        if ld is not None:
+            ops.append((CBLAS_NO_TRANS, ld))
+        else:
+            ld = _blas_ld(cs, rs, cols, rows)
+            assert ld is not None
+            ops.append((CBLAS_TRANS, ld))
+    ldc = _blas_ld(C[0], C[1], m, n)
+    assert ldc is not None
+    first, second = (b_ptr, a_ptr) if swap else (a_ptr, b_ptr)
+    fv, sv = (p.b, p.a) if swap else (p.a, p.b)
+    bld = fe.b
+    i32 = lambda v: ir.Constant(types.I32, v)  # noqa: E731
+    nbatch = _prod(dd.batch)
+
+    def call(t: ir.Value) -> None:
+        o1, o2, oc = _batch_offsets(bld, t, dd.batch, [fv, sv, p.c])
+        bld.call(fn, [i32(CBLAS_ROW_MAJOR), i32(ops[0][0]), i32(ops[1][0]), c64(m), c64(n), c64(k),
+                      ir.Constant(ty, 1.0), bld.gep(first, [o1], source_etype=ty), c64(ops[0][1]),
+                      bld.gep(second, [o2], source_etype=ty), c64(ops[1][1]), ir.Constant(ty, 0.0),
+                      bld.gep(c_ptr, [oc], source_etype=ty), c64(ldc)])
+    if nbatch == 1:
+        call(c64(0))
+    else:
+        with for_range(bld, 0, nbatch, name="bt") as t:
+            call(t)
+
+
+def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> None:
+    """The last, partial panel of an in-place B, zero padded to NV columns per row."""
+    dd = p.dims
+    b = fe.b
+    sty = types.value_type(p.ct)
+    nv = 2 * lanes(p.ct)
+    n0 = dd.n // nv * nv
+    rem = dd.n - n0
+    tail_view = View(True, _canon_batch(dd.batch, dd.k * nv), nv, 1)
+    with for_range(b, 0, _prod(dd.batch), name="tb") as bt:
+        ob, ot = _batch_offsets(b, bt, dd.batch, [p.b, tail_view])
+        with for_range(b, 0, dd.k, name="tk") as k:
+            row = b.gep(src, [b.add(ob, b.add(b.mul(k, c64(p.b.rs)), c64(n0)))], source_etype=sty)
+            out = b.gep(dst, [b.add(ot, b.mul(k, c64(nv)))], source_etype=sty)
+            with for_range(b, 0, nv, name="tj") as j:
+                inside = b.icmp_signed("<", j, c64(rem))
+                x = b.load(b.gep(row, [b.select(inside, j, c64(0))], source_etype=sty), typ=sty)
+                b.store(b.select(inside, x, types.constant(p.ct, 0)), b.gep(out, [j], source_etype=sty))
+
+
+def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
+                    tail: ir.Value | None, epilogue: ir.Value | None = None) -> None:
+    """Fill the kernel's descriptor and run its tasks (on several threads when big);
+    `epilogue`: the address of an epilogue block, or None."""
+    dd = p.dims
+    b = fe.b
+    L = lanes(p.ct)
+    nv = 2 * L
+    nbatch = _prod(dd.batch)
+    panels = -(-dd.n // nv)
+    mr = gemm_kernel.rows_for(_host_features())
+    mblocks = -(-dd.m // mr)
+    target = max(8, 4 * parallel_for.host_threads())
+    rchunks = 1 if nbatch * panels >= target else min(mblocks, -(-target // (nbatch * panels)))
+    rpc = -(-mblocks // rchunks)
+    rchunks = -(-mblocks // rpc)
+    tasks = nbatch * panels * rchunks
+    live_batch = [j for j, n in enumerate(dd.batch) if n > 1]
+    nfields = gemm_kernel.D_BATCH + gemm_kernel.BATCH_FIELDS * len(live_batch)
+    eb = fe.in_entry()
+    desc = eb.alloca(types.I64, size=c64(gemm_kernel.DESC_SLOTS), name="gemm.desc")
+    vals: list[int] = [0] * nfields  # the constant part (K.D_FIELDS); slots below D_FIELDS unused
+    for k, v in ((gemm_kernel.D_M, dd.m), (gemm_kernel.D_N, dd.n), (gemm_kernel.D_K, dd.k), (gemm_kernel.D_A_RS, p.a.rs), (gemm_kernel.D_A_CS, p.a.cs),
+                 (gemm_kernel.D_B_RS, p.b.rs), (gemm_kernel.D_C_RS, p.c.rs), (gemm_kernel.D_C_CS, p.c.cs), (gemm_kernel.D_PANELS, panels),
+                 (gemm_kernel.D_RCHUNKS, rchunks), (gemm_kernel.D_RPC, rpc), (gemm_kernel.D_NB, len(live_batch)),
+                 (gemm_kernel.D_B_PS, dd.k * nv if p.b.packed else nv)):
+        vals[k] = v
+    tail_strides = _canon_batch(dd.batch, dd.k * nv)
+    for q, j in enumerate(live_batch):
+        base = gemm_kernel.D_BATCH + gemm_kernel.BATCH_FIELDS * q
+        for f, v in enumerate((dd.batch[j], p.a.batch_strides[j], p.b.batch_strides[j], p.c.batch_strides[j],
+                               tail_strides[j])):
+            vals[base + f] = v
+    ty = ir.ArrayType(types.I64, nfields)
+    g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name("gemm.fields"))
+    g.global_constant = True
+    g.linkage = "private"
+    g.initializer = ir.Constant(ty, vals)
+    slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
+                                         (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
+                                         (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
+                                         (gemm_kernel.D_FIELDS, b.ptrtoint(g, types.I64)),
+                                         (gemm_kernel.D_EPI, b.ptrtoint(epilogue, types.I64) if epilogue is not None else c64(0))]
+    for k, v in slots:
+        b.store(v, b.gep(desc, [c64(k)], source_etype=types.I64))
+    kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, L, mr)
+    dptr = b.bitcast(desc, types.PTR)
+    if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and tasks > 1:
+        outline.call_parallel_for(fe, kern, dptr, tasks)
+    else:
+        b.call(kern, [dptr, c64(0), c64(tasks)])
+
+
+EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)
+SCRATCH["dot"] = _scratch
+
+
+def _task_work(inst: Instruction) -> int | None:
+    """registry.TASK_WORK for dot: its multiply-adds when it is a generated GEMM loop."""
+    p = plan(inst)
+    if p is None or p.blas or p.c.packed:
+        # no GEMM loop (emit_dot's nest), OpenBLAS's own threads, or a result converted after
+        # the loop (narrow floats): nothing that could join the merged parallel_for
+        return None
+    lhs = inst.operands[0]
+    k = 1
+    for d in inst.attrs.get("lhs_contracting_dims", ()):
+        k *= lhs.shape.dims[d]
+    return inst.shape.size * k
+
+
+TASK_WORK["dot"] = _task_work
