@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hlotools  # noqa: E402
-from hlotools.interpreter import evaluate  # noqa: E402
+from hlotools import evaluate  # noqa: E402
 from hlotools.io.arrays import parameter_leaves, reinterpret  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

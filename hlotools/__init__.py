@@ -1,15 +1,19 @@
 """hlotools: parse, verify, optimise, run and translate XLA HLO text."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hlotools.errors import HloError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+
     from hlotools.ir.module import Module
 
 __version__ = "0.1.0"
-__all__ = ["HloError", "parse_module", "print_module", "verify_module", "__version__"]
+__all__ = ["HloError", "evaluate", "parse_module", "print_module", "verify_module", "__version__"]
 
 
 def parse_module(text: str, filename: str | None = None, *, verify: bool = True) -> Module:
@@ -37,3 +41,14 @@ def verify_module(module: Module) -> None:
     from hlotools.ir.verifier import verify
 
     verify(module)
+
+
+def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int | None = None
+             ) -> list[np.ndarray]:
+    """Run `module` on the reference interpreter as XLA CPU computes it (under the default
+    xla-cpu semantics its module-level rounding rewrites run first, on a copy:
+    passes/xla_cpu_rounding.py); flattened argument leaves in, flattened result leaves out."""
+    from hlotools.interpreter import evaluate as run_as_given
+    from hlotools.passes.xla_cpu_rounding import as_xla_cpu_rounds
+
+    return run_as_given(as_xla_cpu_rounds(module), args, max_while_iterations=max_while_iterations)

@@ -805,7 +805,7 @@ def _flat(value: object) -> list[np.ndarray]:
 
 def cmd_ours(args: argparse.Namespace) -> int:
     import hlotools
-    from hlotools.interpreter import evaluate
+    from hlotools import evaluate
     for f in _modules(Path(args.dir), args.names):
         for backend in args.backends.split(","):
             res = f.with_name(f"{f.stem}.{backend}")

@@ -55,7 +55,7 @@ class Backend:
 
 
 def _interpreter(module: Module) -> Runner:
-    from hlotools.interpreter import evaluate
+    from hlotools import evaluate
 
     def run(args: list[np.ndarray | None]) -> list[np.ndarray]:
         return list(evaluate(module, args))  # type: ignore[arg-type]

@@ -106,7 +106,7 @@ class Bisector:
         self.original_text = print_module(original, style)
 
     def _evaluate(self, module: Module) -> list[np.ndarray]:
-        from hlotools.interpreter import evaluate
+        from hlotools import evaluate
         return [np.asarray(v) for v in evaluate(module, list(self.args))]
 
     def probe(self, limit: int | None, rewrites: int | None = None) -> Probe:

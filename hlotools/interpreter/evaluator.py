@@ -275,48 +275,16 @@ def unflatten_arguments(comp: Computation, args: Sequence[Any]) -> list[Any]:
 
 def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int | None = None
              ) -> list[np.ndarray]:
-    """Run the entry computation on flattened argument leaves; returns flattened result leaves."""
+    """Run the entry computation on flattened argument leaves; returns flattened result leaves.
+
+    The module runs as given, each op with XLA CPU's numerics; `hlotools.evaluate` runs it as
+    XLA CPU's compiler would (its module-level rounding rewrites first:
+    passes/xla_cpu_rounding.py)."""
     entry = module.entry
     if entry is None or entry.root is None:
         raise HloRuntimeError(f"module {module.name} has no entry computation")
     params = unflatten_arguments(entry, args)
-    module = _as_xla_rounds(module)
-    entry = module.entry
-    assert entry is not None and entry.root is not None
     ev = Evaluator(module, max_while_iterations=max_while_iterations)
     with np.errstate(all="ignore"):
         out = ev.call(entry, params)
     return flatten_value(out, entry.root.shape)
-
-
-# Where XLA CPU rounds f16/bf16 results differs from per-op rounding in two rewrites of the
-# module (bf16 excess precision, f16 FMA contraction), and XLA CPU's algsimp changes float
-# results on its own (A / Const => A * (1/Const), constant reassociation, ...: algsimp-inexact,
-# after call-inlining and the bf16 normalisation as in XLA, so a constant passed to a called
-# computation is one to the divide it feeds): the interpreter runs them on a copy, as the LLVM
-# backend's pipeline does, when the module has f16/bf16 arithmetic or such a pattern at all
-# (with cse before the contraction, as XLA: two equal multiplies are one, used twice, which
-# does not contract).
-_XLA_ROUNDING = "call-inliner,float-normalization-bf16,algsimp-inexact,cse,fma-contraction"
-
-
-def _as_xla_rounds(module: Module) -> Module:
-    from hlotools.ir import semantics
-    if not semantics.xla_cpu() or not _has_xla_rewrites(module):
-        return module
-    from hlotools.passes.manager import run_pipeline
-    from hlotools.passes.pipeline import parse_pipeline
-    copy = module.clone()
-    run_pipeline(copy, parse_pipeline(_XLA_ROUNDING))
-    return copy
-
-
-def _has_xla_rewrites(module: Module) -> bool:
-    from hlotools.passes.algsimp_inexact import may_rewrite
-    return any(_narrow_arithmetic(inst) or may_rewrite(inst)
-               for comp in module.computations for inst in comp.instructions)
-
-
-def _narrow_arithmetic(inst: Instruction) -> bool:
-    return (inst.info.category in ("unary", "binary") and inst.shape.is_array
-            and inst.shape.element_type is not None and inst.shape.element_type.name in ("f16", "bf16"))

@@ -108,7 +108,7 @@ def adds(tmp_path: Path) -> Path:
 def test_the_broken_pass_really_changes_results() -> None:
     module = hlotools.parse_module(ADDS)
     PassManager(ManagerOptions(verify_each=True)).run(module, parse_pipeline(SPEC))
-    from hlotools.interpreter import evaluate
+    from hlotools import evaluate
     p, q = np.array([1, 2, 3], np.int32), np.array([10, 20, 30], np.int32)
     out = evaluate(module, [p, q])
     assert out[0].tolist() == [12, 24, 36]  # a3 = a2 - q: (p+2q) - q + p = 2p + q

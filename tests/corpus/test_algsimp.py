@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext

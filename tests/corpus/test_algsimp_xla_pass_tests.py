@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.errors import HloError
-from hlotools.interpreter import evaluate
 from hlotools.io.random_inputs import random_inputs
 from hlotools.passes.base import PassContext
 from hlotools.passes.registry import pass_class

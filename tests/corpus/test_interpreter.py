@@ -126,7 +126,7 @@ def _compare(got: np.ndarray, want: np.ndarray, klass: str, what: str) -> None:
 
 def run_and_compare(text: str, filename: str, inputs: Path, expected: Path) -> None:
     import hlotools
-    from hlotools.interpreter import evaluate
+    from hlotools import evaluate
 
     module = hlotools.parse_module(text, filename, verify=False)  # the verifier has its own tests
     in_dt, out_dt = _leaf_dtypes(module)

@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.errors import HloError
-from hlotools.interpreter import evaluate
 from hlotools.passes.manager import ManagerOptions, PassManager
 from hlotools.passes.pipeline import PRESETS, parse_pipeline
 from hlotools.passes.registry import PASSES

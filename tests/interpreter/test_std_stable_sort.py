@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
-from hlotools.interpreter import evaluate
 from hlotools.interpreter.std_stable_sort import stable_sort_rows
 from hlotools.ir.types import ELEMENT_TYPES
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir.patterns import binary_combiner, binary_reducer_opcode, simple_comparator
 
 SCATTER = """HloModule s

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import evaluate
 from hlotools.ir.types import ELEMENT_TYPES
 from tests.support.paths import SHARED
 from tests.support.runner import opcode

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter import Evaluator, evaluate
+from hlotools.interpreter import Evaluator
 from tests.support.helpers import scalar_computation
 from tests.support.runner import opcode, run, run1
 

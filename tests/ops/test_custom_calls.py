@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import evaluate
 from tests.support.runner import opcode
 
 F = np.float32

@@ -9,7 +9,8 @@ import random
 import numpy as np
 
 import hlotools
-from hlotools.interpreter import evaluate, indexing
+from hlotools import evaluate
+from hlotools.interpreter import indexing
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape

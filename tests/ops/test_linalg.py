@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.interpreter.linalg import convolution
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 from tests.support.runner import opcode

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import Evaluator, evaluate
+from hlotools.interpreter import Evaluator
 from hlotools.interpreter.random import philox4x32, threefry2x32
 from tests.support.runner import opcode
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.interpreter.sorting import stable_sort_permutation
 from tests.support.paths import SHARED
 from tests.support.runner import opcode

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.algsimp_core import reciprocal

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir import semantics
 from hlotools.passes.base import PassContext
 from hlotools.passes.constant_folding import HloConstantFolding, _Folder

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.pipeline import backend_pipeline, optimise_module
-from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.base import PassContext
 from hlotools.passes.epilogue_fusion import EpilogueFusion, epilogue_hero

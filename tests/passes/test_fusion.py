@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.passes.base import PassContext
 from hlotools.passes.fusion import InstructionFusion
 from hlotools.passes.fusion_stats import kernel_count, kernel_counts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir.shape import Layout, Shape
 from hlotools.passes.base import PassContext
 from hlotools.passes.layout_assignment import LayoutAssignment, bitcast_layout, entry_layout, row_major

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.passes.reshape_bitcast import reshape_is_bitcast

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.passes.base import PassContext
 from hlotools.passes.scheduling import Scheduling, groups_for, list_schedule, parallel_groups, peak_bytes
 from tests.support.paths import ROOT

@@ -134,9 +134,9 @@ def check_against_interpreter(text: str, filename: str, preset: str, seed: int =
     import numpy as np
 
     import hlotools
+    from hlotools import evaluate
     from hlotools.cli.bisect import load_arguments
     from hlotools.errors import HloRuntimeError, HloUnsupportedError
-    from hlotools.interpreter import evaluate
     from tests.corpus.test_interpreter import assert_matches, op_class
     module = hlotools.parse_module(text, filename, verify=False)
     args = load_arguments(module, [], seed)

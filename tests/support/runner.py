@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 
 BACKENDS = ("interp", "llvm")
 F = TypeVar("F", bound=Callable[..., Any])

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.lower import conv_gemm
-from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.xla_conv import ConvNumerics, convolution_numerics

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 from hlotools.ir.types import element_type
 from hlotools.ir.xla_reduce import offloaded_to_ynn

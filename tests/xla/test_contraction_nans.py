@@ -30,11 +30,11 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import registry
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.lower import conv_gemm, convolution, dot, gemm
 from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
-from hlotools.interpreter import evaluate
 from tests.backend.llvm.native.test_feature_levels import LEVELS, X86
 from tests.support.paths import ROOT
 

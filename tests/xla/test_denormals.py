@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 
 X = np.array([1e-45, -1e-45, 1e-39, -3e-39, 1e-30, 2.0, 0.0, -0.0], np.float32)

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.compile import compile_cached
-from hlotools.interpreter import evaluate
 from tests.support.paths import SHARED
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -279,8 +279,8 @@ def test_f16_logistic_rounds_each_step_as_xla_expands_it() -> None:
     import numpy as np
 
     import hlotools
+    from hlotools import evaluate
     from hlotools.backend.llvm.driver.runtime import CompiledModule
-    from hlotools.interpreter import evaluate
     text = "HloModule lg\nENTRY e {\n  x = f16[4096] parameter(0)\n  ROOT l = f16[4096] logistic(x)\n}\n"
     x = (np.random.default_rng(0).standard_normal(4096) * 6).astype(np.float16)
     for out in (evaluate(hlotools.parse_module(text), [x])[0], CompiledModule(hlotools.parse_module(text))([x])[0]):

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 
 QNAN, NQNAN, PAYLOAD, SNAN = 0x7FC00000, 0xFFC00000, 0xFFC12345, 0x7F800001
 ONE, NEG_ONE = 0x3F800000, 0xBF800000

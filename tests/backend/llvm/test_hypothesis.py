@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
-from hlotools.interpreter import evaluate
 from hlotools.ir.types import ELEMENT_TYPES
 
 TYPES = ["f32", "f64", "bf16", "f16", "s32", "s8", "u8", "s64", "u32"]

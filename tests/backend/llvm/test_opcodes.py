@@ -73,8 +73,8 @@ def _inputs(et: str) -> list[np.ndarray]:
 def _interpreter_accepts(et: str, call: str) -> bool:
     """The instruction verifies (shape inference accepts the element type) and the interpreter
     evaluates it without an error."""
+    from hlotools import evaluate
     from hlotools.errors import HloError
-    from hlotools.interpreter import evaluate
     try:
         m = hlotools.parse_module(_module(et, [call]))
         with np.errstate(all="ignore"):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
-from hlotools.interpreter import evaluate
 
 
 def _both(text: str, args: list[np.ndarray], preset: str = "none") -> tuple[list[np.ndarray], list[np.ndarray]]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
 from hlotools.backend.llvm.codegen.placement import in_place_operand
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 
 FUSED_DUS = """
 fused_dus {

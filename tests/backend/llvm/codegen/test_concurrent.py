@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import load_emitters
 from hlotools.backend.llvm.codegen import concurrent as concurrent_sets
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
@@ -19,7 +20,6 @@ from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompile
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.registry import TASK_WORK
-from hlotools.interpreter import evaluate
 from hlotools.ir.module import Module
 
 # Two dots of 2 Mi and 4 Mi multiply-adds (the LSTM step's), independent of each other.

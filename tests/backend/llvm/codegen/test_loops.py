@@ -10,8 +10,8 @@ import re
 import numpy as np
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 
 
 def _compile(text: str) -> tuple[CompiledModule, hlotools.ir.module.Module]:

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver import aot
 from hlotools.backend.llvm.native import jit
 from hlotools.backend.llvm.native.objfile import read_object
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import evaluate
 from tests.support.paths import ROOT
 
 MODELS = ROOT / "testdata" / "models"

@@ -254,7 +254,7 @@ _guarded_buffers.install(MODE)
 import hlotools
 from pathlib import Path
 from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
-from hlotools.interpreter import evaluate
+from hlotools import evaluate
 
 def same(got, want, what):
     got, want = np.asarray(got), np.asarray(want)
@@ -338,7 +338,7 @@ def test_many_modules_cold_and_warm_in_one_process(tmp_path: Path) -> None:
         import hlotools
         from hlotools.backend.llvm.native.cache import CompileCache
         from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
-        from hlotools.interpreter import evaluate
+        from hlotools import evaluate
         ops = ["add", "multiply", "subtract", "maximum", "divide"]
         texts = [f"HloModule m{{k}}\\nENTRY e {{{{\\n  a = f32[{{8 * (k + 1)}}] parameter(0)\\n"
                  f"  b = f32[{{8 * (k + 1)}}] parameter(1)\\n  ROOT r = f32[{{8 * (k + 1)}}] {{op}}(a, b)\\n}}}}\\n"

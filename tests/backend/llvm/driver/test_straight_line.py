@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.codegen.module import straight_line_instructions
 from hlotools.backend.llvm.driver import runtime
 from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 from tests.support.helpers import scalar_computation
 
 CONV = """HloModule conv

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.driver import aot
 from hlotools.backend.llvm.kernels import library as runtime_library
 from hlotools.backend.llvm.lower.conv_gemm import generated_im2col
 from hlotools.backend.llvm.native.objfile import read_object
-from hlotools.interpreter import evaluate
 from tests.backend.llvm.driver.test_aot import build_and_run, needs_cc
 
 

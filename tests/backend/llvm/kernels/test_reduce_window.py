@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import load_emitters
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.kernels import library as runtime_library
-from hlotools.interpreter import evaluate
 
 load_emitters()
 from hlotools.backend.llvm.kernels import reduce_window as reduce_window_kernel  # noqa: E402

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.driver.pipeline import optimise_module
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import evaluate
 
 ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
 ADD_S32 = "add_s32 {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n"

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
-from hlotools.interpreter import evaluate
 from hlotools.ir import semantics
 
 UNARY = ["tanh", "tan", "sine", "cosine", "sinh", "cosh", "exponential", "exponential-minus-one", "log",

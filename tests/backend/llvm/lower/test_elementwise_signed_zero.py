@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver.runtime import CompiledModule
-from hlotools.interpreter import evaluate
 
 TYPES = [("f16", np.float16), ("bf16", ml_dtypes.bfloat16), ("f32", np.float32), ("f64", np.float64)]
 X = [-0.0, 0.0, -0.0, 0.0, np.nan, 1.0, -2.0, 3.0, -np.inf, 5.0]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
-from hlotools.interpreter import evaluate
 
 
 def run_both(text: str, args: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:

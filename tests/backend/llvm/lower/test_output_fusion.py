@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.kernels import gemm_epilogue
 from hlotools.backend.llvm.lower.gemm import generated_only
 from hlotools.backend.llvm.lower.output_fusion import decide, epilogues
-from hlotools.interpreter import evaluate
 from tests.backend.llvm.driver.test_aot import build_and_run, needs_cc
 
 

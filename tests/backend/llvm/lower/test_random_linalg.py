@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import evaluate
 
 
 def llvm(text: str, args: list[np.ndarray] | None = None) -> list[np.ndarray]:

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import hlotools
+from hlotools import evaluate
 from hlotools.backend.llvm.driver import runtime
 from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
 from hlotools.backend.llvm.native import cache, jit
 from hlotools.backend.llvm.native.cache import CompileCache, Entry, make_key
-from hlotools.interpreter import evaluate
 
 TEXT = """HloModule cached
 

@@ -287,7 +287,7 @@ def _against_references(outputs: dict[str, np.ndarray], cases: list[dict[str, An
                         ops: dict[str, tuple[list[Any], str]]) -> list[str]:
     """The first level's outputs against XLA's recorded ones (corpus) and the interpreter
     (op modules), with test_llvm_corpus' and _llvm_sandbox's tolerances per op class."""
-    from hlotools.interpreter import evaluate
+    from hlotools import evaluate
     problems = []
     for case in cases:
         name = case["name"]
