@@ -35,29 +35,22 @@ The folders are layers; each imports only the ones before it (tests/test_backend
 Adding an op: a file in lower/ (or a function in its family's file) with `@elemental("op")` (a
 value at an index from operand values, no memory) or `@emitter("op")` (reads operands via
 fe.gen.value_at / fe.leaf_ptrs, writes fe.leaf_ptrs(inst)), scratch memory in SCRATCH, and the
-op's removal from unsupported.py: load_emitters finds the file. An emitter registered for an
+op's removal from unsupported.py: lower.load() finds the file. An emitter registered for an
 opcode replaces the default elemental loop; registering an opcode twice is an error, so a faster
 lowering loaded later (lower/gemm.py's dot) takes the place of its fallback with
 EMITTERS.replace(op, fn).
 """
 from __future__ import annotations
 
-import pkgutil
-from importlib import import_module
 from typing import Any
 
 
 def load_emitters() -> None:
-    """Register every lowering (idempotent; ModuleCompiler calls it): each module of lower/
-    fills registry.py's tables with its decorators, and unsupported.py lists the refusals.
-    Imported before the first compile, not at package import, so that a warm start from the
-    compile cache (native/cache.py -> native/shared_library.py) imports neither llvmlite nor
-    the lowerings. A new lowering is one file in lower/ (and its opcode's removal from
-    unsupported.py); nothing lists the files."""
+    """Register every lowering (lower.load; idempotent). Done before the first compile, not at
+    package import, so that a warm start from the compile cache (native/cache.py ->
+    native/shared_library.py) imports neither llvmlite nor the lowerings."""
     from hlotools.backend.llvm import lower
-    for info in sorted(pkgutil.iter_modules(lower.__path__), key=lambda m: m.name):
-        import_module(f"{lower.__name__}.{info.name}")
-    import_module("hlotools.backend.llvm.unsupported")
+    lower.load()
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,7 @@ dependency; it only moves the cost), must point at the importer's own layer or o
 
 abi.py, registry.py and unsupported.py are the base every layer may use; the package's
 __init__ (compile_module, load_emitters) is the facade on top, which any layer may import
-(codegen/module.py calls load_emitters: discovery by pkgutil, not an import of lower/).
+(the driver calls lower.load(); codegen only reads the tables the lowerings fill).
 llvm_ir sits below kernels because the runtime library generates its code with the same
 types, loops and scalar ops as the lowerings (the GEMM epilogue reuses the elementwise scalar
 code bit for bit). Outside the backend: ir/ and errors everywhere, passes only from driver/, the
@@ -222,3 +222,11 @@ def test_the_runtime_library_key_covers_every_module_it_may_import() -> None:
     assert missing == []
     in_layers = {r for r in reached if r.split(".")[0] in ("kernels", "llvm_ir")}
     assert {f"backend/llvm/{r.replace('.', '/')}.py" for r in in_layers} <= sources
+
+
+def test_codegen_refuses_to_compile_before_the_lowerings_are_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hlotools.backend.llvm import registry
+    from hlotools.backend.llvm.codegen.module import ModuleCompiler
+    monkeypatch.setattr(registry, "LOADED", [False])
+    with pytest.raises(RuntimeError, match="load_emitters"):
+        ModuleCompiler(hlotools.parse_module("HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }"))

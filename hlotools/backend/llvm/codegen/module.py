@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm import registry
 from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
 from hlotools.backend.llvm.codegen import buffers, placement
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
@@ -50,8 +51,7 @@ class ModuleCompiler:
     """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
 
     def __init__(self, module: Module, *, implicit_fusion: bool = True) -> None:
-        from hlotools.backend.llvm import load_emitters
-        load_emitters()  # the tables of registry.py are filled by the emit_* modules
+        registry.require_loaded()  # the driver has the lowerings fill registry.py's tables
         self.module = module
         self.implicit_fusion = implicit_fusion
         self.ir = ir.Module(name=module.name)

@@ -91,9 +91,11 @@ def c_identifier(name: str) -> str:
 
 def build(module: Module, options: AotOptions = AotOptions()) -> AotModule:
     """Run the passes and codegen, and wrap the entry function in the C interface."""
+    from hlotools.backend.llvm import lower
     from hlotools.backend.llvm.codegen import module as codegen
     from hlotools.backend.llvm.driver.pipeline import optimise_module
     from hlotools.backend.llvm.llvm_ir import denormals
+    lower.load()
     name = options.function_name or c_identifier(module.name)
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise HloError(f"function name {name!r} is not a C identifier")

@@ -50,11 +50,13 @@ class CompiledModule(EntryCaller):
         (None: built in this process when it has not loaded them yet). Groups this process has
         loaded already are not copied into it here: compile_cached has its background worker do
         that (CompileCache.link_later), as only a later process reads them."""
+        from hlotools.backend.llvm import lower
         from hlotools.backend.llvm.codegen import module as codegen
         from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.lower.gemm import blas_enabled
         from hlotools.backend.llvm.native import jit
         t0 = time.perf_counter()
+        lower.load()
         # JIT only: AOT objects never call BLAS, and define the runtime library's functions
         with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime():
             ir_module, stats = codegen.compile_module(module, implicit_fusion=implicit_fusion)
