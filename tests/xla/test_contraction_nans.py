@@ -31,7 +31,7 @@ import pytest
 
 import hlotools
 from hlotools import evaluate
-from hlotools.backend.llvm import registry
+from hlotools.backend.llvm.codegen import registry
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.lower import conv_gemm, convolution, dot, gemm
 from hlotools.backend.llvm.lower.output_fusion import decide, epilogues

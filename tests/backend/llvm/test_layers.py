@@ -4,7 +4,7 @@ dependency; it only moves the cost), must point at the importer's own layer or o
 
     abi  <-  native  <-  llvm_ir  <-  kernels  <-  codegen  <-  lower  <-  driver
 
-abi.py, registry.py and unsupported.py are the base every layer may use; the package's
+abi.py is the base every layer may use; the package's
 __init__ (compile_module, load_emitters) is the facade on top, which any layer may import
 (the driver calls lower.load(); codegen only reads the tables the lowerings fill).
 llvm_ir sits below kernels because the runtime library generates its code with the same
@@ -28,9 +28,6 @@ HLOTOOLS = Path(hlotools.__file__).resolve().parent
 ROOT = HLOTOOLS / "backend" / "llvm"
 LAYERS = ("abi", "native", "llvm_ir", "kernels", "codegen", "lower", "driver")
 BASE = {"abi"}  # top-level modules of layer "abi"
-# The dispatch tables (and the refusals entered in them): codegen reads them, lower fills them,
-# and their Protocols name codegen's FunctionEmitter and ElementalGen: layer "codegen".
-TABLES = {"registry", "unsupported"}
 JIT = f"{PACKAGE}.native.jit"
 # Outside the backend, for every layer.
 ANYWHERE = ("hlotools.ir", "hlotools.errors", "hlotools.log", "hlotools.text.printer")
@@ -68,7 +65,7 @@ def layer_of(relative: str) -> str:
     if relative == "":
         return "facade"
     head = relative.split(".")[0]
-    return "abi" if head in BASE else "codegen" if head in TABLES else head
+    return "abi" if head in BASE else head
 
 
 def imports_of(source: str, relative: str, path: str) -> list[Import]:
@@ -225,7 +222,7 @@ def test_the_runtime_library_key_covers_every_module_it_may_import() -> None:
 
 
 def test_codegen_refuses_to_compile_before_the_lowerings_are_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlotools.backend.llvm import registry
+    from hlotools.backend.llvm.codegen import registry
     from hlotools.backend.llvm.codegen.module import ModuleCompiler
     monkeypatch.setattr(registry, "LOADED", [False])
     with pytest.raises(RuntimeError, match="load_emitters"):

@@ -7,7 +7,7 @@ import pytest
 
 import hlotools
 from hlotools.backend.llvm import compile_module
-from hlotools.backend.llvm.registry import UNSUPPORTED, supported_opcodes
+from hlotools.backend.llvm.codegen.registry import UNSUPPORTED, supported_opcodes
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.opcodes import OPCODES
 

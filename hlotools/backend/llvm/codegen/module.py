@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm import registry
+from hlotools.backend.llvm.codegen import registry
 from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
 from hlotools.backend.llvm.codegen import buffers, placement
 from hlotools.backend.llvm.codegen.function import FunctionEmitter

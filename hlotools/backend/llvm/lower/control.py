@@ -14,7 +14,7 @@ from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter, emit_elemental_loop
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.registry import ALIASES, SCRATCH, elemental, emitter
+from hlotools.backend.llvm.codegen.registry import ALIASES, SCRATCH, elemental, emitter
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
 

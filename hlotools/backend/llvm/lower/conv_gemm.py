@@ -48,7 +48,7 @@ from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
 from hlotools.backend.llvm.lower import convolution
 from hlotools.backend.llvm.lower import gemm as lower_gemm
-from hlotools.backend.llvm.registry import EMITTERS, SCRATCH
+from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.xla_conv import convolution_numerics

@@ -34,7 +34,7 @@ from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest, nested_loops
 from hlotools.backend.llvm.lower.data_movement import clamp_index
-from hlotools.backend.llvm.registry import emitter
+from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 from hlotools.ir.instruction import Instruction

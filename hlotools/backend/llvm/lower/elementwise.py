@@ -22,7 +22,7 @@ from hlotools.backend.llvm.llvm_ir.arith import (
     max_min,
     zero_of,
 )
-from hlotools.backend.llvm.registry import elemental
+from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 

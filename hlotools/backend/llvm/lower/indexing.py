@@ -12,7 +12,7 @@ from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.lower.data_movement import clamp_index, index_value
-from hlotools.backend.llvm.registry import elemental, emitter
+from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 
@@ -171,7 +171,7 @@ def _custom_call(fe: FunctionEmitter, inst: Instruction) -> None:
     """Targets in registry.CUSTOM_CALLS (LAPACK factorizations, ...) and the ones that are
     identities on one device (Sharding, ...: ir/custom_calls.py's IDENTITY_TARGETS); anything
     else is refused naming the target."""
-    from hlotools.backend.llvm.registry import CUSTOM_CALLS
+    from hlotools.backend.llvm.codegen.registry import CUSTOM_CALLS
     from hlotools.errors import HloUnsupportedError
     from hlotools.ir.custom_calls import IDENTITY_TARGETS
     target = str(inst.attrs.get("custom_call_target", ""))

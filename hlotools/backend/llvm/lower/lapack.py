@@ -23,7 +23,7 @@ from hlotools.backend.llvm.lower.linalg import (
     new_slot,
     solve_triangular,
 )
-from hlotools.backend.llvm.registry import CUSTOM_CALLS, SCRATCH
+from hlotools.backend.llvm.codegen.registry import CUSTOM_CALLS, SCRATCH
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.custom_calls import backend_config_flag, lapack_targets
 from hlotools.ir.instruction import Instruction

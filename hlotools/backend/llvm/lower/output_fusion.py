@@ -41,7 +41,7 @@ from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, loop_nest
 from hlotools.backend.llvm.lower import conv_gemm
 from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.backend.llvm.lower.epilogue_program import Grouping, Program, encode
-from hlotools.backend.llvm.registry import ELEMENTAL
+from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.ir.attributes import ConvDimLabels
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction

@@ -18,7 +18,7 @@ from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.data_movement import clamp_index
-from hlotools.backend.llvm.registry import EMITTERS, NO_INLINE, elemental
+from hlotools.backend.llvm.codegen.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS, reducer_identity

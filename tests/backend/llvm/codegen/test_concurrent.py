@@ -19,7 +19,7 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.registry import TASK_WORK
+from hlotools.backend.llvm.codegen.registry import TASK_WORK
 from hlotools.ir.module import Module
 
 # Two dots of 2 Mi and 4 Mi multiply-adds (the LSTM step's), independent of each other.
@@ -297,7 +297,7 @@ def _intervals(cf: CompiledFunction, inst_ids: set[int]) -> list[tuple[int, int,
                 out.append((loc.offset, loc.offset + b.size, f"%{b.inst.name}.{b.leaf}"))
     for inst in cf.comp.instructions:
         if id(inst) in inst_ids:
-            from hlotools.backend.llvm.registry import SCRATCH
+            from hlotools.backend.llvm.codegen.registry import SCRATCH
             sizes = SCRATCH[inst.opcode](inst) if inst.opcode in SCRATCH else []
             for off, size in zip(plan.scratch.get(id(inst), []), sizes):
                 out.append((off, off + size, f"scratch of %{inst.name}"))

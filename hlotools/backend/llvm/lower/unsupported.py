@@ -3,7 +3,7 @@ HloUnsupportedError naming the instruction). tests/test_llvm_opcodes.py checks t
 opcode of hlotools/ir/opcodes.py is either implemented or listed here."""
 from __future__ import annotations
 
-from hlotools.backend.llvm.registry import unsupported
+from hlotools.backend.llvm.codegen.registry import unsupported
 
 unsupported("not implemented in the LLVM backend yet (the interpreter runs it)",
             "ragged-dot", "scaled-dot",
