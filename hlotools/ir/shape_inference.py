@@ -52,7 +52,7 @@ def infer_shape_without_layout(inst: Instruction) -> Shape:
     if info is None:
         raise fail(inst, "unknown opcode")
     fn = RULES.get(inst.opcode)
-    if fn is None:  # every table opcode has a rule (tests/test_shape_inference.py checks)
+    if fn is None:  # every table opcode has a rule (tests/ir/test_shape_inference.py checks)
         raise fail(inst, "no shape rule")
     try:
         shape = fn(inst)

@@ -3,7 +3,7 @@
 The HLO specification pads the input with zeros and dilates it with zero holes, so a
 non-finite kernel element over padding gives 0 * inf = NaN. XLA CPU does that on one path
 only. Which path a convolution takes (jaxlib 0.10; every rule below checked against XLA by
-running modules with inf in the kernel or the input, tests/test_xla_agreement_conv.py):
+running modules with inf in the kernel or the input, tests/xla/test_agreement_conv.py):
 
 * Eigen's generic convolution (ConvolutionThunk; PotentiallyImplementedAsEigenConvolution):
   extract_image_patches fills padding and lhs-dilation holes with zeros and multiplies them:

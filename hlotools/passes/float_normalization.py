@@ -8,7 +8,7 @@ per-op rounding both backends already do, with one exception, XLA's excess preci
 `convert(bf16 -> f32)` is replaced by the f32 op, so it sees the value *before* rounding
 (FloatNormalizationVisitor::ChangeOutputTypeThenInsertConvertBack). XLA's simplify-fp-conversions,
 which would also drop the f32->bf16->f32 pairs between two bf16 ops, runs on CPU only in the
-oneDNN pipeline: the jaxlib build keeps those pairs (measured; see tests/test_excess_precision.py).
+oneDNN pipeline: the jaxlib build keeps those pairs (measured; see tests/xla/test_excess_precision.py).
 
 So this pass rewrites exactly the ops whose result differs from per-op rounding: an
 elementwise bf16 op with a `convert(-> f32)` user gets an f32 twin that those users read;

@@ -1,12 +1,13 @@
 """The LLVM backend: HLO -> llvmlite.ir (codegen/, the lowerings of lower/ dispatched from the
 tables in registry.py) -> native code (native/jit.py) -> called from Python (driver/runtime.py).
 
-The folders are layers; each imports only the ones before it (tests/test_backend_layers.py):
+The folders are layers; each imports only the ones before it (tests/backend/llvm/test_layers.py):
 
-* abi.py, registry.py, unsupported.py   the base: the entry's calling convention and leaf
-                  storage (llvmlite-free), the dispatch tables (ELEMENTAL, EMITTERS, ALIASES,
-                  SCRATCH, TASK_WORK, NO_INLINE, CUSTOM_CALLS, UNSUPPORTED; tests/test_llvm_opcodes.py
-                  checks every opcode of ir/opcodes.py is in one of them) and the refusals.
+* abi.py          the base: the entry's calling convention and leaf storage (llvmlite-free).
+* registry.py, unsupported.py   the dispatch tables (ELEMENTAL, EMITTERS, ALIASES, SCRATCH,
+                  TASK_WORK, NO_INLINE, CUSTOM_CALLS, UNSUPPORTED) and the refusals: codegen reads
+                  them, lower/ fills them (in the layer order they sit with codegen/);
+                  tests/backend/llvm/test_opcodes.py checks every opcode of ir/opcodes.py is in one.
 * native/         machine code: jit.py (the only importer of llvmlite.binding: target machine,
                   new-PM pipeline, MCJIT, object/assembly emission), host.py, targets.py (one row
                   per architecture), objfile.py (ELF), cache.py (the compile cache's storage and

@@ -101,7 +101,7 @@ def new_arena(size: int) -> tuple[np.ndarray, int]:
     buffer lives from the instruction that defines (writes) it to its last reader, scratch
     only within its instruction (buffers.py), and buffers of different live ranges share
     bytes, so each call already sees what earlier calls and other buffers left there (zeros
-    were never something the code could count on; tests/test_llvm_arena.py runs the corpus on
+    were never something the code could count on; tests/backend/llvm/codegen/test_arena.py runs the corpus on
     a poisoned arena). Not clearing it is what keeps a cold compile's bind cheap: np.zeros of
     a big arena is a calloc, which glibc serves from the heap once its dynamic mmap threshold
     has grown past the arena size (after any such block was freed), and then clears with

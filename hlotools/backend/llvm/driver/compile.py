@@ -163,7 +163,7 @@ def collector_paused() -> Iterator[None]:
     process compiling many small modules then never collects at all: its allocation count
     never reaches 700 between two freezes, and each compile's parsed and optimised modules,
     llvmlite.ir module and emitter objects (cyclic: ~40 kB per module of
-    tests/test_llvm_memory.py) piled up in the oldest generation for good, resident memory
+    tests/backend/llvm/driver/test_runtime_memory.py) piled up in the oldest generation for good, resident memory
     growing by 24 kB per module (480 modules: +11.5 MB) and faster the more had been
     compiled (the collections the test itself ran freed the garbage into pages that
     long-lived objects allocated meanwhile kept mapped). Paused, the collector skips the

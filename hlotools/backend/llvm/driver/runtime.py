@@ -130,7 +130,7 @@ class CompiledModule(EntryCaller):
         """The LLVM IR the machine code was generated from ("" for a module loaded from the
         compile cache), optimised again from llvm_ir as it was for the JIT (the same target
         machine and level): the optimised module itself is not kept, ~18 kB of LLVM memory
-        per live module of tests/test_llvm_memory.py (a quarter of what one costs) for this
+        per live module of tests/backend/llvm/driver/test_runtime_memory.py (a quarter of what one costs) for this
         one question."""
         from hlotools.backend.llvm.native import jit
         if not self.llvm_ir:

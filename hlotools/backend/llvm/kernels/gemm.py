@@ -129,7 +129,7 @@ def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: Eleme
     """acc + x*y rounded once: llvm.fma, one semantics on every target (hardware FMA from
     x86-64-v3, a libm fmaf/fma call per lane at v2: slow there, the same bits). Never
     llvm.fmuladd, which LLVM fuses where the target has FMA and rounds twice elsewhere, so
-    results would depend on the CPU (tests/test_llvm_feature_levels.py). Why fma and not
+    results would depend on the CPU (tests/backend/llvm/native/test_feature_levels.py). Why fma and not
     fmul + fadd (the same bits everywhere too), measured on this 2-core AVX-512 host, A/B
     interleaved, medians of CPU times (bench/run.py --big --no-interp, 5 runs of 20 calls each):
     big_mlp_1024 9.57 -> 7.57 ms, big_attention_256 7.26 -> 5.84 ms, big_conv 11.9 -> 9.7 ms,

@@ -129,7 +129,7 @@ def unary(b: B, opcode: str, z: ir.Value, et: ElementType) -> ir.Value:
     return make(b, *formula(o, (re, im), _component_bits(et)), et)
 
 
-# Complex unary opcodes the LLVM backend refuses, with the reason (tests/test_llvm_opcodes.py
+# Complex unary opcodes the LLVM backend refuses, with the reason (tests/backend/llvm/test_opcodes.py
 # checks every other (opcode, element type) the interpreter runs compiles here).
 UNSUPPORTED_COMPLEX = {
     **{op: "XLA refuses complex operands at verification" for op in CM.NOT_COMPLEX},

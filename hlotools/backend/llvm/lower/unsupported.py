@@ -1,5 +1,5 @@
 """Opcodes the LLVM backend refuses, each with its reason (a compile-time
-HloUnsupportedError naming the instruction). tests/test_llvm_opcodes.py checks that every
+HloUnsupportedError naming the instruction). tests/backend/llvm/test_opcodes.py checks that every
 opcode of hlotools/ir/opcodes.py is either implemented or listed here."""
 from __future__ import annotations
 
