@@ -27,7 +27,7 @@ MLP = MODELS / "mlp2_relu.hlo"
 MLP_IN = MODELS / "mlp2_relu.inputs.npz"
 MLP_OUT = MODELS / "mlp2_relu.expected.npz"
 PLAIN = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None}
-# get-dimension-size stays refused by the LLVM backend (unsupported.py); the interpreter
+# get-dimension-size stays refused by the LLVM backend (lower/unsupported.py); the interpreter
 # runs it (4, the size of dimension 0).
 REFUSED = """HloModule gds
 

@@ -1,13 +1,9 @@
 """The LLVM backend: HLO -> llvmlite.ir (codegen/, the lowerings of lower/ dispatched from the
-tables in registry.py) -> native code (native/jit.py) -> called from Python (driver/runtime.py).
+tables in codegen/registry.py) -> native code (native/jit.py) -> called from Python (driver/runtime.py).
 
 The folders are layers; each imports only the ones before it (tests/backend/llvm/test_layers.py):
 
 * abi.py          the base: the entry's calling convention and leaf storage (llvmlite-free).
-* registry.py, unsupported.py   the dispatch tables (ELEMENTAL, EMITTERS, ALIASES, SCRATCH,
-                  TASK_WORK, NO_INLINE, CUSTOM_CALLS, UNSUPPORTED) and the refusals: codegen reads
-                  them, lower/ fills them (in the layer order they sit with codegen/);
-                  tests/backend/llvm/test_opcodes.py checks every opcode of ir/opcodes.py is in one.
 * native/         machine code: jit.py (the only importer of llvmlite.binding: target machine,
                   new-PM pipeline, MCJIT, object/assembly emission), host.py, targets.py (one row
                   per architecture), objfile.py (ELF), cache.py (the compile cache's storage and
@@ -25,10 +21,14 @@ The folders are layers; each imports only the ones before it (tests/backend/llvm
                   placement.py (the alias, in-place and inline decisions), elemental.py
                   (ElementalGen.value_at), buffers.py (liveness-based arena assignment),
                   alias_scopes.py, concurrent.py (independent kernels as one parallel_for),
-                  outline.py (loop nests outlined into parallel workers).
+                  outline.py (loop nests outlined into parallel workers), registry.py (the
+                  dispatch tables ELEMENTAL, EMITTERS, ALIASES, SCRATCH, TASK_WORK, NO_INLINE,
+                  CUSTOM_CALLS, UNSUPPORTED, which codegen reads and lower/ fills;
+                  tests/backend/llvm/test_opcodes.py checks every opcode of ir/opcodes.py is in one).
 * lower/          one module per opcode family, named like hlotools/interpreter/'s: elementwise,
                   data_movement, indexing, reduction, reduce_window, control, collective, dot, gemm,
-                  convolution, conv_gemm, output_fusion, linalg, lapack, fft, random, sorting, ...
+                  convolution, conv_gemm, output_fusion, linalg, lapack, fft, random, sorting, ...;
+                  unsupported.py lists the refusals with their reasons.
 * driver/         pipeline.py (the HLO passes), compile.py (compile_cached), runtime.py
                   (CompiledModule: numpy leaves in, numpy leaves out, like interpreter.evaluate),
                   aot.py (an object file and C header for any target).
@@ -36,7 +36,7 @@ The folders are layers; each imports only the ones before it (tests/backend/llvm
 Adding an op: a file in lower/ (or a function in its family's file) with `@elemental("op")` (a
 value at an index from operand values, no memory) or `@emitter("op")` (reads operands via
 fe.gen.value_at / fe.leaf_ptrs, writes fe.leaf_ptrs(inst)), scratch memory in SCRATCH, and the
-op's removal from unsupported.py: lower.load() finds the file. An emitter registered for an
+op's removal from lower/unsupported.py: lower.load() finds the file. An emitter registered for an
 opcode replaces the default elemental loop; registering an opcode twice is an error, so a faster
 lowering loaded later (lower/gemm.py's dot) takes the place of its fallback with
 EMITTERS.replace(op, fn).

@@ -53,10 +53,10 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import PARALLEL_FOR
 from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen.registry import ELEMENTAL, EMITTERS, TASK_WORK
 from hlotools.backend.llvm.kernels import parallel_for
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.codegen.registry import ELEMENTAL, EMITTERS, TASK_WORK
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import opcode_info

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.codegen.registry import ELEMENTAL
+from hlotools.backend.llvm.llvm_ir import types
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction

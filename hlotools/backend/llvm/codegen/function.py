@@ -23,9 +23,16 @@ from hlotools.backend.llvm.abi import leaf_bytes
 from hlotools.backend.llvm.codegen import buffers, placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
+from hlotools.backend.llvm.codegen.registry import (
+    ALIASES,
+    ELEMENTAL,
+    EMITTERS,
+    NO_INLINE,
+    SCRATCH,
+    UNSUPPORTED,
+)
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest
-from hlotools.backend.llvm.codegen.registry import ALIASES, ELEMENTAL, EMITTERS, NO_INLINE, SCRATCH, UNSUPPORTED
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction

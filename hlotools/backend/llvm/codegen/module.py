@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.codegen import registry
 from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
-from hlotools.backend.llvm.codegen import buffers, placement
+from hlotools.backend.llvm.codegen import buffers, placement, registry
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.llvm_ir import denormals, types
 from hlotools.errors import HloUnsupportedError
@@ -51,7 +50,7 @@ class ModuleCompiler:
     """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
 
     def __init__(self, module: Module, *, implicit_fusion: bool = True) -> None:
-        registry.require_loaded()  # the driver has the lowerings fill registry.py's tables
+        registry.require_loaded()  # the driver has the lowerings fill codegen/registry.py's tables
         self.module = module
         self.implicit_fusion = implicit_fusion
         self.ir = ir.Module(name=module.name)

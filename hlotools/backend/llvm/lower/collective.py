@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
-from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import SourceTargetPairs
 from hlotools.ir.instruction import Instruction

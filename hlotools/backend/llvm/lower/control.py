@@ -12,9 +12,9 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import leaf_bytes
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, fusion_is_elemental
 from hlotools.backend.llvm.codegen.function import FunctionEmitter, emit_elemental_loop
+from hlotools.backend.llvm.codegen.registry import ALIASES, SCRATCH, elemental, emitter
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.codegen.registry import ALIASES, SCRATCH, elemental, emitter
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
 

@@ -41,6 +41,7 @@ import numpy as np
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH
 from hlotools.backend.llvm.kernels import conv as conv_kernel
 from hlotools.backend.llvm.kernels import parallel_for
 from hlotools.backend.llvm.llvm_ir import types
@@ -48,7 +49,6 @@ from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
 from hlotools.backend.llvm.lower import convolution
 from hlotools.backend.llvm.lower import gemm as lower_gemm
-from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.xla_conv import convolution_numerics

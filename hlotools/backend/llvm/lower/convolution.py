@@ -29,12 +29,12 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest, nested_loops
 from hlotools.backend.llvm.lower.data_movement import clamp_index
-from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
 from hlotools.ir.instruction import Instruction

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
+from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
-from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 

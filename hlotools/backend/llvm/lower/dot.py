@@ -19,11 +19,11 @@ from collections.abc import Callable
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
 from hlotools.backend.llvm.llvm_ir import complex_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, nested_loops
-from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES, ElementType

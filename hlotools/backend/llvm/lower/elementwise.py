@@ -9,6 +9,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index
+from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import complex_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import (
     BINARY,
@@ -22,7 +23,6 @@ from hlotools.backend.llvm.llvm_ir.arith import (
     max_min,
     zero_of,
 )
-from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 

@@ -16,10 +16,10 @@ import math
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
+from hlotools.backend.llvm.codegen.registry import NO_INLINE, elemental
 from hlotools.backend.llvm.llvm_ir import complex_ops, math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
-from hlotools.backend.llvm.codegen.registry import NO_INLINE, elemental
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES

@@ -43,13 +43,13 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen import outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.backend.llvm.kernels import gemm as gemm_kernel
 from hlotools.backend.llvm.kernels import parallel_for
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
 from hlotools.backend.llvm.lower import dot
-from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import ELEMENT_TYPES, ElementType

@@ -10,9 +10,9 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of, leaf_bytes
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.lower.data_movement import clamp_index, index_value
-from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import CUSTOM_CALLS, SCRATCH
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
@@ -23,7 +24,6 @@ from hlotools.backend.llvm.lower.linalg import (
     new_slot,
     solve_triangular,
 )
-from hlotools.backend.llvm.codegen.registry import CUSTOM_CALLS, SCRATCH
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.custom_calls import backend_config_flag, lapack_targets
 from hlotools.ir.instruction import Instruction

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import SCRATCH, emitter
 from hlotools.backend.llvm.llvm_ir import complex_ops, math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
-from hlotools.backend.llvm.codegen.registry import SCRATCH, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape

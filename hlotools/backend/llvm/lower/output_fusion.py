@@ -35,13 +35,13 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.backend.llvm.kernels import gemm_epilogue
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, loop_nest
 from hlotools.backend.llvm.lower import conv_gemm
 from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.backend.llvm.lower.epilogue_program import Grouping, Program, encode
-from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.ir.attributes import ConvDimLabels
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction

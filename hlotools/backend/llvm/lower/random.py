@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, TypeAlias
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
-from hlotools.backend.llvm.codegen.registry import elemental, emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
+from hlotools.backend.llvm.codegen.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.data_movement import clamp_index
-from hlotools.backend.llvm.codegen.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS, reducer_identity

@@ -30,11 +30,11 @@ import zlib
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.backend.llvm.llvm_ir import math_ops, types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, loop_nest
 from hlotools.backend.llvm.lower.random import philox_bits
-from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.types import ELEMENT_TYPES, ElementType

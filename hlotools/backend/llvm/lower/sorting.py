@@ -28,11 +28,11 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.registry import SCRATCH, emitter
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, loop_nest
 from hlotools.backend.llvm.lower.std_sort import emit_std_sort, new_var, while_loop
 from hlotools.backend.llvm.lower.std_stable_sort import emit_std_stable_sort
-from hlotools.backend.llvm.codegen.registry import SCRATCH, emitter
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.patterns import key_comparator, simple_comparator

@@ -17,9 +17,9 @@ from hlotools.backend.llvm import load_emitters
 from hlotools.backend.llvm.codegen import concurrent as concurrent_sets
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.module import CompiledFunction, ModuleCompiler
+from hlotools.backend.llvm.codegen.registry import TASK_WORK
 from hlotools.backend.llvm.driver.runtime import CompiledModule
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.codegen.registry import TASK_WORK
 from hlotools.ir.module import Module
 
 # Two dots of 2 Mi and 4 Mi multiply-adds (the LSTM step's), independent of each other.
