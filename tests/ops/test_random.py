@@ -11,11 +11,13 @@ import hlotools
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import Evaluator, evaluate
 from hlotools.interpreter.random import philox4x32, threefry2x32
-from tests.support.runner import opcode
+from tests.support.runner import opcode, run
 
 U32 = np.uint32
 
 
+# Interpreter only: the known-answer vectors call the interpreter's Threefry and Philox
+# directly; the rng-bit-generator cases below check both backends' streams.
 @opcode("rng-bit-generator")
 @pytest.mark.parametrize("ctr,key,expected", [
     ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
@@ -53,70 +55,77 @@ KEY = np.array([1996971247, 1110824154, 596101121, 1259591360], U32).view(np.uin
 
 
 @opcode("rng-bit-generator")
-def test_three_fry_matches_xla_cpu() -> None:
-    state, bits = evaluate(hlotools.parse_module(rbg("rng_three_fry", "4,8")), [KEY])
+def test_three_fry_matches_xla_cpu(backend: str) -> None:
+    state, bits = run(rbg("rng_three_fry", "4,8"), KEY, backend=backend)
     assert bits[0, :4].tolist() == [172939527, 289420409, 2236401798, 2868672216]
     # new state: key kept, counter advanced by the 16 Threefry blocks a 4x8 u32 draw uses
     assert state.view(U32).tolist() == [1996971247, 1110824154, 596101137, 1259591360]
 
 
 @opcode("rng-bit-generator")
-def test_philox_matches_xla_cpu() -> None:
-    state, bits = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
+def test_philox_matches_xla_cpu(backend: str) -> None:
+    state, bits = run(rbg("rng_philox", "16"), KEY, backend=backend)
     assert bits[:4].tolist() == [1418217082, 1132902371, 7359599, 485128976]
     # 16 u32 values = 4 Philox blocks; only the low counter word is carried in a u64[2] state
     assert state.view(U32).tolist() == [1996971247, 1110824154, 596101125, 1259591360]
 
 
 @opcode("rng-bit-generator")
-def test_rng_default_is_philox_on_cpu() -> None:
-    a = evaluate(hlotools.parse_module(rbg("rng_default", "16")), [KEY])
-    b = evaluate(hlotools.parse_module(rbg("rng_philox", "16")), [KEY])
+def test_rng_default_is_philox_on_cpu(backend: str) -> None:
+    a = run(rbg("rng_default", "16"), KEY, backend=backend)
+    b = run(rbg("rng_philox", "16"), KEY, backend=backend)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 @opcode("rng-bit-generator")
-def test_three_fry_pairs_fill_neighbours_along_the_split_dim() -> None:
+def test_three_fry_pairs_fill_neighbours_along_the_split_dim(backend: str) -> None:
     # u32[3]: no even dim, so the (only) dim is split: blocks (c, c+1) -> [x0(c), x1(c), x0(c+1)]
     key = np.array([0x0000000500000007, 0x10], np.uint64)
-    _, bits = evaluate(hlotools.parse_module(rbg("rng_three_fry", "3")), [key])
+    _, bits = run(rbg("rng_three_fry", "3"), key, backend=backend)
     x0, x1 = threefry2x32(np.array([0x10, 0x11], U32), np.array([0, 0], U32), 7, 5)
     assert bits.tolist() == [int(x0[0]), int(x1[0]), int(x0[1])]
 
 
 @opcode("rng-bit-generator")
-def test_u64_and_narrow_outputs_reuse_the_32_bit_streams() -> None:
+def test_u64_and_narrow_outputs_reuse_the_32_bit_streams(backend: str) -> None:
     key = np.array([0x0000000500000007, 0x10], np.uint64)
-    _, wide = evaluate(hlotools.parse_module(rbg("rng_three_fry", "2", "u64")), [key])
+    _, wide = run(rbg("rng_three_fry", "2", "u64"), key, backend=backend)
     x0, x1 = threefry2x32(np.array([0x10, 0x11], U32), np.array([0, 0], U32), 7, 5)
     assert wide.tolist() == [int(x0[i]) | int(x1[i]) << 32 for i in range(2)]
-    _, narrow = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u16")), [key])
-    _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])
+    _, narrow = run(rbg("rng_philox", "6", "u16"), key, backend=backend)
+    _, full = run(rbg("rng_philox", "6", "u32"), key, backend=backend)
     assert narrow.dtype == np.uint16 and narrow.tolist() == (full & 0xFFFF).tolist()
 
 
 @opcode("rng-bit-generator")
-def test_philox_three_word_state_carries_into_the_high_word() -> None:
+def test_philox_three_word_state_carries_into_the_high_word(backend: str) -> None:
     state = np.array([3, 0xFFFFFFFFFFFFFFFF, 7], np.uint64)
-    new, _ = evaluate(hlotools.parse_module(rbg("rng_philox", "8", state_n=3)), [state])
+    new, _ = run(rbg("rng_philox", "8", state_n=3), state, backend=backend)
     assert new.tolist() == [3, 1, 8]  # 8 u32 values = 2 blocks: low wraps 2^64 - 1 -> 1, high 7 -> 8
 
 
 @opcode("rng-get-and-update-state")
-def test_rng_get_and_update_state_starts_at_xla_cpu_seed() -> None:
+def test_rng_get_and_update_state_starts_at_xla_cpu_seed(backend: str) -> None:
+    """The state lives as long as the compiled module (the Evaluator): a second call sees it advanced."""
     module = hlotools.parse_module("""HloModule t
 ENTRY e {
   ROOT s = u64[2] rng-get-and-update-state(), delta=5
 }
 """)
-    ev = Evaluator(module)
-    first = ev.call(module.entry, [])
-    second = ev.call(module.entry, [])
+    if backend == "llvm":
+        from hlotools.backend.llvm import compile_module
+        compiled = compile_module(module)
+        first, second = (np.asarray(compiled([])[0]) for _ in range(2))
+    else:
+        ev = Evaluator(module)
+        assert module.entry is not None
+        first, second = (ev.call(module.entry, []) for _ in range(2))
     assert first.tolist() == [0x7012395, 0] and second.tolist() == [0x7012395 + 5, 0]
 
 
 @opcode("rng")
 def test_rng_is_refused_with_a_reason() -> None:
+    # Interpreter only: the LLVM backend implements rng (XLA's RngExpander; test_rng_* below).
     module = hlotools.parse_module("""HloModule t
 ENTRY e {
   a = f32[] constant(0)
@@ -129,10 +138,10 @@ ENTRY e {
 
 
 @opcode("rng-bit-generator")
-def test_sub_byte_outputs_keep_the_low_bits() -> None:
+def test_sub_byte_outputs_keep_the_low_bits(backend: str) -> None:
     key = np.array([0x0000000500000007, 0x10], np.uint64)
-    _, full = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u32")), [key])
-    _, nib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "u4")), [key])
+    _, full = run(rbg("rng_philox", "6", "u32"), key, backend=backend)
+    _, nib = run(rbg("rng_philox", "6", "u4"), key, backend=backend)
     assert nib.astype(np.int64).tolist() == (full & 0xF).astype(np.int64).tolist()
-    _, snib = evaluate(hlotools.parse_module(rbg("rng_philox", "6", "s4")), [key])
+    _, snib = run(rbg("rng_philox", "6", "s4"), key, backend=backend)
     assert snib.astype(np.int64).tolist() == [((int(v) & 0xF) ^ 8) - 8 for v in full]
