@@ -117,14 +117,37 @@ def test_min_max_propagate_nan_and_order_zeros(backend: str) -> None:
     assert np.isnan(mn[:2]).all() and mn[2] == 2 and mn[3] == 0 and math.copysign(1, mn[3]) == -1
 
 
+FLOAT_TYPES = [("f16", np.float16), ("bf16", ml_dtypes.bfloat16), ("f32", np.float32), ("f64", np.float64)]
+ZX = [-0.0, 0.0, -0.0, 0.0, np.nan, 1.0, -2.0, 3.0, -np.inf, 5.0]
+ZY = [0.0, -0.0, -0.0, 0.0, 1.0, np.nan, -2.0, 2.0, -np.inf, np.inf]
+MAX_ZXY = [0.0, 0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 3.0, -np.inf, np.inf]
+MIN_ZXY = [-0.0, -0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 2.0, -np.inf, 5.0]
+
+
+def _bits(a: np.ndarray) -> list[int]:
+    return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize]).tolist()
+
+
 @opcode("maximum", "minimum")
-def test_min_max_order_signed_zeros(backend: str) -> None:
-    x = np.array([-0.0, 0.0, -0.0, 0.0], np.float32)
-    y = np.array([0.0, -0.0, -0.0, 0.0], np.float32)
-    mx = binary("maximum", "f32", x, y, backend=backend)
-    mn = binary("minimum", "f32", x, y, backend=backend)
-    assert np.signbit(mx).tolist() == [False, False, True, False]
-    assert np.signbit(mn).tolist() == [True, True, True, False]
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("et,dt", FLOAT_TYPES)
+def test_signed_zeros_and_nans_bit_for_bit(op: str, et: str, dt: type, backend: str) -> None:
+    """-0 orders below +0 (IEEE 754-2019, llvm.maximum), the NaN operand comes out as it is
+    (its bits), and every other equal pair is kept, at every float width."""
+    got = binary(op, et, np.array(ZX, dt), np.array(ZY, dt), backend=backend)
+    assert _bits(got) == _bits(np.array(MAX_ZXY if op == "maximum" else MIN_ZXY, dt))
+
+
+@opcode("clamp")
+@pytest.mark.parametrize("et,dt", FLOAT_TYPES)
+def test_clamp_is_min_of_max_on_both_backends(et: str, dt: type, backend: str) -> None:
+    n = len(ZX)
+    text = (f"HloModule m\nENTRY e {{\n  lo = {et}[{n}] parameter(0)\n  x = {et}[{n}] parameter(1)\n"
+            f"  hi = {et}[{n}] parameter(2)\n  ROOT r = {et}[{n}] clamp(lo, x, hi)\n}}\n")
+    got = run1(text, np.array(ZY, dt), np.array(ZX, dt), np.zeros(n, dt), backend=backend)
+    # min(max(x, lo), +0): max(-0, +0) = +0, min(-0, +0) = -0
+    want = [0.0, 0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 0.0, -np.inf, 0.0]
+    assert _bits(got) == _bits(np.array(want, dt))
 
 
 @opcode("compare")
