@@ -327,6 +327,36 @@ def test_cholesky_of_a_matrix_that_is_not_positive_definite_is_all_nan(backend: 
     assert np.isnan(out[1]).all()  # XLA's CholeskyExpander fills the failed matrix with NaN
 
 
+def hermitian_pd(n: int, batch: int, dt: type, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((batch, n, n)) + 1j * rng.standard_normal((batch, n, n))
+    h = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
+    return h.astype(dt)
+
+
+@opcode("cholesky")
+@pytest.mark.parametrize("et, dt, tol", [("c64", np.complex64, 1e-5), ("c128", np.complex128, 1e-12)])
+@pytest.mark.parametrize("lower", [True, False])
+def test_complex_cholesky_matches_the_interpreter(et: str, dt: type, tol: float, lower: bool, backend: str) -> None:
+    """A Hermitian positive-definite batch: each factor F gives back A (F F^H lower, F^H F
+    upper), a matrix that is not positive definite is all NaN, the other triangle unread."""
+    a = hermitian_pd(5, 3, dt)
+    a[1, 0, 0] = -1  # not positive definite: all NaN
+    side = np.tril if lower else np.triu
+    a = side(a) + (999 + 7j) * (1 - side(np.ones((5, 5)))).astype(dt)  # the other triangle is never read
+    got, = entry(f"""
+  a = {et}[3,5,5] parameter(0)
+  ROOT c = {et}[3,5,5] cholesky(a), lower={'true' if lower else 'false'}
+""", a, backend=backend)
+    assert got.dtype == dt
+    assert np.isnan(got[1].real).all() and not got[1].imag.any()
+    full = hermitian_pd(5, 3, np.complex128)
+    for k in (0, 2):
+        f = got[k].astype(np.complex128)
+        back = f @ np.conj(f.T) if lower else np.conj(f.T) @ f
+        np.testing.assert_allclose(back, full[k], rtol=10 * tol, atol=10 * tol)
+
+
 # ---------------------------------------------------------- per-element reference check
 # Interpreter only: it calls the interpreter's convolution kernel on 60 random cases (one
 # LLVM compile each would cost minutes); the hand-worked cases above run on both backends.

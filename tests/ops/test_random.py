@@ -1,13 +1,15 @@
 """Random numbers: Threefry-2x32 / Philox-4x32 known-answer vectors (Random123's kat_vectors),
 rng-bit-generator against values XLA:CPU produced (the JAX corpus module rng_bit_generator),
-the output layout rules for other shapes and widths, rng-get-and-update-state, and rng's
-refusal."""
+the output layout rules for other shapes and widths, rng-get-and-update-state, rng's
+refusal on the interpreter and, on the LLVM backend, rng's ranges and moments."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import hlotools
+from hlotools.backend.llvm import compile_module
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import Evaluator, evaluate
 from hlotools.interpreter.random import philox4x32, threefry2x32
@@ -113,7 +115,6 @@ ENTRY e {
 }
 """)
     if backend == "llvm":
-        from hlotools.backend.llvm import compile_module
         compiled = compile_module(module)
         first, second = (np.asarray(compiled([])[0]) for _ in range(2))
     else:
@@ -145,3 +146,76 @@ def test_sub_byte_outputs_keep_the_low_bits(backend: str) -> None:
     assert nib.astype(np.int64).tolist() == (full & 0xF).astype(np.int64).tolist()
     _, snib = run(rbg("rng_philox", "6", "s4"), key, backend=backend)
     assert snib.astype(np.int64).tolist() == [((int(v) & 0xF) ^ 8) - 8 for v in full]
+
+
+# ------------------------------------------------------------------ rng
+# LLVM only: the interpreter refuses rng (test_rng_is_refused_with_a_reason); the LLVM backend
+# implements XLA's RngExpander with a real generator, so these check ranges and moments.
+def llvm(text: str, args: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    return run(text, *(args or []), backend="llvm")
+
+
+def rng_module(et: str, dims: str, a: str, b: str, distribution: str, count: int = 1) -> str:
+    lines = [f"  r{k} = {et}[{dims}] rng(a, b), distribution={distribution}" for k in range(count)]
+    root = f"  ROOT t = ({', '.join([f'{et}[{dims}]'] * count)}) tuple({', '.join(f'r{k}' for k in range(count))})"
+    return (f"HloModule m\nENTRY e {{\n  a = {et}[] constant({a})\n  b = {et}[] constant({b})\n"
+            + "\n".join(lines) + "\n" + root + "\n}\n")
+
+
+@opcode("rng")
+@pytest.mark.parametrize("et", ["s32", "u32", "s64", "u64"])
+def test_rng_uniform_integers_cover_their_range(et: str) -> None:
+    out = llvm(rng_module(et, "4096", "3", "10", "rng_uniform"))[0]
+    assert out.min() >= 3 and out.max() < 10
+    counts = np.bincount(out.astype(np.int64) - 3, minlength=7)
+    assert (abs(counts - 4096 / 7) < 120).all(), counts
+
+
+@opcode("rng")
+def test_rng_uniform_of_an_empty_range_and_negative_bounds() -> None:
+    assert not llvm(rng_module("u64", "", "0", "1", "rng_uniform"))[0]  # hlofile_0443: [0, 1)
+    out = llvm(rng_module("s32", "1000", "-5", "-2", "rng_uniform"))[0]
+    assert set(out.tolist()) == {-5, -4, -3}
+
+
+@opcode("rng")
+@pytest.mark.parametrize("et", ["f32", "f64", "f16", "bf16"])
+def test_rng_uniform_floats_in_range_with_the_right_mean(et: str) -> None:
+    out = llvm(rng_module(et, "64,128", "-2", "5", "rng_uniform"))[0].astype(np.float64)
+    assert out.min() >= -2 and out.max() <= 5 and out.max() > 4.9 and out.min() < -1.9
+    assert abs(out.mean() - 1.5) < 0.1 and abs(out.std() - 7 / np.sqrt(12)) < 0.1
+
+
+@opcode("rng")
+@pytest.mark.parametrize("et", ["f32", "f64", "f16", "bf16"])
+def test_rng_normal_moments(et: str) -> None:
+    out = llvm(rng_module(et, "16384", "1", "2", "rng_normal"))[0].astype(np.float64)
+    assert np.isfinite(out).all()
+    assert abs(out.mean() - 1) < 0.06 and abs(out.std() - 2) < 0.06
+    assert abs(np.mean(np.abs(out - 1) < 2) - 0.6827) < 0.015  # one sigma
+
+
+@opcode("rng")
+def test_rng_draws_new_numbers_per_call_and_per_instruction() -> None:
+    compiled = compile_module(hlotools.parse_module(rng_module("f32", "256", "0", "1", "rng_uniform", count=2)))
+    first, second = [np.asarray(v) for v in compiled([])]
+    again = np.asarray(compiled([])[0])
+    assert not np.array_equal(first, second) and not np.array_equal(first, again)
+    fresh = compile_module(hlotools.parse_module(rng_module("f32", "256", "0", "1", "rng_uniform", count=2)))
+    assert np.array_equal(np.asarray(fresh([])[0]), first)  # reproducible per compiled module
+
+
+@opcode("rng")
+@pytest.mark.parametrize("et, distribution", [("s8", "rng_uniform"), ("s32", "rng_normal"), ("pred", "rng_uniform")])
+def test_rng_of_types_xla_cannot_draw_is_refused(et: str, distribution: str) -> None:
+    a, b = ("false", "true") if et == "pred" else ("0", "1")
+    m = hlotools.parse_module(rng_module(et, "4", a, b, distribution), verify=False)
+    with pytest.raises(HloUnsupportedError, match=r"rng %r0: XLA's RngExpander"):
+        compile_module(m)
+
+
+@opcode("rng")
+def test_rng_bf16_rounds_from_f32() -> None:
+    out = llvm(rng_module("bf16", "512", "0", "1", "rng_uniform"))[0]
+    assert out.dtype == ml_dtypes.bfloat16
+    assert np.array_equal(out.astype(np.float32).astype(ml_dtypes.bfloat16), out)
