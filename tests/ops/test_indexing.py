@@ -15,7 +15,7 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import F32 as F32T
 from tests.support.helpers import scalar_computation
-from tests.support.runner import opcode, run
+from tests.support.runner import opcode, run, run_both, same_bits
 
 F = np.float32
 I32 = np.int32
@@ -326,3 +326,26 @@ def test_gather_huge_unsigned_index_clamps_high(backend: str) -> None:
   ROOT g = f32[1,2] gather(x, i), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2}
 """, np.arange(4, dtype=F), np.array([2 ** 64 - 1], np.uint64), backend=backend)
     assert out.tolist() == [[2, 3]]
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("gather", "scatter")
+def test_gather_clamps_and_scatter_skips_out_of_bounds() -> None:
+    text = """HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] add(a, b) }
+ENTRY e {
+  x = f32[6,4] parameter(0)
+  idx = s32[5,1] parameter(1)
+  g = f32[5,2,4] gather(x, idx), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,4}
+  upd = f32[5,4] parameter(2)
+  s = f32[6,4] scatter(x, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[5,2,4], f32[6,4]) tuple(g, s)
+}"""
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    idx = np.array([[0], [5], [-2], [3], [5]], np.int32)
+    upd = np.ones((5, 4), np.float32)
+    same_bits(*run_both(text, [x, idx, upd]))

@@ -13,7 +13,8 @@ import pytest
 
 from hlotools.interpreter.linalg import convolution
 from hlotools.ir.attributes import ConvDimLabels, Window, WindowDim
-from tests.support.runner import opcode, run
+from hlotools.ir.types import ELEMENT_TYPES
+from tests.support.runner import opcode, run, run_both, same_bits
 
 
 def entry(body: str, *args: np.ndarray, backend: str) -> list[np.ndarray]:
@@ -422,3 +423,106 @@ def test_convolution_matches_the_per_element_definition() -> None:
         got = convolution(lhs, rhs, lab, Window(dims), tuple(oshape), g, bg, np.dtype(np.float64))
         assert np.allclose(got, _naive_conv(lhs, rhs, lab, Window(dims), oshape, g, bg)), (dims, g, bg, lab)
         checked += 1
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("dot")
+def test_dot_batched_and_integer() -> None:
+    text = """HloModule m
+ENTRY e {
+  a = f32[2,3,5] parameter(0)
+  b = f32[2,5,4] parameter(1)
+  d = f32[2,3,4] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  i = s32[3,5] parameter(2)
+  j = s32[5] parameter(3)
+  k = s32[3] dot(i, j), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (f32[2,3,4], s32[3]) tuple(d, k)
+}"""
+    rng = np.random.default_rng(2)
+    a = rng.integers(-3, 4, (2, 3, 5)).astype(np.float32)
+    b = rng.integers(-3, 4, (2, 5, 4)).astype(np.float32)
+    i = rng.integers(-100, 100, (3, 5)).astype(np.int32)
+    j = rng.integers(-100, 100, (5,)).astype(np.int32)
+    same_bits(*run_both(text, [a, b, i, j]))
+
+
+@opcode("fft")
+@pytest.mark.parametrize("kind,src,dst,dims,lengths", [
+    ("FFT", "c64", "c64", (3, 8), (8,)), ("IFFT", "c64", "c64", (2, 5, 6), (5, 6)),
+    ("RFFT", "f32", "c64", (4, 10), (10,)), ("IRFFT", "c64", "f32", (3, 5), (8,)),
+    ("IRFFT", "c64", "f32", (4, 4), (4, 6)), ("FFT", "c128", "c128", (7,), (7,))])
+def test_fft_matches_numpy(kind: str, src: str, dst: str, dims: tuple[int, ...], lengths: tuple[int, ...]) -> None:
+    out = list(dims)
+    if kind == "RFFT":
+        out[-1] = lengths[-1] // 2 + 1
+    if kind == "IRFFT":
+        out[-1] = lengths[-1]
+    text = (f"HloModule m\nENTRY e {{\n  x = {src}[{','.join(map(str, dims))}] parameter(0)\n"
+            f"  ROOT f = {dst}[{','.join(map(str, out))}] fft(x), fft_type={kind}, "
+            f"fft_length={{{','.join(map(str, lengths))}}}\n}}\n")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(dims)
+    if src.startswith("c"):
+        x = x + 1j * rng.standard_normal(dims)
+    x = x.astype(ELEMENT_TYPES[src].dtype)
+    got, want = run_both(text, [x])
+    scale = float(np.max(np.abs(want[0])))
+    assert got[0].dtype == want[0].dtype
+    assert np.max(np.abs(got[0] - want[0])) <= 1e-5 * scale, np.max(np.abs(got[0] - want[0]))
+
+
+@opcode("cholesky")
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_and_not_positive_definite(lower: bool) -> None:
+    text = (f"HloModule m\nENTRY e {{\n  a = f32[3,4,4] parameter(0)\n"
+            f"  ROOT c = f32[3,4,4] cholesky(a), lower={'true' if lower else 'false'}\n}}\n")
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((3, 4, 4))
+    a = (m @ np.swapaxes(m, 1, 2) + 4 * np.eye(4)).astype(np.float32)
+    a[2] = -a[2]  # not positive definite: all NaN
+    got, want = run_both(text, [a])
+    assert np.array_equal(np.isnan(got[0]), np.isnan(want[0]))
+    np.testing.assert_allclose(got[0][:2], want[0][:2], rtol=1e-5, atol=1e-5)
+
+
+@opcode("triangular-solve")
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transpose", ["NO_TRANSPOSE", "TRANSPOSE"])
+@pytest.mark.parametrize("unit", [True, False])
+def test_triangular_solve_matches_the_interpreter(left: bool, lower: bool, transpose: str, unit: bool) -> None:
+    bshape = "f32[2,4,3]" if left else "f32[2,3,4]"
+    text = (f"HloModule m\nENTRY e {{\n  a = f32[2,4,4] parameter(0)\n  b = {bshape} parameter(1)\n"
+            f"  ROOT x = {bshape} triangular-solve(a, b), left_side={str(left).lower()}, "
+            f"lower={str(lower).lower()}, unit_diagonal={str(unit).lower()}, transpose_a={transpose}\n}}\n")
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 3) if left else (2, 3, 4)).astype(np.float32)
+    got, want = run_both(text, [a, b])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+@opcode("batch-norm-training", "batch-norm-grad")
+def test_batch_norm_training_and_grad() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = f32[4,3,5] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  g = f32[4,3,5] parameter(3)
+  t = (f32[4,3,5], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+  mu = f32[3] get-tuple-element(t), index=1
+  va = f32[3] get-tuple-element(t), index=2
+  d = (f32[4,3,5], f32[3], f32[3]) batch-norm-grad(x, s, mu, va, g), epsilon=0.001, feature_index=1
+  ROOT r = ((f32[4,3,5], f32[3], f32[3]), (f32[4,3,5], f32[3], f32[3])) tuple(t, d)
+}"""
+    rng = np.random.default_rng(11)
+    args = [rng.standard_normal((4, 3, 5)).astype(np.float32), rng.standard_normal(3).astype(np.float32),
+            rng.standard_normal(3).astype(np.float32), rng.standard_normal((4, 3, 5)).astype(np.float32)]
+    got, want = run_both(text, args)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)

@@ -13,7 +13,7 @@ from hlotools.backend.llvm import compile_module
 from hlotools.errors import HloUnsupportedError
 from hlotools.interpreter import Evaluator, evaluate
 from hlotools.interpreter.random import philox4x32, threefry2x32
-from tests.support.runner import opcode, run
+from tests.support.runner import opcode, run, run_both, same_bits
 
 U32 = np.uint32
 
@@ -219,3 +219,20 @@ def test_rng_bf16_rounds_from_f32() -> None:
     out = llvm(rng_module("bf16", "512", "0", "1", "rng_uniform"))[0]
     assert out.dtype == ml_dtypes.bfloat16
     assert np.array_equal(out.astype(np.float32).astype(ml_dtypes.bfloat16), out)
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("rng-bit-generator")
+@pytest.mark.parametrize("algorithm", ["rng_three_fry", "rng_philox", "rng_default"])
+@pytest.mark.parametrize("out", ["u32[4,7]", "u64[5]", "u32[3]", "s8[2,3]", "u32[]", "f32[6]", "u4[5]"])
+def test_rng_bit_generator_is_bit_exact(algorithm: str, out: str) -> None:
+    for state in ("u64[2]", "u64[3]"):
+        text = (f"HloModule m\nENTRY e {{\n  s = {state} parameter(0)\n"
+                f"  ROOT r = ({state}, {out}) rng-bit-generator(s), algorithm={algorithm}\n}}\n")
+        n = int(state[4])
+        seed = np.array([0x123456789ABCDEF, 2**64 - 3, 42][:n], np.uint64)
+        same_bits(*run_both(text, [seed]))

@@ -9,7 +9,7 @@ import pytest
 import hlotools
 from hlotools.interpreter.sorting import stable_sort_permutation
 from tests.support.paths import SHARED
-from tests.support.runner import opcode, run
+from tests.support.runner import opcode, run, run_both, same_bits
 
 F = np.float32
 I32 = np.int32
@@ -260,3 +260,23 @@ def test_stable_sort_with_nans_is_libstdcxx_not_a_plain_merge(backend: str) -> N
     keys, vals = run(text, x, np.broadcast_to(np.arange(3, dtype=I32), (2, 3)).copy(), backend=backend)
     assert vals.tolist() == [[0, 1, 2], [1, 2, 0]]
     assert np.isnan(keys[0, 1]) and keys[1].tolist() == [1, 2, 3]
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("sort")
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 100])
+def test_sort_multi_operand_stable(n: int) -> None:
+    text = f"""HloModule m
+lt {{ a = f32[] parameter(0)  b = f32[] parameter(1)  i = s32[] parameter(2)  j = s32[] parameter(3)
+     ROOT c = pred[] compare(a, b), direction=LT }}
+ENTRY e {{
+  x = f32[3,{n}] parameter(0)
+  io = s32[3,{n}] iota(), iota_dimension=1
+  ROOT s = (f32[3,{n}], s32[3,{n}]) sort(x, io), dimensions={{1}}, is_stable=true, to_apply=lt
+}}"""
+    x = np.random.default_rng(n).integers(0, 5, (3, n)).astype(np.float32)  # many ties
+    same_bits(*run_both(text, [x]))
