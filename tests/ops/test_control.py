@@ -9,7 +9,7 @@ from hlotools import evaluate
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
 from hlotools.interpreter import Evaluator
 from tests.support.helpers import scalar_computation
-from tests.support.runner import opcode, run, run1
+from tests.support.runner import opcode, run, run1, run_both, same_bits
 
 LOOP = """HloModule t
 cond {
@@ -214,3 +214,70 @@ ENTRY e {
     fo, fc, ro, rc = run(text, np.array([1, 2, 3, 4], np.float32), backend=backend)
     assert fo.tolist() == [11, 13, 16, 20] and fc.tolist() == 20
     assert ro.tolist() == [20, 19, 17, 14] and rc.tolist() == 20
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("while", "conditional", "call")
+def test_while_conditional_call() -> None:
+    text = """HloModule m
+cond { p = (s32[], f32[3]) parameter(0)  i = s32[] get-tuple-element(p), index=0  n = s32[] constant(5)
+       ROOT lt = pred[] compare(i, n), direction=LT }
+body { p = (s32[], f32[3]) parameter(0)  i = s32[] get-tuple-element(p), index=0  x = f32[3] get-tuple-element(p), index=1
+       one = s32[] constant(1)  i1 = s32[] add(i, one)  y = f32[3] add(x, x)  ROOT t = (s32[], f32[3]) tuple(i1, y) }
+neg { a = f32[3] parameter(0)  ROOT n = f32[3] negate(a) }
+same { a = f32[3] parameter(0)  ROOT c = f32[3] copy(a) }
+ENTRY e {
+  x = f32[3] parameter(0)
+  k = s32[] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[3]) tuple(z, x)
+  w = (s32[], f32[3]) while(init), condition=cond, body=body
+  v = f32[3] get-tuple-element(w), index=1
+  c = f32[3] conditional(k, v, v), branch_computations={neg, same}
+  ROOT r = f32[3] call(c), to_apply=neg
+}"""
+    x = np.array([1, -2, 3], np.float32)
+    for k in (0, 1, 7, -1):
+        same_bits(*run_both(text, [x, np.int32(k)]))
+
+
+@opcode("map", "batch-norm-inference")
+def test_map_and_batch_norm_inference() -> None:
+    text = """HloModule m
+f { a = f32[] parameter(0)  b = f32[] parameter(1)  m = f32[] multiply(a, b)  ROOT s = f32[] subtract(m, a) }
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  y = f32[2,3,4] parameter(1)
+  mp = f32[2,3,4] map(x, y), dimensions={0,1,2}, to_apply=f
+  sc = f32[3] parameter(2)
+  of = f32[3] parameter(3)
+  mu = f32[3] parameter(4)
+  va = f32[3] parameter(5)
+  bn = f32[2,3,4] batch-norm-inference(mp, sc, of, mu, va), epsilon=0.001, feature_index=1
+  ROOT t = (f32[2,3,4], f32[2,3,4]) tuple(mp, bn)
+}"""
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(2)]
+    args += [rng.standard_normal(3).astype(np.float32) for _ in range(3)] + [np.abs(rng.standard_normal(3)).astype(np.float32)]
+    got, want = run_both(text, args)
+    same_bits(got[:1], want[:1])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+
+
+@opcode("scan")
+@pytest.mark.parametrize("reverse", ["false", "true"])
+def test_scan_cumulative_sum_with_carry(reverse: str) -> None:
+    text = f"""HloModule m
+step {{ x = f32[3] parameter(0)  c = f32[3] parameter(1)  s = f32[3] add(x, c)  ROOT t = (f32[3], f32[3]) tuple(s, s) }}
+ENTRY e {{
+  xs = f32[5,3] parameter(0)
+  z = f32[] constant(0)
+  init = f32[3] broadcast(z), dimensions={{}}
+  ROOT r = (f32[5,3], f32[3]) scan(xs, init), dimensions={{0}}, num_carries=1, is_reverse={reverse}, to_apply=step
+}}"""
+    xs = np.arange(15, dtype=np.float32).reshape(5, 3)
+    same_bits(*run_both(text, [xs]))

@@ -5,8 +5,10 @@ import math
 
 import ml_dtypes
 import numpy as np
+import pytest
 
-from tests.support.runner import opcode, run1, unary
+from hlotools.ir.types import ELEMENT_TYPES
+from tests.support.runner import binary_module, opcode, run1, run_both, same_bits, unary, unary_module
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 
@@ -122,3 +124,52 @@ def test_reduce_precision(backend: str) -> None:
     assert got.tolist() == [1.0, -(1 + 2.0**-7)]  # bf16 rounding
     assert math.copysign(1, unary("reduce-precision", "f32", np.array([-1e-30], np.float32),
                                   extra=", exponent_bits=5, mantissa_bits=10", backend=backend)[0]) == -1
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+SMALL_FLOATS = ["f16", "bf16", "f8e5m2", "f8e4m3", "f8e3m4", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz",
+                "f8e4m3b11fnuz", "f4e2m1fn", "f6e3m2fn", "f6e2m3fn"]
+
+
+@opcode("convert")
+@pytest.mark.parametrize("et", SMALL_FLOATS)
+def test_convert_f32_to_narrow_floats_rounds_like_ml_dtypes(et: str) -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.standard_normal(2000) * s for s in (1e-6, 1e-3, 0.1, 1, 10, 1000, 1e5)])
+    x = np.concatenate([x, [0.0, -0.0, np.inf, -np.inf, 448, 464, 57344, 61440, 6.5e4, 65520]]).astype(np.float32)
+    # exact halfway cases of the target, both parities
+    got, want = run_both(unary_module("convert", "f32", len(x), et), [x])
+    same_bits(got, want)
+
+
+@opcode("convert", "add", "multiply")
+@pytest.mark.parametrize("et", SMALL_FLOATS)
+def test_narrow_float_roundtrip_and_arithmetic(et: str) -> None:
+    dt = ELEMENT_TYPES[et].dtype
+    bits = ELEMENT_TYPES[et].bits
+    codes = np.arange(1 << min(bits, 16), dtype=np.uint16 if bits > 8 else np.uint8)
+    x = codes.view(dt) if bits in (8, 16) else codes.astype(np.uint8).view(dt)
+    if bits < 8:
+        x = np.array([float(ml_dtypes.finfo(dt).max) * s for s in np.linspace(-1, 1, 33)]).astype(dt)
+    same_bits(*run_both(unary_module("convert", et, len(x), "f32"), [x]))
+    y = x[::-1].copy()
+    same_bits(*run_both(binary_module("add", et, len(x)), [x, y]))
+    same_bits(*run_both(binary_module("multiply", et, len(x)), [x, y]))
+
+
+@opcode("convert")
+@pytest.mark.parametrize("src,dst", [("f32", "s32"), ("f32", "u8"), ("f32", "s8"), ("f64", "s64"), ("f32", "u32"),
+                                     ("f32", "s4"), ("s32", "f32"), ("s64", "f16"), ("u32", "bf16"), ("s32", "pred"),
+                                     ("f32", "pred"), ("pred", "f32"), ("s32", "s8"), ("s8", "u64"), ("f32", "f64"),
+                                     ("f64", "f32"), ("f16", "bf16"), ("f32", "c64")])
+def test_convert_between_types(src: str, dst: str) -> None:
+    dt = ELEMENT_TYPES[src].dtype
+    raw = np.array([0, 1, -1, 2.5, -2.5, 127.9, 128, 255.5, 300, -129, 1e10, -1e10, 3e38, np.nan, np.inf, -np.inf])
+    if ELEMENT_TYPES[src].is_integer or src == "pred":
+        raw = np.nan_to_num(raw, nan=0, posinf=0, neginf=0)
+        raw = np.clip(raw, *(lambda i: (i.min, i.max))(np.iinfo(dt)) if src != "pred" else (0, 1))
+    x = raw.astype(dt)
+    same_bits(*run_both(unary_module("convert", src, len(x), dst), [x]))

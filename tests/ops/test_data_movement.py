@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hlotools.errors import HloRuntimeError
-from tests.support.runner import opcode, run, run1
+from tests.support.runner import opcode, run, run1, run_both, same_bits
 
 
 def _module(body: str, params: str) -> str:
@@ -114,3 +114,45 @@ def test_bitcast_reads_the_physical_layout(backend: str) -> None:
     assert got.tolist() == [[0, 3], [1, 4], [2, 5]]
     text = _module("  ROOT b = s32[2] bitcast(a)", "  a = f32[2] parameter(0)")
     assert run1(text, np.array([1.0, -2.0], np.float32), backend=backend).tolist() == [0x3F800000, -0x40000000]
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("transpose", "reshape", "reverse", "slice", "pad", "concatenate", "iota")
+def test_data_movement() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = s32[3,4] parameter(0)
+  t = s32[4,3] transpose(x), dimensions={1,0}
+  r = s32[2,6] reshape(t)
+  v = s32[2,6] reverse(r), dimensions={1}
+  sl = s32[2,3] slice(v), slice={[0:2], [1:6:2]}
+  z = s32[] constant(-7)
+  p = s32[5,7] pad(sl, z), padding=1_2x2_0_1
+  c = s32[5,14] concatenate(p, p), dimensions={1}
+  i = s32[5,14] iota(), iota_dimension=1
+  ROOT a = s32[5,14] add(c, i)
+}"""
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    same_bits(*run_both(text, [x]))
+
+
+@opcode("dynamic-slice", "dynamic-update-slice")
+def test_dynamic_slice_and_update_clamp_like_xla() -> None:
+    text = """HloModule m
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  u = f32[2,3] parameter(3)
+  d = f32[2,3] dynamic-slice(x, i, j), dynamic_slice_sizes={2,3}
+  w = f32[5,6] dynamic-update-slice(x, u, i, j)
+  ROOT t = (f32[2,3], f32[5,6]) tuple(d, w)
+}"""
+    x = np.arange(30, dtype=np.float32).reshape(5, 6)
+    u = -np.ones((2, 3), np.float32)
+    for i, j in [(0, 0), (4, 5), (-3, 2), (100, -100), (2**31 - 1, 3)]:
+        same_bits(*run_both(text, [x, np.int32(i), np.int32(j), u]))

@@ -11,7 +11,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tests.support.runner import binary, opcode, run1, unary
+from hlotools.ir.types import ELEMENT_TYPES
+from tests.support.runner import binary, binary_module, opcode, run1, run_both, same_bits, unary, unary_module
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 NEG_NAN = np.copysign(np.float32(np.nan), np.float32(-1))
@@ -117,14 +118,37 @@ def test_min_max_propagate_nan_and_order_zeros(backend: str) -> None:
     assert np.isnan(mn[:2]).all() and mn[2] == 2 and mn[3] == 0 and math.copysign(1, mn[3]) == -1
 
 
+FLOAT_TYPES = [("f16", np.float16), ("bf16", ml_dtypes.bfloat16), ("f32", np.float32), ("f64", np.float64)]
+ZX = [-0.0, 0.0, -0.0, 0.0, np.nan, 1.0, -2.0, 3.0, -np.inf, 5.0]
+ZY = [0.0, -0.0, -0.0, 0.0, 1.0, np.nan, -2.0, 2.0, -np.inf, np.inf]
+MAX_ZXY = [0.0, 0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 3.0, -np.inf, np.inf]
+MIN_ZXY = [-0.0, -0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 2.0, -np.inf, 5.0]
+
+
+def _bits(a: np.ndarray) -> list[int]:
+    return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize]).tolist()
+
+
 @opcode("maximum", "minimum")
-def test_min_max_order_signed_zeros(backend: str) -> None:
-    x = np.array([-0.0, 0.0, -0.0, 0.0], np.float32)
-    y = np.array([0.0, -0.0, -0.0, 0.0], np.float32)
-    mx = binary("maximum", "f32", x, y, backend=backend)
-    mn = binary("minimum", "f32", x, y, backend=backend)
-    assert np.signbit(mx).tolist() == [False, False, True, False]
-    assert np.signbit(mn).tolist() == [True, True, True, False]
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("et,dt", FLOAT_TYPES)
+def test_signed_zeros_and_nans_bit_for_bit(op: str, et: str, dt: type, backend: str) -> None:
+    """-0 orders below +0 (IEEE 754-2019, llvm.maximum), the NaN operand comes out as it is
+    (its bits), and every other equal pair is kept, at every float width."""
+    got = binary(op, et, np.array(ZX, dt), np.array(ZY, dt), backend=backend)
+    assert _bits(got) == _bits(np.array(MAX_ZXY if op == "maximum" else MIN_ZXY, dt))
+
+
+@opcode("clamp")
+@pytest.mark.parametrize("et,dt", FLOAT_TYPES)
+def test_clamp_is_min_of_max_on_both_backends(et: str, dt: type, backend: str) -> None:
+    n = len(ZX)
+    text = (f"HloModule m\nENTRY e {{\n  lo = {et}[{n}] parameter(0)\n  x = {et}[{n}] parameter(1)\n"
+            f"  hi = {et}[{n}] parameter(2)\n  ROOT r = {et}[{n}] clamp(lo, x, hi)\n}}\n")
+    got = run1(text, np.array(ZY, dt), np.array(ZX, dt), np.zeros(n, dt), backend=backend)
+    # min(max(x, lo), +0): max(-0, +0) = +0, min(-0, +0) = -0
+    want = [0.0, 0.0, -0.0, 0.0, np.nan, np.nan, -2.0, 0.0, -np.inf, 0.0]
+    assert _bits(got) == _bits(np.array(want, dt))
 
 
 @opcode("compare")
@@ -286,7 +310,7 @@ def test_f8_arithmetic_rounds_to_type(ty: str, dtype: type, backend: str) -> Non
 
 # ------------------------------------------------------------------ every element type
 
-_NUMERIC = [n for n, et in __import__("hlotools.ir.types", fromlist=["ELEMENT_TYPES"]).ELEMENT_TYPES.items()
+_NUMERIC = [n for n, et in ELEMENT_TYPES.items()
             if et.kind in ("signed", "unsigned", "float", "complex") and et.dtype is not None
             and et.bits >= 4 and n not in ("f8e8m0fnu",)]
 
@@ -295,7 +319,6 @@ _NUMERIC = [n for n, et in __import__("hlotools.ir.types", fromlist=["ELEMENT_TY
 @pytest.mark.parametrize("ty", _NUMERIC)
 def test_add_multiply_compare_convert_on_every_type(ty: str, backend: str) -> None:
     """Small exact values on every numeric type (f8e8m0fnu only holds powers of two)."""
-    from hlotools.ir.types import ELEMENT_TYPES
 
     dt = ELEMENT_TYPES[ty].dtype
     x = np.array([1, 2], np.float32).astype(dt)
@@ -333,3 +356,69 @@ def test_f8e8m0fnu_powers_of_two() -> None:
     assert binary("multiply", "f8e8m0fnu", x, y).astype(np.float32).tolist() == [2, 1, 16, 2]
     assert binary("compare", "f8e8m0fnu", x, y, "pred", ", direction=LT").tolist() == [True, False, False, True]
     assert unary("convert", "f8e8m0fnu", x, out_ty="f32").tolist() == [1, 2, 4, 0.25]
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+INT_EDGE = {"s8": [-128, -1, 0, 1, 7, 127], "s32": [-2**31, -1, 0, 1, 31, 32, 2**31 - 1],
+            "u8": [0, 1, 7, 8, 255], "u32": [0, 1, 31, 32, 2**32 - 1], "s64": [-2**63, -1, 0, 1, 63, 64],
+            "s4": [-8, -1, 0, 1, 3, 7], "u4": [0, 1, 3, 4, 15]}
+
+
+@opcode("add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "shift-left", "shift-right-logical", "shift-right-arithmetic", "and", "xor")
+@pytest.mark.parametrize("et", sorted(INT_EDGE))
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+                                "shift-left", "shift-right-logical", "shift-right-arithmetic", "and", "xor"])
+def test_integer_binary_edges(op: str, et: str) -> None:
+    dt = ELEMENT_TYPES[et].dtype
+    vals = INT_EDGE[et]
+    x = np.array([a for a in vals for _ in vals]).astype(np.int64)
+    y = np.array([b for _ in vals for b in vals]).astype(np.int64)
+    x, y = x.astype(dt), y.astype(dt)
+    same_bits(*run_both(binary_module(op, et, len(x)), [x, y]))
+
+
+@opcode("abs", "negate", "sign", "floor", "ceil", "round-nearest-afz", "round-nearest-even", "sqrt", "is-finite")
+@pytest.mark.parametrize("op", ["abs", "negate", "sign", "floor", "ceil", "round-nearest-afz", "round-nearest-even",
+                                "sqrt", "is-finite"])
+def test_float_unary_exact(op: str) -> None:
+    x = np.array([0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 1e30, np.inf, -np.inf, np.nan, 4.0], np.float32)
+    out = "pred" if op == "is-finite" else "f32"
+    same_bits(*run_both(unary_module(op, "f32", len(x), out), [x]))
+
+
+@opcode("exponential", "log", "tanh", "logistic", "sine", "cosine", "erf", "exponential-minus-one", "log-plus-one", "rsqrt", "cbrt")
+@pytest.mark.parametrize("op", ["exponential", "log", "tanh", "logistic", "sine", "cosine", "erf",
+                                "exponential-minus-one", "log-plus-one", "rsqrt", "cbrt"])
+@pytest.mark.parametrize("et", ["f32", "f64", "bf16"])
+def test_transcendentals_match_the_interpreter(op: str, et: str) -> None:
+    dt = ELEMENT_TYPES[et].dtype
+    x = np.concatenate([np.linspace(-20, 20, 401), [0, -0.0, 1e-5, -1e-5, 88, 89, -104, -110, np.inf, -np.inf,
+                                                    np.nan]]).astype(dt)
+    if op in ("log", "rsqrt", "cbrt"):
+        x = np.abs(x)
+    got, want = run_both(unary_module(op, et, len(x)), [x])
+    g, w = got[0].astype(np.float64), want[0].astype(np.float64)
+    assert (np.isnan(g) == np.isnan(w)).all()
+    eps = float(ml_dtypes.finfo(dt).eps)
+    inf = np.isinf(w)
+    assert (g[inf] == w[inf]).all(), "infinities differ"
+    ok = ~np.isnan(w) & ~inf
+    err = np.abs(g[ok] - w[ok])
+    assert (err <= 8 * eps * np.abs(w[ok]) + 1e-30).all(), f"worst {np.max(err / (np.abs(w[ok]) + 1e-30))}"
+
+
+@opcode("compare", "select", "clamp")
+def test_compare_and_select_and_clamp() -> None:
+    x = np.array([np.nan, -0.0, 0.0, 1, -1, np.inf], np.float32)
+    y = np.array([np.nan, 0.0, -0.0, 2, -1, np.inf], np.float32)
+    for d in ("EQ", "NE", "LT", "LE", "GT", "GE"):
+        for t in ("", ", type=TOTALORDER"):
+            same_bits(*run_both(binary_module("compare", "f32", 6, "pred", f", direction={d}{t}"), [x, y]))
+    text = ("HloModule m\nENTRY e {\n  p = pred[6] parameter(0)\n  a = f32[6] parameter(1)\n  b = f32[6] parameter(2)\n"
+            "  s = f32[6] select(p, a, b)\n  l = f32[] constant(-0.5)\n  h = f32[] constant(1.5)\n"
+            "  lo = f32[6] broadcast(l), dimensions={}\n  hi = f32[6] broadcast(h), dimensions={}\n"
+            "  ROOT c = f32[6] clamp(lo, s, hi)\n}\n")
+    same_bits(*run_both(text, [x > 0, x, y]))

@@ -5,7 +5,7 @@ import ml_dtypes
 import numpy as np
 
 from tests.support.helpers import scalar_computation
-from tests.support.runner import opcode, run, run1
+from tests.support.runner import opcode, run, run1, run_both, same_bits
 
 ADD = scalar_computation("add", "add")
 MAX = scalar_computation("max", "maximum")
@@ -167,3 +167,51 @@ def test_long_variadic_reduce_takes_the_pairwise_path(backend: str) -> None:
     # values 0..999 repeated five times: the maximum 999 first appears at index 999
     vals, idx = run(text, (np.arange(5000) % 1000).astype(np.float32), backend=backend)
     assert vals.tolist() == 999 and idx.tolist() == 999
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("reduce", "reduce-window")
+def test_reduce_variadic_and_reduce_window() -> None:
+    text = """HloModule m
+argmax {
+  a = f32[] parameter(0)  i = s32[] parameter(1)  b = f32[] parameter(2)  j = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GE
+  v = f32[] select(gt, a, b)
+  k = s32[] select(gt, i, j)
+  ROOT t = (f32[], s32[]) tuple(v, k)
+}
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] maximum(a, b) }
+ENTRY e {
+  x = f32[4,7] parameter(0)
+  io = s32[4,7] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  r = (f32[4], s32[4]) reduce(x, io, ninf, zero), dimensions={1}, to_apply=argmax
+  w = f32[2,4] reduce-window(x, ninf), window={size=2x3 stride=2x2 pad=0_0x1_1}, to_apply=max
+  r0 = f32[4] get-tuple-element(r), index=0
+  r1 = s32[4] get-tuple-element(r), index=1
+  ROOT t = (f32[4], s32[4], f32[2,4]) tuple(r0, r1, w)
+}"""
+    x = np.random.default_rng(1).standard_normal((4, 7)).astype(np.float32)
+    same_bits(*run_both(text, [x]))
+
+
+@opcode("select-and-scatter")
+def test_select_and_scatter_max_pool_gradient_2d_padded_strided() -> None:
+    text = """HloModule m
+ge { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = f32[] add(a, b) }
+ENTRY e {
+  x = f32[5,6] parameter(0)
+  s = f32[3,3] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[5,6] select-and-scatter(x, s, z), window={size=2x3 stride=2x2 pad=0_1x1_1}, select=ge, scatter=add
+}"""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, (5, 6)).astype(np.float32)  # ties: the first maximum wins
+    s = rng.standard_normal((3, 3)).astype(np.float32)
+    same_bits(*run_both(text, [x, s]))

@@ -7,17 +7,12 @@ import numpy as np
 import pytest
 
 import hlotools
-from hlotools import evaluate
 from hlotools.interpreter.sorting import stable_sort_permutation
 from tests.support.paths import SHARED
-from tests.support.runner import opcode
+from tests.support.runner import opcode, run, run_both, same_bits
 
 F = np.float32
 I32 = np.int32
-
-
-def run(text: str, *args: np.ndarray) -> list[np.ndarray]:
-    return evaluate(hlotools.parse_module(text), list(args))
 
 
 def cmp_module(body: str, ptype: str, n: int, direction: str, extra: str = "") -> str:
@@ -39,28 +34,28 @@ ENTRY e {{
 
 
 @opcode("compare", "sort")
-def test_stable_ascending_keeps_tie_order() -> None:
-    keys, vals = run(cmp_module("", "s32", 5, "LT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
+def test_stable_ascending_keeps_tie_order(backend: str) -> None:
+    keys, vals = run(cmp_module("", "s32", 5, "LT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32), backend=backend)
     assert keys.tolist() == [1, 1, 2, 3, 3] and vals.tolist() == [1, 3, 4, 0, 2]
 
 
 @opcode("compare", "sort")
-def test_stable_descending_keeps_tie_order() -> None:
-    keys, vals = run(cmp_module("", "s32", 5, "GT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32))
+def test_stable_descending_keeps_tie_order(backend: str) -> None:
+    keys, vals = run(cmp_module("", "s32", 5, "GT"), np.array([3, 1, 3, 1, 2], I32), np.arange(5, dtype=I32), backend=backend)
     assert keys.tolist() == [3, 3, 2, 1, 1] and vals.tolist() == [0, 2, 4, 1, 3]
 
 
 @opcode("compare", "sort")
-def test_totalorder_float_sort() -> None:
+def test_totalorder_float_sort(backend: str) -> None:
     x = np.array([np.nan, 0.0, -0.0, -np.inf, 1.0, -np.nan], F)
-    keys, vals = run(cmp_module("", "f32", 6, "LT", ", type=TOTALORDER"), x, np.arange(6, dtype=I32))
+    keys, vals = run(cmp_module("", "f32", 6, "LT", ", type=TOTALORDER"), x, np.arange(6, dtype=I32), backend=backend)
     # -NaN < -inf < -0 < +0 < 1 < NaN
     assert vals.tolist() == [5, 3, 2, 1, 4, 0]
     assert np.signbit(keys[2]) and not np.signbit(keys[3])
 
 
 @opcode("compare", "sort")
-def test_sort_by_second_operand() -> None:
+def test_sort_by_second_operand(backend: str) -> None:
     text = """HloModule t
 cmp {
   a = f32[] parameter(0)
@@ -77,12 +72,12 @@ ENTRY e {
 }
 """
     # compare(rhs_1, lhs_1) < : descending by operand 1
-    keys, vals = run(text, np.array([10, 20, 30, 40], F), np.array([2, 9, 2, 5], I32))
+    keys, vals = run(text, np.array([10, 20, 30, 40], F), np.array([2, 9, 2, 5], I32), backend=backend)
     assert vals.tolist() == [9, 5, 2, 2] and keys.tolist() == [20, 40, 10, 30]
 
 
 @opcode("abs", "compare", "sort")
-def test_custom_comparator_abs_value_is_stable() -> None:
+def test_custom_comparator_abs_value_is_stable(backend: str) -> None:
     text = """HloModule t
 cmp {
   a = f32[] parameter(0)
@@ -97,12 +92,12 @@ ENTRY e {
   ROOT s = f32[6] sort(k), dimensions={0}, is_stable=true, to_apply=cmp
 }
 """
-    out, = run(text, np.array([-3, 1, 2, -1, 3, -2], F))
+    out, = run(text, np.array([-3, 1, 2, -1, 3, -2], F), backend=backend)
     assert out.tolist() == [1, -1, 2, -2, -3, 3]
 
 
 @opcode("compare", "and", "or", "sort")
-def test_lexicographic_comparator_two_keys() -> None:
+def test_lexicographic_comparator_two_keys(backend: str) -> None:
     text = """HloModule t
 cmp {
   a0 = s32[] parameter(0)
@@ -122,12 +117,12 @@ ENTRY e {
   ROOT s = (s32[5], s32[5]) sort(k, v), dimensions={0}, to_apply=cmp
 }
 """
-    k, v = run(text, np.array([1, 0, 1, 0, 1], I32), np.array([5, 7, 3, 6, 4], I32))
+    k, v = run(text, np.array([1, 0, 1, 0, 1], I32), np.array([5, 7, 3, 6, 4], I32), backend=backend)
     assert list(zip(k.tolist(), v.tolist())) == [(0, 6), (0, 7), (1, 3), (1, 4), (1, 5)]
 
 
 @opcode("compare", "sort")
-def test_sort_along_major_dimension() -> None:
+def test_sort_along_major_dimension(backend: str) -> None:
     text = """HloModule t
 cmp {
   a = f32[] parameter(0)
@@ -140,10 +135,12 @@ ENTRY e {
   ROOT s = f32[3,2] sort(k), dimensions={0}, to_apply=cmp
 }
 """
-    out, = run(text, np.array([[1, 6], [3, 4], [2, 5]], F))
+    out, = run(text, np.array([[1, 6], [3, 4], [2, 5]], F), backend=backend)
     assert out.tolist() == [[3, 6], [2, 5], [1, 4]]
 
 
+# Interpreter only: the merge sort and the std::sort model below are the interpreter's own
+# replays of libstdc++ (the LLVM backend emits its own, tests/backend/llvm/lower/test_std_sort.py).
 class _LessThan:
     """A stand-in Evaluator whose comparator is Python's <, to drive the merge sort directly."""
 
@@ -169,15 +166,15 @@ ENTRY e {
 
 
 @opcode("topk")
-def test_topk_largest_ties_go_to_the_lower_index() -> None:
-    vals, idx = run(TOPK % "true", np.array([[1, 3, 3, 2, 3], [0.0, -0.0, 5, 0.0, -1]], F))
+def test_topk_largest_ties_go_to_the_lower_index(backend: str) -> None:
+    vals, idx = run(TOPK % "true", np.array([[1, 3, 3, 2, 3], [0.0, -0.0, 5, 0.0, -1]], F), backend=backend)
     assert vals.tolist() == [[3, 3, 3], [5, 0, 0]]
     assert idx.dtype == I32 and idx.tolist() == [[1, 2, 4], [2, 0, 3]]  # +0 above -0
 
 
 @opcode("topk")
-def test_topk_smallest() -> None:
-    vals, idx = run(TOPK % "false", np.array([[4, 1, 3, 1, 2], [9, 8, 7, 6, 5]], F))
+def test_topk_smallest(backend: str) -> None:
+    vals, idx = run(TOPK % "false", np.array([[4, 1, 3, 1, 2], [9, 8, 7, 6, 5]], F), backend=backend)
     assert vals.tolist() == [[1, 1, 2], [5, 6, 7]] and idx.tolist() == [[1, 3, 4], [4, 3, 2]]
 
 
@@ -187,7 +184,7 @@ XLA = SHARED / "corpus" / "xla"
 @opcode("sort")
 @pytest.mark.parametrize("name", ["parser_test/parser_test_0121", "parser_test/parser_test_0122",
                                   "hlo_files/hlofile_0560"])
-def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
+def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str, backend: str) -> None:
     """Sorts without is_stable whose keys have ties: XLA:CPU's std::sort leaves equal keys
     out of input order; the outputs must match XLA's bit for bit."""
     hlo = XLA / f"{name}.hlo"
@@ -199,7 +196,7 @@ def test_unstable_sort_puts_ties_where_xla_cpu_does(name: str) -> None:
     assert module.entry is not None
     params = [leaf for p in module.entry.parameters for leaf in p.shape.leaves()]
     args = [inputs[f"in{i}"].view(s.dtype) for i, s in enumerate(params)]
-    outs = evaluate(module, args)
+    outs = run(hlo.read_text(), *args, backend=backend)
     assert len(outs) == len(expected.files)
     for i, out in enumerate(outs):
         assert np.array_equal(np.ascontiguousarray(out).view(np.uint8), expected[f"out{i}"].view(np.uint8)), f"output {i}"
@@ -219,7 +216,7 @@ def test_std_sort_model_sorts_and_is_unstable_on_long_rows() -> None:
 
 
 @opcode("compare", "select", "sort")
-def test_jax_float_comparator_canonicalises_zero_and_nan() -> None:
+def test_jax_float_comparator_canonicalises_zero_and_nan(backend: str) -> None:
     # JAX's comparator: -0 -> 0 and every NaN -> +NaN, then TOTALORDER LT. So -0 and +0 tie
     # (input order kept) and NaNs go last.
     text = """HloModule t
@@ -248,18 +245,38 @@ ENTRY e {
 }
 """
     x = np.array([np.nan, 0.0, -0.0, 1, -1, -np.nan], F)
-    _, idx = run(text, x, np.arange(6, dtype=I32))
+    _, idx = run(text, x, np.arange(6, dtype=I32), backend=backend)
     assert idx.tolist() == [4, 1, 2, 3, 0, 5]
 
 
 @opcode("compare", "sort")
-def test_stable_sort_with_nans_is_libstdcxx_not_a_plain_merge() -> None:
+def test_stable_sort_with_nans_is_libstdcxx_not_a_plain_merge(backend: str) -> None:
     """[2, NaN, 1] under IEEE LT: std::stable_sort merges the halves [2, NaN] and [1]
     backward (odd length): less(1, NaN) fails, so 1 stays last: [2, NaN, 1]. A forward
     merge would give [1, 2, NaN]. A NaN-free row of the same sort is sorted as usual."""
     x = np.array([[2, np.nan, 1], [3, 1, 2]], F)
     text = cmp_module("", "f32", 3, "LT").replace("f32[3]", "f32[2,3]").replace("s32[3]", "s32[2,3]")
     text = text.replace("dimensions={0}", "dimensions={1}")
-    keys, vals = run(text, x, np.broadcast_to(np.arange(3, dtype=I32), (2, 3)).copy())
+    keys, vals = run(text, x, np.broadcast_to(np.arange(3, dtype=I32), (2, 3)).copy(), backend=backend)
     assert vals.tolist() == [[0, 1, 2], [1, 2, 0]]
     assert np.isnan(keys[0, 1]) and keys[1].tolist() == [1, 2, 3]
+
+
+# ------------------------------------------------- LLVM backend vs interpreter, bit for bit
+# Sweeps over types and edge values with the interpreter as the reference (run_both/same_bits):
+# each case runs both backends itself, so it takes no `backend` fixture.
+
+
+@opcode("sort")
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 100])
+def test_sort_multi_operand_stable(n: int) -> None:
+    text = f"""HloModule m
+lt {{ a = f32[] parameter(0)  b = f32[] parameter(1)  i = s32[] parameter(2)  j = s32[] parameter(3)
+     ROOT c = pred[] compare(a, b), direction=LT }}
+ENTRY e {{
+  x = f32[3,{n}] parameter(0)
+  io = s32[3,{n}] iota(), iota_dimension=1
+  ROOT s = (f32[3,{n}], s32[3,{n}]) sort(x, io), dimensions={{1}}, is_stable=true, to_apply=lt
+}}"""
+    x = np.random.default_rng(n).integers(0, 5, (3, n)).astype(np.float32)  # many ties
+    same_bits(*run_both(text, [x]))

@@ -119,3 +119,13 @@ def test_unsupported_operand_type_is_a_clear_error(root: str) -> None:
             f"  ROOT r = {root}\n}}\n")
     with pytest.raises(HloUnsupportedError, match="element type f8e8m0fnu is not supported"):
         compile_module(hlotools.parse_module(text, verify=False))
+
+
+def test_tanh_of_complex_inside_a_fusion_compiles() -> None:
+    """The reported refusal: tanh of c64 in a fusion ("fusion %fusion: tanh of complex values")."""
+    text = ("HloModule m\nfused {\n  p = c64[3] parameter(0)\n  t = c64[3] tanh(p)\n  ROOT e = c64[3] exponential(t)\n}\n"
+            "ENTRY e {\n  x = c64[3] parameter(0)\n  ROOT f = c64[3] fusion(x), kind=kLoop, calls=fused\n}\n")
+    x = np.array([0.5 + 1j, -2 - 0.25j, 3j], np.complex64)
+    m = hlotools.parse_module(text)
+    got = compile_module(m)([x])[0]
+    np.testing.assert_allclose(got, np.exp(np.tanh(x.astype(np.complex128))), rtol=1e-5)
