@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hlotools.backend.llvm.module_compiler import entry_donation
+from hlotools.backend.llvm.codegen.module import entry_donation
 from hlotools.errors import HloParseError, HloVerifyError
 from hlotools.ir.attributes import Alias, BufferDonors, ComputationLayout, Raw, ShapeList, SourceTargetPairs
 from hlotools.ir.verifier import verify
