@@ -31,8 +31,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("interpreter/evaluator.py", "passes.pipeline"): "same",
     ("interpreter/evaluator.py", "passes.algsimp_inexact"): "same",
     ("backend/llvm/cache.py", "text.parse_shape"): "the cache's stored signature is shape text",
-    ("backend/llvm/emit_complex.py", "interpreter.complex_math"): "codegen emits the interpreter's formulas",
-    ("passes/algsimp_core.py", "interpreter.complex_math"): "folding replays the interpreter's numerics",
+    ("passes/algsimp_core.py", "interpreter.complex_ops"): "folding replays the interpreter's numerics (NumpyOps)",
     ("passes/algsimp_core.py", "interpreter.denormals"): "same (the flush-to-zero model)",
 }
 

@@ -45,7 +45,6 @@ KNOWN_OUTSIDE = {
     ("lower.indexing", "hlotools.interpreter.custom_calls"),
     ("lower.random", "hlotools.interpreter.convert"),
     ("lower.random", "hlotools.interpreter.numeric"),
-    ("llvm_ir.complex_ops", "hlotools.interpreter.complex_math"),
     ("lower.output_fusion", "hlotools.passes.fusion_builder"),
     ("lower.output_fusion", "hlotools.passes.fusion_rules"),
     ("driver.compile", "hlotools.text.parse_shape"),

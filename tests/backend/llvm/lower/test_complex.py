@@ -1,5 +1,5 @@
 """Complex (c64/c128) elementwise opcodes: the LLVM backend against the interpreter on zeros,
-infinities, NaNs, huge and tiny magnitudes and branch cuts (both run complex_math's formulas,
+infinities, NaNs, huge and tiny magnitudes and branch cuts (both run ir/complex_math's formulas,
 XLA CPU's), and spot values XLA itself computes (jaxlib 0.10 via xla_ref.py)."""
 from __future__ import annotations
 
@@ -250,9 +250,9 @@ def _exact_fma(a: float, b: float, c: float) -> float:
 
 def test_f64_fma_is_rounded_once_at_the_edges() -> None:
     """c128's fused multiply: special.fma64's emulation splits operands (overflows past 2^995),
-    loses bits in the denormals and gives NaN for an infinite addend; complex_math._fma64 keeps
+    loses bits in the denormals and gives NaN for an infinite addend; complex_ops._fma64 keeps
     IEEE's fma there (zeros' signs, inf - inf of an exact product, overflow, underflow)."""
-    from hlotools.interpreter.complex_math import _fma64
+    from hlotools.interpreter.complex_ops import _fma64
     edge = [0.0, -0.0, 1.0, -1.5, 1 + 2**-52, 1e308, -2.0**1023, 1e154, 1e-300, 1e-310, 5e-324,
             math.inf, -math.inf, math.nan]
     abc = np.array(list(itertools.product(edge, repeat=3)))
