@@ -30,7 +30,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("interpreter/evaluator.py", "passes.manager"): "xla-cpu semantics replays XLA's algsimp before running",
     ("interpreter/evaluator.py", "passes.pipeline"): "same",
     ("interpreter/evaluator.py", "passes.algsimp_inexact"): "same",
-    ("backend/llvm/cache.py", "text.parse_shape"): "the cache's stored signature is shape text",
     ("passes/algsimp_core.py", "interpreter.complex_ops"): "folding replays the interpreter's numerics (NumpyOps)",
     ("passes/algsimp_core.py", "interpreter.denormals"): "same (the flush-to-zero model)",
 }
@@ -40,7 +39,7 @@ KNOWN: dict[tuple[str, str], str] = {
 class Edge:
     source: str  # path relative to hlotools/, e.g. "ir/verifier.py"
     line: int
-    target: str  # module relative to hlotools, e.g. "text.parse_shape"; "hlotools" for the root
+    target: str  # module relative to hlotools, e.g. "text.parser"; "hlotools" for the root
     lazy: bool  # inside a function (or under TYPE_CHECKING)
 
     @property
@@ -162,7 +161,7 @@ from .shape import Shape
 if TYPE_CHECKING:
     from hlotools.passes.base import HloPass
 def f():
-    from hlotools.text.parse_shape import parse_shape_text
+    from hlotools.text.parser import parse
     from .. import print_module
 '''
 
@@ -170,7 +169,7 @@ def f():
 def test_the_checker_catches_planted_edges() -> None:
     edges = edges_of("ir/planted.py", PLANTED, _is_module)
     assert [(e.line, e.target, e.lazy) for e in edges] == [
-        (3, "errors", False), (6, "passes.base", True), (8, "text.parse_shape", True), (9, "hlotools", True)]
+        (3, "errors", False), (6, "passes.base", True), (8, "text.parser", True), (9, "hlotools", True)]
     assert [e.where for e in bad_edges(edges)] == [
         "hlotools/ir/planted.py:6", "hlotools/ir/planted.py:8", "hlotools/ir/planted.py:9"]
 

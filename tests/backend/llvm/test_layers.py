@@ -47,7 +47,6 @@ KNOWN_OUTSIDE = {
     ("lower.random", "hlotools.interpreter.numeric"),
     ("lower.output_fusion", "hlotools.passes.fusion_builder"),
     ("lower.output_fusion", "hlotools.passes.fusion_rules"),
-    ("driver.compile", "hlotools.text.parse_shape"),
 }
 
 
