@@ -13,10 +13,13 @@ from collections.abc import Callable
 import numpy as np
 
 from hlotools.errors import HloRuntimeError, HloUnsupportedError
-from hlotools.interpreter import complex_math, polynomials, special
+from hlotools.interpreter import complex_ops, polynomials, special
 from hlotools.interpreter.numeric import (
     contiguous,
     finish,
+    float_maximum,
+    float_minimum,
+    quiet_nan,
     to_compute,
     unsigned_view,
 )
@@ -179,16 +182,6 @@ _NAN_PASSES = frozenset({"exponential", "exponential-minus-one", "sqrt", "rsqrt"
 _LOG_DOMAIN = {"log": 0.0, "log-plus-one": -1.0}
 
 
-def quiet_nan(x: Array) -> Array:
-    """x with the quiet bit of every NaN set (sign and payload kept)."""
-    x = contiguous(np.asarray(x))
-    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
-        return x
-    uint = np.dtype(np.uint32 if x.dtype.itemsize == 4 else np.uint64)
-    bits: Array = x.view(uint) | np.asarray(1 << (22 if x.dtype.itemsize == 4 else 51), uint)
-    return np.where(np.isnan(x), bits.view(x.dtype), x)
-
-
 def _nan_rule(opcode: str, x: Array, r: Array, et: ElementType) -> Array:
     if et.kind != "float" or r.dtype.kind != "f":
         return r
@@ -210,8 +203,8 @@ def _nan_rule(opcode: str, x: Array, r: Array, et: ElementType) -> Array:
 def unary(inst: Instruction, args: list, ev: object) -> Array:
     et = inst.operand_element_type()
     x = to_compute(args[0], et)
-    if et.kind == "complex" and inst.opcode in complex_math.NUMPY_UNARY:
-        return finish(complex_math.numpy_unary(inst.opcode, x), inst.element_type)
+    if et.kind == "complex" and inst.opcode in complex_ops.NUMPY_UNARY:
+        return finish(complex_ops.numpy_unary(inst.opcode, x), inst.element_type)
     r = _nan_rule(inst.opcode, x, np.asarray(_UNARY[inst.opcode](x, et)), et)  # FP warnings are off
     return finish(r, inst.element_type)
 
@@ -381,43 +374,20 @@ def _arith(fn: Callable[[Array, Array], Array], pred_fn: Callable[[Array, Array]
     return apply
 
 
-def _signed_zeros(r: Array, x: Array, y: Array, negative_wins: bool) -> Array:
-    """IEEE 754-2019 maximum/minimum order -0 below +0 (llvm.maximum/minimum, which XLA CPU
-    emits); numpy returns whichever operand came second."""
-    both = (x == 0) & (y == 0)
-    if not np.any(both):
-        return r
-    sx, sy = np.signbit(x), np.signbit(y)
-    neg = (sx | sy) if negative_wins else (sx & sy)
-    zero = np.where(neg, -0.0, 0.0).astype(r.dtype)
-    return np.where(both, zero, r)
-
-
-def first_nan(r: Array, x: Array, y: Array) -> Array:
-    """r where neither x nor y is NaN, else x's NaN (y's when x is not NaN), quieted: the
-    LLVM backend's float_max_min, the same on every CPU (numpy's SIMD loops pick either)."""
-    xn, yn = np.isnan(x), np.isnan(y)
-    if not (np.any(xn) or np.any(yn)):
-        return r
-    return np.where(xn, quiet_nan(x), np.where(yn, quiet_nan(y), r))
-
-
 def _max(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("maximum is undefined for complex")
-    r = np.maximum(x, y)
-    return first_nan(_signed_zeros(r, x, y, False), x, y) if et.kind == "float" else r
+    return float_maximum(x, y) if et.kind == "float" else np.maximum(x, y)
 
 
 def _min(x: Array, y: Array, et: ElementType) -> Array:
     if et.kind == "complex":
         raise HloRuntimeError("minimum is undefined for complex")
-    r = np.minimum(x, y)
-    return first_nan(_signed_zeros(r, x, y, True), x, y) if et.kind == "float" else r
+    return float_minimum(x, y) if et.kind == "float" else np.minimum(x, y)
 
 
 def _atan2(x: Array, y: Array, et: ElementType) -> Array:
-    return np.arctan2(x, y)  # complex: complex_math.atan2
+    return np.arctan2(x, y)  # complex: ir/complex_math.atan2
 
 
 def _complex(x: Array, y: Array, et: ElementType) -> Array:
@@ -444,8 +414,8 @@ _BINARY: dict[str, BinaryFn] = {
 def binary(inst: Instruction, args: list, ev: object) -> Array:
     et = inst.operand_element_type()
     x, y = to_compute(args[0], et), to_compute(args[1], et)
-    if et.kind == "complex" and inst.opcode in complex_math.BINARY:
-        return finish(complex_math.numpy_binary(inst.opcode, x, y), inst.element_type)
+    if et.kind == "complex" and inst.opcode in complex_ops.BINARY:
+        return finish(complex_ops.numpy_binary(inst.opcode, x, y), inst.element_type)
     r = _BINARY[inst.opcode](x, y, et)
     if et.kind == "float" and inst.opcode in _FIRST_NAN:
         r = _first_operand_nan(x, np.asarray(r))

@@ -129,3 +129,46 @@ def finfo(dtype: np.dtype) -> Any:
     import ml_dtypes
 
     return ml_dtypes.finfo(dtype)
+
+
+def quiet_nan(x: np.ndarray) -> np.ndarray:
+    """x with the quiet bit of every NaN set (sign and payload kept)."""
+    x = contiguous(np.asarray(x))
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
+        return x
+    uint = np.dtype(np.uint32 if x.dtype.itemsize == 4 else np.uint64)
+    bits: np.ndarray = x.view(uint) | np.asarray(1 << (22 if x.dtype.itemsize == 4 else 51), uint)
+    return np.where(np.isnan(x), bits.view(x.dtype), x)
+
+
+def _signed_zeros(r: np.ndarray, x: np.ndarray, y: np.ndarray, negative_wins: bool) -> np.ndarray:
+    """IEEE 754-2019 maximum/minimum order -0 below +0 (llvm.maximum/minimum, which XLA CPU
+    emits); numpy returns whichever operand came second."""
+    both = (x == 0) & (y == 0)
+    if not np.any(both):
+        return r
+    sx, sy = np.signbit(x), np.signbit(y)
+    neg = (sx | sy) if negative_wins else (sx & sy)
+    zero = np.where(neg, -0.0, 0.0).astype(r.dtype)
+    return np.where(both, zero, r)
+
+
+def _first_nan(r: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """r where neither x nor y is NaN, else x's NaN (y's when x is not NaN), quieted: the
+    LLVM backend's float_max_min, the same on every CPU (numpy's SIMD loops pick either)."""
+    xn, yn = np.isnan(x), np.isnan(y)
+    if not (np.any(xn) or np.any(yn)):
+        return r
+    return np.where(xn, quiet_nan(x), np.where(yn, quiet_nan(y), r))
+
+
+def float_maximum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """HLO maximum of floats as both backends define it (llvm_ir/arith.float_max_min): the NaN
+    operand quieted, x's when both are; -0 below +0. Here, below elementwise.py and
+    complex_ops.py, which both use it (complex_ops.NumpyOps.maximum, for the formulas)."""
+    return _first_nan(_signed_zeros(np.maximum(x, y), x, y, False), x, y)
+
+
+def float_minimum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """HLO minimum of floats: float_maximum's rules, -0 below +0."""
+    return _first_nan(_signed_zeros(np.minimum(x, y), x, y, True), x, y)

@@ -20,7 +20,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from hlotools.errors import HloRuntimeError
 from hlotools.interpreter.data_movement import pad_array
-from hlotools.interpreter.numeric import compute_dtype, finfo, finish, merge_trailing
+from hlotools.interpreter.numeric import compute_dtype, finfo, finish, merge_trailing, quiet_nan
 from hlotools.interpreter.registry import kernel
 from hlotools.ir import semantics
 from hlotools.ir.attributes import Window, WindowDim
@@ -111,7 +111,6 @@ def first_nan_wins(op: str, r: Array, values: Any, init: Array, et: ElementType)
     nan = np.isnan(r)
     if not np.any(nan):
         return r
-    from hlotools.interpreter.elementwise import quiet_nan
     init_c = _compute(np.asarray(init), et)
     if np.isnan(init_c):
         return np.where(nan, quiet_nan(init_c), r)

@@ -11,9 +11,9 @@ import numpy as np
 from hlotools.errors import HloParseError, ShapeError
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
+from hlotools.ir.shape_text import array_shape, parse_shape_text
 from hlotools.text.literal_format import format_literal
 from hlotools.text.parse_literal import LiteralError, parse_literal
-from hlotools.text.parse_shape import array_shape, parse_shape_text
 
 _LINES = re.compile(r"\r\n|\n|\r")  # as HloError.format and the lexer count lines (not \f, U+2028)
 

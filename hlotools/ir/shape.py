@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from hlotools.errors import ShapeError
 from hlotools.ir.types import ElementType
 
 
@@ -188,6 +189,17 @@ class Shape:
         if with_layout and self.layout is not None and (self.dims or self.layout.extras):
             base += str(self.layout)
         return f"b({base})" if self.is_buffer else base
+
+    @staticmethod
+    def from_text(text: str) -> Shape:
+        """The shape `text` spells, all of it (what to_text prints, or any HLO shape text: a
+        missing layout is the default one); ShapeError otherwise. ir/shape_text.py parses it,
+        the parser's own shape grammar, so there is one reader of shape text."""
+        from hlotools.ir.shape_text import parse_shape_text  # it imports this module
+        shape, end = parse_shape_text(text)
+        if end != len(text):
+            raise ShapeError(f"unexpected text after the shape: {text[end:end + 40]!r}", end)
+        return shape
 
     def __str__(self) -> str:
         return self.to_text(True)

@@ -306,9 +306,10 @@ def reciprocal(values: np.ndarray, element_type: ElementType) -> np.ndarray:
         if name == "f16":
             return (np.float32(1) / values.astype(np.float32)).astype(np.float16)
         if element_type.is_complex:
-            from hlotools.interpreter import complex_math
+            from hlotools.interpreter.complex_ops import NumpyOps
+            from hlotools.ir import complex_math
             part = np.float32 if name == "c64" else np.float64
-            ops: complex_math.NumpyOps[np.ndarray] = complex_math.NumpyOps(np.dtype(part), flush=True)
+            ops: NumpyOps[np.ndarray] = NumpyOps(np.dtype(part), flush=True)
             one = (np.ones(values.shape, part), np.zeros(values.shape, part))
             re, im = complex_math.divide(ops, one, (values.real.astype(part), values.imag.astype(part)))
             out = np.empty(values.shape, values.dtype)

@@ -3,7 +3,7 @@
 XLA's lexer classifies a word by what is glued to it (`x:` is a name, `x=` an attribute name),
 so a context-free longest-match lexer does not fit. This lexer produces the coarse tokens the
 grammar (grammar/hlo.lark) expects; a token is a plain tuple `(type, text, pos, aux)`:
-  SHAPE    text = the shape's source text (decoded and memoised by parse_shape)
+  SHAPE    text = the shape's source text (decoded and memoised by ir/shape_text.py)
   ATTR     text = attribute name, aux = (raw value text, position of the value)
   LITERAL / PARAMNUM  text = the text between the parentheses, aux = its position
   GTE      text = `#1#0`
@@ -16,9 +16,10 @@ from bisect import bisect_right
 from collections.abc import Generator, Iterator
 
 from hlotools.errors import HloParseError
+from hlotools.ir.lazy_regex import lazy_regex
 from hlotools.ir.opcodes import COMPUTATION_ATTRS, COMPUTATION_LIST_ATTRS
+from hlotools.ir.shape_text import GAP
 from hlotools.ir.types import ELEMENT_TYPES
-from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.lexer_fast import fast_instruction
 
 Token = tuple  # (type, text, pos, aux)
@@ -41,10 +42,8 @@ _TOKEN = re.compile(r"""
 | (?P<arrow>->)
 """, re.X)
 # The rest of an array shape after its element type: dims, then a layout when the `{` is
-# followed by a digit or ':' (XLA's rule; otherwise the brace opens something else). XLA's
-# lexer skips comments between any two tokens, so `f32[2] /*c*/ {0}` has a layout too.
-# Possessive, as XLA's lexer never backtracks into a comment (`{ // CHECK: ...` is no layout).
-GAP = r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+"
+# followed by a digit or ':' (XLA's rule; otherwise the brace opens something else), with
+# comments allowed before the `{` (GAP: whitespace and comments, as ir/shape_text reads them).
 _SHAPE_REST = re.compile(r"\[[^\]\[]*\]" + r"(?:" + GAP + r"\{(?=" + GAP + r"[0-9:])(?:[^{}]|\{[^{}]*\})*\})?")
 _SKIP = re.compile(GAP)
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')

@@ -26,7 +26,7 @@ from hlotools.ir.attributes import (
     Window,
     WindowDim,
 )
-from hlotools.text.lazy_regex import lazy_regex
+from hlotools.ir.lazy_regex import lazy_regex
 
 _INT_LIST_ATTRS = frozenset("""dimensions slice_sizes dynamic_slice_sizes fft_length lhs_batch_dims
 lhs_contracting_dims rhs_batch_dims rhs_contracting_dims lhs_ragged_dims rhs_group_dims offset_dims
@@ -192,7 +192,7 @@ def parse_int_list_list(text: str) -> list[tuple[int, ...]] | None:
 
 def parse_shape_list(text: str) -> list[Any]:
     """`{f32[2]{0}, (s32[], f32[])}` -> [Shape, ...] (raises AttrError)."""
-    from hlotools.text.parse_shape import parse_shape_text
+    from hlotools.ir.shape_text import parse_shape_text
     s = strip_comments(text).strip()
     if not (s.startswith("{") and s.endswith("}")):
         raise AttrError("expects a list of shapes such as {f32[2]{0}, s32[]}")
@@ -374,7 +374,7 @@ def _window(name: str, raw: str) -> Window:
 
 
 def _shape_attr(name: str, raw: str) -> Any:
-    from hlotools.text.parse_shape import parse_shape_text
+    from hlotools.ir.shape_text import parse_shape_text
     s = strip_comments(raw)
     try:
         shape, end = parse_shape_text(s)

@@ -11,24 +11,33 @@ from __future__ import annotations
 
 import re
 
-from hlotools.errors import HloParseError
+from hlotools.errors import HloParseError, ShapeError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
+from hlotools.ir.shape_text import array_shape, tuple_depth_message
 from hlotools.ir.types import MAX_TUPLE_DEPTH
 from hlotools.text.lexer import LineMap, Token
 from hlotools.text.parse_async import ASYNC_OPS
 from hlotools.text.parse_attrs import AttrError
 from hlotools.text.parse_mini import stack_frames
 from hlotools.text.parse_resolve import MAX_OPERAND_NESTING, MissingComputation, Pending, Resolver, Scope
-from hlotools.text.parse_shape import shape_or_error, tuple_depth_message
 
 MODULE_ATTRIBUTES = frozenset("""is_scheduled replica_count num_partitions input_output_alias buffer_donor
 alias_passthrough_params entry_computation_layout frontend_attributes
 allow_spmd_sharding_propagation_to_parameters allow_spmd_sharding_propagation_to_output
 origin_recovery_table debug_attributes""".split())
 _ARRAY_IN_TUPLE = re.compile(r"[a-z][a-z0-9_]*\[[^\]\[]*\](?:\{[^{}]*\})?")
+
+
+def shape_or_error(text: str, where: int, lines: LineMap) -> Shape:
+    """The array shape token at `where`, its ShapeError turned into a located HloParseError."""
+    try:
+        return array_shape(text)
+    except ShapeError as e:
+        line, col = lines.locate(where + e.offset)
+        raise HloParseError(e.message, line, col) from None
 
 
 class Builder(Resolver):

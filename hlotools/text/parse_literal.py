@@ -16,10 +16,10 @@ import numpy as np
 if TYPE_CHECKING:
     import ml_dtypes
 
+from hlotools.ir.lazy_regex import lazy_regex
 from hlotools.ir.literal import Literal
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import CONSTANT_FILL_ENV, ElementType, human_bytes, max_constant_fill_bytes
-from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.parse_literal_fast import MIN_FAST_CHARS, fast_dense
 
 _COMMENT = lazy_regex(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*")

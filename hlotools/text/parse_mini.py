@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from hlotools.errors import ShapeError
 from hlotools.ir.attributes import Alias, ShapeIndex
+from hlotools.ir.lazy_regex import lazy_regex
 from hlotools.ir.shape import Shape
-from hlotools.text.lazy_regex import lazy_regex
 from hlotools.text.parse_attrs import AttrError
 
 _TOKEN = lazy_regex(r"""\s*(?:
@@ -321,7 +321,7 @@ def stack_frames(text: str) -> None:
 
 def computation_layout(text: str) -> tuple[tuple[Shape, ...], Shape]:
     """`{(shape, ...)->shape}` as ParseComputationLayout reads it: (parameter shapes, result)."""
-    from hlotools.text.parse_shape import parse_shape_text
+    from hlotools.ir.shape_text import parse_shape_text
     params: list[Shape] = []
     s = re.sub(r"/\*(?:[^*]|\*(?!/))*\*/|//[^\n\r]*", lambda c: " " * len(c.group()), text).strip()
     if not s.startswith("{"):

@@ -14,13 +14,13 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
+from hlotools.ir.shape_text import tuple_depth_message
 from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH
 from hlotools.text import parse_checks as checks
 from hlotools.text.lexer import LineMap, Token
 from hlotools.text.parse_async import ASYNC_OPS, async_sugar, resolve
 from hlotools.text.parse_attrs import AttrError, decode_attr, strip_comments
 from hlotools.text.parse_literal import LiteralError, LiteralTooLarge, parse_literal
-from hlotools.text.parse_shape import tuple_depth_message
 
 _infer_shape: Callable[[Instruction], Shape] | None
 try:  # written by another helper at the same time; parsing works without it

@@ -9,8 +9,8 @@ import hlotools
 from hlotools.errors import HloVerifyError
 from hlotools.ir.module import Module
 from hlotools.ir.shape_inference_async import is_shape_prefix
+from hlotools.ir.shape_text import parse_shape_text
 from hlotools.ir.verifier import verify
-from hlotools.text.parse_shape import parse_shape_text
 from hlotools.text.printer import print_module
 
 ADD2 = """{

@@ -1,7 +1,6 @@
-"""Complex (c64/c128) elementwise opcodes (interpreter/complex_math.py's formulas, XLA CPU's),
-each case on both backends: the LLVM backend against the interpreter on zeros,
-infinities, NaNs, huge and tiny magnitudes and branch cuts, and spot values XLA itself
-computes (jaxlib 0.10 via xla_ref.py)."""
+"""Complex (c64/c128) elementwise opcodes (ir/complex_math.py's formulas, XLA CPU's), each case
+on both backends: the LLVM backend against the interpreter on zeros, infinities, NaNs, huge and
+tiny magnitudes and branch cuts, and spot values XLA itself computes (jaxlib 0.10 via xla_ref.py)."""
 from __future__ import annotations
 
 import itertools
@@ -249,11 +248,11 @@ def _exact_fma(a: float, b: float, c: float) -> float:
 @opcode("multiply")
 def test_f64_fma_is_rounded_once_at_the_edges() -> None:
     """c128's fused multiply: special.fma64's emulation splits operands (overflows past 2^995),
-    loses bits in the denormals and gives NaN for an infinite addend; complex_math._fma64 keeps
+    loses bits in the denormals and gives NaN for an infinite addend; complex_ops._fma64 keeps
     IEEE's fma there (zeros' signs, inf - inf of an exact product, overflow, underflow).
     Interpreter only: it checks the interpreter's fma helper; the LLVM backend's is the FMA
     instruction (test_multiply_is_xlas_bit_for_bit)."""
-    from hlotools.interpreter.complex_math import _fma64
+    from hlotools.interpreter.complex_ops import _fma64
     edge = [0.0, -0.0, 1.0, -1.5, 1 + 2**-52, 1e308, -2.0**1023, 1e154, 1e-300, 1e-310, 5e-324,
             math.inf, -math.inf, math.nan]
     abc = np.array(list(itertools.product(edge, repeat=3)))

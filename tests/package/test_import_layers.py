@@ -27,19 +27,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 # Passes that compute constants with the interpreter's numerics: constant folding runs the
 # evaluator, as XLA's HloConstantFolding does; algsimp folds 1/C (InvertConstant) with them.
 FOLDING = {"passes/constant_folding.py", "passes/algsimp_core.py"}
-# Edges that break the layering today, each with the reason it stays for now. The test fails when one
-# of them disappears too, so that this list only shrinks.
-KNOWN: dict[tuple[str, str], str] = {
-    ("backend/llvm/driver/compile.py", "text.parse_shape"): "the cache's stored signature is shape text",
-    ("backend/llvm/llvm_ir/complex_ops.py", "interpreter.complex_math"): "codegen emits the interpreter's formulas",
-}
 
 
 @dataclass(frozen=True)
 class Edge:
     source: str  # path relative to hlotools/, e.g. "ir/verifier.py"
     line: int
-    target: str  # module relative to hlotools, e.g. "text.parse_shape"; "hlotools" for the root
+    target: str  # module relative to hlotools, e.g. "text.parser"; "hlotools" for the root
     lazy: bool  # inside a function (or under TYPE_CHECKING)
 
     @property
@@ -138,7 +132,7 @@ def all_edges() -> list[Edge]:
 
 
 def bad_edges(edges: list[Edge]) -> list[Edge]:
-    return [e for e in edges if not allowed(e) and (e.source, e.target) not in KNOWN]
+    return [e for e in edges if not allowed(e)]
 
 
 def test_every_import_goes_down_the_layers() -> None:
@@ -146,11 +140,6 @@ def test_every_import_goes_down_the_layers() -> None:
     assert not bad, "imports against the layering (design.md §1):\n" + "\n".join(
         f"  {e.where}: {package_of(e.source)} -> {e.target}{' (lazy)' if e.lazy else ''}" for e in bad)
 
-
-def test_known_exceptions_still_exist() -> None:
-    present = {(e.source, e.target) for e in all_edges() if not allowed(e)}
-    gone = sorted(set(KNOWN) - present)
-    assert not gone, f"remove these from KNOWN, they are gone: {gone}"
 
 
 PLANTED = '''
@@ -160,7 +149,7 @@ from .shape import Shape
 if TYPE_CHECKING:
     from hlotools.passes.base import HloPass
 def f():
-    from hlotools.text.parse_shape import parse_shape_text
+    from hlotools.text.parser import parse
     from .. import print_module
 '''
 
@@ -168,7 +157,7 @@ def f():
 def test_the_checker_catches_planted_edges() -> None:
     edges = edges_of("ir/planted.py", PLANTED, _is_module)
     assert [(e.line, e.target, e.lazy) for e in edges] == [
-        (3, "errors", False), (6, "passes.base", True), (8, "text.parse_shape", True), (9, "hlotools", True)]
+        (3, "errors", False), (6, "passes.base", True), (8, "text.parser", True), (9, "hlotools", True)]
     assert [e.where for e in bad_edges(edges)] == [
         "hlotools/ir/planted.py:6", "hlotools/ir/planted.py:8", "hlotools/ir/planted.py:9"]
 

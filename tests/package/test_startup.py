@@ -125,7 +125,7 @@ def test_timing_median_is_statistics_median(values: list[float]) -> None:
 def test_lazy_regex_behaves_as_the_compiled_pattern() -> None:
     import re
 
-    from hlotools.text.lazy_regex import LazyRegex, lazy_regex
+    from hlotools.ir.lazy_regex import LazyRegex, lazy_regex
     lazy = lazy_regex(r"(?P<k>[a-z]+)=(\d+)", re.I)
     assert isinstance(lazy, LazyRegex) and "match" not in vars(lazy)  # nothing compiled yet
     m = lazy.match("Key=12")

@@ -7,7 +7,7 @@ from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
-from hlotools.text.parse_shape import parse_shape_text
+from hlotools.ir.shape_text import parse_shape_text
 
 
 def S(text: str) -> Shape:

@@ -555,8 +555,8 @@ def _tuple_literal_cases() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("shape_text", "text"), _tuple_literal_cases())
 def test_tuple_literals_read_the_same_on_both_paths(shape_text: str, text: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from hlotools.ir.shape_text import parse_shape_text
     from hlotools.text import parse_literal as pl
-    from hlotools.text.parse_shape import parse_shape_text
     shape = parse_shape_text(shape_text)[0].with_default_layout()
 
     def read() -> object:

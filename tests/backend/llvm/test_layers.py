@@ -10,7 +10,7 @@ __init__ (compile_module, load_emitters) is the facade on top, which any layer m
 llvm_ir sits below kernels because the runtime library generates its code with the same
 types, loops and scalar ops as the lowerings (the GEMM epilogue reuses the elementwise scalar
 code bit for bit). Outside the backend: ir/ and errors everywhere, passes only from driver/, the
-text printer, the package's version (and, until change 2 moves those IR facts to ir/, the few imports in KNOWN_OUTSIDE).
+text printer and the package's version.
 Only native/jit.py imports llvmlite.binding.
 """
 from __future__ import annotations
@@ -32,21 +32,7 @@ JIT = f"{PACKAGE}.native.jit"
 # Outside the backend, for every layer.
 ANYWHERE = ("hlotools.ir", "hlotools.errors", "hlotools.log", "hlotools.text.printer")
 # Outside the backend, per layer (and the layers to its right).
-FROM_LAYER = {"driver": ("hlotools.passes", "hlotools.text.reparse")}
-# IR facts that still live in the interpreter, passes and text layers: change 2 of issue 11
-# moves them to ir/ (simple_comparator, IDENTITY_TARGETS, int_limits, elementwise_flow, ...).
-# Listed by (importing module, imported module): a new one fails the test.
-KNOWN_OUTSIDE = {
-    ("lower.sorting", "hlotools.interpreter.patterns"),
-    ("lower.lapack", "hlotools.interpreter.custom_calls"),
-    ("lower.indexing", "hlotools.interpreter.custom_calls"),
-    ("lower.random", "hlotools.interpreter.convert"),
-    ("lower.random", "hlotools.interpreter.numeric"),
-    ("llvm_ir.complex_ops", "hlotools.interpreter.complex_math"),
-    ("lower.output_fusion", "hlotools.passes.fusion_builder"),
-    ("lower.output_fusion", "hlotools.passes.fusion_rules"),
-    ("driver.compile", "hlotools.text.parse_shape"),
-}
+FROM_LAYER = {"driver": ("hlotools.passes",)}
 
 
 @dataclass(frozen=True)
@@ -126,8 +112,7 @@ def violations(found: list[Import]) -> list[str]:
                            f"({target} is to its right: {' <- '.join(LAYERS)})")
         elif imp.target.startswith("hlotools."):  # (the package itself: its version, parse/print)
             allowed = ANYWHERE + tuple(p for layer, ps in FROM_LAYER.items() if LAYERS.index(layer) <= rank for p in ps)
-            if not any(imp.target == p or imp.target.startswith(p + ".") for p in allowed) \
-                    and (imp.module, imp.target) not in KNOWN_OUTSIDE:
+            if not any(imp.target == p or imp.target.startswith(p + ".") for p in allowed):
                 out.append(f"{imp.where}: {imp.layer} module {imp.module} imports {imp.target} "
                            f"(outside the backend it may use {', '.join(allowed)})")
     return out

@@ -206,8 +206,8 @@ def _load(compile_cache: CompileCache, key: str, module: Module, t0: float, via:
     try:
         if entry.meta.get("entry") != ENTRY_NAME:
             raise Rejected(f"entry symbol {entry.meta.get('entry')!r}")
-        params = [_shape(t) for t in entry.meta["params"]]
-        results = [_shape(t) for t in entry.meta["results"]]
+        params = [Shape.from_text(t) for t in entry.meta["params"]]
+        results = [Shape.from_text(t) for t in entry.meta["results"]]
         _check_leaves(module, params, results)
         stats = CompileStats(**entry.meta["stats"])
         stats.donated = {int(k): v for k, v in stats.donated.items()}  # JSON keys are strings
@@ -244,14 +244,6 @@ def _from_library(compile_cache: CompileCache, key: str, entry: Entry, stats: An
         compile_cache.say(f"compile cache: shared library of {key[:12]} not used: {e}")
         return None
     return CompiledModule.from_shared_library(library, stats, params, results, time.perf_counter() - t0)
-
-
-def _shape(text: str) -> Shape:
-    from hlotools.text.parse_shape import parse_shape_text
-    shape, end = parse_shape_text(text)
-    if end != len(text):
-        raise Rejected(f"unreadable shape {text!r}")
-    return shape
 
 
 def _check_leaves(module: Module, params: list[Shape], results: list[Shape]) -> None:

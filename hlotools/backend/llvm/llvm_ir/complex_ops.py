@@ -1,8 +1,8 @@
 """Complex values ({re, im} literal structs): construction, parts, the elementwise functions,
 comparisons and conversions (real -> complex; complex -> complex).
 
-The functions are hlotools/interpreter/complex_math.py's formulas (XLA CPU's), emitted through
-IrOps: the interpreter evaluates the very same float operations on numpy arrays, so the two
+The functions are hlotools/ir/complex_math.py's formulas (XLA CPU's), emitted through
+IrOps: the interpreter (interpreter/complex_ops.NumpyOps) evaluates the very same float operations on numpy arrays, so the two
 backends differ only where libm and numpy round a call (exp, sin, atan2, ...) differently."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from hlotools.backend.llvm.llvm_ir import math_ops, types
 from hlotools.errors import HloUnsupportedError
-from hlotools.interpreter import complex_math as CM
+from hlotools.ir import complex_math as CM
 from hlotools.ir.types import ElementType
 
 B: TypeAlias = ir.IRBuilder
@@ -113,7 +113,7 @@ def _component_bits(et: ElementType) -> int:
 
 
 def unary(b: B, opcode: str, z: ir.Value, et: ElementType) -> ir.Value:
-    """The complex unary opcodes with the interpreter's formulas (interpreter/complex_math.py,
+    """The complex unary opcodes with the interpreter's formulas (ir/complex_math.py,
     XLA's); real/imag extract a part. Opcodes XLA has no complex form of are refused."""
     re, im = parts(b, z)
     if opcode == "real":

@@ -76,13 +76,13 @@ def test_calling_a_module_makes_no_cyclic_garbage() -> None:
 
 
 def test_the_shape_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hlotools.text import parse_shape
-    monkeypatch.setattr(parse_shape, "CACHE_MAX", 8)
-    monkeypatch.setattr(parse_shape, "_CACHE", {})
-    shapes = [parse_shape.array_shape(f"f32[{n}]") for n in range(1, 40)]
-    assert len(parse_shape._CACHE) <= 8
+    from hlotools.ir import shape_text
+    monkeypatch.setattr(shape_text, "CACHE_MAX", 8)
+    monkeypatch.setattr(shape_text, "_CACHE", {})
+    shapes = [shape_text.array_shape(f"f32[{n}]") for n in range(1, 40)]
+    assert len(shape_text._CACHE) <= 8
     assert [s.dims for s in shapes] == [(n,) for n in range(1, 40)]
-    assert parse_shape.array_shape("f32[39]") is shapes[-1]  # still a cache
+    assert shape_text.array_shape("f32[39]") is shapes[-1]  # still a cache
 
 
 def test_compiled_modules_and_their_engines_are_freed() -> None:

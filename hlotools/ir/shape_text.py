@@ -1,5 +1,9 @@
 """Shape text -> Shape, memoised: a module repeats the same few shape strings thousands of times.
 
+The one shape parser: the text parser (text/parse_build.py, parse_attrs.py), io's literal
+text and Shape.from_text (the compile cache's stored signatures) all read shapes here, in ir/
+beside Shape.to_text, which prints what this parses.
+
 Array shapes arrive from the lexer as one token (`f32[2,<=3,?]{1,0,2:T(8,128)S(1)}`). A layout
 missing from the text is filled with the default descending one, as XLA's parser does with its
 default `fill_missing_layouts=true` (scalars always get the empty layout).
@@ -10,11 +14,16 @@ from __future__ import annotations
 
 import re
 
-from hlotools.errors import HloParseError, ShapeError
+from hlotools.errors import ShapeError
+from hlotools.ir.lazy_regex import lazy_regex
 from hlotools.ir.shape import Layout, Shape
 from hlotools.ir.types import ELEMENT_TYPES, MAX_TUPLE_DEPTH, shape_size_error
-from hlotools.text.lazy_regex import lazy_regex
-from hlotools.text.lexer import GAP, LineMap
+
+# What may stand between two tokens of HLO text: whitespace and comments. XLA's lexer skips
+# comments between any two tokens, so `f32[2] /*c*/ {0}` has a layout too (text/lexer.py reads
+# this for its shape tokens). Possessive, as XLA's lexer never backtracks into a comment
+# (`{ // CHECK: ...` is no layout).
+GAP = r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+"
 
 # Shapes by their text, parsed once. Bounded (emptied when full, as emit_loops' constants and
 # the verifier's valid shapes are): a process parsing many modules of distinct shapes kept
@@ -194,11 +203,3 @@ def parse_shape_text(text: str, start: int = 0) -> tuple[Shape, int]:
 def tuple_depth_message() -> str:
     return (f"tuple shape nested more than {MAX_TUPLE_DEPTH} levels deep (hlotools' limit; "
             "every walk over a shape recurses into its tuples)")
-
-
-def shape_or_error(text: str, where: int, lines: LineMap) -> Shape:
-    try:
-        return array_shape(text)
-    except ShapeError as e:
-        line, col = lines.locate(where + e.offset)
-        raise HloParseError(e.message, line, col) from None

@@ -1,6 +1,6 @@
 """Regular expressions compiled on first use.
 
-The text front end has ~50 module-level patterns; compiling them all costs ~5 ms of every
+The text front end (and ir/shape_text.py) has ~50 module-level patterns; compiling them all costs ~5 ms of every
 process start (a cached hlo-run of a small module uses a dozen). `lazy_regex` defers the
 compile to the first call; after it, the pattern's methods are plain instance attributes
 (bound methods of the compiled pattern), so a call costs what a compiled pattern's does.
