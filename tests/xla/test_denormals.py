@@ -138,3 +138,20 @@ ENTRY e {
     interp = evaluate(hlotools.parse_module(text), [x])[0]
     llvm = CompiledModule(optimise_module(hlotools.parse_module(text)))([x])[0]
     assert _bits(interp) == SORT_LT and _bits(llvm) == SORT_LT
+
+
+@pytest.mark.parametrize("op", ["dot", "convolution"])
+def test_the_interpreters_dot_and_convolution_flush_as_xla_cpu(op: str) -> None:
+    """XLA CPU (jaxlib 0.10.2, xla_ref.py) computes [1e-39, 1] . [1e20, 0] as 0 (DAZ: the
+    denormal operand reads as zero). The interpreter's dot and convolution kernels once escaped
+    the flushing wrapper (a check for wrapped kernels skipped the guarded ones) and gave 1e-19."""
+    if op == "dot":
+        body = "ROOT r = f32[1,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+    else:
+        body = "ROOT r = f32[1,1] convolution(a, b), dim_labels=bf_io->bf"
+    m = hlotools.parse_module(f"HloModule m\nENTRY e {{\n  a = f32[1,2] parameter(0)\n"
+                              f"  b = f32[2,1] parameter(1)\n  {body}\n}}\n")
+    args = [np.array([[1e-39, 1.0]], np.float32), np.array([[1e20], [0.0]], np.float32)]
+    assert evaluate(m, args)[0].item() == 0.0
+    with semantics.using("spec"):
+        assert evaluate(m, args)[0].item() == pytest.approx(1e-19)
