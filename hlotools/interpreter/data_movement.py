@@ -123,12 +123,13 @@ def slice_(inst: Instruction, args: list, ev: Any) -> Array:
 
 
 def _start_indices(operand_rank: int, index_args: list[Any]) -> list[int]:
-    """Either one scalar per dim, or (old form) one rank-1 vector holding all starts."""
+    """Either one scalar per dim, or (old form) one rank-1 vector holding all starts; as Python
+    ints, exact for every index type (a u64 of 2^63 or more must not wrap negative: it clamps high)."""
     if len(index_args) == 1 and np.ndim(index_args[0]) == 1 and operand_rank != 0:
-        return [int(v) for v in np.asarray(index_args[0]).astype(np.int64)]
+        return [int(v) for v in np.asarray(index_args[0]).tolist()]
     if len(index_args) != operand_rank:
         raise HloRuntimeError(f"expected {operand_rank} start indices, got {len(index_args)}")
-    return [int(np.asarray(v).astype(np.int64)) for v in index_args]
+    return [int(np.asarray(v).reshape(()).item()) for v in index_args]
 
 
 def clamp_starts(starts: list[int], dims: tuple[int, ...], sizes: tuple[int, ...]) -> list[int]:

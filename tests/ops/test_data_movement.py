@@ -29,6 +29,20 @@ def test_dynamic_slice_unsigned_index(backend: str) -> None:
     assert run1(text, a, np.uint32(2**32 - 1), backend=backend).tolist() == [3.0, 4.0]
 
 
+@opcode("dynamic-slice", "dynamic-update-slice")
+def test_u64_indices_of_2_to_the_63_and_more_clamp_high(backend: str) -> None:
+    """Negative when read as s64, they must still clamp to the top, as gather's do."""
+    ds = _module("  ROOT r = f32[2] dynamic-slice(a, i), dynamic_slice_sizes={2}",
+                 "  a = f32[5] parameter(0)\n  i = u64[] parameter(1)")
+    a = np.arange(5, dtype=np.float32)
+    for i in (2**63, 2**64 - 1):
+        assert run1(ds, a, np.uint64(i), backend=backend).tolist() == [3.0, 4.0]
+    dus = _module("  ROOT r = s32[4] dynamic-update-slice(a, u, i)",
+                  "  a = s32[4] parameter(0)\n  u = s32[2] parameter(1)\n  i = u64[] parameter(2)")
+    got = run1(dus, np.zeros(4, np.int32), np.array([7, 8], np.int32), np.uint64(2**64 - 1), backend=backend)
+    assert got.tolist() == [0, 0, 7, 8]
+
+
 @opcode("dynamic-update-slice")
 def test_dynamic_update_slice_clamps_and_copies(backend: str) -> None:
     text = _module("  ROOT r = s32[4] dynamic-update-slice(a, u, i)",

@@ -147,12 +147,16 @@ def clamp_index(b: ir.IRBuilder, v: ir.Value, lo: int, hi: int) -> ir.Value:
 
 
 def index_value(gen: ElementalGen, inst: Instruction, k: int, index: Index) -> ir.Value:
-    """An operand that holds an index, sign- or zero-extended to i64."""
+    """An operand that holds an index, sign- or zero-extended to i64. A u64 index of 2^63 or
+    more (negative as i64) saturates to INT64_MAX: every index range is below it, so it clamps
+    high and counts as out of bounds, as XLA CPU does (2^64 - 1 starts a gather at the top)."""
     v = gen.operand(inst, k, index)
     et = inst.operands[k].shape.element_type
     assert et is not None
     if v.type.width == 64:
-        return v
+        if et.kind != "unsigned":
+            return v
+        return gen.b.select(gen.b.icmp_signed("<", v, c64(0)), c64(2 ** 63 - 1), v)
     return gen.b.zext(v, types.I64) if et.kind in ("unsigned", "pred") else gen.b.sext(v, types.I64)
 
 
