@@ -209,6 +209,6 @@ def test_the_runtime_library_key_covers_every_module_it_may_import() -> None:
 def test_codegen_refuses_to_compile_before_the_lowerings_are_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     from hlotools.backend.llvm.codegen import registry
     from hlotools.backend.llvm.codegen.module import ModuleCompiler
-    monkeypatch.setattr(registry, "LOADED", [False])
+    monkeypatch.setattr(registry, "LOADED", False)
     with pytest.raises(RuntimeError, match="load_emitters"):
         ModuleCompiler(hlotools.parse_module("HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }"))

@@ -52,14 +52,14 @@ UNSUPPORTED: dict[str, str] = {}
 SCRATCH: dict[str, Callable[..., list[int]]] = {}
 TASK_WORK: dict[str, Callable[..., int | None]] = {}
 NO_INLINE: set[str] = set()
-LOADED = [False]  # lower.load() has filled the tables (codegen only reads them)
+LOADED = False  # lower.load() has filled the tables (codegen only reads them)
 # custom-call targets the backend lowers (custom_call_target -> emitter, like EMITTERS)
 CUSTOM_CALLS: Table[Emitter] = Table("custom-call emitter")
 
 
 def require_loaded() -> None:
     """Codegen reads the tables; the driver (or a test) fills them first with lower.load()."""
-    if not LOADED[0]:
+    if not LOADED:
         raise RuntimeError("the LLVM lowerings are not loaded: call hlotools.backend.llvm.load_emitters()")
 
 

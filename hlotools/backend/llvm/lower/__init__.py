@@ -14,7 +14,9 @@ from hlotools.backend.llvm.codegen import registry
 
 
 def load() -> None:
-    """Register every lowering (idempotent)."""
+    """Register every lowering (once: every compile asks)."""
+    if registry.LOADED:
+        return
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         import_module(f"{__name__}.{info.name}")
-    registry.LOADED[0] = True
+    registry.LOADED = True
