@@ -39,6 +39,9 @@ class CompileStats:
     # Entry result leaf -> flat argument leaf whose memory it may be written into
     # (input_output_alias); the caller may pass the argument's memory as that result.
     donated: dict[int, int] = field(default_factory=dict)
+    kernels: int = 0  # distinct kernels (codegen/kernels.py), and how many of them this compile emitted
+    kernels_emitted: int = 0
+    kernel_calls: int = 0
 
 
 def layout_of(shape: Shape) -> tuple[int, ...]:

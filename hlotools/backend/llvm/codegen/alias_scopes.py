@@ -43,6 +43,8 @@ class AliasScopes:
                     return EXTERNAL
                 if key[0] == -3:
                     return ("arena", key[1])
+                if key[0] == -4:  # a constant reached through a kernel's slot
+                    return ("constant", key[1])
         return None
 
     def tag(self, instr: ir.Instruction, base: ir.Value) -> None:

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import leaf_bytes
-from hlotools.backend.llvm.codegen import buffers, placement
+from hlotools.backend.llvm.codegen import buffers, kernels, placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
+from hlotools.backend.llvm.codegen.kernels import KernelContext
 from hlotools.backend.llvm.codegen.registry import (
     ALIASES,
     ELEMENTAL,
@@ -62,6 +63,7 @@ class FunctionEmitter:
         # the elemental generators' value caches, innermost region last (emit_elemental)
         self.cache_layers: list[dict[CacheKey, Value]] = [{}]
         self.gen = ElementalGen(self)
+        self.kernel: KernelContext | None = None  # set while a kernel is emitted (codegen/kernels.py)
 
     # -- planning -------------------------------------------------------------------
     def classify(self) -> None:
@@ -186,7 +188,13 @@ class FunctionEmitter:
         kind = self.kinds[id(inst)]
         if kind in ("param", "const", "alias", "inline"):
             return
+        if kernels.emit_as_kernel(self, inst, self._emit_code):
+            return
         scopes_of(self).begin()
+        self._emit_code(inst)
+
+    def _emit_code(self, inst: Instruction) -> None:
+        """The instruction's own code, here or in its kernel (codegen/kernels.py)."""
         op = inst.opcode
         for et in (s.element_type for s in inst.shape.leaves()):
             if et is not None:
@@ -216,6 +224,8 @@ class FunctionEmitter:
     def _arg_ptr(self, array: ir.Value, k: int, key: tuple[int, int]) -> ir.Value:
         p = self._ptr_cache.get(key)
         if p is None:
+            if self.kernel is not None:  # a kernel reaches every buffer through its slots
+                return self._slot_ptr(key)
             eb = self.in_entry()
             slot = eb.gep(array, [c64(k)], source_etype=types.PTR)
             p = eb.load(slot, typ=types.PTR, name=f"{'in' if key[0] == -1 else 'out'}{k}")
@@ -232,9 +242,32 @@ class FunctionEmitter:
         key = (-3, offset)
         p = self._ptr_cache.get(key)
         if p is None:
+            if self.kernel is not None:
+                return self._slot_ptr(key)
             p = self.in_entry().gep(self.arena, [c64(offset)], source_etype=types.I8)
             self._ptr_cache[key] = p
         return p
+
+    def _slot_ptr(self, key: tuple[int, int]) -> ir.Value:
+        """In a kernel: the pointer of location `key` from its slot (cached under the key, so
+        alias_scopes.py tells the locations apart as in the caller)."""
+        assert self.kernel is not None
+        k = self.kernel.slot(key)
+        eb = self.in_entry()
+        p = eb.load(eb.gep(self.params_arg, [c64(k)], source_etype=types.PTR), typ=types.PTR, name=f"slot{k}")
+        self._ptr_cache[key] = p
+        return p
+
+    def constant_ptr(self, inst: Instruction) -> ir.Value:
+        """A materialised constant's memory: its global (a kernel's slot)."""
+        if self.kernel is not None:
+            key = (-4, id(inst))
+            return self._ptr_cache.get(key) or self._slot_ptr(key)
+        g = self._const_cache.get(id(inst))
+        if g is None:
+            g = self.mc.constant_global(inst)
+            self._const_cache[id(inst)] = g
+        return g
 
     def leaf_ptr_of(self, lf: buffers.Leaf, shape: Shape) -> ir.Value:
         assert self.plan is not None
@@ -242,11 +275,7 @@ class FunctionEmitter:
             return self.param_ptr(lf.index)
         if lf.kind == "const":
             assert lf.inst is not None
-            g = self._const_cache.get(id(lf.inst))
-            if g is None:
-                g = self.mc.constant_global(lf.inst)
-                self._const_cache[id(lf.inst)] = g
-            return g
+            return self.constant_ptr(lf.inst)
         if lf.kind == "none":
             return ir.Constant(types.PTR, None)
         loc = self.plan.location[lf.index]
@@ -312,6 +341,8 @@ class FunctionEmitter:
         parameter (or root) layout goes through a relayout copy in heap memory: modules before
         layout assignment may disagree across a call, and the callee reads memory in its own
         layout (XLA's layout assignment would insert copies there)."""
+        if self.kernel is not None:
+            raise kernels.Escape(f"calls computation {comp.name}")
         callee = callee or self.mc.function_for(comp)
         assert self.plan is not None
         fixups: list[tuple[ir.Value, Shape, ir.Value, Shape]] = []

@@ -15,6 +15,7 @@ globals holding their physical bytes.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
@@ -22,6 +23,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.abi import ENTRY_NAME, CompileStats, layout_of
 from hlotools.backend.llvm.codegen import buffers, placement, registry
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
+from hlotools.backend.llvm.codegen.kernels import Escape, Kernel
 from hlotools.backend.llvm.llvm_ir import denormals, types
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.attributes import InputOutputAlias
@@ -49,11 +51,21 @@ class CompiledFunction:
 class ModuleCompiler:
     """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
 
-    def __init__(self, module: Module, *, implicit_fusion: bool = True) -> None:
+    def __init__(self, module: Module, *, implicit_fusion: bool = True, kernels: bool = False,
+                 kernel_cached: Callable[[Kernel], bool] | None = None) -> None:
+        """`kernels`: materialised instructions become kernels in LLVM modules of their own
+        (codegen/kernels.py; `kernel_modules()`), each distinct one emitted once, none when
+        `kernel_cached(kernel)` says its object is at hand already."""
         registry.require_loaded()  # the driver has the lowerings fill codegen/registry.py's tables
         self.module = module
         self.implicit_fusion = implicit_fusion
         self.ir = ir.Module(name=module.name)
+        self.main_ir = self.ir
+        self.kernels = kernels
+        self.kernel_table: dict[str, Kernel] = {}
+        self.refused_kernels: set[str] = set()
+        self.computation_digests: dict[int, str] = {}
+        self._kernel_cached = kernel_cached
         self.functions: dict[tuple[int, bool], CompiledFunction] = {}
         self.stats = CompileStats()
         self._globals = 0
@@ -68,7 +80,16 @@ class ModuleCompiler:
             denormals.flush_during(cf.function)
         self.stats.arena_bytes = cf.arena_bytes
         self.stats.donated = {k: cf.donation[k] for k in sorted(cf.alias_safe)}
+        self.stats.kernels = len(self.kernel_table)
+        self.stats.kernels_emitted = len(self.kernel_modules())
         return self.ir
+
+    def kernel_cached(self, kernel: Kernel) -> bool:
+        return self._kernel_cached is not None and self._kernel_cached(kernel)
+
+    def kernel_modules(self) -> list[Kernel]:
+        """The kernels this compile emitted (the others' objects came from the cache)."""
+        return [k for k in self.kernel_table.values() if k.module is not None]
 
     def function_for(self, comp: Computation, name: str | None = None, export: bool = False,
                      alias_params: bool = False, donation: dict[int, int] | None = None) -> CompiledFunction:
@@ -79,6 +100,8 @@ class ModuleCompiler:
         cf = self.functions.get(key)
         if cf is not None:
             return cf
+        if self.ir is not self.main_ir:  # a kernel's module holds its kernel alone
+            raise Escape(f"needs the function of computation {comp.name}")
         fnty = ir.FunctionType(ir.VoidType(), [types.PTR, types.PTR, types.PTR])
         fn = ir.Function(self.ir, fnty, name or self.unique_name("comp." + comp.name))
         if not export:
@@ -192,5 +215,6 @@ def straight_line_instructions(module: ir.Module) -> int | None:
 
 
 def compile_module(module: Module, *, implicit_fusion: bool = True) -> tuple[ir.Module, CompileStats]:
+    """The whole module as one LLVM module (no kernels: AOT objects and the tests' IR checks)."""
     mc = ModuleCompiler(module, implicit_fusion=implicit_fusion)
     return mc.compile(), mc.stats

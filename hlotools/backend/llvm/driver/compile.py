@@ -76,7 +76,7 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
         compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))
         return found
     compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion,
-                              keep_object=True, runtime_cache=compile_cache)
+                              keep_object=True, runtime_cache=compile_cache, kernel_fields=fields)
     compiled.timings.extra.update({"passes": t2 - t1, "cache_lookup": t1 - t0})
     spent = (f"passes {1e3 * (t2 - t1):.0f} ms, codegen {1e3 * compiled.timings.codegen_s:.0f} ms, "
              f"LLVM {1e3 * compiled.timings.llvm_s:.0f} ms")

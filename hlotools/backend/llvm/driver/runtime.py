@@ -45,36 +45,60 @@ class CompiledModule(EntryCaller):
     llvm_level: int | None = None  # the LLVM level it was compiled at (llvm_level); None: loaded
 
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
-                 keep_object: bool = False, runtime_cache: CompileCache | None = None) -> None:
+                 keep_object: bool = False, runtime_cache: CompileCache | None = None,
+                 kernel_fields: dict[str, Any] | None = None) -> None:
         """`runtime_cache`: where the runtime library's objects are kept between processes
         (None: built in this process when it has not loaded them yet). Groups this process has
         loaded already are not copied into it here: compile_cached has its background worker do
-        that (CompileCache.link_later), as only a later process reads them."""
+        that (CompileCache.link_later), as only a later process reads them. With
+        `kernel_fields` (what besides a kernel's structure its code depends on: the compile
+        options) kernels' objects are looked up in and stored into `runtime_cache` one by one."""
         from hlotools.backend.llvm import lower
         from hlotools.backend.llvm.codegen import module as codegen
         from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.lower.gemm import blas_enabled
         from hlotools.backend.llvm.native import jit
+        from hlotools.backend.llvm.native.objfile import pack
         t0 = time.perf_counter()
         lower.load()
+        store = KernelStore(runtime_cache if kernel_fields is not None else None, kernel_fields or {})
         # JIT only: AOT objects never call BLAS, and define the runtime library's functions
         with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime():
-            ir_module, stats = codegen.compile_module(module, implicit_fusion=implicit_fusion)
+            mc = codegen.ModuleCompiler(module, implicit_fusion=implicit_fusion, kernels=kernels_enabled(),
+                                        kernel_cached=store.lookup)
+            ir_module = mc.compile()
+            stats = mc.stats
+        emitted = mc.kernel_modules()
         self.llvm_ir = str(ir_module)
-        self.runtime_groups = runtime_library.groups_needed(ir_module)
+        kernel_texts = [str(k.module) for k in emitted]
+        groups = set(runtime_library.groups_needed(ir_module))
+        for k in emitted:
+            assert k.module is not None
+            groups.update(runtime_library.groups_needed(k.module))
+        groups.update(store.groups)
+        self.runtime_groups = sorted(groups)
         t1 = time.perf_counter()
         loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
         runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
         t2 = time.perf_counter()
         self.llvm_level = llvm_level(ir_module, opt_level)
-        objects: list[bytes] = []  # keep_object: the machine code, for the compile cache
-        jit_module, _ = jit.compile_ir(self.llvm_ir, self.llvm_level, objects.append if keep_object else None)
+        jobs = [(self.llvm_ir, self.llvm_level)]
+        jobs += [(text, llvm_level(k.module, opt_level)) for text, k in zip(kernel_texts, emitted)
+                 if k.module is not None]
+        objects = jit.compile_objects(jobs, compile_threads())
+        store.save(emitted, objects[1:])
+        payload = pack([objects[0], *objects[1:], *(store.objects[k.key] for k in mc.kernel_table.values()
+                                                    if k.module is None)])
+        jit_module = jit.load_object(payload)
         t3 = time.perf_counter()
-        self.object_code: bytes | None = objects[0] if objects else None
+        self.object_code: bytes | None = payload if keep_object else None
+        self.kernel_ir = kernel_texts
         entry = module.entry
         assert entry is not None and entry.root is not None
         self._bind(jit_module, stats, [leaf for p in entry.parameters for leaf in p.shape.leaves()],
-                   entry.root.shape.leaves(), Timings(t1 - t0, t3 - t2, {"runtime_library": runtime_s}))
+                   entry.root.shape.leaves(), Timings(t1 - t0, t3 - t2, {"runtime_library": runtime_s,
+                                                                         "kernels": float(stats.kernels),
+                                                                         "kernels_compiled": float(len(emitted))}))
 
     @classmethod
     def from_object(cls, object_code: bytes, stats: CompileStats, param_leaves: list[Shape],
@@ -88,8 +112,8 @@ class CompiledModule(EntryCaller):
         t0 = time.perf_counter()
         self = cls.__new__(cls)
         if runtime_groups is None:
-            from hlotools.backend.llvm.native.objfile import read_object
-            runtime_groups = runtime_library.groups_of_symbols(read_object(object_code).undefined)
+            from hlotools.backend.llvm.native.objfile import read_objects
+            runtime_groups = runtime_library.groups_of_symbols(read_objects(object_code).undefined)
         self.runtime_groups = list(runtime_groups)
         runtime_library.ensure(self.runtime_groups, runtime_cache)
         jit_module = jit.load_object(object_code)
@@ -137,6 +161,68 @@ class CompiledModule(EntryCaller):
             return ""
         level = self.llvm_level or 0
         return jit.optimised_ir(self.llvm_ir, level) if level > 0 else str(jit.parse_ir(self.llvm_ir))
+
+
+def kernels_enabled() -> bool:
+    """Kernels in LLVM modules of their own (codegen/kernels.py); HLOTOOLS_KERNELS=0: the whole
+    module as one LLVM module, as AOT compiles it."""
+    import os
+    return os.environ.get("HLOTOOLS_KERNELS", "1") != "0"
+
+
+def compile_threads() -> int:
+    """How many threads compile a module's LLVM modules (HLOTOOLS_COMPILE_THREADS, else the
+    CPUs this process may run on)."""
+    import os
+    want = os.environ.get("HLOTOOLS_COMPILE_THREADS", "")
+    if want.isdigit() and int(want) > 0:
+        return int(want)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class KernelStore:
+    """Kernels' objects in the compile cache, one entry each (kind "kernel"), keyed by the
+    kernel's structural key and the compile's fields: a module sharing kernels with one
+    compiled before compiles only its new ones."""
+
+    KIND = "kernel"
+
+    def __init__(self, cache: CompileCache | None, fields: dict[str, Any]) -> None:
+        self.cache = cache
+        self.fields = fields
+        self.objects: dict[str, bytes] = {}
+        self.groups: set[str] = set()
+
+    def _key(self, kernel_key: str) -> str:
+        from hlotools.backend.llvm.native.cache import make_key
+        return make_key(self.KIND, kernel_key, self.fields)
+
+    def lookup(self, kernel: Any) -> bool:
+        if self.cache is None:
+            return False
+        from hlotools.backend.llvm.native.cache import Rejected
+        try:
+            entry = self.cache.read(self._key(kernel.key), self.KIND)
+        except Rejected:
+            return False
+        groups = entry.meta.get("runtime", [])
+        if entry.meta.get("symbol") != kernel.name or not isinstance(groups, list):
+            return False
+        self.objects[kernel.key] = entry.payload
+        self.groups.update(str(g) for g in groups)
+        return True
+
+    def save(self, kernels: list[Any], objects: list[bytes]) -> None:
+        if self.cache is None:
+            return
+        from hlotools.backend.llvm.kernels import library as runtime_library
+        from hlotools.backend.llvm.native.cache import Entry
+        for k, data in zip(kernels, objects):
+            meta = {"symbol": k.name, "runtime": runtime_library.groups_needed(k.module)}
+            self.cache.put(Entry(self._key(k.key), self.KIND, meta, data))
 
 
 # Straight-line code up to this many LLVM instructions is compiled at level 0 (llvm_level).

@@ -13,7 +13,7 @@ import ctypes.util
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import llvmlite
@@ -344,6 +344,7 @@ class JitModule:
 
     engine: llvm.ExecutionEngine
     module: llvm.ModuleRef
+    parts: list[JitModule] = field(default_factory=list)  # the kernels its code calls
 
     def __post_init__(self) -> None:
         _LIVE.add(self)
@@ -406,6 +407,60 @@ def compile_ir(text: str, level: int = 3,
     return jit(mod, on_object, level), mod
 
 
+_THREAD = threading.local()
+
+
+def _thread_target_machine(level: int) -> llvm.TargetMachine:
+    """The host target machine of the calling thread (one per thread: LLVM's TargetMachine
+    is not shared between threads that generate code at the same time)."""
+    machines = getattr(_THREAD, "machines", None)
+    if machines is None:
+        machines = _THREAD.machines = {}
+    tm = machines.get(level)
+    if tm is None:
+        tm = machines[level] = _new_host_target_machine(level)
+    return tm
+
+
+def compile_object(text: str, level: int = 3) -> bytes:
+    """The host object of one LLVM module's IR text, made without the process lock: the
+    module is parsed into an LLVM context of its own and compiled by this thread's target
+    machine, so several threads compile modules at the same time (llvmlite calls LLVM through
+    ctypes, which lets go of the GIL). Level 0 generates code without optimising it."""
+    _initialise()
+    context = llvm.create_context()
+    mod = llvm.parse_assembly(text, context=context)
+    try:
+        mod.verify()
+        tm = _thread_target_machine(0 if level == 0 else 3)
+        if level > 0:
+            pto, pb = _pass_builder(tm, level)
+            mpm = pb.getModulePassManager()
+            try:
+                mpm.run(mod, pb)
+            finally:
+                _dispose_pass_manager(mpm)
+            del pb, pto
+        return bytes(tm.emit_object(mod))
+    finally:
+        mod.close()
+        context.close()
+
+
+def compile_objects(jobs: list[tuple[str, int]], threads: int) -> list[bytes]:
+    """compile_object of each (IR text, level), on up to `threads` threads, in order."""
+    if threads <= 1 or len(jobs) <= 1:
+        return [compile_object(t, lv) for t, lv in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+    # the biggest first: the last to finish is then a small one
+    order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][0]))
+    out: list[bytes] = [b""] * len(jobs)
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hlotools-llvm") as pool:
+        for k, data in zip(order, pool.map(lambda k: compile_object(*jobs[k]), order)):
+            out[k] = data
+    return out
+
+
 def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:
     mod = parse_ir(text)
     optimise(mod, tm or host_target_machine(), level)
@@ -441,22 +496,48 @@ def load_object(data: bytes, tm: llvm.TargetMachine | None = None) -> JitModule:
     """An engine running a relocatable object made for this host (by `jit`, or read from the
     compile cache): no IR parsing, no optimisation, no code generation. Every undefined
     symbol of the object must resolve in the process first, since MCJIT aborts the process
-    on a missing one."""
-    from hlotools.backend.llvm.native.objfile import read_object
+    on a missing one.
+
+    A payload of several objects (objfile.pack: an entry, then its kernels) loads each object
+    into an engine of its own, kernels first, and the entry's calls resolve to the kernels'
+    addresses registered just before it is finalised (under the lock, so no other load sees
+    them first; a later load of the same kernel name registers its own). Not one engine for
+    all: with the JIT's code model (large, data through _GLOBAL_OFFSET_TABLE_) RuntimeDyld
+    relocates the second object's constants against the first one's table (measured: a
+    kernel read another kernel's constants)."""
+    from hlotools.backend.llvm.native.objfile import read_object, unpack
 
     _initialise()
-    info = read_object(data)
-    missing = [s for s in info.undefined if s not in _LINKER_DEFINED and llvm.address_of_symbol(s) is None]
-    if missing:
-        raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(sorted(missing))}")
+    objects = unpack(data)
+    infos = [read_object(o) for o in objects]
+    provided = {s for info in infos[1:] for s in info.defined}
+    for info in infos:
+        missing = [s for s in info.undefined
+                   if s not in _LINKER_DEFINED and s not in provided and llvm.address_of_symbol(s) is None]
+        if missing:
+            raise HloUnsupportedError(f"generated code needs symbols the process cannot resolve: {', '.join(sorted(missing))}")
     with _LOCK:
-        empty = llvm.parse_assembly("")
-        engine = llvm.create_mcjit_compiler(empty, tm or _new_host_target_machine())  # engines own their TM
-        # MCJIT wants a module to be created with, and finalize_object would then run the code
-        # generator on it (0.5 ms for nothing): taken out again, kept alive by the JitModule
-        engine.remove_module(empty)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
-        engine.finalize_object()
+        parts = [_engine_of(o, None) for o in objects[1:]]
+        for part, info in zip(parts, infos[1:]):
+            for name in info.defined:
+                addr = part.engine.get_function_address(name) or part.engine.get_global_value_address(name)
+                if addr:
+                    llvm.add_symbol(name, int(addr))
+        entry = _engine_of(objects[0], tm)
+    entry.parts = parts
+    return entry
+
+
+def _engine_of(obj: bytes, tm: llvm.TargetMachine | None) -> JitModule:
+    """One object in an engine of its own (the caller holds _LOCK)."""
+    empty = llvm.parse_assembly("")
+    engine = llvm.create_mcjit_compiler(empty, tm or _new_host_target_machine())  # engines own their TM
+    # MCJIT wants a module to be created with, and finalize_object would then run the code
+    # generator on it (0.5 ms for nothing): taken out again, kept alive by the JitModule
+    engine.remove_module(empty)
+    ref = llvm.ObjectFileRef.from_data(obj)
+    engine.add_object_file(ref)
+    engine.finalize_object()
     return JitModule(engine, empty)
 
 

@@ -90,3 +90,46 @@ def _cstring(data: bytes, at: int) -> str:
 def _machine_name(machine: int) -> str:
     target = targets.by_elf_machine(machine)
     return target.elf_name if target is not None else f"machine-{machine}"
+
+
+# A module compiled as several LLVM modules (its entry and its kernels) is several objects,
+# kept as one payload: MAGIC, a count, then each object's length and bytes. A lone ELF object
+# is its own payload.
+_MAGIC = b"HLOOBJS1"
+
+
+def pack(objects: list[bytes]) -> bytes:
+    if len(objects) == 1:
+        return objects[0]
+    parts = [_MAGIC, struct.pack("<I", len(objects))]
+    for o in objects:
+        parts += [struct.pack("<Q", len(o)), o]
+    return b"".join(parts)
+
+
+def unpack(data: bytes) -> list[bytes]:
+    """The objects of a payload `pack` made (HloError if it is damaged)."""
+    if not data.startswith(_MAGIC):
+        return [data]
+    try:
+        (n,), at = struct.unpack_from("<I", data, len(_MAGIC)), len(_MAGIC) + 4
+        out = []
+        for _ in range(n):
+            (size,), at = struct.unpack_from("<Q", data, at), at + 8
+            if at + size > len(data):
+                raise HloError("truncated object payload")
+            out.append(data[at:at + size])
+            at += size
+    except struct.error:
+        raise HloError("truncated object payload") from None
+    return out
+
+
+def read_objects(data: bytes) -> ObjectInfo:
+    """read_object of a payload of several objects linked together: what they define, and
+    what they need that none of them defines."""
+    infos = [read_object(o) for o in unpack(data)]
+    defined = {s for i in infos for s in i.defined}
+    undefined = dict.fromkeys(s for i in infos for s in i.undefined if s not in defined)
+    first = infos[0]
+    return ObjectInfo(first.machine, first.bits, first.little_endian, tuple(sorted(defined)), tuple(undefined))

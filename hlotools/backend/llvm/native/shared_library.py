@@ -111,10 +111,10 @@ def link(object_code: bytes, entry_path: Path, say: Say, runtime_objects: Sequen
     import shutil
     import tempfile
 
-    from hlotools.backend.llvm.native.objfile import read_object
+    from hlotools.backend.llvm.native.objfile import read_objects
     from hlotools.errors import HloError
     try:
-        undefined = set(read_object(object_code).undefined)
+        undefined = set(read_objects(object_code).undefined)
     except HloError as e:
         say(f"compile cache: no shared library ({e.message})")
         return None
@@ -130,9 +130,12 @@ def link(object_code: bytes, entry_path: Path, say: Say, runtime_objects: Sequen
 def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtime_objects: Sequence[bytes],
              say: Say) -> LinkedLibrary | None:
     import subprocess  # (here, not at the top: a warm start only loads)
-    with open(os.path.join(work, "module.o"), "wb") as f:
-        f.write(object_code)
-    inputs = ["module.o"]  # relative, linked in `work`: the same object links to the same bytes
+    from hlotools.backend.llvm.native.objfile import unpack
+    inputs = []  # relative, linked in `work`: the same objects link to the same bytes
+    for k, code in enumerate(unpack(object_code)):  # the entry's, then its kernels'
+        with open(os.path.join(work, f"module{k}.o"), "wb") as f:
+            f.write(code)
+        inputs.append(f"module{k}.o")
     for k, code in enumerate(runtime_objects):
         with open(os.path.join(work, f"runtime{k}.o"), "wb") as f:
             f.write(code)
