@@ -16,6 +16,10 @@ producer is never fused where its elements are re-read (broadcast, dot, reduce-w
 instruction may be evaluated at more than 15 index vectors (code duplication); at most five
 reductions per fusion. `max-fused-instructions` and `max-operands` bound the fusion size (the
 register-pressure budget: each fused operand is a live input stream in the kernel's loop).
+`max-duplicated` bounds how many producers that other users still read one fusion may copy
+(the LLVM backend's budget: a training step's residual-stream gradient is a chain of adds,
+each read by one layer's fusion, and unbounded duplication copies the whole rest of the chain
+into every layer's fusion, so fused code grows with the square of the depth).
 
 A fusion producer with a single user is merged into its consumer fusion (`merge-fusions`).
 Afterwards, siblings — loop fusions or elementwise ops sharing an operand, with equal output
@@ -35,7 +39,7 @@ from hlotools.ir.rewriter import Rewriter
 from hlotools.ir.walks import is_elementwise
 from hlotools.passes.base import HloPass, PassContext
 from hlotools.passes.cse import HloCSE
-from hlotools.passes.fusion_builder import FusionBuilder, FusionState
+from hlotools.passes.fusion_builder import FusionBuilder, FusionState, counts_as_duplicate
 from hlotools.passes.fusion_multi_output import fuse_siblings
 from hlotools.passes.fusion_rules import (
     ALWAYS_DUPLICABLE,
@@ -70,6 +74,7 @@ class InstructionFusion(HloPass):
     max_fused_instructions: int = 0  # 0: unbounded (XLA CPU has no such budget)
     max_operands: int = 96  # GPU's operand+output budget; CPU kernels take parameters by pointer
     may_duplicate: bool = True
+    max_duplicated: int = 0  # 0: unbounded (XLA CPU); else duplicated producers per fusion
     merge_fusions: bool = True
     multi_output: bool = True
     max_multi_output_operands: int = 20  # CPU multi-output fusion's budget
@@ -171,6 +176,8 @@ class InstructionFusion(HloPass):
             why = self._duplication_refusal(producer, no_dup)
             if why is not None:
                 return why
+            if self.max_duplicated and st.duplicated >= self.max_duplicated and counts_as_duplicate(producer):
+                return f"more than max-duplicated={self.max_duplicated} duplicated producers"
         indices: set[int] = set()
         reused = False
         for i in inner:

@@ -44,9 +44,17 @@ class FusionState:
     reused: dict[int, bool] = field(default_factory=dict)
     size: int = 0  # fused instructions, parameters excluded
     reductions: int = 0
+    duplicated: int = 0  # fused producers that other users still read unfused (max-duplicated)
 
     def operand_index(self, operand: Instruction) -> list[int]:
         return [i for i, o in enumerate(self.fusion.operands) if o is operand]
+
+
+def counts_as_duplicate(producer: Instruction) -> bool:
+    """Whether duplicating `producer` counts towards max-duplicated: not the free ones
+    (broadcasts and widening converts only move or widen what they read)."""
+    from hlotools.passes.fusion_rules import ALWAYS_DUPLICABLE, is_widening_convert
+    return producer.opcode not in ALWAYS_DUPLICABLE and not is_widening_convert(producer)
 
 
 class FusionBuilder:
@@ -167,6 +175,8 @@ class FusionBuilder:
         else:
             root = self._clone_into(st, producer, duplicate)
             new = [root]
+            if duplicate and counts_as_duplicate(producer):
+                st.duplicated += 1
         for p in old_params:
             for u in list(p.users):
                 u.operands = [root if o is p else o for o in u.operands]

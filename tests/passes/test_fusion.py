@@ -82,6 +82,41 @@ ENTRY main {
     assert "n = f32[16]{0} negate(p)" in hlotools.print_module(nodup)
 
 
+def _residual_chain(depth: int) -> str:
+    """A training step's residual-stream gradient in miniature: g_k = g_{k+1} + c_k, each g_k
+    also read by a layer's own consumer (a dot, which never fuses)."""
+    lines = ["HloModule m", "ENTRY main {", "  g0 = f32[8,8] parameter(0)"]
+    outs = []
+    for k in range(depth):
+        lines += [f"  c{k} = f32[8,8] parameter({k + 1})",
+                  f"  g{k + 1} = f32[8,8] add(g{k}, c{k})",
+                  f"  t{k} = f32[8,8] tanh(g{k + 1})",
+                  f"  d{k} = f32[8,8] dot(t{k}, c{k}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}"]
+        outs.append(f"d{k}")
+    lines += [f"  ROOT out = ({', '.join(['f32[8,8]'] * depth)}) tuple({', '.join(outs)})", "}"]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("budget", [0, 1, 3])
+def test_max_duplicated_bounds_copies_of_shared_producers(budget: int) -> None:
+    """Unbounded (XLA CPU), layer k's fusion copies the whole chain g_1..g_k: fused code grows
+    with the square of the depth. With max-duplicated=N each fusion copies at most N adds that
+    other users still read, and the module computes the same."""
+    depth = 8
+    text = _residual_chain(depth)
+    module = _fuse(text, multi_output=False, max_duplicated=budget)
+    copies = [sum(i.opcode == "add" for i in c.instructions) for c in module.computations if c.is_fusion_computation]
+    if budget == 0:
+        assert max(copies) == depth  # the last layer's fusion holds the whole chain
+    else:
+        assert max(copies) <= budget + 1  # its own add, and at most `budget` shared ones
+        assert sum(copies) < depth * (depth + 1) // 2
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((8, 8)).astype(np.float32) for _ in range(depth + 1)]
+    for got, want in zip(evaluate(module, args), evaluate(hlotools.parse_module(text), args)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_at_most_five_reductions_per_fusion() -> None:
     lines = ["HloModule m", "add {", "  l = f32[] parameter(0)", "  r = f32[] parameter(1)",
              "  ROOT s = f32[] add(l, r)", "}", "ENTRY main {", "  p = f32[8,8] parameter(0)",

@@ -85,6 +85,7 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     if compiled.object_code is None or not getattr(compiled, "cacheable", True):
         compile_cache.say(f"compile cache: compiled ({spent}); not cacheable, nothing stored")
         return compiled
+    compiled.save_kernels()
     meta = _meta(compiled, module.name)
     if compile_cache.put(Entry(module_key, "object", meta, compiled.object_code)):
         compile_cache.put(Entry(source_key, "alias", {"target": module_key}, b""))

@@ -43,6 +43,19 @@ class CompiledModule(EntryCaller):
 
     runtime_groups: list[str]
     llvm_level: int | None = None  # the LLVM level it was compiled at (llvm_level); None: loaded
+    kernel_ir: list[str] = []  # the kernels' modules this compile emitted (codegen/kernels.py)
+    _jobs: list[tuple[str, int, bool]] = []  # (IR text, LLVM level, SLP) per LLVM module compiled
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR of the module, as llvmlite printed it: its entry's module, then the
+        modules of the kernels this compile emitted ("" for a module loaded from the compile
+        cache). For reading: several modules, one after the other (optimised_ir links them)."""
+        return "\n".join([self.entry_ir, *self.kernel_ir]) if self.kernel_ir else self.entry_ir
+
+    @llvm_ir.setter
+    def llvm_ir(self, text: str) -> None:
+        self.entry_ir, self.kernel_ir = text, []
 
     def __init__(self, module: Module, *, opt_level: int = 3, implicit_fusion: bool = True,
                  keep_object: bool = False, runtime_cache: CompileCache | None = None,
@@ -71,6 +84,7 @@ class CompiledModule(EntryCaller):
         emitted = mc.kernel_modules()
         self.llvm_ir = str(ir_module)
         kernel_texts = [str(k.module) for k in emitted]
+        self.kernel_ir = kernel_texts
         groups = set(runtime_library.groups_needed(ir_module))
         for k in emitted:
             assert k.module is not None
@@ -81,18 +95,18 @@ class CompiledModule(EntryCaller):
         loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
         runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
         t2 = time.perf_counter()
-        self.llvm_level = llvm_level(ir_module, opt_level)
-        jobs = [(self.llvm_ir, self.llvm_level)]
-        jobs += [(text, llvm_level(k.module, opt_level)) for text, k in zip(kernel_texts, emitted)
+        jobs = [(self.entry_ir, llvm_level(ir_module, opt_level), True)]
+        jobs += [(text, *kernel_level(k.module, opt_level)) for text, k in zip(kernel_texts, emitted)
                  if k.module is not None]
+        self.llvm_level = max(level for _, level, _ in jobs)  # its loops' (the entry's is often 0)
+        self._jobs = jobs
         objects = jit.compile_objects(jobs, compile_threads())
-        store.save(emitted, objects[1:])
+        self._unsaved_kernels = (store, emitted, objects[1:])  # save_kernels: once it is known cacheable
         payload = pack([objects[0], *objects[1:], *(store.objects[k.key] for k in mc.kernel_table.values()
                                                     if k.module is None)])
         jit_module = jit.load_object(payload)
         t3 = time.perf_counter()
         self.object_code: bytes | None = payload if keep_object else None
-        self.kernel_ir = kernel_texts
         entry = module.entry
         assert entry is not None and entry.root is not None
         self._bind(jit_module, stats, [leaf for p in entry.parameters for leaf in p.shape.leaves()],
@@ -150,6 +164,14 @@ class CompiledModule(EntryCaller):
         join_at_release(self, jit_module, runtime.jit_module if runtime is not None else None)
         self.bind_entry(jit_module.address(ENTRY_NAME), stats, param_leaves, result_leaves)
 
+    def save_kernels(self) -> None:
+        """Store the objects of the kernels this compile emitted in the compile cache (one
+        entry each), for the next module sharing them."""
+        unsaved = getattr(self, "_unsaved_kernels", None)
+        if unsaved is not None:
+            self._unsaved_kernels = None
+            unsaved[0].save(unsaved[1], unsaved[2])
+
     def optimised_ir(self) -> str:
         """The LLVM IR the machine code was generated from ("" for a module loaded from the
         compile cache), optimised again from llvm_ir as it was for the JIT (the same target
@@ -157,10 +179,10 @@ class CompiledModule(EntryCaller):
         per live module of tests/backend/llvm/driver/test_runtime_memory.py (a quarter of what one costs) for this
         one question."""
         from hlotools.backend.llvm.native import jit
-        if not self.llvm_ir:
+        if not self.entry_ir:
             return ""
-        level = self.llvm_level or 0
-        return jit.optimised_ir(self.llvm_ir, level) if level > 0 else str(jit.parse_ir(self.llvm_ir))
+        parts = [jit.optimised_ir(text, level, slp=slp) for text, level, slp in self._jobs]
+        return parts[0] if len(parts) == 1 else jit.link_texts(parts)
 
 
 def kernels_enabled() -> bool:
@@ -188,7 +210,7 @@ class KernelStore:
     kernel's structural key and the compile's fields: a module sharing kernels with one
     compiled before compiles only its new ones."""
 
-    KIND = "kernel"
+    KIND = "kernel"  # native/cache.py KERNEL_KIND
 
     def __init__(self, cache: CompileCache | None, fields: dict[str, Any]) -> None:
         self.cache = cache
@@ -243,6 +265,22 @@ def llvm_level(ir_module: ir.Module, opt_level: int) -> int:
         return 0
     size = straight_line_instructions(ir_module)
     return 0 if size is not None and size <= STRAIGHT_LINE_MAX_INSTRUCTIONS else opt_level
+
+
+# Kernels with more LLVM instructions than this are optimised without the SLP vectoriser.
+SLP_MAX_INSTRUCTIONS = 1500
+
+
+def kernel_level(ir_module: ir.Module, opt_level: int) -> tuple[int, bool]:
+    """(LLVM level, SLP on?) for one kernel's module: llvm_level's choice (straight-line code at
+    level 0), and no SLP vectoriser for a big kernel. A big kernel is a fused loop whose body
+    the loop vectoriser vectorises; SLP then spends half of O3's time on that body (a
+    94-instruction gradient fusion: 6,600 LLVM instructions, 1.0 s at O3, 0.65 s without SLP)
+    to pack what the loop vectoriser already packed. Neither choice changes a result: the
+    passes never reassociate (tests/backend/llvm/native/test_feature_levels.py)."""
+    level = llvm_level(ir_module, opt_level)
+    size = sum(len(b.instructions) for f in ir_module.functions for b in f.blocks)
+    return level, size <= SLP_MAX_INSTRUCTIONS
 
 
 def compile_module(module: Module, **kw: Any) -> CompiledModule:

@@ -58,6 +58,7 @@ from hlotools.backend.llvm.native import shared_library
 from hlotools.ir.module import Module
 
 MAGIC = b"HLOCACHE"
+KERNEL_KIND = "kernel"
 RUNTIME_KIND = "runtime"  # runtime_library.KIND
 FORMAT_VERSION = 1
 _FIXED = struct.Struct("<8sIIQ32s")  # magic, version, header length, payload length, checksum
@@ -157,6 +158,8 @@ class CompileCache:
     def path(self, key: str, kind: str = "object") -> Path:
         if kind == RUNTIME_KIND:  # kernels/library.py's objects, few: one folder
             return self.directory / "runtime" / f"{key}.entry"
+        if kind == KERNEL_KIND:  # codegen/kernels.py's objects, one per distinct kernel
+            return self.directory / "kernels" / key[:2] / f"{key}.entry"
         return self.directory / key[:2] / f"{key}.entry"
 
     def get(self, key: str, kind: str) -> Entry | None:
@@ -225,16 +228,19 @@ class CompileCache:
         files: list[tuple[float, int, str]] = []
         libraries: dict[str, int] = {}  # native/shared_library.py's KEY.so beside KEY.entry: deleted with it
         try:
-            with os.scandir(self.directory) as shards:
-                for shard in shards:
-                    if shard.is_dir():
-                        with os.scandir(shard.path) as entries:
-                            for e in entries:
-                                if e.name.endswith(".entry"):
-                                    st = e.stat()
-                                    files.append((st.st_mtime, st.st_size, e.path))
-                                elif e.name.endswith(shared_library.SUFFIX):
-                                    libraries[e.path] = e.stat().st_size
+            for top in (self.directory, self.directory / "kernels"):
+                if not top.is_dir():
+                    continue
+                with os.scandir(top) as shards:
+                    for shard in shards:
+                        if shard.is_dir() and shard.name != "kernels":
+                            with os.scandir(shard.path) as entries:
+                                for e in entries:
+                                    if e.name.endswith(".entry"):
+                                        st = e.stat()
+                                        files.append((st.st_mtime, st.st_size, e.path))
+                                    elif e.name.endswith(shared_library.SUFFIX):
+                                        libraries[e.path] = e.stat().st_size
         except OSError:
             return 0
         total = sum(f[1] for f in files) + sum(libraries.values())

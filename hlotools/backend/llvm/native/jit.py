@@ -289,11 +289,11 @@ def parse_ir(text: str) -> llvm.ModuleRef:
     return mod
 
 
-def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> None:
+def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3, slp: bool = True) -> None:
     """Run LLVM's default O`level` pipeline (new pass manager) with loop and SLP
     vectorisation and loop interleaving (see _pass_builder)."""
     with _LOCK:
-        pto, pb = _pass_builder(tm, level)
+        pto, pb = _pass_builder(tm, level, slp)
         mpm = pb.getModulePassManager()
         try:
             mpm.run(mod, pb)
@@ -302,7 +302,7 @@ def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> Non
         del pb, pto  # the builder first (it was given the options)
 
 
-def _pass_builder(tm: llvm.TargetMachine, level: int) -> tuple[llvm.PipelineTuningOptions, llvm.PassBuilder]:
+def _pass_builder(tm: llvm.TargetMachine, level: int, slp: bool = True) -> tuple[llvm.PipelineTuningOptions, llvm.PassBuilder]:
     """A new PassBuilder (with its tuning options) for one run of the pipeline. Not one per
     target machine for the process: llvmlite 0.50's run registers its instrumentation
     callbacks into the builder's callback list on every run (they point at the run's stack,
@@ -317,7 +317,7 @@ def _pass_builder(tm: llvm.TargetMachine, level: int) -> tuple[llvm.PipelineTuni
     unrolls the inner loops that matter."""
     pto = llvm.PipelineTuningOptions(speed_level=level)
     pto.loop_vectorization = True
-    pto.slp_vectorization = True
+    pto.slp_vectorization = slp
     pto.loop_interleaving = True
     pto.loop_unrolling = False
     return pto, llvm.PassBuilder(tm, pto)
@@ -422,35 +422,63 @@ def _thread_target_machine(level: int) -> llvm.TargetMachine:
     return tm
 
 
-def compile_object(text: str, level: int = 3) -> bytes:
-    """The host object of one LLVM module's IR text, made without the process lock: the
-    module is parsed into an LLVM context of its own and compiled by this thread's target
-    machine, so several threads compile modules at the same time (llvmlite calls LLVM through
-    ctypes, which lets go of the GIL). Level 0 generates code without optimising it."""
+def compile_object(text: str, level: int = 3, slp: bool = True) -> bytes:
+    """The host object of one LLVM module's IR text, made so that several threads compile
+    modules at the same time: the module is parsed into an LLVM context of its own and
+    compiled by this thread's own target machine and pass builder, and the three long calls
+    (parsing, the optimiser, code generation) go to LLVM without llvmlite's lock. llvmlite
+    serialises every call into LLVM with one process-wide lock (ffi._LLVMLock), which would
+    make the threads take turns; LLVM itself compiles independent contexts concurrently (as
+    ORC and ThinLTO do), and ctypes lets go of the GIL during the call. Level 0 generates code
+    without optimising it; `slp` False leaves out the SLP vectoriser (half of O3's time on a
+    big fused loop body, whose loop the loop vectoriser vectorises anyway)."""
+    from ctypes import c_char_p, string_at
+
+    from llvmlite.binding import ffi
     _initialise()
     context = llvm.create_context()
-    mod = llvm.parse_assembly(text, context=context)
+    with ffi.OutputString() as errmsg:
+        mod = llvm.ModuleRef(_unlocked("LLVMPY_ParseAssembly")(context, c_char_p(text.encode()), errmsg), context)
+        if errmsg:
+            mod.close()
+            context.close()
+            raise RuntimeError(f"LLVM IR parsing error\n{errmsg}")
     try:
         mod.verify()
         tm = _thread_target_machine(0 if level == 0 else 3)
         if level > 0:
-            pto, pb = _pass_builder(tm, level)
+            pto, pb = _pass_builder(tm, level, slp)
             mpm = pb.getModulePassManager()
             try:
-                mpm.run(mod, pb)
+                _unlocked("LLVMPY_RunNewModulePassManager")(mpm, mod, pb)
             finally:
                 _dispose_pass_manager(mpm)
             del pb, pto
-        return bytes(tm.emit_object(mod))
+        with ffi.OutputString() as outerr:
+            buf = _unlocked("LLVMPY_TargetMachineEmitToMemory")(tm, mod, 1, outerr)
+            if not buf:
+                raise RuntimeError(str(outerr))
+        try:
+            return string_at(ffi.lib.LLVMPY_GetBufferStart(buf), ffi.lib.LLVMPY_GetBufferSize(buf))
+        finally:
+            ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
     finally:
         mod.close()
         context.close()
 
 
-def compile_objects(jobs: list[tuple[str, int]], threads: int) -> list[bytes]:
-    """compile_object of each (IR text, level), on up to `threads` threads, in order."""
+def _unlocked(name: str) -> Callable[..., object]:
+    """llvmlite's ctypes function `name` without its lock (compile_object says when that is
+    safe: objects of one thread's own context, target machine and pass builder)."""
+    from llvmlite.binding import ffi
+    fn = getattr(ffi.lib, name)
+    return getattr(fn, "_cfn", fn)
+
+
+def compile_objects(jobs: list[tuple[str, int, bool]], threads: int) -> list[bytes]:
+    """compile_object of each (IR text, level, slp), on up to `threads` threads, in order."""
     if threads <= 1 or len(jobs) <= 1:
-        return [compile_object(t, lv) for t, lv in jobs]
+        return [compile_object(*job) for job in jobs]
     from concurrent.futures import ThreadPoolExecutor
     # the biggest first: the last to finish is then a small one
     order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][0]))
@@ -461,9 +489,25 @@ def compile_objects(jobs: list[tuple[str, int]], threads: int) -> list[bytes]:
     return out
 
 
-def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None) -> str:
+def link_texts(texts: list[str]) -> str:
+    """One LLVM module's text holding the modules of `texts` linked together (an entry and the
+    kernels it calls, for reading and for optimised_ir)."""
+    _initialise()
+    context = llvm.create_context()
+    main = llvm.parse_assembly(texts[0], context=context)
+    try:
+        for text in texts[1:]:
+            main.link_in(llvm.parse_assembly(text, context=context))
+        return str(main)
+    finally:
+        main.close()
+        context.close()
+
+
+def optimised_ir(text: str, level: int = 3, tm: llvm.TargetMachine | None = None, slp: bool = True) -> str:
     mod = parse_ir(text)
-    optimise(mod, tm or host_target_machine(), level)
+    if level > 0:
+        optimise(mod, tm or host_target_machine(), level, slp)
     return str(mod)
 
 

@@ -173,10 +173,10 @@ def test_without_a_cache_the_runtime_is_built_in_process_and_kept(tmp_path: Path
 
 def test_objects_from_the_jit_name_the_runtime_and_aot_objects_define_everything() -> None:
     from hlotools.backend.llvm.driver import aot
-    from hlotools.backend.llvm.native.objfile import read_object
+    from hlotools.backend.llvm.native.objfile import read_object, read_objects
     jit_object = CompiledModule(hlotools.parse_module(DOT), keep_object=True).object_code
     assert jit_object is not None
-    undefined = set(read_object(jit_object).undefined)
+    undefined = set(read_objects(jit_object).undefined)  # the entry's and its kernels' objects
     assert {"hlo.parallel_for", runtime_library.gemm_group("f32")} <= undefined
     module = hlotools.parse_module(DOT)
     text = aot.compile_aot(module, "llvm")
