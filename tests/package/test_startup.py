@@ -59,7 +59,7 @@ try:
 finally:
     watched = ("ml_dtypes", "llvmlite", "lark", "rich", "statistics", "hlotools.interpreter", "hlotools.passes",
                "hlotools.backend.llvm.codegen.function", "hlotools.backend.llvm.native.jit", "hlotools.io.npz",
-               "hlotools.io.literal_text", "hlotools.cli.difference")
+               "hlotools.io.literal_text", "hlotools.cli.difference", "hlotools.text.printer")
     print("MODULES " + json.dumps(sorted(w for w in watched if w in sys.modules)), file=sys.stderr)
     print("PASSES " + json.dumps(sorted(m for m in sys.modules if m.startswith("hlotools.passes."))),
           file=sys.stderr)
@@ -111,8 +111,9 @@ def test_cached_hlo_run_imports_neither_the_compiler_nor_the_parser_generator(tm
     assert "out0: f32[4]" in warm.stdout and warm.stdout == cold.stdout
     assert "llvmlite" in cold_modules and "hlotools.passes" in cold_modules  # the check can fail
     # A hit needs the parser (the module's signature) and the cache: nothing of the compiler,
-    # the passes, lark (tables are pickled), rich (not a terminal), the interpreter, nor the
-    # readers and writers of files this command line does not name.
+    # the passes, lark (tables are pickled), rich (not a terminal), the interpreter, ml_dtypes,
+    # the printer (the source text is the key), nor the readers and writers of files this
+    # command line does not name.
     assert warm_modules == []
 
 
@@ -157,12 +158,12 @@ def test_hlo_opt_imports_ml_dtypes_only_for_a_module_with_a_narrow_type(tmp_path
     assert "f32[] constant(0.1)" in r.stdout
     # Printing an f32 module needs neither narrow floats, the compiler, the parser generator,
     # any pass (no pipeline asked for), the interpreter, rich, nor the file readers.
-    assert modules == ["hlotools.passes"]
+    assert modules == ["hlotools.passes", "hlotools.text.printer"]
     assert _passes_imported(r) <= PASS_FRAMEWORK
     r, modules = _child("hlo-opt", str(bf16))
     assert r.returncode == 0, r.stderr
     assert "bf16[] constant(0.1001)" in r.stdout and "ROOT m = bf16[4]{0} maximum(a, z)" in r.stdout
-    assert modules == ["hlotools.passes", "ml_dtypes"]  # loaded when the bf16 constant needed it
+    assert modules == ["hlotools.passes", "hlotools.text.printer", "ml_dtypes"]  # the bf16 constant needed it
     r, modules = _child("hlo-opt", str(f32), "-O2")
     assert r.returncode == 0, r.stderr
     assert "fusion" in r.stdout and not _passes_imported(r) <= PASS_FRAMEWORK  # the check can fail
