@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from hlotools.interpreter.registry import KERNELS, Kernel
@@ -19,10 +18,10 @@ from hlotools.ir import semantics
 from hlotools.ir.opcodes import REDUCERS
 from hlotools.ir.patterns import binary_reducer_opcode
 
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-_FLUSHED = {np.dtype(np.float32): (np.uint32, 0x7F800000, 0x80000000),
-            np.dtype(np.float64): (np.uint64, 0x7FF0000000000000, 1 << 63),
-            _BF16: (np.uint16, 0x7F80, 0x8000)}
+# By dtype name: bf16 is ml_dtypes' type, which f32 modules never import (ir/types.py says why).
+_FLUSHED = {"float32": (np.uint32, 0x7F800000, 0x80000000),
+            "float64": (np.uint64, 0x7FF0000000000000, 1 << 63),
+            "bfloat16": (np.uint16, 0x7F80, 0x8000)}
 ARITHMETIC = frozenset({
     "add", "subtract", "multiply", "divide", "remainder", "power", "atan2", "maximum", "minimum", "clamp",
     "compare", "exponential", "exponential-minus-one", "log", "log-plus-one", "sqrt", "rsqrt", "cbrt",
@@ -43,9 +42,9 @@ def flush(x: Any) -> Any:
         out = np.empty_like(x)
         out.real, out.imag = flush(np.ascontiguousarray(x.real)), flush(np.ascontiguousarray(x.imag))
         return out
-    if not isinstance(x, np.ndarray) or x.dtype not in _FLUSHED:
+    if not isinstance(x, np.ndarray) or x.dtype.name not in _FLUSHED:
         return x
-    uint, exp_mask, sign_mask = _FLUSHED[x.dtype]
+    uint, exp_mask, sign_mask = _FLUSHED[x.dtype.name]
     bits = np.ascontiguousarray(x).view(uint).reshape(-1) if x.size else np.ascontiguousarray(x).view(uint)
     if not _has_denormal(bits, uint, exp_mask, sign_mask):
         return x

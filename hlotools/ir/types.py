@@ -2,14 +2,26 @@
 
 The name is XLA's lowercase text name; `kind` groups types the way shape inference and the
 interpreter ask about them.
+
+ml_dtypes (bf16, f8*, f6*, f4*, s4/u4, s1/s2/u1/u2) is imported the first time one of those
+types' `dtype` is asked for, not with this module: its import takes 0.8-2 s in some versions
+(0.7.0), which every `hlo-opt` call on an f32 module would pay otherwise.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
 
-import ml_dtypes
 import numpy as np
+
+
+class _Narrow(NamedTuple):
+    """Storage in ml_dtypes: its attribute name, and the numpy type to use when the installed
+    ml_dtypes lacks it (None: no storage, as for an f8 type older versions do not have)."""
+    attr: str
+    fallback: np.dtype | None = None
 
 
 @dataclass(frozen=True)
@@ -18,7 +30,20 @@ class ElementType:
     name: str
     kind: str  # 'pred' | 'signed' | 'unsigned' | 'float' | 'complex' | 'token' | 'opaque'
     bits: int
-    dtype: np.dtype | None  # numpy / ml_dtypes storage type; None for token/opaque
+    storage: np.dtype | _Narrow | None  # a numpy dtype, an ml_dtypes type, None for token/opaque
+
+    @cached_property
+    def dtype(self) -> np.dtype | None:
+        """The numpy / ml_dtypes storage type; None for token/opaque."""
+        if not isinstance(self.storage, _Narrow):
+            return self.storage
+        dtype = _ml_dtype(self.storage)
+        if dtype is not None and self.name not in _SUB_BYTE_ALIASES:
+            _BY_DTYPE.setdefault(dtype, self)
+        return dtype
+
+    def __reduce__(self) -> tuple:
+        return element_type, (self.name,)  # unpickled as the table's own instance
 
     def __str__(self) -> str:
         return self.name
@@ -47,22 +72,28 @@ class ElementType:
         return max(1, (self.bits + 7) // 8)
 
 
-def _dt(name: str) -> np.dtype | None:
-    obj = getattr(ml_dtypes, name, None)
-    return None if obj is None else np.dtype(obj)
+def _ml_dtype(narrow: _Narrow) -> np.dtype | None:
+    import ml_dtypes
+
+    obj = getattr(ml_dtypes, narrow.attr, None)
+    return narrow.fallback if obj is None else np.dtype(obj)
 
 
-_TABLE: list[tuple[str, str, int, np.dtype | None]] = [
+def _dt(name: str, fallback: type | None = None) -> _Narrow:
+    return _Narrow(name, None if fallback is None else np.dtype(fallback))
+
+
+_TABLE: list[tuple[str, str, int, np.dtype | _Narrow | None]] = [
     ("pred", "pred", 8, np.dtype(np.bool_)),
-    ("s1", "signed", 1, _dt("int1") or np.dtype(np.int8)),
-    ("s2", "signed", 2, _dt("int2") or np.dtype(np.int8)),
+    ("s1", "signed", 1, _dt("int1", np.int8)),
+    ("s2", "signed", 2, _dt("int2", np.int8)),
     ("s4", "signed", 4, _dt("int4")),
     ("s8", "signed", 8, np.dtype(np.int8)),
     ("s16", "signed", 16, np.dtype(np.int16)),
     ("s32", "signed", 32, np.dtype(np.int32)),
     ("s64", "signed", 64, np.dtype(np.int64)),
-    ("u1", "unsigned", 1, _dt("uint1") or np.dtype(np.uint8)),
-    ("u2", "unsigned", 2, _dt("uint2") or np.dtype(np.uint8)),
+    ("u1", "unsigned", 1, _dt("uint1", np.uint8)),
+    ("u2", "unsigned", 2, _dt("uint2", np.uint8)),
     ("u4", "unsigned", 4, _dt("uint4")),
     ("u8", "unsigned", 8, np.dtype(np.uint8)),
     ("u16", "unsigned", 16, np.dtype(np.uint16)),
@@ -100,10 +131,13 @@ U64 = ELEMENT_TYPES["u64"]
 F32 = ELEMENT_TYPES["f32"]
 TOKEN = ELEMENT_TYPES["token"]
 
+# s1/s2/u1/u2 share their storage with s8/u8 (or another type) when ml_dtypes lacks their own.
+_SUB_BYTE_ALIASES = frozenset({"s1", "s2", "u1", "u2"})
+# numpy's own types here; an ml_dtypes type enters when its ElementType.dtype is first asked for.
 _BY_DTYPE: dict[np.dtype, ElementType] = {}
 for _et in ELEMENT_TYPES.values():
-    if _et.dtype is not None and _et.name not in ("s1", "s2", "u1", "u2") and _et.dtype not in _BY_DTYPE:
-        _BY_DTYPE[_et.dtype] = _et
+    if isinstance(_et.storage, np.dtype) and _et.name not in _SUB_BYTE_ALIASES:
+        _BY_DTYPE.setdefault(_et.storage, _et)
 
 
 def element_type(name: str) -> ElementType:
@@ -112,7 +146,11 @@ def element_type(name: str) -> ElementType:
 
 def from_dtype(dtype: np.dtype) -> ElementType:
     """The XLA element type whose storage is `dtype` (KeyError when there is none)."""
-    return _BY_DTYPE[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    if dtype not in _BY_DTYPE:  # an ml_dtypes type (it is imported, then): resolve them all
+        for et in ELEMENT_TYPES.values():
+            et.dtype  # noqa: B018 - resolving enters it in _BY_DTYPE
+    return _BY_DTYPE[dtype]
 
 
 def int_limits(et: ElementType) -> tuple[int, int]:

@@ -1,7 +1,6 @@
 """Every pass by XLA's name: adding a pass adds one line here."""
 from __future__ import annotations
 
-import difflib
 import importlib
 
 from hlotools.errors import HloError
@@ -31,6 +30,8 @@ PASSES: dict[str, str] = {
 def pass_class(name: str) -> type[HloPass]:
     target = PASSES.get(name)
     if target is None:
+        import difflib  # only for the message about an unknown name
+
         close = difflib.get_close_matches(name, PASSES, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise HloError(f"unknown pass '{name}'{hint} (see --list-passes)")

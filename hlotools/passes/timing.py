@@ -7,7 +7,6 @@ figure measures the passes and nothing else (codegen adds its own line once it e
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from hlotools.passes.manager import PipelineReport
@@ -69,6 +68,8 @@ def timing_json(reports: list[PipelineReport]) -> str:
                                        "rewrites": x.rewrites} for x in r.records]}
                     for r in reports],
     }
+    import json  # --time-passes=json only: hlo-opt does not pay for it at start-up
+
     return json.dumps(doc, indent=1, allow_nan=False)
 
 

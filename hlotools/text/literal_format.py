@@ -18,7 +18,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from hlotools.ir.literal import Literal
@@ -36,6 +35,8 @@ def _float_traits(type_name: str, dtype: np.dtype) -> tuple[int, int]:
         return 17, 52
     if type_name == "f32":
         return 9, 23
+    import ml_dtypes  # only for the narrow types, which have it imported already
+
     nmant = int(ml_dtypes.finfo(dtype).nmant)
     return math.ceil((nmant + 1) * math.log10(2) + 1), nmant
 

@@ -1,6 +1,8 @@
 """Start-up guarantees (issue 5: a cached hlo-run starts in milliseconds, a cold compile pays
-no Python first-use costs it does not need): what a fresh process imports on each path, checked
-in a child process through sys.modules, and the small replacements made for speed."""
+no Python first-use costs it does not need; issue 12: hlo-opt and a cached hlo-run on an f32
+module never import ml_dtypes, whose 0.7.0 takes 0.8-2 s to import): what a fresh process
+imports on each path, checked in a child process through sys.modules, and the small
+replacements made for speed."""
 from __future__ import annotations
 
 import json
@@ -44,6 +46,9 @@ try:
     if kind == "run":
         from hlotools.cli.run import main
         main(sys.argv[2:], standalone_mode=False)
+    elif kind == "hlo-opt":
+        from hlotools.cli.opt import main
+        main(sys.argv[2:], standalone_mode=False)
     else:
         import hlotools
         from hlotools.passes.manager import run_pipeline
@@ -52,11 +57,21 @@ try:
         run_pipeline(module, parse_pipeline(PRESETS["O2"]))
         print(hlotools.print_module(module))
 finally:
-    watched = ("llvmlite", "lark", "rich", "statistics", "hlotools.interpreter", "hlotools.passes",
+    watched = ("ml_dtypes", "llvmlite", "lark", "rich", "statistics", "hlotools.interpreter", "hlotools.passes",
                "hlotools.backend.llvm.codegen.function", "hlotools.backend.llvm.native.jit", "hlotools.io.npz",
-               "hlotools.io.literal_text", "hlotools.cli.difference")
+               "hlotools.io.literal_text", "hlotools.cli.difference", "hlotools.text.printer")
     print("MODULES " + json.dumps(sorted(w for w in watched if w in sys.modules)), file=sys.stderr)
+    print("PASSES " + json.dumps(sorted(m for m in sys.modules if m.startswith("hlotools.passes."))),
+          file=sys.stderr)
 """
+# What hlo-opt needs of the passes without a pipeline: --passes/-O parsing and the manager.
+PASS_FRAMEWORK = {f"hlotools.passes.{m}" for m in ("base", "manager", "pipeline", "registry", "timing")}
+
+
+def _passes_imported(r: subprocess.CompletedProcess) -> set[str]:
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("PASSES ")]
+    assert lines, r.stderr
+    return set(json.loads(lines[-1][len("PASSES "):]))
 
 
 def _child(*args: str, cache: Path | None = None) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -96,8 +111,9 @@ def test_cached_hlo_run_imports_neither_the_compiler_nor_the_parser_generator(tm
     assert "out0: f32[4]" in warm.stdout and warm.stdout == cold.stdout
     assert "llvmlite" in cold_modules and "hlotools.passes" in cold_modules  # the check can fail
     # A hit needs the parser (the module's signature) and the cache: nothing of the compiler,
-    # the passes, lark (tables are pickled), rich (not a terminal), the interpreter, nor the
-    # readers and writers of files this command line does not name.
+    # the passes, lark (tables are pickled), rich (not a terminal), the interpreter, ml_dtypes,
+    # the printer (the source text is the key), nor the readers and writers of files this
+    # command line does not name.
     assert warm_modules == []
 
 
@@ -109,11 +125,81 @@ def test_passes_import_the_interpreter_only_when_constant_folding_evaluates(tmp_
     r, modules = _child("opt", str(plain))
     assert r.returncode == 0, r.stderr
     assert "hlotools.passes" in modules and "hlotools.interpreter" not in modules
-    assert "llvmlite" not in modules and "lark" not in modules
+    assert "llvmlite" not in modules and "lark" not in modules and "ml_dtypes" not in modules
     r, modules = _child("opt", str(foldable))
     assert r.returncode == 0, r.stderr
     assert "hlotools.interpreter" in modules
     assert "f32[] constant(3)" in r.stdout  # folded: the interpreter was loaded when needed
+
+
+# A constant, so the literal reader and printer (numpy) are on the path too.
+F32_CONSTANT = """HloModule relu
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  zero = f32[] constant(0.1)
+  z = f32[4] broadcast(zero), dimensions={}
+  ROOT m = f32[4] maximum(a, z)
+}
+"""
+
+
+def _bf16(text: str) -> str:
+    return text.replace("f32", "bf16")
+
+
+def test_hlo_opt_imports_ml_dtypes_only_for_a_module_with_a_narrow_type(tmp_path: Path) -> None:
+    f32 = tmp_path / "f32.hlo"
+    f32.write_text(F32_CONSTANT)
+    bf16 = tmp_path / "bf16.hlo"
+    bf16.write_text(_bf16(F32_CONSTANT))
+    r, modules = _child("hlo-opt", str(f32))
+    assert r.returncode == 0, r.stderr
+    assert "f32[] constant(0.1)" in r.stdout
+    # Printing an f32 module needs neither narrow floats, the compiler, the parser generator,
+    # any pass (no pipeline asked for), the interpreter, rich, nor the file readers.
+    assert modules == ["hlotools.passes", "hlotools.text.printer"]
+    assert _passes_imported(r) <= PASS_FRAMEWORK
+    r, modules = _child("hlo-opt", str(bf16))
+    assert r.returncode == 0, r.stderr
+    assert "bf16[] constant(0.1001)" in r.stdout and "ROOT m = bf16[4]{0} maximum(a, z)" in r.stdout
+    assert modules == ["hlotools.passes", "hlotools.text.printer", "ml_dtypes"]  # the bf16 constant needed it
+    r, modules = _child("hlo-opt", str(f32), "-O2")
+    assert r.returncode == 0, r.stderr
+    assert "fusion" in r.stdout and not _passes_imported(r) <= PASS_FRAMEWORK  # the check can fail
+
+
+def test_hlo_run_on_the_interpreter_imports_ml_dtypes_only_for_a_narrow_type(tmp_path: Path) -> None:
+    outputs = {}
+    for name, text in (("f32", F32_CONSTANT), ("bf16", _bf16(F32_CONSTANT))):
+        model = tmp_path / f"{name}.hlo"
+        model.write_text(text)
+        r, modules = _child("run", str(model), "--random", "0", "--backend", "interp")
+        assert r.returncode == 0, r.stderr
+        assert f"out0: {name}[4]" in r.stdout
+        assert ("ml_dtypes" in modules) == (name == "bf16"), modules
+        assert "llvmlite" not in modules
+        outputs[name] = r.stdout
+    # maximum(a, 0.1) ran, the bf16 one on 0.1 rounded to bf16
+    assert "min 0.1 " in outputs["f32"] and "min 0.100098 " in outputs["bf16"]
+
+
+def test_element_types_resolve_narrow_dtypes_on_first_use() -> None:
+    script = ("import pickle, sys\n"
+              "from hlotools.ir import types\n"
+              "assert 'ml_dtypes' not in sys.modules\n"
+              "assert types.F32.dtype.name == 'float32' and types.from_dtype(types.F32.dtype) is types.F32\n"
+              "assert 'ml_dtypes' not in sys.modules\n"
+              "import ml_dtypes\n"
+              "for name in ('bf16', 's4', 'u4', 'f8e4m3fn', 'f8e5m2'):\n"
+              "    assert types.from_dtype(getattr(ml_dtypes, types.ELEMENT_TYPES[name].storage.attr)).name == name\n"
+              "assert types.ELEMENT_TYPES['bf16'].dtype == ml_dtypes.bfloat16\n"
+              "assert pickle.loads(pickle.dumps(types.ELEMENT_TYPES['bf16'])) is types.ELEMENT_TYPES['bf16']\n"
+              "assert types.from_dtype('int8') is types.ELEMENT_TYPES['s8']\n"
+              "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ok"]
 
 
 @pytest.mark.parametrize("values", [[3.0], [2.0, 1.0], [5.0, 1.0, 4.0], [4.0, 1.0, 3.0, 2.0], [0.5] * 6])

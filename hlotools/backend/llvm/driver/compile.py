@@ -55,13 +55,15 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     finds the optimised module's key without running the passes); without it the module is
     printed for that key. With `compile_cache` None nothing is read or written."""
     from hlotools.backend.llvm.driver.runtime import CompiledModule
-    from hlotools.text.printer import print_module
     if compile_cache is None:
         optimised = optimise(module, options.preset)
         return CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)
     t0 = time.perf_counter()
     fields = options.key_fields()
-    source_key = make_key("source", source_text if source_text is not None else print_module(module), fields)
+    if source_text is None:  # hlo-run has the text: a warm start does not import the printer
+        from hlotools.text.printer import print_module
+        source_text = print_module(module)
+    source_key = make_key("source", source_text, fields)
     alias = compile_cache.get(source_key, "alias")
     if alias is not None:
         found = _load(compile_cache, str(alias.meta.get("target", "")), module, t0, f"source key {source_key[:12]}")
