@@ -7,11 +7,15 @@ only declare it; AOT objects define it inside (internal).
     void gemm.<type>(ptr desc, i64 begin, i64 end)     (parallel.WORKER_TYPE)
 
 runs tasks [begin, end) of the dot described by `desc` (i64 slots, see the D_* indices and
-D_FIELDS). A
-task is (batch element, panel of NV = 2 vectors of result columns, chunk of row blocks): for
-each block of MR rows it keeps 2*MR vector accumulators in registers over the whole k loop
-(two B vector loads and MR broadcasts of A per step), then stores the tile. Iterating row
-blocks inside a panel keeps the panel (K x NV) of B hot in L1/L2 while A streams.
+D_FIELDS). The register block (Blocking: MR rows x V vectors of L lanes, NV = V * L result
+columns per panel of B) is chosen per ISA level from one table, REGISTER_FILES, so that the
+accumulators fit the register file (16 ymm at AVX2, 32 zmm at AVX-512, 16 xmm at SSE); the
+kernel's name carries it. A task is (batch element, group of D_PPT panels, chunk of row
+blocks): for each block of MR rows and each panel of its group it keeps V*MR vector
+accumulators in registers over the whole k loop (V B vector loads and MR broadcasts of A
+per step), then stores the tile. With one panel per task, iterating row blocks inside a
+panel keeps the panel (K x NV) of B hot in L1 while A streams; with all panels in one task
+(a big A and a small B: lower/gemm.py's panels_per_task) each row block of A is read once.
 
 B is read in place when its columns are contiguous (row stride b_rs, panels NV apart; the
 last partial panel then comes from a small zero-padded copy, `tail`, K x NV per batch, so
@@ -36,6 +40,8 @@ commutes it per target, and the epilogue must see the dot's value as an unfused 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.kernels import gemm_epilogue, parallel_for
@@ -44,15 +50,9 @@ from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
-
-def rows_for(features: str) -> int:
-    """Rows per register block: 2*MR accumulators + 2 B vectors + a broadcast must fit the
-    vector registers. 4 everywhere: MR = 8 (AVX-512 has the registers) measured no better
-    on big_mlp_1024 / big_scan_lstm and worse on big_conv (6.7 -> 8.7 ms CPU)."""
-    return 4
 (D_A, D_B, D_C, D_TAIL, D_M, D_N, D_K, D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS, D_PANELS, D_RCHUNKS, D_RPC,
- D_NB, D_B_PS) = range(17)
-D_BATCH = 17  # then per batch dim: size, a stride, b stride, c stride, tail stride
+ D_NB, D_B_PS, D_PPT) = range(18)
+D_BATCH = 18  # then per batch dim: size, a stride, b stride, c stride, tail stride
 BATCH_FIELDS = 5
 # The descriptor itself is {A, B, C, tail, fields, epilogue}: the four pointers (i64) of a
 # call, a pointer to the other slots above, a constant of the calling module (6 stores per
@@ -63,27 +63,84 @@ D_EPI = 5
 DESC_SLOTS = 6
 
 
+@dataclass(frozen=True)
+class Blocking:
+    """A micro-kernel's register block: `rows` (MR) rows of A times `vecs` vectors of `lanes`
+    elements of B (a panel of NV = vecs * lanes columns): rows * vecs accumulators, `vecs` B
+    vectors and one broadcast of A live in vector registers over the whole k loop."""
+
+    lanes: int
+    vecs: int
+    rows: int
+
+    def __post_init__(self) -> None:
+        assert self.vecs & (self.vecs - 1) == 0 and self.lanes & (self.lanes - 1) == 0, \
+            "panels of B are packed by shifts: NV must be a power of two"
+
+    @property
+    def nv(self) -> int:
+        return self.vecs * self.lanes
+
+    def registers(self) -> int:
+        return self.rows * self.vecs + self.vecs + 1
+
+
+@dataclass(frozen=True)
+class RegisterFile:
+    """One x86 vector ISA level's register file and the block the GEMM kernel uses on it."""
+
+    feature: str  # the feature (LLVM's name) that brings it: the first of REGISTER_FILES present wins
+    vector_bytes: int
+    registers: int
+    vecs: int
+    rows: int
+
+
+# The one table of per-ISA-level blocking. Blocking only regroups output elements (over m
+# and n): every element's k loop is the same chain of fma in the same order at every level,
+# so the bits are the same (tests/backend/llvm/native/test_feature_levels.py).
+# Rows x vectors measured single-threaded on Zen 4 (CPU time, best of 3 processes x 30 calls,
+# f32 dots 512^3 / 128x1024x1024 / 1024x1024x256 / 32768x144x32, ms):
+#   x86-64-v3: 4x2 2.91 3.82 5.99 9.9, 6x2 2.69 3.74 5.51 9.0; 3x4 (17 registers) 6.1 (spills)
+#   x86-64-v4: 4x2 2.69 3.91 5.27 5.6, 8x2 2.73 3.34 5.22 5.5; 12x2 3.06 4.35 6.27
+REGISTER_FILES: tuple[RegisterFile, ...] = (
+    RegisterFile("avx512f", 64, 32, 2, 8),  # 32 zmm: 16 accumulators + 2 + 1
+    RegisterFile("avx", 32, 16, 2, 6),  # 16 ymm: 12 accumulators + 2 + 1 = 15
+    RegisterFile("", 16, 16, 2, 6),  # 16 xmm (SSE2, every x86-64; also the default elsewhere)
+)
+
+
+def register_file(features: str) -> RegisterFile:
+    """The row of the widest vector ISA in `features` (LLVM's "+a,-b" list)."""
+    for rf in REGISTER_FILES:
+        if not rf.feature or f"+{rf.feature}" in features.split(","):
+            return rf
+    raise AssertionError("REGISTER_FILES ends with a catch-all row")
+
+
 def vector_bytes(features: str) -> int:
-    if "+avx512f" in features:
-        return 64
-    if "+avx" in features:
-        return 32
-    return 16
+    return register_file(features).vector_bytes
 
 
 def lanes_for(ct: ElementType, features: str) -> int:
     return max(2, vector_bytes(features) // (ct.bits // 8))
 
 
-def kernel_name(ct: ElementType, L: int, MR: int) -> str:  # noqa: N803
+def blocking_for(ct: ElementType, features: str) -> Blocking:
+    """The register block of compute type `ct` on a target of `features`."""
+    rf = register_file(features)
+    return Blocking(lanes_for(ct, features), rf.vecs, rf.rows)
+
+
+def kernel_name(ct: ElementType, blk: Blocking) -> str:
     """The kernel's symbol, which is also its runtime library group (kernels/library.py)."""
-    return f"gemm.{ct.name}.x{L}.r{MR}"
+    return f"gemm.{ct.name}.x{blk.lanes}.v{blk.vecs}.r{blk.rows}"
 
 
-def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.Function:  # noqa: N803
+def kernel_function(module: ir.Module, ct: ElementType, blk: Blocking) -> ir.Function:
     """The kernel in `module`: declared while the JIT compiles (the runtime library defines
     it once per process: runtime_library.external()), else defined here (internal)."""
-    name = kernel_name(ct, L, MR)
+    name = kernel_name(ct, blk)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -91,14 +148,14 @@ def kernel_function(module: ir.Module, ct: ElementType, L: int, MR: int) -> ir.F
     if runtime_library.external():
         return fn
     fn.linkage = "internal"
-    _build(fn, ct, L, MR)
+    _build(fn, ct, blk)
     return fn
 
 
-def define_runtime(module: ir.Module, ct: ElementType, L: int, MR: int) -> list[str]:  # noqa: N803
+def define_runtime(module: ir.Module, ct: ElementType, blk: Blocking) -> list[str]:
     """The runtime library's group for one kernel variant: the kernel, exported."""
-    fn = ir.Function(module, parallel_for.WORKER_TYPE, kernel_name(ct, L, MR))
-    _build(fn, ct, L, MR)
+    fn = ir.Function(module, parallel_for.WORKER_TYPE, kernel_name(ct, blk))
+    _build(fn, ct, blk)
     return [fn.name]
 
 
@@ -153,15 +210,16 @@ def _splat(b: ir.IRBuilder, x: ir.Value, vty: ir.VectorType) -> ir.Value:
                             ir.Constant(ir.VectorType(types.I32, vty.count), [0] * vty.count))
 
 
-def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
+def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
+    L, V, MR = blk.lanes, blk.vecs, blk.rows  # noqa: N806
     sty = types.value_type(ct)
     vty = ir.VectorType(sty, L)
-    nv = 2 * L
+    nv = blk.nv
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    stage = b.alloca(vty, size=c64(2), name="tile")
-    regs = b.alloca(vty, size=c64(gemm_epilogue.MAX_REGS * MR * 2), name="epi.regs")  # the epilogue's registers
-    epilogue = gemm_epilogue.epilogue_function(fn.module, fn.name, ct, L, MR)
+    stage = b.alloca(vty, size=c64(V), name="tile")
+    regs = b.alloca(vty, size=c64(gemm_epilogue.MAX_REGS * MR * V), name="epi.regs")  # the epilogue's registers
+    epilogue = gemm_epilogue.epilogue_function(fn.module, fn.name, ct, nv, MR)
     dp = b.bitcast(desc, types.I64.as_pointer())
     fields = b.load(b.gep(desc, [c64(D_FIELDS)], source_etype=types.PTR), typ=types.PTR)
 
@@ -179,6 +237,8 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     a_rs, a_cs, b_rs, c_rs, c_cs = (field(k) for k in (D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS))
     panels, rchunks, rpc, nb = field(D_PANELS), field(D_RCHUNKS), field(D_RPC), field(D_NB)
     b_ps = field(D_B_PS)  # element distance between panels: NV in place, K * NV when packed as panels
+    ppt = field(D_PPT)
+    groups = b.udiv(b.add(panels, b.sub(ppt, c64(1))), ppt)
     mblocks = b.udiv(b.add(M, c64(MR - 1)), c64(MR))
     zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
     offs = [b.alloca(types.I64) for _ in range(4)]  # batch offsets of A, B, C, tail (entry block)
@@ -186,8 +246,8 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
     with for_range(b, begin, end, name="task") as t:
         rc = b.urem(t, rchunks)
         t2 = b.udiv(t, rchunks)
-        pj = b.urem(t2, panels)
-        bt = b.udiv(t2, panels)
+        pg = b.urem(t2, groups)
+        bt = b.udiv(t2, groups)
         # batch offsets (a run-time loop over the batch dims, last fastest)
         for o in offs:
             b.store(c64(0), o)
@@ -203,17 +263,12 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
                 st = field(b.add(base, c64(1 + q)))
                 b.store(b.add(b.load(o, typ=types.I64), b.mul(i, st)), o)
         oa, ob, oc, ot = (b.load(o, typ=types.I64) for o in offs)
-        n0 = b.mul(pj, c64(nv))
-        ncols = b.sub(N, n0)
-        full = b.icmp_signed(">=", ncols, c64(nv))
-        use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
-        direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
-        tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
-        panel = b.select(use_tail, tailp, direct)
-        prs = b.select(use_tail, c64(nv), b_rs)
         rb0 = b.mul(rc, rpc)
         rb1 = b.add(rb0, rpc)
         rb1 = b.select(b.icmp_signed(">", rb1, mblocks), mblocks, rb1)
+        pj0 = b.mul(pg, ppt)
+        pj1 = b.add(pj0, ppt)
+        pj1 = b.select(b.icmp_signed(">", pj1, panels), panels, pj1)
         with for_range(b, rb0, rb1, name="rb") as rb:
             m0 = b.mul(rb, c64(MR))
             a_rows = []
@@ -221,61 +276,70 @@ def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: 
                 rr = b.add(m0, c64(r))
                 rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
                 a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
-            pre = b.block
-            kb = b.append_basic_block("k.body")
-            kx = b.append_basic_block("k.exit")
-            b.branch(kb)
-            b.position_at_end(kb)
-            kv = b.phi(types.I64, name="k")
-            kv.add_incoming(c64(0), pre)
-            accs = []
-            for _ in range(2 * MR):
-                ph = b.phi(vty)
-                ph.add_incoming(zero_v, pre)
-                accs.append(ph)
-            brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
-            bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(2)]
-            new = []
-            aoff = b.mul(kv, a_cs)
-            for r in range(MR):
-                av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
-                sv = _splat(b, av, vty)
-                for j in range(2):
-                    new.append(_mul_add(b, sv, bv[j], accs[2 * r + j], ct))
-            kn = b.add(kv, c64(1), flags=["nsw"])
-            kv.add_incoming(kn, b.block)
-            for ph, v in zip(accs, new):
-                ph.add_incoming(v, b.block)
-            b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
-            b.position_at_end(kx)
-            new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
-            new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, L, MR)
-            vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
-            count = b.select(full, c64(nv), ncols)
-            for r in range(MR):
-                rr = b.add(m0, c64(r))
-                with b.if_then(b.icmp_signed("<", rr, M)):
-                    crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
-                    with b.if_else(vec_store) as (then, other):
-                        with then:
-                            for j in range(2):
-                                b.store(new[2 * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
-                        with other:
-                            for j in range(2):
-                                b.store(new[2 * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
-                            with for_range(b, 0, count, name="lane") as i:
-                                x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
-                                b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+            with for_range(b, pj0, pj1, name="pj") as pj:
+                n0 = b.mul(pj, c64(nv))
+                ncols = b.sub(N, n0)
+                full = b.icmp_signed(">=", ncols, c64(nv))
+                use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
+                direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
+                tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
+                panel = b.select(use_tail, tailp, direct)
+                prs = b.select(use_tail, c64(nv), b_rs)
+                pre = b.block
+                kb = b.append_basic_block("k.body")
+                kx = b.append_basic_block("k.exit")
+                b.branch(kb)
+                b.position_at_end(kb)
+                kv = b.phi(types.I64, name="k")
+                kv.add_incoming(c64(0), pre)
+                accs = []
+                for _ in range(V * MR):
+                    ph = b.phi(vty)
+                    ph.add_incoming(zero_v, pre)
+                    accs.append(ph)
+                brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
+                bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(V)]
+                new = []
+                aoff = b.mul(kv, a_cs)
+                for r in range(MR):
+                    av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
+                    sv = _splat(b, av, vty)
+                    for j in range(V):
+                        new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct))
+                kn = b.add(kv, c64(1), flags=["nsw"])
+                kv.add_incoming(kn, b.block)
+                for ph, v in zip(accs, new):
+                    ph.add_incoming(v, b.block)
+                b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
+                b.position_at_end(kx)
+                new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
+                new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, blk)
+                vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
+                count = b.select(full, c64(nv), ncols)
+                for r in range(MR):
+                    rr = b.add(m0, c64(r))
+                    with b.if_then(b.icmp_signed("<", rr, M)):
+                        crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
+                        with b.if_else(vec_store) as (then, other):
+                            with then:
+                                for j in range(V):
+                                    b.store(new[V * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
+                            with other:
+                                for j in range(V):
+                                    b.store(new[V * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
+                                with for_range(b, 0, count, name="lane") as i:
+                                    x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
+                                    b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
     b.ret_void()
 
 
 def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, epi: ir.Value, regs: ir.Value,
                     epilogue: ir.Function, fields: ir.Value, bt: ir.Value, m0: ir.Value, n0: ir.Value,
-                    ncols: ir.Value, vty: ir.VectorType, ct: ElementType, L: int, MR: int) -> list[ir.Value]:  # noqa: N803
+                    ncols: ir.Value, vty: ir.VectorType, ct: ElementType, blk: Blocking) -> list[ir.Value]:
     """The tile after the epilogue when there is one (register 0 := the accumulators, run the
     program, read the result register back), else the accumulators themselves."""
     sty = types.value_type(ct)
-    nv = 2 * L
+    L, V, MR, nv = blk.lanes, blk.vecs, blk.rows, blk.nv  # noqa: N806
     pre = b.block
     run = b.append_basic_block("epi.run")
     join = b.append_basic_block("epi.join")
@@ -283,10 +347,10 @@ def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, ep
     b.position_at_end(run)
     align = ct.bits // 8
     for r in range(MR):
-        for j in range(2):
-            b.store(tile[2 * r + j], b.gep(regs, [c64(2 * r + j)], source_etype=vty), align=align)
+        for j in range(V):
+            b.store(tile[V * r + j], b.gep(regs, [c64(V * r + j)], source_etype=vty), align=align)
     res = b.call(epilogue, [regs, b.inttoptr(epi, types.PTR), fields, bt, m0, n0, ncols])
-    out = [b.load(_vec(b, res, r * nv + j * L, sty, vty), typ=vty, align=align) for r in range(MR) for j in range(2)]
+    out = [b.load(_vec(b, res, r * nv + j * L, sty, vty), typ=vty, align=align) for r in range(MR) for j in range(V)]
     last = b.block
     b.branch(join)
     b.position_at_end(join)

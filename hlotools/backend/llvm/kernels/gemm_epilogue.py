@@ -78,7 +78,7 @@ def function_name(kernel: str) -> str:
     return kernel + ".epilogue"
 
 
-def epilogue_function(module: ir.Module, kernel: str, ct: ElementType, L: int, MR: int) -> ir.Function:  # noqa: N803
+def epilogue_function(module: ir.Module, kernel: str, ct: ElementType, nv: int, MR: int) -> ir.Function:  # noqa: N803
     """The interpreter, defined once per kernel variant next to it (internal):
 
         ptr epilogue(ptr regs, ptr epi, ptr fields, i64 bt, i64 m0, i64 n0, i64 ncols)
@@ -94,14 +94,13 @@ def epilogue_function(module: ir.Module, kernel: str, ct: ElementType, L: int, M
     fn = ir.Function(module, fnty, name)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
-    _build(fn, ct, L, MR)
+    _build(fn, ct, nv, MR)
     return fn
 
 
-def _build(fn: ir.Function, ct: ElementType, L: int, MR: int) -> None:  # noqa: N803
+def _build(fn: ir.Function, ct: ElementType, nv: int, MR: int) -> None:  # noqa: N803
     from hlotools.backend.llvm.kernels import gemm as gemm_kernel
     sty = types.value_type(ct)
-    nv = 2 * L
     tile = MR * nv
     regs, epi, fields, bt, m0, n0, ncols = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))

@@ -121,7 +121,7 @@ def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tupl
     if m * n * k < MIN_WORK:
         return None
     ost = strides(out)
-    nv = 2 * lower_gemm.lanes(et)
+    nv = lower_gemm.panel_width(et)
     npad = -(-n // nv) * nv
     dims = lower_gemm.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
     a = lower_gemm.View(True, (m * k,), k, 1)
@@ -167,7 +167,7 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
         lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
         return
     lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
-            p.npad, 2 * lower_gemm.lanes(p.ct))
+            p.npad, lower_gemm.panel_width(p.ct))
     _im2col(fe, inst, p, sp_order, k_order, owner, operands[0])
     lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
 
@@ -270,7 +270,7 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp
     lhs, rhs = operands
     im2col, pack = conv_kernel.functions(fe.mc.ir, p.ct)
     b = fe.b
-    nv = 2 * lower_gemm.lanes(p.ct)
+    nv = lower_gemm.panel_width(p.ct)
     pd = _descriptor(fe, "conv.pack", pack_fields(inst, p, k_order), fe.leaf_ptrs(rhs)[0], b_ptr)
     b.call(pack, [pd, c64(0), c64(p.npad // nv)])
     fields = im2col_fields(inst, p, sp_order, k_order)
@@ -289,7 +289,7 @@ def pack_fields(inst: Instruction, p: lower_gemm.Plan, k_order: tuple[int, ...])
     rhs = inst.operands[1]
     rd, rst = rhs.shape.dims, strides(rhs.shape)
     lev = [(1, 0)] * (conv_kernel.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
-    vals = [0, 0, p.dims.k, p.dims.n, 2 * lower_gemm.lanes(p.ct), rst[labels.kernel_output_feature],
+    vals = [0, 0, p.dims.k, p.dims.n, lower_gemm.panel_width(p.ct), rst[labels.kernel_output_feature],
             *(x for lv in lev for x in lv)]
     assert len(vals) == conv_kernel.PACK_FIELDS
     return vals

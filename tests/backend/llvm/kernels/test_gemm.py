@@ -324,3 +324,43 @@ def test_parallel_and_serial_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "hlo.parallel_for" not in c.llvm_ir
     np.testing.assert_allclose(c([x])[0], par_out, rtol=1e-6)
     np.testing.assert_allclose(par_out, x / x.sum(axis=1, keepdims=True), rtol=1e-4)
+
+
+def test_blocking_fits_each_register_file() -> None:
+    """One row per ISA level: its accumulators, B vectors and broadcast fit the registers, and
+    the feature string picks the widest level present (kernel names differ per block)."""
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+    from hlotools.ir.types import ELEMENT_TYPES
+    f32 = ELEMENT_TYPES["f32"]
+    for rf in gemm_kernel.REGISTER_FILES:
+        assert rf.rows * rf.vecs + rf.vecs + 1 <= rf.registers, rf
+    v4 = gemm_kernel.blocking_for(f32, "+sse2,+avx,+avx2,+fma,+avx512f")
+    v3 = gemm_kernel.blocking_for(f32, "+sse2,+avx,+avx2,+fma,-avx512f")
+    v2 = gemm_kernel.blocking_for(f32, "+sse2,+sse4.2,-avx")
+    assert (v4.lanes, v3.lanes, v2.lanes) == (16, 8, 4)
+    assert v4.registers() <= 32 and v3.registers() <= 16 and v2.registers() <= 16
+    assert len({gemm_kernel.kernel_name(f32, b) for b in (v2, v3, v4)}) == 3
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_panels_inner_gives_the_same_bits(t: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """All panels of B per task (a big A, a small B) only reorders the tiles: the bits are
+    those of one panel per task (ragged M and N: clamped rows, a partial last panel)."""
+    text = dot_module(t, (301, 37), (37, 83), (301, 83), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    module = hlotools.parse_module(text)
+    rng = np.random.default_rng(3)
+    a, b = _rand(t, (301, 37), rng), _rand(t, (37, 83), rng)
+    p = gemm.plan(module.entry.root)
+    assert p is not None
+    panels = -(-83 // gemm.panel_width(p.ct))
+    monkeypatch.setattr(gemm, "PANELS_INNER_MIN_A", 1 << 40)
+    assert gemm.panels_per_task(p, panels) == 1
+    with gemm.generated_only():
+        one = compile_module(module)([a, b])[0]
+    monkeypatch.setattr(gemm, "PANELS_INNER_MIN_A", 0)
+    assert gemm.panels_per_task(p, panels) == panels > 1
+    with gemm.generated_only():
+        inner = compile_module(module)([a, b])[0]
+    assert one.tobytes() == inner.tobytes()
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(inner - want).max() <= _tol(t, 37) * (np.abs(want).max() + 1.0)

@@ -82,12 +82,12 @@ def test_modules_declare_the_runtime_and_resolve_it_across_modules() -> None:
 
 def test_the_runtime_group_of_a_symbol() -> None:
     assert runtime_library.group_of("hlo.parallel_for") == runtime_library.PARALLEL
-    assert runtime_library.group_of("gemm.f64.x8.r4") == "gemm.f64.x8.r4"
+    assert runtime_library.group_of("gemm.f64.x8.v2.r4") == "gemm.f64.x8.v2.r4"
     assert runtime_library.group_of("hlo_entry") is None and runtime_library.group_of("gemm.f32") is None
-    assert runtime_library.groups_of_symbols(["expf", "gemm.f32.x16.r4", "hlo.parallel_for", "hlo.parallel_for"]) == \
-        ["gemm.f32.x16.r4", "parallel"]
+    assert runtime_library.groups_of_symbols(["expf", "gemm.f32.x16.v2.r4", "hlo.parallel_for", "hlo.parallel_for"]) == \
+        ["gemm.f32.x16.v2.r4", "parallel"]
     with pytest.raises(hlotools.HloError, match="no group"):
-        runtime_library.build_ir("gemm.q7.x8.r4")
+        runtime_library.build_ir("gemm.q7.x8.v2.r4")
 
 
 def test_keys_name_the_group_and_the_runtime_sources() -> None:
