@@ -54,7 +54,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--no-single-thread", action="store_true", help="skip the one-thread runs")
     ap.add_argument("--quick", action="store_true", help="depth 2 only, 5 repeats")
     ap.add_argument("--dry", action="store_true",
-                    help="check the machinery: 1 repeat, no one-thread runs, no runtime library seeding")
+                    help="check the machinery: 1 repeat, no one-thread runs, no runtime library seeding, no start-up")
     ap.add_argument("--json", type=Path, default=None, help="write every figure to this file")
     args = ap.parse_args(argv)
     args.repeat = args.repeat or (1 if args.dry else 5 if args.quick else 10)
@@ -150,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
             line = ours.seed(seed, args.compile_timeout)
             report["runtime_library"] = line
             say(line)
-        start_up = ours.startup(_mkdir(work / "startup"), 1 if args.dry else 5, args.run_timeout)
-        report["startup"] = start_up
-        say("start-up, whole processes (median): " + ", ".join(
-            f"{STARTUP_LABELS[k]} {v * 1e3:.0f} ms" for k, v in start_up.items()))
+        if not args.dry:
+            start_up = ours.startup(_mkdir(work / "startup"), 5, args.run_timeout)
+            report["startup"] = start_up
+            say("start-up, whole processes (median of 5): " + ", ".join(
+                f"{STARTUP_LABELS[k]} {v * 1e3:.0f} ms" for k, v in start_up.items()))
         say_err(f"measuring {len(cases)} modules (repeat {args.repeat}, budget "
                 f"{args.compile_timeout + args.run_timeout:.0f} s a process)")
         for case in cases:

@@ -53,11 +53,11 @@ def models(folder: Path, names: list[str], depths: list[int], python: Path | Non
            say: Callable[[str], None]) -> list[Case]:
     """NAME_L{depth} for each model and depth, generated into `folder` by bench/models.py with
     the reference venv's `python` when missing (never regenerated: delete the folder for that)."""
-    folder.mkdir(parents=True, exist_ok=True)
     for name in names:
         missing = [d for d in depths if not _complete(folder, f"{name}_L{d}")]
         if not missing:
             continue
+        folder.mkdir(parents=True, exist_ok=True)
         if python is None:
             say(f"note: {name} at depths {','.join(map(str, missing))} not in {folder} and no reference venv "
                 "to generate them: skipped")
