@@ -166,13 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     say()
     for line in table.compile_table(rows):
         say(line)
-    say()
-    for line in table.summary(rows) + table.depth_scaling(rows):
-        say(line)
-    problems = table.errors(rows)
-    if problems:
-        say()
-        table.block("errors and timeouts:", problems, say)
+    for block in (table.summary(rows) + table.depth_scaling(rows), table.errors(rows)):
+        if block:
+            say()
+        for line in block:
+            say(line)
     report["total_s"] = time.perf_counter() - started
     say(f"total time of this run: {report['total_s']:.0f} s ({len(rows)} modules)")
     if args.json:

@@ -106,6 +106,8 @@ def _figures(child: Child) -> dict[str, object]:
         got["error"] = "hlo-run printed no JSON"
         return got
     t = {phase: v for phase, v in doc.get("timings", {}).items()}
+    if "parse" in t:
+        got["parse_s"] = t["parse"]["median_ms"] / 1e3
     if "cache-load" in t:
         got["warm_s"] = t["cache-load"]["median_ms"] / 1e3
     phases = {p: t[p]["median_ms"] / 1e3 for p in COMPILE_PHASES if p in t}

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 RUN_HEAD = (f"{'module':22} {'instr':>6} | {'ours ms':>8} {'min':>8} | {'XLA ms':>8} {'min':>8} | {'ratio':>6} | "
             f"{'1T ours':>8} {'min':>8} | {'1T XLA':>8} {'min':>8} | {'ratio':>6} | agree")
 COMPILE_HEAD = (f"{'module':22} | {'cold s':>7} {'passes':>7} {'codegen':>7} {'llvm':>7} {'other':>6} | "
-                f"{'XLA s':>6} | {'ratio':>6} | {'warm ms':>7} | {'1T cold':>7} | {'peak MB':>7} {'XLA MB':>7}")
+                f"{'XLA s':>7} | {'ratio':>6} | {'warm ms':>7} | {'1T cold':>7} | {'peak MB':>7} {'XLA MB':>7}")
 RATIOS = (("run", "run"), ("run_st", "run, single thread"), ("compile", "cold compile"))
 
 
@@ -18,6 +17,12 @@ def _get(row: dict[str, Any], *path: str) -> Any:
     for p in path:
         row = row.get(p) if isinstance(row, dict) else None  # type: ignore[assignment]
     return row
+
+
+def _fig(row: dict[str, Any], side: str, mode: str, key: str) -> Any:
+    """A figure of one measurement; None when that measurement failed (its text says why)."""
+    fig = _get(row, side, mode)
+    return None if not isinstance(fig, dict) or fig.get("error") else fig.get(key)
 
 
 def _cell(value: Any, width: int, fmt: str, scale: float = 1.0, fail: str = "") -> str:
@@ -33,7 +38,7 @@ def _fail(row: dict[str, Any], side: str, mode: str) -> str:
 
 
 def _ms(row: dict[str, Any], side: str, mode: str, key: str) -> str:
-    return _cell(_get(row, side, mode, key), 8, ".3f", 1e3, _fail(row, side, mode))
+    return _cell(_fig(row, side, mode, key), 8, ".3f", 1e3, _fail(row, side, mode))
 
 
 def _ratio(v: Any) -> str:
@@ -64,18 +69,18 @@ def compile_table(rows: list[dict[str, Any]]) -> list[str]:
              "store, link; warm: a second process on the filled cache; peak: max RSS of the compiling process)",
              COMPILE_HEAD]
     for r in rows:
-        ph = _get(r, "ours", "cold", "phases_s") or {}
+        ph = _fig(r, "ours", "cold", "phases_s") or {}
         other = sum(v for k, v in ph.items() if k not in ("passes", "codegen", "llvm")) if ph else None
         fail = _fail(r, "ours", "cold")
-        lines.append(f"{r['module'][:22]:22} | {_cell(_get(r, 'ours', 'cold', 'compile_s'), 7, '.3f', fail=fail)} "
+        lines.append(f"{r['module'][:22]:22} | {_cell(_fig(r, 'ours', 'cold', 'compile_s'), 7, '.3f', fail=fail)} "
                      f"{_cell(ph.get('passes'), 7, '.3f')} {_cell(ph.get('codegen'), 7, '.3f')} "
                      f"{_cell(ph.get('llvm'), 7, '.3f')} {_cell(other, 6, '.3f')} | "
-                     f"{_cell(_get(r, 'xla', 'mt', 'compile_s'), 6, '.3f', fail=_fail(r, 'xla', 'mt'))} | "
+                     f"{_cell(_fig(r, 'xla', 'mt', 'compile_s'), 7, '.3f', fail=_fail(r, 'xla', 'mt'))} | "
                      f"{_ratio(_get(r, 'ratios', 'compile'))} | "
-                     f"{_cell(_get(r, 'ours', 'mt', 'warm_s'), 7, '.1f', 1e3, _fail(r, 'ours', 'mt'))} | "
-                     f"{_cell(_get(r, 'ours', 'st', 'compile_s'), 7, '.3f', fail=_fail(r, 'ours', 'st'))} | "
-                     f"{_cell(_get(r, 'ours', 'cold', 'peak_mb'), 7, '.0f', fail=fail)} "
-                     f"{_cell(_get(r, 'xla', 'mt', 'peak_mb'), 7, '.0f')}")
+                     f"{_cell(_fig(r, 'ours', 'mt', 'warm_s'), 7, '.1f', 1e3, _fail(r, 'ours', 'mt'))} | "
+                     f"{_cell(_fig(r, 'ours', 'st', 'compile_s'), 7, '.3f', fail=_fail(r, 'ours', 'st'))} | "
+                     f"{_cell(_fig(r, 'ours', 'cold', 'peak_mb'), 7, '.0f', fail=fail)} "
+                     f"{_cell(_fig(r, 'xla', 'mt', 'peak_mb'), 7, '.0f', fail=_fail(r, 'xla', 'mt'))}")
     return lines
 
 
@@ -126,17 +131,11 @@ def depth_scaling(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def errors(rows: list[dict[str, Any]]) -> list[str]:
+    """'errors and timeouts:' and a line per failed measurement, or nothing."""
     out = []
     for r in rows:
         for side in ("ours", "xla"):
             for mode, fig in (r.get(side) or {}).items():
                 if isinstance(fig, dict) and fig.get("error"):
-                    out.append(f"{r['module']}: {side} {mode}: {fig['error']}")
-    return out
-
-
-def block(title: str, lines: list[str], say: Callable[[str], None]) -> None:
-    if lines:
-        say(title)
-        for line in lines:
-            say(line)
+                    out.append(f"  {r['module']}: {side} {mode}: {fig['error']}")
+    return ["errors and timeouts:", *out] if out else []
