@@ -133,12 +133,17 @@ def main(argv: list[str] | None = None) -> int:
     say(host.describe(cpu))
     python, why_not = xla.venv_python()
     say(f"XLA: {python} {xla.XLA_REF}" if python else f"note: {why_not}: XLA columns skipped, ratios blank")
-    gen_budget = args.compile_timeout
-    cases = (catalog.corpus(CORPUS, args.corpus)
-             + catalog.models(args.models_dir, args.models, args.depths, python, gen_budget, say)
-             + catalog.files(args.file))
     only = [o for o in args.only.split(",") if o]
-    cases = [c for c in cases if not only or any(o in c.name for o in only)]
+
+    def keep(name: str) -> bool:
+        return not only or any(o in name for o in only)
+
+    if args.corpus != "none" and not (CORPUS / "manifest.json").is_file():
+        say(f"note: no corpus at {CORPUS}: its modules skipped")
+    cases = (catalog.corpus(CORPUS, args.corpus)
+             + catalog.models(args.models_dir, args.models, args.depths, python, args.compile_timeout, say, keep)
+             + catalog.files(args.file))
+    cases = [c for c in cases if keep(c.name)]
     report: dict[str, Any] = {"host": cpu, "xla_ref": str(python) if python else None, "repeat": args.repeat,
                               "compile_timeout_s": args.compile_timeout, "rows": []}
     with tempfile.TemporaryDirectory(prefix="hlotools-bench-") as tmp:

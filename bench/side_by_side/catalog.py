@@ -50,11 +50,12 @@ def corpus(folder: Path, which: str) -> list[Case]:
 
 
 def models(folder: Path, names: list[str], depths: list[int], python: Path | None, timeout: float,
-           say: Callable[[str], None]) -> list[Case]:
-    """NAME_L{depth} for each model and depth, generated into `folder` by bench/models.py with
-    the reference venv's `python` when missing (never regenerated: delete the folder for that)."""
+           say: Callable[[str], None], keep: Callable[[str], bool] = lambda name: True) -> list[Case]:
+    """NAME_L{depth} for each model and depth that `keep` keeps, generated into `folder` by
+    bench/models.py with the reference venv's `python` when missing (never regenerated: delete
+    the folder for that)."""
     for name in names:
-        missing = [d for d in depths if not _complete(folder, f"{name}_L{d}")]
+        missing = [d for d in depths if keep(f"{name}_L{d}") and not _complete(folder, f"{name}_L{d}")]
         if not missing:
             continue
         folder.mkdir(parents=True, exist_ok=True)
@@ -67,7 +68,7 @@ def models(folder: Path, names: list[str], depths: list[int], python: Path | Non
         if not child.ok:
             say(f"note: generating {name} failed ({child.why()}): skipped")
     return [Case(f"{n}_L{d}", "model", folder / f"{n}_L{d}.hlo", folder / f"{n}_L{d}.inputs.npz")
-            for n in names for d in depths if _complete(folder, f"{n}_L{d}")]
+            for n in names for d in depths if keep(f"{n}_L{d}") and _complete(folder, f"{n}_L{d}")]
 
 
 def _complete(folder: Path, stem: str) -> bool:
