@@ -1,208 +1,191 @@
-"""Run time per JAX corpus module: hlotools' backends next to XLA's own (manifest.json).
+"""hlotools next to real XLA, live, in one run on this machine: run time, compile time, start-up.
 
-XLA's figures (`xla.run_s_median`, `xla.compile_s`) were measured by
-../shared/tools/xla_ref.py on a machine like this one; ours are measured here, in this run.
-Per module: the interpreter's run time; the LLVM backend's cold compile (passes + codegen +
-LLVM, no cache), warm start (the same module through a fresh compile cache: object load
-only) and run time; ratios LLVM/XLA and interpreter/LLVM. Run times are medians of
-`--repeat` calls (wall clock) with the CPU time of the calling process next to them: the
-machine may be shared, and CPU time over wall time shows the threads that really ran.
-The LLVM backend's runtime library (kernels/library.py: the parallel runtime and the GEMM
-kernels, compiled once per machine and cached) is built once before the per-module loop, and
-that one-time cost is printed first (built, then loaded from a compile cache as a later process
-would), with the process's first compile of a tiny module (imports of the passes and emitters);
-the per-module cold compile (a fresh module cache each time) then excludes both, as XLA's
-compile_s excludes the runtime compiled into its binary (Eigen and its runtime functions).
-Never asserts on time. Usage:
-    python bench/run.py [--repeat R] [--only SUBSTR[,SUBSTR]] [--big] [--no-interp] [--no-llvm] [--json]
+Every figure comes from child processes on the same module files and the same inputs: hlotools
+through `hlo-run --backend=llvm` (side_by_side/ours.py says which processes and compile caches),
+XLA through ../shared/tools/xla_ref.py in the reference venv ($XLA_REF_VENV, default
+~/.cache/hlotools-xla-ref/venv, made by ../shared/tools/setup-ref.sh; without it the XLA columns
+stay empty and a note says so). Per module: run median and min, multi-threaded and on one
+thread (HLOTOOLS_NUM_THREADS=1 / xla_ref --single-thread, each on one CPU); hlotools' cold
+compile and its phases, the same for XLA, the warm start (a second process on the filled compile
+cache) and the compiling process's peak memory; whether the outputs agree with XLA's; ratios
+hlotools/XLA and their geometric means. Once per run: the host CPU, the one-time runtime library,
+the start-up of whole `hlo-opt` / `hlo-run` processes on a small module, the run's own duration.
+
+Modules: the JAX corpus' big and transformer modules (--corpus all: every one), real layered JAX
+models (bench/models.py: --models, --depths; generated with the reference venv into --models-dir
+when missing), and any --file. Every child process has a budget (--compile-timeout plus
+--run-timeout); past it the row says "timeout". Never asserts on time.
+
+Usage:
+    python bench/run.py [--quick | --dry] [--only SUBSTR,..] [--corpus big|all|none]
+                        [--models gpt_fwd,..|none] [--depths 2,8,24] [--file F.hlo ..]
+                        [--repeat N] [--compile-timeout S] [--no-single-thread] [--json OUT.json]
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import numpy as np
+from side_by_side import agree, catalog, host, ours, table, xla
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import hlotools  # noqa: E402
-from hlotools import evaluate  # noqa: E402
-from hlotools.io.arrays import parameter_leaves, reinterpret  # noqa: E402
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-JAX = SHARED / "corpus" / "jax"
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
+STARTUP_LABELS = {"hlo_opt_s": "hlo-opt small.hlo", "hlo_run_warm_s": "hlo-run small.hlo --random 0 (warm cache)",
+                  "import_numpy_s": "python -c 'import numpy'"}
+MODELS_DIR = Path.home() / ".cache" / "hlotools-bench" / "models"
 
 
-def load_inputs(module: hlotools.ir.module.Module, path: Path) -> list[np.ndarray]:
-    data = np.load(path)
-    leaves = parameter_leaves(module)
-    return [reinterpret(data[f"in{i}"], leaf.shape) for i, leaf in enumerate(leaves)]
-
-
-def time_call(fn, repeat: int, budget_s: float = 5.0) -> tuple[float, float, float]:
-    """(median wall, min wall, median CPU) seconds over up to `repeat` runs, fewer if slow."""
-    times: list[float] = []
-    cpu: list[float] = []
-    start = time.perf_counter()
-    for _ in range(repeat):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-        if time.perf_counter() - start > budget_s:
-            break
-    return statistics.median(times), min(times), statistics.median(cpu)
-
-
-def llvm_row(module: hlotools.ir.module.Module, text: str, inputs: list[np.ndarray], repeat: int) -> dict:
-    """Cold compile, warm (cached) start and run time of the LLVM backend."""
-    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
-    from hlotools.backend.llvm.native.cache import CompileCache
-    with tempfile.TemporaryDirectory() as tmp:
-        cc = CompileCache(Path(tmp))
-        t0, c0 = time.perf_counter(), time.process_time()
-        compiled = compile_cached(module, CompileOptions(), compile_cache=cc, source_text=text)
-        cold_s, cold_cpu = time.perf_counter() - t0, time.process_time() - c0
-        cc.wait_for_links()  # the shared library is linked in the background; warm starts dlopen it
-        warm: list[float] = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            compile_cached(module, CompileOptions(), compile_cache=cc, source_text=text)
-            warm.append(time.perf_counter() - t0)
-    compiled(inputs)  # first call: page faults, arena
-    run_s, run_min, run_cpu = time_call(lambda: compiled(inputs), repeat)
-    return {"llvm_cold_s": cold_s, "llvm_cold_cpu_s": cold_cpu, "llvm_warm_s": min(warm),
-            "llvm_ms": run_s * 1e3, "llvm_min_ms": run_min * 1e3, "llvm_cpu_ms": run_cpu * 1e3}
-
-
-def runtime_library_cost() -> str:
-    """Build the runtime library once (the parallel runtime, the f32/f64 GEMM kernels) into a
-    compile cache of its own, then load it back from there as another process would: the
-    one-time cost the per-module cold compiles below no longer pay."""
-    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
-    from hlotools.backend.llvm.kernels import library as runtime_library
-    from hlotools.backend.llvm.native.cache import CompileCache
-    with tempfile.TemporaryDirectory() as tmp:
-        cc = CompileCache(Path(tmp))
-        t0, c0 = time.perf_counter(), time.process_time()
-        runtime_library.prepare(cc)
-        built_s, built_cpu = time.perf_counter() - t0, time.process_time() - c0
-        runtime_library.forget()
-        t0 = time.perf_counter()
-        runtime_library.prepare(cc)
-        load_s = time.perf_counter() - t0
-        # the process's first compile imports the passes and the emitters: paid once, before
-        # the first module, which would otherwise carry it alone
-        warm_text = "HloModule warm\nENTRY e {\n  a = f32[8] parameter(0)\n  ROOT r = f32[8] add(a, a)\n}\n"
-        t0 = time.perf_counter()
-        compile_cached(hlotools.parse_module(warm_text), CompileOptions(), compile_cache=cc, source_text=warm_text)
-        warm_s = time.perf_counter() - t0
-        cc.wait_for_links()
-    groups = ", ".join(sorted(runtime_library.loaded()))
-    return (f"runtime library ({groups}): built once in {built_s * 1e3:.0f} ms (CPU {built_cpu * 1e3:.0f} ms, "
-            f"incl. LLVM's initialisation), loaded from the compile cache in {load_s * 1e3:.1f} ms; "
-            f"first compile of the process (imports of the passes and emitters) {warm_s * 1e3:.0f} ms; "
-            "neither is in the cold compiles below")
-
-
-def main() -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", default="", help="comma-separated name substrings")
-    ap.add_argument("--big", action="store_true", help="the targets: big_* and the transformer/llama blocks")
-    ap.add_argument("--no-interp", action="store_true")
-    ap.add_argument("--no-llvm", action="store_true")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
-    if not JAX.is_dir():
-        print(f"no corpus at {JAX}; nothing to measure")
-        return 0
-    manifest = json.loads((JAX / "manifest.json").read_text())
+    ap.add_argument("--only", default="", help="comma-separated substrings of the module names to keep")
+    ap.add_argument("--corpus", choices=("big", "all", "none"), default="big")
+    ap.add_argument("--models", default=",".join(catalog.MODELS), help="models of bench/models.py, or 'none'")
+    ap.add_argument("--depths", default=None, help="model depths (default 2,8,24; --quick: 2)")
+    ap.add_argument("--models-dir", type=Path, default=MODELS_DIR)
+    ap.add_argument("--file", action="append", default=[], help="another module (NAME.inputs.npz beside it)")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per measurement (default 10; --quick 5)")
+    ap.add_argument("--compile-timeout", type=float, default=600.0, help="seconds a process may compile")
+    ap.add_argument("--run-timeout", type=float, default=120.0, help="seconds more for its runs")
+    ap.add_argument("--no-single-thread", action="store_true", help="skip the one-thread runs")
+    ap.add_argument("--quick", action="store_true", help="depth 2 only, 5 repeats")
+    ap.add_argument("--dry", action="store_true",
+                    help="check the machinery: 1 repeat, no one-thread runs, no runtime library seeding, no start-up")
+    ap.add_argument("--json", type=Path, default=None, help="write every figure to this file")
+    args = ap.parse_args(argv)
+    args.repeat = args.repeat or (1 if args.dry else 5 if args.quick else 10)
+    args.depths = [int(d) for d in (args.depths or ("2" if args.quick or args.dry else "2,8,24")).split(",") if d]
+    args.models = [] if args.models in ("", "none") else args.models.split(",")
+    unknown = [m for m in args.models if m not in catalog.MODELS]
+    if unknown:
+        ap.error(f"unknown model {unknown[0]!r} (models: {', '.join(catalog.MODELS)})")
+    return args
+
+
+def measure(case: catalog.Case, args: argparse.Namespace, python: Path | None, seed: Path | None,
+            work: Path, say_err: Any) -> dict[str, Any]:
+    """Every figure of one module (a dict of dicts of seconds, the table's row)."""
+    budget = args.compile_timeout + args.run_timeout
+    row: dict[str, Any] = {"module": case.name, "source": case.source, "file": str(case.hlo),
+                           "instructions": case.instructions(), "ours": {}, "xla": {}}
+    folder = work / case.name
+    folder.mkdir()
+    inputs = case.inputs
+    if inputs is None and python is not None:
+        inputs = xla.random_inputs(python, case, folder / "inputs.npz", budget)
+    row["inputs"] = str(inputs) if inputs else "random seed 0"
+    cache = ours.new_cache(seed, folder / "cache")
+    mine, theirs = folder / "ours.npz", folder / "xla.npz"
+    row["ours"]["cold"] = ours.cold(case, inputs, cache, budget, mine)
+    cold_failed = row["ours"]["cold"].get("error")
+    skipped = {"error": f"skipped (cold compile: {cold_failed})"}
+    row["ours"]["mt"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget)
+    if not args.no_single_thread and not args.dry:
+        row["ours"]["st"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget,
+                                                                 single_thread=True, cpu=_first_cpu())
+    if python is not None:
+        row["xla"]["mt"] = xla.measure(python, case, inputs, args.repeat, budget, False, theirs)
+        if "st" in row["ours"]:
+            row["xla"]["st"] = xla.measure(python, case, inputs, args.repeat, budget, True)
+    if mine.is_file() and theirs.is_file() and inputs is not None:
+        row["agree"] = agree.compare(mine, theirs)
+    row["ratios"] = _ratios(row)
+    say_err(f"  {case.name}: " + _progress(row))
+    return row
+
+
+def _first_cpu() -> int:
+    return min(os.sched_getaffinity(0))
+
+
+def _ratios(row: dict[str, Any]) -> dict[str, float]:
+    got = {}
+    for key, mode, fig in (("run", "mt", "run_s_median"), ("run_st", "st", "run_s_median"),
+                           ("compile", None, "compile_s")):
+        a = row["ours"].get(mode or "cold", {}).get(fig)
+        b = row["xla"].get(mode or "mt", {}).get(fig)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0:
+            got[key] = a / b
+    return got
+
+
+def _progress(row: dict[str, Any]) -> str:
+    cold = row["ours"]["cold"]
+    parts = [f"cold {cold['compile_s']:.2f} s" if "compile_s" in cold else f"cold {cold.get('error')}"]
+    parts += [f"{k} {v:.2f}x" for k, v in row["ratios"].items()]
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    def say(line: str = "") -> None:
+        print(line, flush=True)
+
+    def say_err(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    cpu = host.cpu()
+    say(host.describe(cpu))
+    python, why_not = xla.venv_python()
+    say(f"XLA: {python} {xla.XLA_REF}" if python else f"note: {why_not}: XLA columns skipped, ratios blank")
     only = [o for o in args.only.split(",") if o]
-    if not args.no_llvm:
-        print(runtime_library_cost(), file=sys.stderr if args.json else sys.stdout)
-    cases = []
-    for entry in manifest["modules"]:
-        name = entry["name"]
-        if only and not any(o in name for o in only):
-            continue
-        if args.big and not (name.startswith("big_") or name in ("transformer_block", "llama_block")):
-            continue
-        text = (JAX / f"{name}.hlo").read_text()
-        t0 = time.perf_counter()
-        module = hlotools.parse_module(text, f"{name}.hlo")
-        parse_s = time.perf_counter() - t0
-        inputs = load_inputs(module, JAX / f"{name}.inputs.npz")
-        xla = entry["xla"]
-        row: dict = {"module": name, "parse_ms": parse_s * 1e3, "xla_ms": xla["run_s_median"] * 1e3,
-                     "xla_compile_s": xla.get("compile_s")}
-        cases.append((row, module, text, inputs))
-    # Every LLVM measurement comes before any interpreter run: numpy's OpenBLAS threads spin
-    # for a while after each matrix product the interpreter does, and on a 2-core machine they
-    # take the core the generated code's worker would run on (LLVM rows then measure 1 thread).
-    for row, module, text, inputs in cases if not args.no_llvm else []:
-        try:
-            row.update(llvm_row(module, text, inputs, args.repeat))
-            row["llvm_over_xla"] = row["llvm_ms"] / row["xla_ms"]
-        except hlotools.HloError as e:
-            row["llvm_error"] = e.message.splitlines()[0][:100]
-    for row, module, _text, inputs in cases if not args.no_interp else []:
-        try:
-            interp_s, _, interp_cpu = time_call(lambda m=module, a=inputs: evaluate(m, a), args.repeat)
-            row.update(interp_ms=interp_s * 1e3, interp_cpu_ms=interp_cpu * 1e3,
-                       interp_over_xla=interp_s / row["xla_ms"] * 1e3)
-            if "llvm_ms" in row:
-                row["interp_over_llvm"] = row["interp_ms"] / row["llvm_ms"]
-        except hlotools.HloError as e:
-            row["interp_error"] = e.message
-    rows = [c[0] for c in cases]
+
+    def keep(name: str) -> bool:
+        return not only or any(o in name for o in only)
+
+    if args.corpus != "none" and not (CORPUS / "manifest.json").is_file():
+        say(f"note: no corpus at {CORPUS}: its modules skipped")
+    cases = (catalog.corpus(CORPUS, args.corpus)
+             + catalog.models(args.models_dir, args.models, args.depths, python, args.compile_timeout, say, keep)
+             + catalog.files(args.file))
+    cases = [c for c in cases if keep(c.name)]
+    report: dict[str, Any] = {"host": cpu, "xla_ref": str(python) if python else None, "repeat": args.repeat,
+                              "compile_timeout_s": args.compile_timeout, "rows": []}
+    with tempfile.TemporaryDirectory(prefix="hlotools-bench-") as tmp:
+        work = Path(tmp)
+        seed = None
+        if not args.dry:
+            seed = work / "seed"
+            seed.mkdir()
+            line = ours.seed(seed, args.compile_timeout)
+            report["runtime_library"] = line
+            say(line)
+        if not args.dry:
+            start_up = ours.startup(_mkdir(work / "startup"), 5, args.run_timeout)
+            report["startup"] = start_up
+            say("start-up, whole processes (median of 5): " + ", ".join(
+                f"{STARTUP_LABELS[k]} {v * 1e3:.0f} ms" for k, v in start_up.items()))
+        say_err(f"measuring {len(cases)} modules (repeat {args.repeat}, budget "
+                f"{args.compile_timeout + args.run_timeout:.0f} s a process)")
+        for case in cases:
+            report["rows"].append(measure(case, args, python, seed, work, say_err))
+    rows = report["rows"]
+    say()
+    for line in table.run_table(rows):
+        say(line)
+    say()
+    for line in table.compile_table(rows):
+        say(line)
+    for block in (table.summary(rows) + table.depth_scaling(rows), table.errors(rows)):
+        if block:
+            say()
+        for line in block:
+            say(line)
+    report["total_s"] = time.perf_counter() - started
+    say(f"total time of this run: {report['total_s']:.0f} s ({len(rows)} modules)")
     if args.json:
-        print(json.dumps(rows, indent=1))
-        return 0
-    print_table(rows)
+        args.json.write_text(json.dumps(report, indent=1))
     return 0
 
 
-def _f(v: float | None, fmt: str) -> str:
-    return format(v, fmt) if isinstance(v, (int, float)) else "-"
-
-
-def _x(v: float | None, fmt: str) -> str:
-    return f"{format(v, fmt) + 'x' if isinstance(v, (int, float)) else '-':>8}"
-
-
-def print_table(rows: list[dict]) -> None:
-    print(f"threads: HLOTOOLS_NUM_THREADS={os.environ.get('HLOTOOLS_NUM_THREADS', '(all CPUs)')}, "
-          f"CPUs available: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}")
-    head = (f"{'module':24} {'interp ms':>10} {'llvm ms':>9} {'(cpu)':>8} {'XLA ms':>8} {'llvm/XLA':>8} "
-            f"{'int/llvm':>8} {'cold s':>7} {'XLA cmp s':>9} {'warm ms':>8}")
-    print(head)
-    for r in rows:
-        err = r.get("llvm_error") or ""
-        print(f"{r['module']:24} {_f(r.get('interp_ms'), '10.2f'):>10} {_f(r.get('llvm_ms'), '9.3f'):>9} "
-              f"{_f(r.get('llvm_cpu_ms'), '8.3f'):>8} {r['xla_ms']:8.3f} {_x(r.get('llvm_over_xla'), '.2f')} "
-              f"{_x(r.get('interp_over_llvm'), '.1f')} {_f(r.get('llvm_cold_s'), '7.3f'):>7} "
-              f"{_f(r.get('xla_compile_s'), '9.3f'):>9} "
-              f"{_f(r.get('llvm_warm_s', 0) * 1e3 if 'llvm_warm_s' in r else None, '8.1f'):>8}"
-              + (f"  llvm: {err}" if err else "") + (f"  interp: {r['interp_error']}" if r.get("interp_error") else ""))
-    for label, key in (("llvm/XLA", "llvm_over_xla"), ("interp/XLA", "interp_over_xla"),
-                       ("interp/llvm", "interp_over_llvm")):
-        vals = [r[key] for r in rows if key in r]
-        if vals:
-            geo = math.exp(sum(math.log(x) for x in vals) / len(vals))
-            print(f"geometric mean {label}: {geo:.2f}x over {len(vals)} modules "
-                  f"(min {min(vals):.2f}x, max {max(vals):.2f}x)")
-    cold = [(r["llvm_cold_s"], r["xla_compile_s"]) for r in rows if "llvm_cold_s" in r and r.get("xla_compile_s")]
-    if cold:
-        worse = sum(1 for a, b in cold if a > b)
-        print(f"cold compile slower than XLA's on {worse} of {len(cold)} modules")
+def _mkdir(p: Path) -> Path:
+    p.mkdir()
+    return p
 
 
 if __name__ == "__main__":

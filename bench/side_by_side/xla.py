@@ -1,0 +1,60 @@
+"""Real XLA, live: ../shared/tools/xla_ref.py run in the reference venv (setup-ref.sh) on the same
+module file and inputs as hlotools, multi-threaded and with --single-thread (one CPU, Eigen's
+threading off). Its compile_s is XLA's own compile (StableHLO to executable): the jax import,
+XLA's parse and the HLO-to-StableHLO conversion are reported apart."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .catalog import Case
+from .children import Child, run_child
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+XLA_REF = SHARED / "tools" / "xla_ref.py"
+
+
+def venv_python() -> tuple[Path | None, str]:
+    """The reference venv's python, or None and why not ($XLA_REF_VENV, else the default)."""
+    venv = Path(os.environ.get("XLA_REF_VENV") or Path.home() / ".cache" / "hlotools-xla-ref" / "venv")
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        return None, f"no reference venv at {venv} (../shared/tools/setup-ref.sh makes it)"
+    if not XLA_REF.is_file():
+        return None, f"no {XLA_REF}"
+    return python, ""
+
+
+def random_inputs(python: Path, case: Case, out: Path, timeout: float) -> Path | None:
+    """Inputs for a module without NAME.inputs.npz, drawn by xla_ref (--random 0) and saved for
+    hlotools to read: both sides then run on the same arrays."""
+    child = run_child([str(python), str(XLA_REF), "run", str(case.hlo), "--random", "0",
+                       "--save-inputs", str(out), "--repeat", "1", "--warmup", "0"], timeout=timeout)
+    return out if child.ok and out.is_file() else None
+
+
+def measure(python: Path, case: Case, inputs: Path | None, repeat: int, timeout: float,
+            single_thread: bool, out: Path | None = None) -> dict[str, object]:
+    """One xla_ref run: its figures (seconds) and the process's wall time and peak memory."""
+    cmd = [str(python), str(XLA_REF)] + (["--single-thread"] if single_thread else [])
+    cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", "2"]
+    cmd += ["--inputs-npz", str(inputs)] if inputs is not None else ["--random", "0"]
+    cmd += ["--out", str(out)] if out is not None else []
+    child = run_child(cmd, timeout=timeout)
+    return _figures(child)
+
+
+def _figures(child: Child) -> dict[str, object]:
+    got: dict[str, object] = {"process_s": child.wall_s, "peak_mb": child.peak_mb}
+    if not child.ok:
+        got["error"] = child.why()
+        return got
+    try:
+        info = json.loads(child.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        got["error"] = "xla_ref printed no JSON"
+        return got
+    for key in ("parse_s", "convert_s", "compile_s", "run_s_median", "run_s_min", "repeat"):
+        got[key] = info.get(key)
+    return got
