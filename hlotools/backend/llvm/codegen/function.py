@@ -161,7 +161,9 @@ class FunctionEmitter:
                 self._emit_located(inst)
             elif k not in emitted:  # the set's first member in the order: the whole set here
                 emitted.add(k)
-                emit_set(self, conc.sets[k], self._emit_located)
+                members = conc.sets[k]
+                if not kernels.emit_set_as_kernel(self, members, lambda m=members: emit_set(self, m, self._emit_located)):
+                    emit_set(self, members, self._emit_located)
         for j, lf in self.plan.output_copies:
             shape = root.shape.leaves()[j]
             if j in self.plan.alias_safe:  # normally the caller passes the parameter's own memory
