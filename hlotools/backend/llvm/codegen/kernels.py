@@ -56,6 +56,9 @@ _IGNORED_ATTRS = frozenset({"metadata", "frontend_attributes", "sharding", "stat
                             "control-predecessors", "result_accuracy"})
 
 
+_EXTERNAL_MARK = "x"  # a slot that is the caller's parameter or output (may alias another such)
+
+
 class Escape(Exception):
     """The instruction's code reaches past its slots: emit it inline instead."""
 
@@ -227,7 +230,7 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
             if k is None:
                 k = slots[loc[:2]] = len(slots)
                 order.append(loc)
-            out.append(f"{k}{'x' if loc[0] in (-1, -2) else ''}")
+            out.append(f"{k}{_EXTERNAL_MARK if loc[0] in (-1, -2) else ''}")
         return ",".join(out)
 
     order: list[tuple[Any, ...]] = []
@@ -280,7 +283,12 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
         scratch = slot_text([(-3, off) for off in fe.plan.scratch.get(id(inst), [])])
         lines.append(f"member results={results} scratch={scratch}")
         lines.append(f"root={node(inst)}")
-    return order, "\n".join(lines)
+    text = "\n".join(lines)
+    if sum(1 for loc in order if loc[0] in (-1, -2)) < 2:
+        # one caller parameter or output aliases nothing else the kernel touches, as an arena
+        # buffer does not: the first layer (reading the model's input) shares the others' kernel
+        text = text.replace(_EXTERNAL_MARK, "")
+    return order, text
 
 
 def _node_text(x: Instruction, operands: list[int], comps: dict[int, str]) -> str:
