@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen import buffers
-from hlotools.backend.llvm.codegen.alias_scopes import AliasScopes
+from hlotools.backend.llvm.codegen.alias_scopes import AliasScopes, scopes_of
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.ir.computation import Computation
@@ -114,7 +114,7 @@ def emit_set_as_kernel(fe: FunctionEmitter, members: list[Instruction], emit_set
 
 
 def _scoped(fe: FunctionEmitter, emit: Any) -> None:
-    fe.alias_scopes.begin()  # the group of the instruction's accesses (alias_scopes.py)
+    scopes_of(fe).begin()  # the group of the instruction's accesses (alias_scopes.py)
     emit()
 
 
@@ -153,10 +153,10 @@ def _emit_kernel(fe: FunctionEmitter, kernel: Kernel, locations: list[tuple[Any,
         fe.b = ir.IRBuilder(body)
         fe.arena, fe.params_arg, fe.outs_arg = null, fn.args[0], null
         fe._ptr_cache, fe._const_cache, fe.cache_layers = {}, {}, [{}]
-        fe.alias_scopes = AliasScopes(fe)
+        fe.alias_scopes = AliasScopes(fe)  # type: ignore[attr-defined]  # (alias_scopes.scopes_of's slot)
         fe.kernel = KernelContext({loc[:2]: k for k, loc in enumerate(locations)})
         emit()
-        fe.alias_scopes.finish()
+        scopes_of(fe).finish()
         fe.b.ret_void()
         ir.IRBuilder(entry).branch(body)
     finally:
@@ -248,6 +248,7 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
         if id(x) not in tops and fe.is_materialised(x):
             # what a kernel reads of a materialised value is its memory: its kind (a
             # parameter, another kernel's result, an alias of one) does not change the code
+            assert fe.plan is not None
             leaves = fe.plan.leaves[id(x)]
             text = (f"in {x.shape.to_text(True)} slots={slot_text([location_of(fe, lf) for lf in leaves])}"
                     + (f" literal={_literal_digest(x)}" if x.opcode == "constant" else ""))

@@ -101,7 +101,7 @@ class CompiledModule(EntryCaller):
         self.llvm_level = max(level for _, level, _ in jobs)  # its loops' (the entry's is often 0)
         self._jobs = jobs
         objects = jit.compile_objects(jobs, compile_threads())
-        self._unsaved_kernels = (store, emitted, objects[1:])  # save_kernels: once it is known cacheable
+        self._unsaved_kernels: tuple[KernelStore, list[Any], list[bytes]] | None = (store, emitted, objects[1:])
         payload = pack([objects[0], *objects[1:], *(store.objects[k.key] for k in mc.kernel_table.values()
                                                     if k.module is None)])
         jit_module = jit.load_object(payload)

@@ -27,6 +27,9 @@ worker once the object entry is stored (`link_later`, background_link.py; the en
 rewritten with the library's record; `wait_for_links` waits for it). `llvm/host/*.json` (host.py) remembers LLVM's
 description of the host for the keys. HLOTOOLS_CACHE_DLOPEN=0 keeps to MCJIT.
 
+Kernels' objects (codegen/kernels.py: one per distinct kernel, kind "kernel", keyed by the
+kernel's structural key and the compile options) live in `llvm/kernels/`, trimmed with the rest.
+An object entry's payload holds its entry's object and those of its kernels (objfile.pack).
 The runtime library's objects (kernels/library.py: the parallel runtime, the GEMM kernels) are
 entries of kind "runtime" in `llvm/runtime/`, keyed by their own sources; object entries list
 the groups their code calls (meta "runtime"), loaded before the object. A cold compile whose

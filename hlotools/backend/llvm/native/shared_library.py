@@ -130,6 +130,7 @@ def link(object_code: bytes, entry_path: Path, say: Say, runtime_objects: Sequen
 def _link_in(work: str, cc: str, object_code: bytes, undefined: set[str], runtime_objects: Sequence[bytes],
              say: Say) -> LinkedLibrary | None:
     import subprocess  # (here, not at the top: a warm start only loads)
+
     from hlotools.backend.llvm.native.objfile import unpack
     inputs = []  # relative, linked in `work`: the same objects link to the same bytes
     for k, code in enumerate(unpack(object_code)):  # the entry's, then its kernels'

@@ -105,18 +105,19 @@ def test_without_kernels_and_on_one_thread_the_bits_are_the_same(monkeypatch: py
     _check(kernels, text, args)
 
 
-IN_PLACE = """HloModule dus
-ENTRY e {
-  buf = f32[8,16]{1,0} parameter(0)
-  upd = f32[2,16]{1,0} parameter(1)
+_TABLE = ", ".join("{" + ", ".join(str(float(r * 16 + c)) for c in range(16)) + "}" for r in range(8))
+IN_PLACE = f"""HloModule dus
+ENTRY e {{
+  buf = f32[8,16]{{1,0}} parameter(0)
+  upd = f32[2,16]{{1,0}} parameter(1)
   i = s32[] parameter(2)
   z = s32[] constant(0)
-  a = f32[8,16]{1,0} negate(buf)
-  d = f32[8,16]{1,0} dynamic-update-slice(a, upd, i, z)
-  table = f32[8,16]{1,0} constant({%s})
-  ROOT r = f32[8,16]{1,0} multiply(d, table)
-}
-""" % ", ".join("{" + ", ".join(str(float(r * 16 + c)) for c in range(16)) + "}" for r in range(8))
+  a = f32[8,16]{{1,0}} negate(buf)
+  d = f32[8,16]{{1,0}} dynamic-update-slice(a, upd, i, z)
+  table = f32[8,16]{{1,0}} constant({{{_TABLE}}})
+  ROOT r = f32[8,16]{{1,0}} multiply(d, table)
+}}
+"""
 
 
 def test_in_place_updates_parameters_and_constants_go_through_slots() -> None:
