@@ -80,8 +80,10 @@ def compile_cached(module: Module, options: CompileOptions = CompileOptions(), *
     compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion,
                               keep_object=True, runtime_cache=compile_cache, kernel_fields=fields)
     compiled.timings.extra.update({"passes": t2 - t1, "cache_lookup": t1 - t0})
+    stats = compiled.stats
     spent = (f"passes {1e3 * (t2 - t1):.0f} ms, codegen {1e3 * compiled.timings.codegen_s:.0f} ms, "
-             f"LLVM {1e3 * compiled.timings.llvm_s:.0f} ms")
+             f"LLVM {1e3 * compiled.timings.llvm_s:.0f} ms; {stats.kernels} kernels for {stats.kernel_calls} "
+             f"instructions, {stats.kernels - stats.kernels_emitted} of them from the cache")
     # Code that embeds addresses of this process (a callback, a Python object) must never be
     # reused by another one: the runtime marks such a module `cacheable = False`.
     if compiled.object_code is None or not getattr(compiled, "cacheable", True):
