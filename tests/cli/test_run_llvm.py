@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from hlotools.backend.llvm import abi
 from hlotools.backend.llvm.kernels import library as runtime_library
 from hlotools.backend.llvm.native import host, shared_library
-from hlotools.backend.llvm.native.objfile import read_object
+from hlotools.backend.llvm.native.objfile import read_object, read_objects
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
@@ -291,7 +291,7 @@ def test_linking_is_deterministic(tmp_path: Path) -> None:
     """Two writers of one entry link the same bytes, so neither makes the other's checksum wrong."""
     code = _object_code()
     said: list[str] = []
-    runtime = runtime_library.objects(runtime_library.groups_of_symbols(read_object(code).undefined))
+    runtime = runtime_library.objects(runtime_library.groups_of_symbols(read_objects(code).undefined))
     first = shared_library.link(code, tmp_path / "a.entry", said.append, runtime)
     second = shared_library.link(code, tmp_path / "b.entry", said.append, runtime)
     assert first is not None and second is not None and not said

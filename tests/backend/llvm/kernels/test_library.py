@@ -145,7 +145,9 @@ def test_cached_modules_record_and_load_their_runtime_groups(tmp_path: Path, mon
     (entry_path,) = [p for p in (tmp_path / "llvm").glob("??/*.entry") if b'"kind": "object"' in p.read_bytes()]
     entry = cache.decode_entry(entry_path.read_bytes(), entry_path.stem, "object")
     assert entry.meta["runtime"] == first.runtime_groups == sorted([runtime_library.PARALLEL, runtime_library.gemm_group("f32")])
-    # a process that never loaded the runtime and whose runtime entries were deleted
+    # a process that never loaded the runtime and whose runtime entries were deleted (after
+    # the background worker copied them in: else it may copy them again after the deletion)
+    store.wait_for_links()
     runtime_library.forget()
     for p in (tmp_path / "llvm" / "runtime").glob("*.entry"):
         p.unlink()
