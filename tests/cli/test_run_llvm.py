@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from hlotools.backend.llvm import abi
 from hlotools.backend.llvm.kernels import library as runtime_library
 from hlotools.backend.llvm.native import host, shared_library
-from hlotools.backend.llvm.native.objfile import read_object, read_objects
+from hlotools.backend.llvm.native.objfile import read_objects
 from hlotools.cli import backends
 from hlotools.cli.difference import largest_difference
 from hlotools.cli.run import main
