@@ -106,6 +106,10 @@ class InstructionFusion(HloPass):
         pinned = control_linked(comp)
         no_dup = _globally_unfusible(order, pinned)
         builder = FusionBuilder(rw, comp)
+        # A candidate producer is still in the queue, so nothing has changed it yet: what
+        # depends on it alone is asked once, not each time a wide fusion re-tries its operands.
+        facts: dict[Instruction, _ProducerFacts] = {}
+        refused_for_good: dict[Instruction, set[int]] = {}  # fusion -> ids of operands (alive: operands)
         fused_any = False
         log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)  # skip the call per refusal
         while queue:
@@ -115,10 +119,23 @@ class InstructionFusion(HloPass):
             pos.pop(id(consumer), None)
             if id(consumer) in pinned or not is_consumer_fusible(consumer) or effects.instruction(consumer):
                 continue
-            candidates = unique([o for o in consumer.operands if id(o) in pos])
+            if consumer.opcode == "fusion" and not log_decisions:  # (a log lists every refusal)
+                # A wide fusion is re-queued after each fusion and re-tries all its operands:
+                # most are refused for good (dots, parameters), or while they have other users.
+                skip = refused_for_good.setdefault(consumer, set())
+                candidates = []
+                for o in unique([o for o in consumer.operands if id(o) in pos and id(o) not in skip]):
+                    known = facts.get(o)
+                    if known is not None and (known.early is not None or known.late is not None):
+                        skip.add(id(o))  # the output-fusion exception between them: plain consumers only
+                    elif not (known is not None and known.duplication is not None and
+                              any(u is not consumer for u in o.users)):
+                        candidates.append(o)
+            else:
+                candidates = unique([o for o in consumer.operands if id(o) in pos])
             candidates.sort(key=lambda o: pos[id(o)], reverse=True)
             for producer in candidates:
-                reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects)
+                reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects, facts)
                 if reason is not None:
                     if log_decisions:
                         ctx.decision("not fused: %s into %s: %s", producer.name, consumer.name, reason)
@@ -142,46 +159,64 @@ class InstructionFusion(HloPass):
         return fused_any
 
     def refusal(self, builder: FusionBuilder, producer: Instruction, consumer: Instruction, comp: Computation,
-                pinned: set[int], no_dup: set[int], effects: SideEffects) -> str | None:
-        """None if `producer` may be fused into `consumer`, else why not (XLA CPU's ShouldFuse)."""
-        if id(producer) in pinned:
-            return "control dependencies"
-        if producer is comp.root:
-            return "the producer is the computation's root"
+                pinned: set[int], no_dup: set[int], effects: SideEffects,
+                facts: dict[Instruction, _ProducerFacts] | None = None) -> str | None:
+        """None if `producer` may be fused into `consumer`, else why not (XLA CPU's ShouldFuse).
+        `facts` memoises what depends on the producer alone (see _ProducerFacts)."""
+        known = facts.get(producer) if facts is not None else None
+        if known is None:
+            known = self._producer_facts(producer, comp, pinned, no_dup, effects)
+            if facts is not None:
+                facts[producer] = known
+        if known.early is not None:
+            return known.early
         if self.output_fusion and consumer.opcode != "fusion" and can_be_output_fused(producer, consumer):
             return None  # XLA CPU's dot output fusion: the add runs in the dot's epilogue
         if self.output_fusion and producer.opcode == "add" and \
                 any(can_be_output_fused(o, producer) for o in producer.operands):  # (it needs an add)
             return "it will take its dot operand as an output fusion"
-        if not is_producer_fusible(producer) or effects.instruction(producer):
-            return f"{producer.opcode} is not loop-fusible"
-        if producer.opcode == "fusion" and not self.merge_fusions:
-            return "merging fusions is off"
+        if known.late is not None:
+            return known.late
         if producer.opcode == "constant" and consumer.opcode != "fusion":
             return "a constant is only fused into an existing fusion"
-        if concat_too_wide(producer) or (consumer.opcode != "fusion" and concat_too_wide(consumer)):
+        if consumer.opcode != "fusion" and concat_too_wide(consumer):
             return "concatenate with too many operands or along a long minor dimension"
+        # Asked before the readers (their scan of a wide fusion's operands is the costly part):
+        # a refusal either way.
+        if known.duplication is not None and any(u is not consumer for u in producer.users):
+            return known.duplication
         st = builder.state(consumer) if consumer.opcode == "fusion" else builder.single_state(consumer)
         readers, inner = _readers(st, producer, consumer)
         in_place = [r for r in readers if r.opcode == "dynamic-update-slice"]
         if in_place and any(r.operands[0] is i for r in in_place for i in inner):
             return "the consumer updates the producer's buffer in place"
-        duplicate = any(u is not consumer for u in producer.users)
-        if duplicate:
-            why = self._duplication_refusal(producer, no_dup)
-            if why is not None:
-                return why
         indices: set[int] = set()
         reused = False
         for i in inner:
             idx, r = builder.facts_from_users(st, i, readers)
             indices |= idx
             reused = reused or r
-        if reused and _contains_expensive(producer):
+        if reused and known.expensive:
             return "an expensive producer whose elements the consumer re-reads"
         if len(indices) > MAX_INDEX_VECTORS and producer.opcode != "broadcast":
             return f"code duplication: it would be evaluated at more than {MAX_INDEX_VECTORS} index vectors"
         return self._budget_refusal(st, producer, consumer)
+
+    def _producer_facts(self, producer: Instruction, comp: Computation, pinned: set[int], no_dup: set[int],
+                        effects: SideEffects) -> _ProducerFacts:
+        early = late = None
+        if id(producer) in pinned:
+            early = "control dependencies"
+        elif producer is comp.root:
+            early = "the producer is the computation's root"
+        if not is_producer_fusible(producer) or effects.instruction(producer):
+            late = f"{producer.opcode} is not loop-fusible"
+        elif producer.opcode == "fusion" and not self.merge_fusions:
+            late = "merging fusions is off"
+        elif concat_too_wide(producer):
+            late = "concatenate with too many operands or along a long minor dimension"
+        return _ProducerFacts(early, late, self._duplication_refusal(producer, no_dup),
+                              _contains_expensive(producer))
 
     def _duplication_refusal(self, producer: Instruction, no_dup: set[int]) -> str | None:
         if producer.opcode == "fusion":
@@ -208,11 +243,24 @@ class InstructionFusion(HloPass):
         if self.max_fused_instructions and st.size + p_size > self.max_fused_instructions:
             return f"more than max-fused-instructions={self.max_fused_instructions}"
         if self.max_operands:
-            operands = {id(o) for o in consumer.operands if o is not producer}
-            operands.update(id(o) for o in producer.operands)
-            if len(operands) > self.max_operands:
+            # |consumer's operands but the producer, and the producer's| without a set of a
+            # wide fusion's operands per candidate (the producer is one of the consumer's)
+            ops = consumer.operands
+            kept = len(unique(ops)) - 1
+            added = sum(1 for o in unique(producer.operands) if o not in ops)
+            if kept + added > self.max_operands:
                 return f"more than max-operands={self.max_operands}"
         return None
+
+
+@dataclass(frozen=True)
+class _ProducerFacts:
+    """What refusal() needs of a producer alone: refusals before and after the output-fusion
+    exception, the refusal to duplicate it (when it has other users), whether it is expensive."""
+    early: str | None
+    late: str | None
+    duplication: str | None
+    expensive: bool
 
 
 class _MemoEffects(SideEffects):
