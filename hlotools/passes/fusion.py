@@ -102,21 +102,21 @@ class InstructionFusion(HloPass):
     def fuse_computation(self, rw: Rewriter, comp: Computation, ctx: PassContext, effects: SideEffects) -> bool:
         order = comp.post_order()
         queue: list[Instruction | None] = list(order)
-        pos = {id(inst): n for n, inst in enumerate(order)}
+        pos = {inst: n for n, inst in enumerate(order)}  # (instructions hash by identity)
         pinned = control_linked(comp)
         no_dup = _globally_unfusible(order, pinned)
         builder = FusionBuilder(rw, comp)
         # A candidate producer is still in the queue, so nothing has changed it yet: what
         # depends on it alone is asked once, not each time a wide fusion re-tries its operands.
         facts: dict[Instruction, _ProducerFacts] = {}
-        refused_for_good: dict[Instruction, set[int]] = {}  # fusion -> ids of operands (alive: operands)
+        refused_for_good: dict[Instruction, set[Instruction]] = {}  # fusion -> operands refused for good
         fused_any = False
         log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)  # skip the call per refusal
         while queue:
             consumer = queue.pop()
             if consumer is None:
                 continue
-            pos.pop(id(consumer), None)
+            pos.pop(consumer, None)
             if id(consumer) in pinned or not is_consumer_fusible(consumer) or effects.instruction(consumer):
                 continue
             if consumer.opcode == "fusion" and not log_decisions:  # (a log lists every refusal)
@@ -124,16 +124,17 @@ class InstructionFusion(HloPass):
                 # most are refused for good (dots, parameters), or while they have other users.
                 skip = refused_for_good.setdefault(consumer, set())
                 candidates = []
-                for o in unique([o for o in consumer.operands if id(o) in pos and id(o) not in skip]):
+                for o in unique([o for o in consumer.operands if o in pos and o not in skip]):
                     known = facts.get(o)
-                    if known is not None and (known.early is not None or known.late is not None):
-                        skip.add(id(o))  # the output-fusion exception between them: plain consumers only
-                    elif not (known is not None and known.duplication is not None and
-                              any(u is not consumer for u in o.users)):
+                    if known is None:
+                        candidates.append(o)
+                    elif known.early is not None or known.late is not None:
+                        skip.add(o)  # the output-fusion exception between them: plain consumers only
+                    elif known.duplication is None or len(o.users) == 1:  # (its one user: the consumer)
                         candidates.append(o)
             else:
-                candidates = unique([o for o in consumer.operands if id(o) in pos])
-            candidates.sort(key=lambda o: pos[id(o)], reverse=True)
+                candidates = unique([o for o in consumer.operands if o in pos])
+            candidates.sort(key=pos.__getitem__, reverse=True)
             for producer in candidates:
                 reason = self.refusal(builder, producer, consumer, comp, pinned, no_dup, effects, facts)
                 if reason is not None:
@@ -150,9 +151,9 @@ class InstructionFusion(HloPass):
                 if log_decisions:
                     ctx.decision("fused %s into %s", producer_name, st.fusion.name)
                 fused_any = True
-                if id(producer) in builder.dead and id(producer) in pos:
-                    queue[pos.pop(id(producer))] = None
-                pos[id(st.fusion)] = len(queue)
+                if id(producer) in builder.dead and producer in pos:
+                    queue[pos.pop(producer)] = None
+                pos[st.fusion] = len(queue)
                 queue.append(st.fusion)
                 break
         builder.finish()
