@@ -104,8 +104,8 @@ class InstructionFusion(HloPass):
         queue: list[Instruction | None] = list(order)
         pos = {inst: n for n, inst in enumerate(order)}  # (instructions hash by identity)
         pinned = control_linked(comp)
-        no_dup = _globally_unfusible(order, pinned)
         builder = FusionBuilder(rw, comp)
+        no_dup = self._globally_unfusible(order, pinned, comp, effects, builder)
         # A candidate producer is still in the queue, so nothing has changed it yet: what
         # depends on it alone is asked once, not each time a wide fusion re-tries its operands.
         facts: dict[Instruction, _ProducerFacts] = {}
@@ -219,6 +219,69 @@ class InstructionFusion(HloPass):
         return _ProducerFacts(early, late, self._duplication_refusal(producer, no_dup),
                               _contains_expensive(producer))
 
+    def _globally_unfusible(self, order: list[Instruction], pinned: set[int], comp: Computation,
+                            effects: SideEffects, builder: FusionBuilder) -> set[int]:
+        """XLA's ComputeGloballyUnfusible: a producer reading more than one large input, and
+        more elements than it writes, is not duplicated unless it can be fused into each of its
+        users along every path between them (CanFuseOnAllPaths: each instruction on the way
+        takes its operand on the path, and none is unfusible itself); producers are judged
+        users first. Without the paths (judging only the direct users), a transformer's
+        residual adds were duplicated into every later layer's fusions: gpt_fwd_L24 printed
+        17,337 lines after -O2 (XLA 8,774), 5.6x its 8-layer form's. Plus CPU's coupled
+        max-reduce/exp-shift producers, which are materialised once (recomputing them may
+        differ by an ulp)."""
+        pos = {id(i): n for n, i in enumerate(order)}
+        below: dict[int, int] = {}  # id -> bit set of the positions it depends on (itself included)
+        for inst in order:
+            bits = 1 << pos[id(inst)]
+            for o in inst.operands:
+                bits |= below.get(id(o), 0)
+            below[id(inst)] = bits
+        out: set[int] = set()
+        cache: dict[tuple[int, int], bool] = {}
+
+        def on_all_paths(producer: Instruction, consumer: Instruction) -> bool:
+            """CanFuseOnAllPaths, memoised, with an explicit stack (paths can be long)."""
+            bit = pos[id(producer)]
+            stack = [consumer]
+            while stack:
+                c = stack[-1]
+                key = (id(producer), id(c))
+                if key in cache:
+                    stack.pop()
+                    continue
+                result, pending = c is producer or _is_fusible(c, effects), None
+                for o in c.operands if result and c is not producer else ():
+                    if not (below.get(id(o), 0) >> bit) & 1:
+                        continue  # not on a path from the producer
+                    if id(o) in out or self.refusal(builder, o, c, comp, pinned, out, effects) is not None:
+                        result = False
+                        break
+                    known = cache.get((id(producer), id(o)), None if o is not producer else True)
+                    if known is None:
+                        pending = o  # decide it first, then look at c again
+                        break
+                    if not known:
+                        result = False
+                        break
+                if pending is not None:
+                    stack.append(pending)
+                    continue
+                cache[key] = result
+                stack.pop()
+            return cache[(id(producer), id(consumer))]
+
+        for p in reversed(order):
+            if effectively_at_most_unary(p):
+                continue
+            in_size = sum(o.shape.size for o in unique(p.operands) if o.shape.is_array)
+            if in_size <= sum(leaf.size for leaf in p.shape.leaves() if leaf.is_array):
+                continue
+            if not (_is_fusible(p, effects) and all(on_all_paths(p, u) for u in p.users)):
+                out.add(id(p))
+        out.update(id(p) for p in order if _coupled_softmax_producer(p))
+        return out
+
     def _duplication_refusal(self, producer: Instruction, no_dup: set[int]) -> str | None:
         if producer.opcode == "fusion":
             return "it would duplicate a fusion"
@@ -308,26 +371,12 @@ def control_linked(comp: Computation) -> set[int]:
     return out
 
 
-def _globally_unfusible(order: list[Instruction], pinned: set[int]) -> set[int]:
-    """XLA's ComputeGloballyUnfusible, with 'fusible into every user' judged one level deep:
-    a producer reading more than one large input, and more elements than it writes, is not
-    duplicated unless every user could take it. Plus CPU's coupled max-reduce/exp-shift
-    producers, which are materialised once (recomputing them may differ by an ulp)."""
-    out: set[int] = set()
-    for p in order:
-        if len(p.users) < 2:
-            continue
-        if _coupled_softmax_producer(p):
-            out.add(id(p))
-            continue
-        if effectively_at_most_unary(p):
-            continue
-        in_size = sum(o.shape.size for o in unique(p.operands) if o.shape.is_array)
-        if not p.shape.is_array or in_size <= p.shape.size:
-            continue
-        if not all(is_consumer_fusible(u) and id(u) not in pinned for u in p.users):
-            out.add(id(p))
-    return out
+def _is_fusible(inst: Instruction, effects: SideEffects) -> bool:
+    """XLA's HloInstruction::IsFusible: not a parameter or control flow, and no side effect
+    (fusions and reductions always are)."""
+    if inst.opcode in ("domain", "parameter", "while", "conditional", "call"):
+        return False
+    return inst.opcode in ("fusion", "map", "reduce", "reduce-window") or not effects.instruction(inst)
 
 
 def _coupled_softmax_producer(p: Instruction) -> bool:

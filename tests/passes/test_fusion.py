@@ -228,7 +228,7 @@ def test_a_wide_fusion_asks_about_each_operand_refused_for_good_once(monkeypatch
     module = _fuse(_wide_chain(n), multi_output=False)
     fusions = [i for i in module.entry.instructions if i.opcode == "fusion"]  # type: ignore[union-attr]
     assert len(fusions) == 1 and len(fusions[0].operands) == n + 1  # the n parameters and e
-    assert len(calls) <= 4 * n, len(calls)
+    assert len(calls) <= 6 * n, len(calls)  # (the globally-unfusible analysis asks once per edge too)
 
 
 @pytest.mark.parametrize("source", ["wide", "transformer_block", "big_layernorm_softmax"])
