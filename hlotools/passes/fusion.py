@@ -240,6 +240,9 @@ class InstructionFusion(HloPass):
         out: set[int] = set()
         cache: dict[tuple[int, int], bool] = {}
 
+        def takes_operands(c: Instruction) -> bool:  # the fusion loop's own consumer test
+            return id(c) not in pinned and is_consumer_fusible(c) and not effects.instruction(c)
+
         def on_all_paths(producer: Instruction, consumer: Instruction) -> bool:
             """CanFuseOnAllPaths, memoised, with an explicit stack (paths can be long)."""
             bit = pos[id(producer)]
@@ -254,7 +257,8 @@ class InstructionFusion(HloPass):
                 for o in c.operands if result and c is not producer else ():
                     if not (below.get(id(o), 0) >> bit) & 1:
                         continue  # not on a path from the producer
-                    if id(o) in out or self.refusal(builder, o, c, comp, pinned, out, effects) is not None:
+                    if id(o) in out or not takes_operands(c) or \
+                            self.refusal(builder, o, c, comp, pinned, out, effects) is not None:
                         result = False
                         break
                     known = cache.get((id(producer), id(o)), None if o is not producer else True)
