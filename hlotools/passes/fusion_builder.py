@@ -47,7 +47,10 @@ class FusionState:
     duplicated: int = 0  # fused producers that other users still read unfused (max-duplicated)
 
     def operand_index(self, operand: Instruction) -> list[int]:
-        return [i for i, o in enumerate(self.fusion.operands) if o is operand]
+        ops = self.fusion.operands  # (instructions compare by identity: list.index is a C scan)
+        if ops.count(operand) == 1:
+            return [ops.index(operand)]
+        return [i for i, o in enumerate(ops) if o is operand]
 
 
 def counts_as_duplicate(producer: Instruction) -> bool:
@@ -215,9 +218,8 @@ class FusionBuilder:
 
     def _operand_param(self, st: FusionState, operand: Instruction) -> Instruction:
         """The parameter standing for outer `operand`, appended when it is new."""
-        for k, o in enumerate(st.fusion.operands):
-            if o is operand:
-                return st.body.parameters[k]
+        if operand in st.fusion.operands:  # (by identity, a C scan of a wide fusion's operands)
+            return st.body.parameters[st.fusion.operands.index(operand)]
         p = self._new_param(st.body, len(st.fusion.operands), operand)
         st.fusion.operands.append(operand)  # not an operand yet, so not a user yet: no scan
         operand.users.append(st.fusion)

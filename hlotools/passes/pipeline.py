@@ -10,7 +10,8 @@ from hlotools.errors import HloError
 from hlotools.passes.base import HloPass
 from hlotools.passes.registry import pass_class
 
-# XLA CPU's order: a fixed-point simplification group, then fusion, layout, scheduling.
+# XLA CPU's order: a fixed-point simplification group, then transpose folding (XLA CPU runs it
+# after its simplification pipelines), fusion, layout, scheduling.
 # A preset is a list of pass names and (fixed-point, [names]) groups; `preset_spec` renders it.
 SIMPLIFICATION_PASSES = ("call-inliner", "algsimp", "constant-folding", "reshape-mover",
                          "while-loop-simplifier", "cse", "dce", "tuple-simplifier")
@@ -18,12 +19,14 @@ PresetItem = str | tuple[str, tuple[str, ...]]
 PRESET_LAYOUT: dict[str, tuple[PresetItem, ...]] = {
     "O0": (),
     "O1": (("fixed-point", SIMPLIFICATION_PASSES),),
-    "O2": (("fixed-point", SIMPLIFICATION_PASSES), "float-normalization-bf16", "fusion", "layout-assignment", "scheduling"),
+    "O2": (("fixed-point", SIMPLIFICATION_PASSES), "transpose-folding", "float-normalization-bf16", "fusion",
+           "layout-assignment", "scheduling"),
 }
 PRESET_DESCRIPTIONS = {
     "O0": "no passes: parse, verify, print",
     "O1": "the fixed-point simplification group (call-inliner, algsimp, constant-folding, ...)",
-    "O2": "O1, then float-normalization-bf16, fusion, layout-assignment and scheduling (XLA CPU's order; the default -O)",
+    "O2": "O1, then transpose-folding, float-normalization-bf16, fusion, layout-assignment and scheduling "
+          "(XLA CPU's order; the default -O)",
 }
 
 

@@ -24,6 +24,7 @@ PASSES: dict[str, str] = {
     "layout-assignment": "hlotools.passes.layout_assignment:LayoutAssignment",
     "float-normalization-bf16": "hlotools.passes.float_normalization:FloatNormalization",
     "fma-contraction": "hlotools.passes.fma_contraction:FmaContraction",
+    "transpose-folding": "hlotools.passes.transpose_folding:TransposeFolding",
 }
 
 

@@ -249,7 +249,7 @@ def test_presets_name_registered_passes_in_xla_cpus_order() -> None:
 def test_preset_spec_inserts_after_a_top_level_pass_in_order() -> None:
     spec = preset_spec("O2", insert_after=(("b", "float-normalization-bf16"), ("a", "float-normalization-bf16"),
                                            ("z", "no-such-pass"), ("e", "layout-assignment")))
-    assert spec.endswith("),float-normalization-bf16,a,b,fusion,layout-assignment,e,scheduling,z")
+    assert spec.endswith("),transpose-folding,float-normalization-bf16,a,b,fusion,layout-assignment,e,scheduling,z")
     # not inside the fixed-point group, although algsimp is there
     assert preset_spec("O1", insert_after=(("x", "algsimp"),)) == preset_spec("O1") + ",x"
     with pytest.raises(HloError, match="unknown optimization level 'O9'"):
