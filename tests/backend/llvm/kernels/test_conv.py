@@ -57,7 +57,7 @@ CASES = {
     "threaded": conv_module("[8,32,32,16]", "[3,3,16,32]", "[8,32,32,32]",
                             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
     # a packed kernel over conv_gemm.FILL_MAX_B: the whole im2col first, not in the GEMM's tasks
-    "big_kernel": conv_module("[2,9,9,128]", "[3,3,128,64]", "[2,9,9,64]",
+    "big_kernel": conv_module("[2,9,9,256]", "[3,3,256,128]", "[2,9,9,128]",
                               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
 }
 # emit_conv_gemm keeps its generated loop nests for these (bf16 operands of an f32 result; four
