@@ -28,6 +28,15 @@ and the body has no memcpy/memset idioms (short spans). Measured A/B in one proc
 (CPU): big_conv 1.00-1.01x, cnn_nchw_avgpool 1.00x, train_step_cnn 1.00x, cnn_mnist
 1.00-1.05x, conv_variants 1.04x (its lhs_dilate conv: ~10 us).
 
+    void conv.tables.<type>(ptr desc)
+    void conv.rows.<type>(ptr desc, i64 batch, i64 row0, i64 row1, ptr dst)
+
+the same rows, for a GEMM that fills A itself (kernels/gemm.py's D_FILL): `tables` writes
+the position tables once per call into the descriptor's D_TABLES buffer (TABLES_SLOTS
+i64), then the GEMM's tasks call `rows` (their fill) for rows [row0, row1) of one batch
+element, written to dst row after row. Every entry runs one nest over a row range (the
+output position carried from row to row).
+
     void conv.pack.<type>(ptr desc, i64 begin, i64 end)
 
 copies the kernel into the GEMM kernel's panel-major B for panels [begin, end): element
@@ -35,6 +44,8 @@ copies the kernel into the GEMM kernel's panel-major B for panels [begin, end): 
 MAX_SPATIAL + 1 kernel levels (size, stride), zeros for o >= N.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import llvmlite.ir as ir
 
@@ -45,7 +56,8 @@ from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
 MAX_SPATIAL = 3
-(D_STATIC, D_SRC, D_DST) = range(3)  # the descriptor both functions take (_Desc)
+(D_STATIC, D_SRC, D_DST, D_TABLES) = range(4)  # the descriptor the functions take (_Desc); D_TABLES: rows only
+DESC_SLOTS = 4
 LEVELS = MAX_SPATIAL + 1  # kernel levels: the spatial dims and the input feature dim
 # im2col descriptor (i64 slots)
 (I_IN, I_A, I_M, I_K, I_S0, I_IN_BS, I_MODE) = range(7)
@@ -63,7 +75,12 @@ IM2COL_FIELDS = I_LEV + LEV_FIELDS * LEVELS
 (P_SRC, P_DST, P_K, P_N, P_NV, P_SO) = range(6)
 P_LEV = 6  # LEVELS kernel levels: size, source stride
 PACK_FIELDS = P_LEV + 2 * LEVELS
-TABLE = 512  # entries per kernel level of im2col's position tables (i64, on the stack)
+TABLE = 512  # entries per kernel level of im2col's position tables (i64, on the stack or in D_TABLES)
+
+
+TABLES_SLOTS = LEVELS * TABLE + 1  # the `tables` entry's buffer: the tables, then whether they fit
+ROWS_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.I64, types.PTR])
+TABLES_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR])
 
 
 def im2col_name(ct: ElementType) -> str:
@@ -74,32 +91,42 @@ def pack_name(ct: ElementType) -> str:
     return f"conv.pack.{ct.name}"
 
 
+def rows_name(ct: ElementType) -> str:
+    return f"conv.rows.{ct.name}"
+
+
+def tables_name(ct: ElementType) -> str:
+    return f"conv.tables.{ct.name}"
+
+
 def group_name(ct: ElementType) -> str:
-    """The runtime library group defining both functions of `ct`."""
+    """The runtime library group defining the functions of `ct`."""
     return f"conv.{ct.name}"
 
 
-def functions(module: ir.Module, ct: ElementType) -> tuple[ir.Function, ir.Function]:
-    """(im2col, pack) of `ct` in `module`: declared while the JIT compiles (the runtime
-    library defines them once per process), else defined here (internal)."""
-    out = []
-    for name, build in ((im2col_name(ct), _build_im2col), (pack_name(ct), _build_pack)):
-        fn = module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
-            if not runtime_library.external():
-                fn.linkage = "internal"
-                build(fn, ct)
-        out.append(fn)
-    return out[0], out[1]
+def _entries(ct: ElementType) -> tuple[tuple[str, ir.FunctionType, Callable[[ir.Function, ElementType], None]], ...]:
+    return ((im2col_name(ct), parallel_for.WORKER_TYPE, _build_im2col), (pack_name(ct), parallel_for.WORKER_TYPE, _build_pack),
+            (tables_name(ct), TABLES_TYPE, _build_tables_entry), (rows_name(ct), ROWS_TYPE, _build_rows))
+
+
+def function(module: ir.Module, ct: ElementType, name: str) -> ir.Function:
+    """The group's function `name` (im2col_name(ct), ...) in `module`: declared while the JIT
+    compiles (the runtime library defines it once per process), else defined here (internal)."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fnty, build = next((t, f) for n, t, f in _entries(ct) if n == name)
+        fn = ir.Function(module, fnty, name)
+        if not runtime_library.external():
+            fn.linkage = "internal"
+            build(fn, ct)
+    return fn
 
 
 def define_runtime(module: ir.Module, ct: ElementType) -> list[str]:
-    """The runtime library's group `conv.<type>`: both functions, exported."""
+    """The runtime library's group `conv.<type>`: its functions, exported."""
     names = []
-    for name, build in ((im2col_name(ct), _build_im2col), (pack_name(ct), _build_pack)):
-        fn = ir.Function(module, parallel_for.WORKER_TYPE, name)
-        build(fn, ct)
+    for name, fnty, build in _entries(ct):
+        build(ir.Function(module, fnty, name), ct)
         names.append(name)
     return names
 
@@ -118,22 +145,34 @@ class _Desc:
     def __call__(self, k: int) -> ir.Value:
         return self.b.load(self.b.gep(self.p, [c64(k)], source_etype=types.I64), typ=types.I64)
 
+    def slot(self, j: int) -> ir.Value:
+        """Descriptor slot j (D_*) as a pointer."""
+        return self.b.load(self.b.gep(self.d, [c64(j)], source_etype=types.PTR), typ=types.PTR)
+
     def ptr(self, k: int) -> ir.Value:
         """The source (k = I_IN or P_SRC) or destination (I_A, P_DST) pointer."""
         return self.b.load(self.b.gep(self.d, [c64(D_SRC + k)], source_etype=types.PTR), typ=types.PTR)
 
 
-_BODY_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.PTR, types.PTR])
+_BODY_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.I64, types.PTR, types.PTR,
+                                               types.PTR])
 
 
-def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
-    """The worker passes the input and A to the body as `noalias` arguments: the copy loops
-    then need no run-time overlap checks (A is scratch, never the input). Three internal
-    functions: the body (position tables, the fast nest), the tables' fill and the nest that
-    computes positions (tables too big: optimised for size, as LLVM's unswitching of its
-    many invariant branches multiplied the group's build time by ~3, to ~0.8 s)."""
+def _internals(module: ir.Module, ct: ElementType) -> tuple[ir.Function, ir.Function, ir.Function]:
+    """(body, computed, tables): the internal functions every im2col entry calls, defined once
+    per module. body and computed fill rows [r0, r1) of batch element bi, row r0 at `dst`:
+    void(desc, bi, r0, r1, src, dst, tables); body looks positions up in `tables`, computed
+    computes them (tables too big: optimised for size, as LLVM's unswitching of its many
+    invariant branches multiplied the group's build time by ~3, to ~0.8 s). The input and A
+    are `noalias` arguments: the copy loops then need no run-time overlap checks (A is
+    scratch, never the input). tables: bool(desc, tables), _build_tables."""
+    prefix = f"conv.im2col.{ct.name}"
+    found = module.globals.get(f"{prefix}.body")
+    if found is not None:
+        return found, module.globals[f"{prefix}.computed"], module.globals[f"{prefix}.tables"]
+
     def internal(name: str, fnty: ir.FunctionType, small: bool) -> ir.Function:
-        g = ir.Function(fn.module, fnty, f"{fn.name}.{name}")
+        g = ir.Function(module, fnty, f"{prefix}.{name}")
         g.linkage = "internal"
         g.attributes.add("noinline")
         if small:
@@ -146,59 +185,116 @@ def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
     slow = internal("computed", _BODY_TYPE, True)
     fill = internal("tables", ir.FunctionType(types.I1, [types.PTR, types.PTR]), True)
     for g in (body, slow):
-        for a in g.args[3:]:
+        for a in g.args[4:6]:
             a.add_attribute("noalias")
+    _build_im2col_body(body, ct, True)
+    _build_im2col_body(slow, ct, False)
+    _build_tables(fill)
+    return body, slow, fill
+
+
+def _build_im2col(fn: ir.Function, ct: ElementType) -> None:
+    """The worker: the position tables on the stack, once per call, then each task's rows
+    (one index along the first output spatial dim of one batch element)."""
+    body, slow, fill = _internals(fn.module, ct)
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
-    b.call(body, [desc, begin, end, f.ptr(I_IN), f.ptr(I_A)])
-    b.ret_void()
-    _build_im2col_body(body, ct, (fill, slow))
-    _build_im2col_body(slow, ct, None)
-    _build_tables(fill)
-
-
-def _build_im2col_body(fn: ir.Function, ct: ElementType, fast: tuple[ir.Function, ir.Function] | None) -> None:
-    """The loop nest over tasks and output positions; with `fast` (the tables' fill, the
-    computing nest) it looks positions up in the tables, or runs the computing nest when
-    they do not fit."""
+    s0, K = f(I_S0), f(I_K)
+    mper = b.udiv(f(I_M), s0)
     sty = types.value_type(ct)
-    desc, begin, end, src, dst = fn.args
+    src, dst = f.ptr(I_IN), f.ptr(I_A)
+    tables = b.alloca(types.I64, size=c64(LEVELS * TABLE), name="tables")
+    fits = b.call(fill, [desc, tables])
+    with b.if_else(fits) as (fast, computed):
+        for branch, nest in ((fast, body), (computed, slow)):
+            with branch:
+                with for_range(b, begin, end, name="task") as t:
+                    # task t: rows [t * mper, (t + 1) * mper) of A's [batch * M] rows
+                    row = b.gep(dst, [b.mul(b.mul(t, mper), K)], source_etype=sty)
+                    r0 = b.mul(b.urem(t, s0), mper)
+                    b.call(nest, [desc, b.udiv(t, s0), r0, b.add(r0, mper), src, row, tables])
+    b.ret_void()
+
+
+def _build_tables_entry(fn: ir.Function, ct: ElementType) -> None:
+    """void tables(desc): the position tables into the descriptor's D_TABLES buffer
+    (TABLES_SLOTS i64), its last slot saying whether they fit; once per convolution call,
+    before the GEMM's tasks call `rows` (which only read them)."""
+    _, _, fill = _internals(fn.module, ct)
+    (desc,) = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    tables = _Desc(b, desc).slot(D_TABLES)
+    fits = b.call(fill, [desc, tables])
+    b.store(b.zext(fits, types.I64), b.gep(tables, [c64(LEVELS * TABLE)], source_etype=types.I64))
+    b.ret_void()
+
+
+def _build_rows(fn: ir.Function, ct: ElementType) -> None:
+    """void rows(desc, bi, r0, r1, dst): rows [r0, r1) of batch element bi, row r0 at dst (the
+    GEMM kernel's fill: a task's buffer, per chunk of its row blocks), with the tables
+    `tables` left in D_TABLES (A's pointer in the descriptor is not used)."""
+    body, slow, _ = _internals(fn.module, ct)
+    desc, bi, r0, r1, dst = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     f = _Desc(b, desc)
-    M, K, s0, in_bs, mode = f(I_M), f(I_K), f(I_S0), f(I_IN_BS), f(I_MODE)
+    tables = f.slot(D_TABLES)
+    fits = b.load(b.gep(tables, [c64(LEVELS * TABLE)], source_etype=types.I64), typ=types.I64)
+    args = [desc, bi, r0, r1, f.ptr(I_IN), dst, tables]
+    with b.if_else(b.icmp_unsigned("!=", fits, c64(0))) as (fast, computed):
+        with fast:
+            b.call(body, args)
+        with computed:
+            b.call(slow, args)
+    b.ret_void()
+
+
+def _build_im2col_body(fn: ir.Function, ct: ElementType, use_tables: bool) -> None:
+    """The loop over the output positions of rows [r0, r1) of batch element bi (row-major
+    over the output spatial dims in physical order: the indices are carried from row to
+    row); with `use_tables` it looks positions up in the tables."""
+    sty = types.value_type(ct)
+    desc, bi, r0, r1, src, dst, tables = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    f = _Desc(b, desc)
+    K, in_bs, mode = f(I_K), f(I_IN_BS), f(I_MODE)
     pos = [[f(I_POS + POS_FIELDS * p + j) for j in range(POS_FIELDS)] for p in range(MAX_SPATIAL)]
     lev = [[f(I_LEV + LEV_FIELDS * q + j) for j in range(LEV_FIELDS)] for q in range(LEVELS)]
     base = b.alloca(types.I64, size=c64(LEVELS), name="base")  # per output position; slot MAX_SPATIAL is 0
     b.store(c64(0), b.gep(base, [c64(MAX_SPATIAL)], source_etype=types.I64))
     oidx = b.alloca(types.I64, size=c64(LEVELS), name="oidx")  # the output position; slot MAX_SPATIAL is 0
     b.store(c64(0), b.gep(oidx, [c64(MAX_SPATIAL)], source_etype=types.I64))
-    tab: tuple[ir.Value, ir.Value] | None = None
-    if fast is not None:
-        tables = b.alloca(types.I64, size=c64(LEVELS * TABLE), name="tables")
-        with b.if_then(b.not_(b.call(fast[0], [desc, tables])), likely=False):
-            b.call(fast[1], [desc, begin, end, src, dst])
-            b.ret_void()
-            b.position_at_end(b.append_basic_block("unreachable"))  # if_then's branch lands here
-        tab = (tables, oidx)
+    tab = (tables, oidx) if use_tables else None
     zero = types.constant(ct, 0)
     n1, n2 = pos[1][0], pos[2][0]
     mper = b.mul(n1, n2)
-    with for_range(b, begin, end, name="task") as t:
-        bi = b.udiv(t, s0)
-        o0 = b.urem(t, s0)
-        inb = b.gep(src, [b.mul(bi, in_bs)], source_etype=sty)
-        b.store(b.sub(b.mul(o0, pos[0][1]), pos[0][2]), base)
-        b.store(o0, oidx)
-        with for_range(b, 0, n1, name="o1") as o1:
-            b.store(b.sub(b.mul(o1, pos[1][1]), pos[1][2]), b.gep(base, [c64(1)], source_etype=types.I64))
-            b.store(o1, b.gep(oidx, [c64(1)], source_etype=types.I64))
-            with for_range(b, 0, n2, name="o2") as o2:
-                b.store(b.sub(b.mul(o2, pos[2][1]), pos[2][2]), b.gep(base, [c64(2)], source_etype=types.I64))
-                b.store(o2, b.gep(oidx, [c64(2)], source_etype=types.I64))
-                mi = b.add(b.mul(o0, mper), b.add(b.mul(o1, n2), o2))
-                row = b.gep(dst, [b.mul(b.add(b.mul(bi, M), mi), K)], source_etype=sty)
-                _levels(b, 0, lev, base, ir.Constant(types.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty, tab)
+    inb = b.gep(src, [b.mul(bi, in_bs)], source_etype=sty)
+    rem = b.urem(r0, mper)
+    first = (b.udiv(r0, mper), b.udiv(rem, n2), b.urem(rem, n2))
+
+    def at(arr: ir.Value, p: int) -> ir.Value:
+        return b.gep(arr, [c64(p)], source_etype=types.I64)
+
+    def place(p: int, o: ir.Value) -> None:
+        b.store(o, at(oidx, p))
+        b.store(b.sub(b.mul(o, pos[p][1]), pos[p][2]), at(base, p))
+    for p in range(MAX_SPATIAL):
+        place(p, first[p])
+    with for_range(b, r0, r1, name="row") as mi:
+        row = b.gep(dst, [b.mul(b.sub(mi, r0), K)], source_etype=sty)
+        _levels(b, 0, lev, base, ir.Constant(types.I1, 1), c64(0), c64(0), inb, row, mode, zero, sty, tab)
+
+        def advance(p: int) -> None:
+            """The next output position: index p + 1, or 0 and carry into p - 1."""
+            nxt = b.add(b.load(at(oidx, p), typ=types.I64), c64(1))
+            with b.if_else(b.icmp_unsigned("<", nxt, pos[p][0])) as (step, carry):
+                with step:
+                    place(p, nxt)
+                with carry:
+                    place(p, c64(0))
+                    if p > 0:
+                        advance(p - 1)
+        advance(MAX_SPATIAL - 1)
     b.ret_void()
 
 

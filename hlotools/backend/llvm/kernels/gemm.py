@@ -16,6 +16,8 @@ accumulators in registers over the whole k loop (V B vector loads and MR broadca
 per step), then stores the tile. With one panel per task, iterating row blocks inside a
 panel keeps the panel (K x NV) of B hot in L1 while A streams; with all panels in one task
 (a big A and a small B: lower/gemm.py's panels_per_task) each row block of A is read once.
+A may be produced by the tasks themselves (D_FILL, FILL_TYPE: a convolution's im2col), a
+chunk of rows at a time into a per-task buffer that stays in cache.
 
 B is read in place when its columns are contiguous (row stride b_rs, panels NV apart; the
 last partial panel then comes from a small zero-padded copy, `tail`, K x NV per batch, so
@@ -51,16 +53,26 @@ from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.ir.types import ElementType
 
 (D_A, D_B, D_C, D_TAIL, D_M, D_N, D_K, D_A_RS, D_A_CS, D_B_RS, D_C_RS, D_C_CS, D_PANELS, D_RCHUNKS, D_RPC,
- D_NB, D_B_PS, D_PPT) = range(18)
-D_BATCH = 18  # then per batch dim: size, a stride, b stride, c stride, tail stride
+ D_NB, D_B_PS, D_PPT, D_FILL_BLOCKS) = range(19)
+D_BATCH = 19  # then per batch dim: size, a stride, b stride, c stride, tail stride
 BATCH_FIELDS = 5
-# The descriptor itself is {A, B, C, tail, fields, epilogue}: the four pointers (i64) of a
-# call, a pointer to the other slots above, a constant of the calling module (6 stores per
-# dot instead of 17 + 5 per batch dim: LLVM time of every module with dots), and the
-# epilogue block's address or 0 (gemm_epilogue.py).
+# The descriptor itself is {A, B, C, tail, fields, epilogue, fill, fill argument}: the four
+# pointers (i64) of a call, a pointer to the other slots above, a constant of the calling
+# module (8 stores per dot instead of 18 + 5 per batch dim: LLVM time of every module with
+# dots), the epilogue block's address or 0 (gemm_epilogue.py), and A's producer or 0 with
+# its argument (FILL_TYPE).
 D_FIELDS = 4
 D_EPI = 5
-DESC_SLOTS = 6
+D_FILL = 6
+D_FILL_ARG = 7
+DESC_SLOTS = 8
+# void fill(ptr arg, i64 batch, i64 row0, i64 row1, ptr dst): writes rows [row0, row1) of
+# A's batch element `batch` (a convolution's im2col: kernels/conv.py's rows) to dst, row
+# after row (D_A_RS apart). The task that reads them calls it D_FILL_BLOCKS row blocks at a
+# time, into its own buffer (task t's at A + t * D_FILL_BLOCKS * MR * D_A_RS elements), just
+# before it multiplies them: the buffer is reused, so it stays in L2 and the rows never go
+# to memory. A task then covers all panels (D_PPT = D_PANELS), so a row is filled once.
+FILL_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR, types.I64, types.I64, types.I64, types.PTR])
 
 
 @dataclass(frozen=True)
@@ -238,6 +250,11 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
     panels, rchunks, rpc, nb = field(D_PANELS), field(D_RCHUNKS), field(D_RPC), field(D_NB)
     b_ps = field(D_B_PS)  # element distance between panels: NV in place, K * NV when packed as panels
     ppt = field(D_PPT)
+    fill_blocks = field(D_FILL_BLOCKS)
+    fill = b.load(b.gep(dp, [c64(D_FILL)], source_etype=types.I64), typ=types.I64)
+    has_fill = b.icmp_unsigned("!=", fill, c64(0))
+    fill_fn = _Callee(b.inttoptr(fill, types.PTR), FILL_TYPE)
+    fill_arg = b.inttoptr(b.load(b.gep(dp, [c64(D_FILL_ARG)], source_etype=types.I64), typ=types.I64), types.PTR)
     groups = b.udiv(b.add(panels, b.sub(ppt, c64(1))), ppt)
     mblocks = b.udiv(b.add(M, c64(MR - 1)), c64(MR))
     zero_v = ir.Constant(vty, [0.0 if ct.kind == "float" else 0] * L)
@@ -269,68 +286,90 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
         pj0 = b.mul(pg, ppt)
         pj1 = b.add(pj0, ppt)
         pj1 = b.select(b.icmp_signed(">", pj1, panels), panels, pj1)
-        with for_range(b, rb0, rb1, name="rb") as rb:
-            m0 = b.mul(rb, c64(MR))
-            a_rows = []
-            for r in range(MR):
-                rr = b.add(m0, c64(r))
-                rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
-                a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
-            with for_range(b, pj0, pj1, name="pj") as pj:
-                n0 = b.mul(pj, c64(nv))
-                ncols = b.sub(N, n0)
-                full = b.icmp_signed(">=", ncols, c64(nv))
-                use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
-                direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
-                tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
-                panel = b.select(use_tail, tailp, direct)
-                prs = b.select(use_tail, c64(nv), b_rs)
-                pre = b.block
-                kb = b.append_basic_block("k.body")
-                kx = b.append_basic_block("k.exit")
-                b.branch(kb)
-                b.position_at_end(kb)
-                kv = b.phi(types.I64, name="k")
-                kv.add_incoming(c64(0), pre)
-                accs = []
-                for _ in range(V * MR):
-                    ph = b.phi(vty)
-                    ph.add_incoming(zero_v, pre)
-                    accs.append(ph)
-                brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
-                bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(V)]
-                new = []
-                aoff = b.mul(kv, a_cs)
-                for r in range(MR):
-                    av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
-                    sv = _splat(b, av, vty)
-                    for j in range(V):
-                        new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct))
-                kn = b.add(kv, c64(1), flags=["nsw"])
-                kv.add_incoming(kn, b.block)
-                for ph, v in zip(accs, new):
-                    ph.add_incoming(v, b.block)
-                b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
-                b.position_at_end(kx)
-                new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
-                new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, blk)
-                vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
-                count = b.select(full, c64(nv), ncols)
+
+        def row_blocks(rb_lo: ir.Value, rb_hi: ir.Value, oa: ir.Value) -> None:
+            """Row blocks [rb_lo, rb_hi) of the task, each over its panels; row r of A at
+            element oa + r * a_rs."""
+            with for_range(b, rb_lo, rb_hi, name="rb") as rb:
+                m0 = b.mul(rb, c64(MR))
+                a_rows = []
                 for r in range(MR):
                     rr = b.add(m0, c64(r))
-                    with b.if_then(b.icmp_signed("<", rr, M)):
-                        crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
-                        with b.if_else(vec_store) as (then, other):
-                            with then:
-                                for j in range(V):
-                                    b.store(new[V * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
-                            with other:
-                                for j in range(V):
-                                    b.store(new[V * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
-                                with for_range(b, 0, count, name="lane") as i:
-                                    x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
-                                    b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+                    rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
+                    a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
+                with for_range(b, pj0, pj1, name="pj") as pj:
+                    n0 = b.mul(pj, c64(nv))
+                    ncols = b.sub(N, n0)
+                    full = b.icmp_signed(">=", ncols, c64(nv))
+                    use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
+                    direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
+                    tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
+                    panel = b.select(use_tail, tailp, direct)
+                    prs = b.select(use_tail, c64(nv), b_rs)
+                    pre = b.block
+                    kb = b.append_basic_block("k.body")
+                    kx = b.append_basic_block("k.exit")
+                    b.branch(kb)
+                    b.position_at_end(kb)
+                    kv = b.phi(types.I64, name="k")
+                    kv.add_incoming(c64(0), pre)
+                    accs = []
+                    for _ in range(V * MR):
+                        ph = b.phi(vty)
+                        ph.add_incoming(zero_v, pre)
+                        accs.append(ph)
+                    brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
+                    bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(V)]
+                    new = []
+                    aoff = b.mul(kv, a_cs)
+                    for r in range(MR):
+                        av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
+                        sv = _splat(b, av, vty)
+                        for j in range(V):
+                            new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct))
+                    kn = b.add(kv, c64(1), flags=["nsw"])
+                    kv.add_incoming(kn, b.block)
+                    for ph, v in zip(accs, new):
+                        ph.add_incoming(v, b.block)
+                    b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
+                    b.position_at_end(kx)
+                    new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
+                    new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, blk)
+                    vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
+                    count = b.select(full, c64(nv), ncols)
+                    for r in range(MR):
+                        rr = b.add(m0, c64(r))
+                        with b.if_then(b.icmp_signed("<", rr, M)):
+                            crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
+                            with b.if_else(vec_store) as (then, other):
+                                with then:
+                                    for j in range(V):
+                                        b.store(new[V * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
+                                with other:
+                                    for j in range(V):
+                                        b.store(new[V * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
+                                    with for_range(b, 0, count, name="lane") as i:
+                                        x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
+                                        b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+
+        # row blocks in sub-chunks of D_FILL_BLOCKS, each filled (when there is a fill) first
+        sub = b.select(has_fill, fill_blocks, b.sub(rb1, rb0))
+        sub = b.select(b.icmp_signed("<", sub, c64(1)), c64(1), sub)
+        nsub = b.udiv(b.add(b.sub(rb1, rb0), b.sub(sub, c64(1))), sub)
+        with for_range(b, 0, nsub, name="sub") as si:
+            sb0 = b.add(rb0, b.mul(si, sub))
+            sb1 = b.add(sb0, sub)
+            sb1 = b.select(b.icmp_signed(">", sb1, rb1), rb1, sb1)
+            first = b.mul(sb0, c64(MR))
+            buf = b.mul(t, b.mul(sub, c64(MR)))  # the task's buffer: its first row, in rows of A
+            with b.if_then(has_fill):
+                top = b.mul(sb1, c64(MR))
+                b.call(fill_fn, [fill_arg, bt, first, b.select(b.icmp_signed(">", top, M), M, top),
+                                 b.gep(A, [b.mul(buf, a_rs)], source_etype=sty)])
+            row_blocks(sb0, sb1, b.select(has_fill, b.mul(b.sub(buf, first), a_rs), oa))
     b.ret_void()
+
+
 
 
 def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, epi: ir.Value, regs: ir.Value,
@@ -366,3 +405,14 @@ def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, ep
 def _vec(b: ir.IRBuilder, base: ir.Value, k: int, sty: ir.Type, vty: ir.VectorType) -> ir.Value:
     """The vector at element k of an element array."""
     return b.gep(b.gep(base, [c64(k)], source_etype=sty), [c64(0)], source_etype=vty)
+
+
+class _Callee:
+    """Lets IRBuilder.call emit an indirect call through an opaque pointer of a known type."""
+
+    def __init__(self, ptr: ir.Value, fnty: ir.FunctionType) -> None:
+        self.ptr = ptr
+        self.function_type = fnty
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.ptr, name)

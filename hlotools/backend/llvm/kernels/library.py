@@ -12,7 +12,8 @@ Groups (each one LLVM module, one object, one cache entry):
   twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine;
 - one per convolution compute type, `conv.<type>` (kernels/conv.py): the generic im2col and
   kernel-packing functions of emit_conv_gemm's convolutions (`conv.im2col.<type>`,
-  `conv.pack.<type>`), which were ~60% of big_conv's LLVM time when generated per module;
+  `conv.pack.<type>`, and `conv.tables.<type>`, `conv.rows.<type>` for an im2col done in the
+  GEMM's tasks), which were ~60% of big_conv's LLVM time when generated per module;
 - one per reduce-window element type, `reduce_window.<type>` (kernels/reduce_window.py): the
   descriptor-driven reduce-window of add/multiply/maximum/minimum reducers (pooling layers),
   instead of a JIT'd loop nest per reduce-window.
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 PARALLEL = "parallel"
 KIND = "runtime"  # cache entry kind
 _GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.v(\d+)\.r(\d+)$")
-_CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack)\.(f32|f64)$")
+_CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack|rows|tables)\.(f32|f64)$")
 _CONV = re.compile(r"conv\.(f32|f64)$")
 _REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
 # The files whose code ends up in the runtime objects (paths under hlotools/): every module of

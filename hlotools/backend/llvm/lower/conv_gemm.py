@@ -12,7 +12,12 @@ The product, per batch element b:  C[b][m][o] = sum_kk A[b][m][kk] * W[kk][o]
 * A (scratch, [batch][M][K]) holds the padded, dilated input window of every output
   position, zeros where the window reads padding or the holes of a base dilation;
 * W is packed into the kernel's panel-major layout once (it is small).
-The im2col fill runs on several threads when big (outline.run_parallel).
+The generated im2col fill runs on several threads when big (outline.run_parallel). The
+runtime one (below) is done inside the GEMM's tasks when the packed kernel is small
+(fills_in_tasks): each task writes FILL_BYTES of A's rows into its own buffer and
+multiplies them at once, so A never goes to memory (big_conv's first convolution: a 19 MB
+A written, then read, before; single thread 6.6 -> 3.8 ms on Zen 4). The rows, and each
+element's k loop, are the same: the same bits.
 
 The im2col and the packing of W are kernels/conv.py's generic functions (for the JIT in the
 runtime library, compiled once per machine) whenever both operands are in memory in the
@@ -34,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 
 import llvmlite.ir as ir
 import numpy as np
@@ -54,6 +60,10 @@ from hlotools.ir.instruction import Instruction
 from hlotools.ir.xla_conv import convolution_numerics
 
 MIN_WORK = 1 << 15  # m*n*k below which the direct loop nest is as good (and compiles faster)
+# Bytes of packed kernel up to which the GEMM's tasks fill A themselves (fills_in_tasks): a
+# task then reads all of B per row block, from L2 while B fits there (measured on Zen 4, one
+# thread, CPU: 3x3x128->128 on 8x32x32, B 590 KB, 25.8 -> 23.7 ms; big_conv's B: 18, 37 KB).
+FILL_MAX_B = 1 << 20
 _GENERATED = ContextVar("hlotools_llvm_generated_im2col", default=False)
 
 
@@ -129,6 +139,10 @@ def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tupl
     c = lower_gemm.View(False, (ost[labels.output_batch],), rs, ost[labels.output_feature])
     esize = et.bits // 8
     p = lower_gemm.Plan(dims, et, False, a, b, c, npad, False, (nbatch * m * k * esize, k * npad * esize))
+    if fills_in_tasks(p):  # A's scratch also holds the tasks' buffers when they fill it (the larger)
+        split = lower_gemm.tasks(p, True)
+        a_bytes = max(nbatch * m * k, split.count * split.fill_rows * k) * esize
+        p = replace(p, scratch=(a_bytes, k * npad * esize, conv_kernel.TABLES_SLOTS * 8))
     return p, sp_order, k_order
 
 
@@ -161,10 +175,10 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
     p, sp_order, k_order = found
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     rhs = operands[1]
-    a_ptr, b_ptr = fe.scratch_ptrs(owner)
+    a_ptr, b_ptr, *t_ptr = fe.scratch_ptrs(owner)
     if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
-        _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, operands)
-        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
+        fill = _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, t_ptr[0] if t_ptr else None, operands)
+        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill)
         return
     lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
             p.npad, lower_gemm.panel_width(p.ct))
@@ -263,24 +277,39 @@ def _runtime_ok(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_o
     return all(op.shape.element_type == p.ct and fe.is_materialised(op) for op in operands)
 
 
+def fills_in_tasks(p: lower_gemm.Plan) -> bool:
+    """Whether the GEMM's tasks fill their own rows of A (kernels/gemm.py's D_FILL): when
+    every task can run all panels, B at most FILL_MAX_B."""
+    return p.dims.k * p.npad * (p.ct.bits // 8) <= FILL_MAX_B
+
+
 def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
-                  k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, operands: list[Instruction]) -> None:
-    """Fill the descriptors of conv_kernel's pack and im2col and call them (im2col on several
-    threads when big, as the generated one)."""
+                  k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, t_ptr: ir.Value | None,
+                  operands: list[Instruction]) -> tuple[ir.Value, ir.Value] | None:
+    """Fill the descriptors of conv_kernel's functions and pack the kernel; then either (with
+    `t_ptr`, the tables' scratch: fills_in_tasks) the position tables, returning the GEMM's fill (conv_kernel's rows and its descriptor: the
+    GEMM's tasks then write A chunk by chunk just before they read it), or the whole im2col
+    (on several threads when big, as the generated one), returning None."""
     lhs, rhs = operands
-    im2col, pack = conv_kernel.functions(fe.mc.ir, p.ct)
+    def fn(name: str) -> ir.Function:
+        return conv_kernel.function(fe.mc.ir, p.ct, name)
     b = fe.b
     nv = lower_gemm.panel_width(p.ct)
     pd = _descriptor(fe, "conv.pack", pack_fields(inst, p, k_order), fe.leaf_ptrs(rhs)[0], b_ptr)
-    b.call(pack, [pd, c64(0), c64(p.npad // nv)])
+    b.call(fn(conv_kernel.pack_name(p.ct)), [pd, c64(0), c64(p.npad // nv)])
     fields = im2col_fields(inst, p, sp_order, k_order)
-    desc = _descriptor(fe, "conv.im2col", fields, fe.leaf_ptrs(lhs)[0], a_ptr)
+    desc = _descriptor(fe, "conv.im2col", fields, fe.leaf_ptrs(lhs)[0], a_ptr, t_ptr)
+    if t_ptr is not None:
+        b.call(fn(conv_kernel.tables_name(p.ct)), [desc])
+        return fn(conv_kernel.rows_name(p.ct)), desc
+    im2col = fn(conv_kernel.im2col_name(p.ct))
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
     total = nbatch * fields[conv_kernel.I_S0]
     if parallel_for.worth_parallel(nbatch * m * k) and total > 1:
         outline.call_parallel_for(fe, im2col, desc, total)
     else:
         b.call(im2col, [desc, c64(0), c64(total)])
+    return None
 
 
 def pack_fields(inst: Instruction, p: lower_gemm.Plan, k_order: tuple[int, ...]) -> list[int]:
@@ -338,16 +367,18 @@ def _im2col_mode(levels: list[tuple[int, ...]], feature_last: bool) -> int:
     return conv_kernel.MODE_FEATURE if feature_last else conv_kernel.MODE_SIMPLE
 
 
-def _descriptor(fe: FunctionEmitter, name: str, fields: list[int], src: ir.Value, dst: ir.Value) -> ir.Value:
-    """conv_kernel's descriptor: `fields` as a constant of the module, and the two pointers,
-    in the entry block's frame (three stores here)."""
+def _descriptor(fe: FunctionEmitter, name: str, fields: list[int], src: ir.Value, dst: ir.Value,
+                tables: ir.Value | None = None) -> ir.Value:
+    """conv_kernel's descriptor: `fields` as a constant of the module, and the pointers, in
+    the entry block's frame (three or four stores here)."""
     ty = ir.ArrayType(types.I64, len(fields))
     g = ir.GlobalVariable(fe.mc.ir, ty, fe.mc.unique_name(name + ".fields"))
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, fields)
-    desc = fe.in_entry().alloca(types.PTR, size=c64(3), name=name + ".desc")
-    for j, v in ((conv_kernel.D_STATIC, g), (conv_kernel.D_SRC, src), (conv_kernel.D_DST, dst)):
+    desc = fe.in_entry().alloca(types.PTR, size=c64(conv_kernel.DESC_SLOTS), name=name + ".desc")
+    slots = [(conv_kernel.D_STATIC, g), (conv_kernel.D_SRC, src), (conv_kernel.D_DST, dst)]
+    for j, v in slots + ([(conv_kernel.D_TABLES, tables)] if tables is not None else []):
         fe.b.store(fe.b.bitcast(v, types.PTR), fe.b.gep(desc, [c64(j)], source_etype=types.PTR))
     return fe.b.bitcast(desc, types.PTR)
 

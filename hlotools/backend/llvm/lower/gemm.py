@@ -58,6 +58,7 @@ BLAS_SYMBOLS = {"f32": "hlotools_blas_sgemm", "f64": "hlotools_blas_dgemm"}
 PANEL_PACK_MIN_M = 64  # rows from which packing B into panels pays for itself (measured)
 PANELS_INNER_MIN_A = 1 << 20  # bytes of A (per batch element) from which ... (panels_per_task)
 PANELS_INNER_MAX_B = 1 << 17  # ... a B of at most this many bytes is run panel after panel per row block
+FILL_BYTES = 1 << 16  # bytes of A a GEMM task with a fill produces and then multiplies at a time (fill_blocks)
 BLAS_MIN_WORK = 1 << 15  # m*n*k below which the generated kernel wins (call overhead)
 _BLAS = ContextVar("hlotools_llvm_blas", default=False)
 _FORCE_GENERATED = ContextVar("hlotools_llvm_generated_gemm", default=False)
@@ -532,25 +533,54 @@ def panels_per_task(p: Plan, panels: int) -> int:
     return panels if a_bytes >= PANELS_INNER_MIN_A and b_bytes <= PANELS_INNER_MAX_B else 1
 
 
+@dataclass(frozen=True)
+class Tasks:
+    """How the generated kernel's tasks split a GEMM: `ppt` panels per task (every panel:
+    one group), `rchunks` chunks of `rpc` row blocks per (batch element, panel group),
+    `count` tasks; with a fill (kernels/gemm.py's D_FILL) `fill_blocks` row blocks filled at
+    a time, into a buffer of `fill_rows` rows per task (else 0)."""
+
+    ppt: int
+    rchunks: int
+    rpc: int
+    count: int
+    fill_blocks: int
+    fill_rows: int
+
+
+def tasks(p: Plan, fill: bool = False) -> Tasks:
+    """The task split of plan `p`'s generated kernel (at least ~4 tasks per thread). With a
+    fill, a task fills FILL_BYTES of A at a time (at least one row block, at most its own)."""
+    blk = blocking(p.ct)
+    panels = -(-p.dims.n // blk.nv)
+    mblocks = -(-p.dims.m // blk.rows)
+    nbatch = _prod(p.dims.batch)
+    ppt = panels if fill else panels_per_task(p, panels)
+    groups = -(-panels // ppt)
+    target = max(8, 4 * parallel_for.host_threads())
+    rchunks = 1 if nbatch * groups >= target else min(mblocks, -(-target // (nbatch * groups)))
+    rpc = -(-mblocks // rchunks)
+    rchunks = -(-mblocks // rpc)
+    fb = min(rpc, max(1, FILL_BYTES // (blk.rows * p.dims.k * (p.ct.bits // 8)))) if fill else 0
+    return Tasks(ppt, rchunks, rpc, nbatch * groups * rchunks, fb, fb * blk.rows)
+
+
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
-                    tail: ir.Value | None, epilogue: ir.Value | None = None) -> None:
+                    tail: ir.Value | None, epilogue: ir.Value | None = None,
+                    fill: tuple[ir.Value, ir.Value] | None = None) -> None:
     """Fill the kernel's descriptor and run its tasks (on several threads when big);
-    `epilogue`: the address of an epilogue block, or None."""
+    `epilogue`: the address of an epilogue block, or None; `fill`: (A's producer, its
+    argument) as kernels/gemm.py's D_FILL, or None (A is ready). With a fill a task covers
+    every panel (each row of A is filled once) and a_ptr holds the tasks' buffers
+    (tasks(p, True): count * fill_rows rows)."""
     dd = p.dims
     b = fe.b
     blk = blocking(p.ct)
     nv = blk.nv
     nbatch = _prod(dd.batch)
     panels = -(-dd.n // nv)
-    mr = blk.rows
-    mblocks = -(-dd.m // mr)
-    ppt = panels_per_task(p, panels)
-    groups = -(-panels // ppt)
-    target = max(8, 4 * parallel_for.host_threads())
-    rchunks = 1 if nbatch * groups >= target else min(mblocks, -(-target // (nbatch * groups)))
-    rpc = -(-mblocks // rchunks)
-    rchunks = -(-mblocks // rpc)
-    tasks = nbatch * groups * rchunks
+    split = tasks(p, fill is not None)
+    ppt, rchunks, rpc, count = split.ppt, split.rchunks, split.rpc, split.count
     live_batch = [j for j, n in enumerate(dd.batch) if n > 1]
     nfields = gemm_kernel.D_BATCH + gemm_kernel.BATCH_FIELDS * len(live_batch)
     eb = fe.in_entry()
@@ -559,7 +589,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     for k, v in ((gemm_kernel.D_M, dd.m), (gemm_kernel.D_N, dd.n), (gemm_kernel.D_K, dd.k), (gemm_kernel.D_A_RS, p.a.rs), (gemm_kernel.D_A_CS, p.a.cs),
                  (gemm_kernel.D_B_RS, p.b.rs), (gemm_kernel.D_C_RS, p.c.rs), (gemm_kernel.D_C_CS, p.c.cs), (gemm_kernel.D_PANELS, panels),
                  (gemm_kernel.D_RCHUNKS, rchunks), (gemm_kernel.D_RPC, rpc), (gemm_kernel.D_NB, len(live_batch)),
-                 (gemm_kernel.D_B_PS, dd.k * nv if p.b.packed else nv), (gemm_kernel.D_PPT, ppt)):
+                 (gemm_kernel.D_B_PS, dd.k * nv if p.b.packed else nv), (gemm_kernel.D_PPT, ppt),
+                 (gemm_kernel.D_FILL_BLOCKS, split.fill_blocks)):
         vals[k] = v
     tail_strides = _canon_batch(dd.batch, dd.k * nv)
     for q, j in enumerate(live_batch):
@@ -576,15 +607,17 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
                                          (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
                                          (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
                                          (gemm_kernel.D_FIELDS, b.ptrtoint(g, types.I64)),
-                                         (gemm_kernel.D_EPI, b.ptrtoint(epilogue, types.I64) if epilogue is not None else c64(0))]
+                                         (gemm_kernel.D_EPI, b.ptrtoint(epilogue, types.I64) if epilogue is not None else c64(0)),
+                                         (gemm_kernel.D_FILL, b.ptrtoint(fill[0], types.I64) if fill is not None else c64(0)),
+                                         (gemm_kernel.D_FILL_ARG, b.ptrtoint(fill[1], types.I64) if fill is not None else c64(0))]
     for k, v in slots:
         b.store(v, b.gep(desc, [c64(k)], source_etype=types.I64))
     kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, blk)
     dptr = b.bitcast(desc, types.PTR)
-    if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and tasks > 1:
-        outline.call_parallel_for(fe, kern, dptr, tasks)
+    if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and count > 1:
+        outline.call_parallel_for(fe, kern, dptr, count)
     else:
-        b.call(kern, [dptr, c64(0), c64(tasks)])
+        b.call(kern, [dptr, c64(0), c64(count)])
 
 
 EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)

@@ -56,6 +56,9 @@ CASES = {
                        "dim_labels=b01f_01io->b01f", "f64"),
     "threaded": conv_module("[8,32,32,16]", "[3,3,16,32]", "[8,32,32,32]",
                             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+    # a packed kernel over conv_gemm.FILL_MAX_B: the whole im2col first, not in the GEMM's tasks
+    "big_kernel": conv_module("[2,9,9,256]", "[3,3,256,128]", "[2,9,9,128]",
+                              "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
 }
 # emit_conv_gemm keeps its generated loop nests for these (bf16 operands of an f32 result; four
 # spatial dims, more than conv_kernel.MAX_SPATIAL): still the same numbers
@@ -111,10 +114,21 @@ def test_other_convolutions_keep_the_generated_loop_nests(name: str) -> None:
     _check_interpreter(text, got)
 
 
+@pytest.mark.parametrize("name, in_tasks", [("threaded", True), ("one_d", True), ("big_kernel", False)])
+def test_the_gemm_tasks_fill_a_when_the_kernel_is_small(name: str, in_tasks: bool) -> None:
+    from hlotools.backend.llvm.lower import conv_gemm
+    conv = hlotools.parse_module(CASES[name]).entry.root  # type: ignore[union-attr]
+    found = conv_gemm.conv_plan(conv)
+    assert found is not None and conv_gemm.fills_in_tasks(found[0]) is in_tasks
+    ir_text: str = compile_module(hlotools.parse_module(CASES[name])).llvm_ir  # type: ignore[attr-defined]
+    assert ('@"conv.rows.f32"' in ir_text) is in_tasks
+    assert ('@"conv.im2col.f32"' in ir_text) is not in_tasks
+
+
 def test_the_module_only_declares_the_functions() -> None:
     _, _, fast, _ = _both(CASES["nhwc_pad1"])
     ir_text: str = fast.llvm_ir  # type: ignore[attr-defined]
-    assert 'declare void @"conv.im2col.f32"' in ir_text and 'declare void @"conv.pack.f32"' in ir_text
+    assert 'declare void @"conv.rows.f32"' in ir_text and 'declare void @"conv.pack.f32"' in ir_text
     assert "par.im2col" not in ir_text  # no outlined im2col worker any more
 
 
@@ -124,6 +138,8 @@ def test_groups_of_the_conv_symbols() -> None:
     assert runtime_library.group_of("conv.im2col.s32") is None and runtime_library.group_of("conv.f32") is None
     text = runtime_library.build_ir("conv.f64")
     assert 'define void @"conv.im2col.f64"' in text and 'define void @"conv.pack.f64"' in text
+    assert 'define void @"conv.rows.f64"' in text and 'define void @"conv.tables.f64"' in text
+    assert runtime_library.group_of("conv.rows.f32") == runtime_library.group_of("conv.tables.f32") == "conv.f32"
     with pytest.raises(hlotools.HloError, match="no group"):
         runtime_library.build_ir("conv.f16")
 
