@@ -22,6 +22,7 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.backend.llvm.llvm_ir import types
+from hlotools.backend.llvm.llvm_ir.loops import value_key
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -66,7 +67,7 @@ class ElementalGen:
             layers.pop()
 
     def value_at(self, inst: Instruction, index: Index) -> Value:
-        key: CacheKey = (self.serial, id(inst), tuple(_index_key(v) for v in index))
+        key: CacheKey = (self.serial, id(inst), tuple(value_key(v) for v in index))
         layers = self.fe.cache_layers
         for layer in reversed(layers):
             v = layer.get(key)
@@ -114,10 +115,6 @@ class ElementalGen:
                 raise HloUnsupportedError(f"computation {comp.name} applied per element has a non-scalar "
                                           f"instruction %{inst.name}")
         return sub.value_at(comp.root, [])
-
-
-def _index_key(v: ir.Value) -> object:
-    return ("c", v.constant) if isinstance(v, ir.Constant) else id(v)
 
 
 def constant_value(inst: Instruction) -> ir.Value:

@@ -282,21 +282,29 @@ def _arith(int_op: str, float_op: str, pred_op: str) -> Callable[[B, ir.Value, i
             return getattr(b, pred_op)(x, y)
         if et.is_integer:
             return getattr(b, int_op)(x, y)
-        return first_operand_nan(b, x, getattr(b, float_op)(x, y))
+        return first_operand_nan(b, float_op, x, y)
     return apply
 
 
-def first_operand_nan(b: B, x: ir.Value, r: ir.Value) -> ir.Value:
-    """r, or x quieted when x is NaN: x86 arithmetic returns the first operand's NaN when both
-    are NaN, but LLVM commutes add and multiply as the target likes (SSE's two-operand forms
-    at x86-64-v2, not AVX's), so without this a NaN + NaN of two payloads had other bits at
-    other feature levels. With one NaN operand it changes nothing."""
-    if not isinstance(x.type, (ir.FloatType, ir.DoubleType)):
-        return r
-    width = 32 if isinstance(x.type, ir.FloatType) else 64
-    ity = ir.IntType(width)
-    quiet = b.bitcast(b.or_(b.bitcast(x, ity), ir.Constant(ity, QUIET_BIT[width])), x.type)
-    return b.select(b.fcmp_unordered("uno", x, x), quiet, r)
+def first_operand_nan(b: B, op: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    """`x <op> y` (op: fadd, fsub, fmul, fdiv) with x86's answer when both are NaN on every
+    feature level: the first operand's NaN, quieted. LLVM commutes add and multiply as the
+    target likes (SSE's two-operand forms at x86-64-v2, not AVX's), so without this a
+    NaN + NaN of two payloads had other bits at other feature levels. y is replaced by x when
+    x is NaN: `x <op> x` is x quieted whichever operand the instruction takes (two
+    instructions, against five for quieting x's bits by hand). Left out when at most one
+    operand can be NaN: an operand is a constant that is not NaN, or both are one value."""
+    fn = getattr(b, op)
+    elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    if not isinstance(elem, (ir.FloatType, ir.DoubleType)) or x is y or _not_nan(x) or _not_nan(y):
+        return fn(x, y)
+    return fn(x, b.select(b.fcmp_unordered("uno", x, x), x, y))
+
+
+def _not_nan(v: ir.Value) -> bool:
+    """v is a float constant other than NaN."""
+    c = v.constant if isinstance(v, ir.Constant) else None
+    return isinstance(c, (float, int)) and not isinstance(c, bool) and c == c
 
 
 def _logic(op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
@@ -308,7 +316,7 @@ def _logic(op: str) -> Callable[[B, ir.Value, ir.Value, ElementType], ir.Value]:
 
 
 def _divide(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:
-    return _int_div(b, x, y, et) if et.is_integer else first_operand_nan(b, x, b.fdiv(x, y))
+    return _int_div(b, x, y, et) if et.is_integer else first_operand_nan(b, "fdiv", x, y)
 
 
 def _remainder(b: B, x: ir.Value, y: ir.Value, et: ElementType) -> ir.Value:

@@ -53,6 +53,44 @@ def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step
     b.position_at_end(exit_)
 
 
+def value_key(v: ir.Value) -> object:
+    """What identifies an index value: a constant by its value, anything else by identity."""
+    return ("c", v.constant) if isinstance(v, ir.Constant) else id(v)
+
+
+_MEMO_ATTR = "_hlotools_index_memo"
+
+
+def index_op(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value | int) -> ir.Value:
+    """`b.<op>(x, y)` on i64 indices (op: mul, add, sub, udiv, urem; add/mul/sub marked nsw),
+    built once per basic block: every reader of an element computes its offset or its
+    delinearised index again (each load of a fusion's operand, each broadcast or reshape of
+    the same index), and equal index values that are the same IR value also hit the
+    elemental generator's value cache. Only when the builder appends at the block's end,
+    where an earlier value of the block dominates the new use."""
+    yv = c64(y) if isinstance(y, int) else y
+    if isinstance(yv, ir.Constant) and op in ("mul", "udiv") and yv.constant == 1:
+        return x
+    if isinstance(yv, ir.Constant) and op in ("add", "sub") and yv.constant == 0:
+        return x
+    block = b.block
+    at_end = block is not None and b._anchor == len(block.instructions)
+    memo: dict[tuple[object, ...], ir.Value] | None = getattr(block, _MEMO_ATTR, None) if at_end else None
+    key = (op, value_key(x), value_key(yv))
+    if memo is not None:
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+    fn = getattr(b, op)
+    v = fn(x, yv, flags=["nsw"]) if op in ("mul", "add", "sub") else fn(x, yv)
+    if at_end:
+        if memo is None:
+            memo = {}
+            setattr(block, _MEMO_ATTR, memo)
+        memo[key] = v
+    return v
+
+
 def strides(shape: Shape) -> list[int]:
     """Element strides per logical dimension for the shape's layout."""
     dims = shape.dims
@@ -74,8 +112,8 @@ def linear_index(b: ir.IRBuilder, shape: Shape, index: Sequence[ir.Value]) -> ir
     for i, s in zip(index, strides(shape)):
         if shape.dims and s * 0 == 0 and isinstance(i, ir.Constant) and i.constant == 0:
             continue
-        term = i if s == 1 else b.mul(i, c64(s), flags=["nsw"])
-        total = term if total is None else b.add(total, term, flags=["nsw"])
+        term = index_op(b, "mul", i, s)
+        total = term if total is None else index_op(b, "add", total, term)
     return total if total is not None else c64(0)
 
 
@@ -87,8 +125,8 @@ def delinearize(b: ir.IRBuilder, shape: Shape, linear: ir.Value) -> list[ir.Valu
         n = shape.dims[d]
         if n == 1:
             continue
-        index[d] = b.urem(rest, c64(n))
-        rest = b.udiv(rest, c64(n))
+        index[d] = index_op(b, "urem", rest, n)
+        rest = index_op(b, "udiv", rest, n)
     return index
 
 

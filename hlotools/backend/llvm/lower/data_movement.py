@@ -12,7 +12,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
 from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64
+from hlotools.backend.llvm.llvm_ir.loops import c64, index_op
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 
@@ -83,7 +83,7 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         return _bitcast_element(gen, inst, delinearize(b, src_shape, linear_index(b, inst.shape, index)))
     linear: ir.Value = c64(0)
     for d, n in enumerate(inst.shape.dims):
-        linear = b.add(b.mul(linear, c64(n)), index[d]) if d else index[d]
+        linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
     out: list[ir.Value] = [c64(0)] * len(src_shape.dims)
     for d in range(len(src_shape.dims) - 1, -1, -1):
         n = src_shape.dims[d]
@@ -92,8 +92,8 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         if d == 0:
             out[d] = linear
         else:
-            out[d] = b.urem(linear, c64(n))
-            linear = b.udiv(linear, c64(n))
+            out[d] = index_op(b, "urem", linear, n)
+            linear = index_op(b, "udiv", linear, n)
     return _bitcast_element(gen, inst, out)
 
 
@@ -117,8 +117,7 @@ def _slice(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     ranges = inst.attrs.get("slice", ())
     src = []
     for i, r in zip(index, ranges):
-        v = i if r.stride == 1 else b.mul(i, c64(r.stride))
-        src.append(v if r.start == 0 else b.add(v, c64(r.start)))
+        src.append(index_op(b, "add", index_op(b, "mul", i, r.stride), r.start))
     return gen.operand(inst, 0, src)
 
 
@@ -126,7 +125,7 @@ def _slice(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 def _reverse(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     dims = set(inst.attrs.get("dimensions", ()))
     shape = inst.shape.dims
-    src = [gen.b.sub(c64(shape[d] - 1), i) if d in dims else i for d, i in enumerate(index)]
+    src = [index_op(gen.b, "sub", c64(shape[d] - 1), i) if d in dims else i for d, i in enumerate(index)]
     return gen.operand(inst, 0, src)
 
 
