@@ -49,7 +49,7 @@ NOT_KERNELS = frozenset({
     "while", "conditional", "call", "scan", "custom-call", "parameter", "constant", "tuple",
     "get-tuple-element", "after-all", "partition-id", "replica-id", "infeed", "outfeed", "send",
     "recv", "send-done", "recv-done", "rng", "rng-get-and-update-state", "async-start", "async-update",
-    "async-done", "copy-start", "copy-done", "optimization-barrier", "add-dependency", "domain",
+    "async-done", "copy-start", "copy-done", "opt-barrier", "add-dependency", "domain",
 })
 # Attributes that never change the code (printing and provenance only).
 _IGNORED_ATTRS = frozenset({"metadata", "frontend_attributes", "sharding", "statistics", "origin",
