@@ -224,7 +224,8 @@ _FLOAT_BITS = {ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}
 QUIET_BIT = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}  # the mantissa's top bit: set in a quiet NaN
 
 
-def float_max_min(b: B, x: ir.Value, y: ir.Value, is_max: bool) -> ir.Value:
+def float_max_min(b: B, x: ir.Value, y: ir.Value, is_max: bool, flush_x: bool = True,
+                  flush_y: bool = True) -> ir.Value:
     """HLO maximum/minimum of floats (scalars or vectors), the same bits on every CPU.
 
     (x >= y || isnan(x)) ? x : y, so a NaN operand wins, x's when both are; the NaN comes out
@@ -235,7 +236,8 @@ def float_max_min(b: B, x: ir.Value, y: ir.Value, is_max: bool) -> ir.Value:
     NaN came out positive on one CPU and negative on another). XLA CPU is host-dependent there
     (it emits those intrinsics); hlotools defines the answer once."""
     if denormals.flushing(b):  # DAZ: a denormal operand is a zero of its sign (XLA CPU's vmaxps)
-        x, y = denormals.flush(b, x), denormals.flush(b, y)
+        x = denormals.flush(b, x) if flush_x else x  # (not an operand known to be no denormal:
+        y = denormals.flush(b, y) if flush_y else y  # an accumulator of lane_fold's)
     elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
     width = _FLOAT_BITS[type(elem)]
     ity: ir.Type = ir.IntType(width)

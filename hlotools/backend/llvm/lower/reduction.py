@@ -9,6 +9,8 @@ elements (XLA's evaluator: only real elements are combined with the init value).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 import numpy as np
 
@@ -16,10 +18,11 @@ from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT
+from hlotools.backend.llvm.llvm_ir.arith import QUIET_BIT, float_max_min
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.data_movement import clamp_index
 from hlotools.ir import semantics
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.opcodes import REDUCERS, reducer_identity
 from hlotools.ir.patterns import binary_reducer_opcode
@@ -264,20 +267,21 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
 
     def combine(p: ir.Value, q: ir.Value) -> ir.Value:
         return _as_list(gen.apply(comp, [p, q]))[0]  # type: ignore[arg-type]
+    step = _lane_step(b, comp, op, combine)
 
     with for_range(b, 0, full, step=lanes, name=f"rl{d}") as iv:
         with for_range(b, 0, lanes, name=f"rj{d}") as j:
             src[d] = b.add(iv, j, flags=["nsw"])
             lane = b.gep(acc, [c64(0), j], inbounds=True)
             with gen.region():
-                b.store(combine(b.load(lane, typ=ty), gen.value_at(x, list(src))), lane)
+                b.store(step(b.load(lane, typ=ty), gen.value_at(x, list(src)), False), lane)
     tree = b.load(acc, typ=vty, align=8 if ty == types.F64 else 4)  # the array's alignment (without it: the vector's)
     width = lanes
     while width > 1:  # lanes 2k and 2k + 1 combine into lane k
         width //= 2
         even = b.shuffle_vector(tree, tree, ir.Constant(ir.VectorType(types.I32, width), list(range(0, 2 * width, 2))))
         odd = b.shuffle_vector(tree, tree, ir.Constant(ir.VectorType(types.I32, width), list(range(1, 2 * width, 2))))
-        tree = combine(even, odd)
+        tree = step(even, odd, True)
     part = eb.alloca(ty)
     b.store(b.extract_element(tree, ir.Constant(types.I32, 0)), part)
     for i in range(full, size):
@@ -288,6 +292,33 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     result = combine(before, b.load(part, typ=ty))
     b.store(result, slot)
     _first_nan_again(gen, x, d, src, slot, before, result, ty)
+
+
+def _lane_step(b: ir.IRBuilder, comp: object, op: str | None,
+               combine: Callable[[ir.Value, ir.Value], ir.Value]) -> Callable[[ir.Value, ir.Value, bool], ir.Value]:
+    """step(acc, v, v_is_acc): `combine` (the reducer) on an accumulator and a value (or
+    another accumulator), for lane_fold's lanes and tree, in less code where that cannot
+    change the fold's result. When the reducer's first operand is the accumulator
+    (f(a, b) = a + b, not b + a), the bits of a NaN in the lanes never reach the result:
+    lane_fold's last step `before + part` quiets `before` when it is NaN, and a NaN result
+    from a `before` that is not is replaced by the first NaN in sequence (_first_nan_again),
+    or it is x86's one default NaN when no element is NaN. So add and multiply are a plain
+    fadd / fmul there (no first-operand select: the loop-carried chain is one instruction).
+    maximum/minimum never flush an accumulator to zero: it is a flushed operand, -inf/+inf
+    or a NaN, never a denormal."""
+    assert isinstance(comp, Computation) and comp.root is not None
+    acc_first = comp.root.operands[0] is comp.parameters[0]
+    raw = {"add": "fadd", "multiply": "fmul"}.get(op or "") if acc_first else None
+    is_max = op == "maximum"
+
+    def step(p: ir.Value, q: ir.Value, q_is_acc: bool) -> ir.Value:
+        if raw is not None:
+            return getattr(b, raw)(p, q)  # type: ignore[no-any-return]
+        if op not in ("maximum", "minimum"):
+            return combine(p, q)
+        x, y, flush_x, flush_y = (p, q, False, not q_is_acc) if acc_first else (q, p, not q_is_acc, False)
+        return float_max_min(b, x, y, is_max, flush_x, flush_y)
+    return step
 
 
 def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Value], slot: ir.Value,
