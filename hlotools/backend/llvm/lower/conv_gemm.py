@@ -287,10 +287,12 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp
                   k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, t_ptr: ir.Value | None,
                   operands: list[Instruction]) -> tuple[ir.Value, ir.Value] | None:
     """Fill the descriptors of conv_kernel's functions and pack the kernel; then either (with
-    `t_ptr`, the tables' scratch: fills_in_tasks) the position tables, returning the GEMM's fill (conv_kernel's rows and its descriptor: the
-    GEMM's tasks then write A chunk by chunk just before they read it), or the whole im2col
-    (on several threads when big, as the generated one), returning None."""
+    `t_ptr`, the tables' scratch: fills_in_tasks) the position tables, returning the GEMM's
+    fill (conv_kernel's rows and its descriptor: the GEMM's tasks then write A chunk by chunk
+    just before they read it), or the whole im2col (on several threads when big, as the
+    generated one), returning None."""
     lhs, rhs = operands
+
     def fn(name: str) -> ir.Function:
         return conv_kernel.function(fe.mc.ir, p.ct, name)
     b = fe.b
