@@ -192,3 +192,35 @@ def test_two_nan_operands_give_the_first_quieted(op: str) -> None:
     assert set(r.tolist()) == {0x7FC00001}
     r = _bits(_binary(op, y, x))
     assert set(r.tolist()) == {PAYLOAD}
+
+
+@pytest.mark.parametrize("op", ["add", "multiply"])
+@pytest.mark.parametrize("acc_first", [True, False])
+def test_long_row_reductions_give_the_first_nan_in_fold_order(op: str, acc_first: bool) -> None:
+    """Rows long enough for the LLVM backend's fixed lanes (16 accumulators, a tree, the
+    leftovers in sequence; lower/reduction.py lane_fold), with either operand order of the
+    reducer: NaNs in two lanes, signalling ones, one in the leftovers, inf - inf."""
+    x = np.random.default_rng(1).standard_normal((6, 100)).astype(np.float32)
+    u = x.view(np.uint32)
+    u[0, 5], u[0, 37] = 0x7FC00123, 0xFFC00456  # lane 5 first, lane 5 + 32 later
+    u[1, 17], u[1, 1] = 0x7F800011, 0xFF800022  # signalling: quieted, the earlier one (lane 1)
+    u[2, 3], u[2, 40] = 0x7F800000, 0xFF800000  # inf + -inf: x86's default NaN
+    u[3, 99] = 0x7FC00777  # in the leftovers (96..99)
+    u[4, 96], u[4, 3] = 0x7FC00001, 0x7FC00002  # a leftover one after a lane's
+    a, b = ("p", "q") if acc_first else ("q", "p")
+    text = f"""HloModule m
+r {{ p = f32[] parameter(0)  q = f32[] parameter(1)  ROOT o = f32[] {op}({a}, {b}) }}
+ENTRY e {{
+  x = f32[6,100] parameter(0)
+  i = f32[] constant({0 if op == "add" else 1})
+  e = f32[6,100] negate(x)
+  s = f32[6] reduce(x, i), dimensions={{1}}, to_apply=r
+  n = f32[6] reduce(e, i), dimensions={{1}}, to_apply=r
+  ROOT t = (f32[6], f32[6]) tuple(s, n)
+}}
+"""
+    red, neg = _both(text, x, nan_only=(0, 1))
+    got = [hex(v) for v in _bits(red)[:5]]
+    assert got[:2] + got[3:] == [hex(v) for v in (0x7FC00123, 0xFFC00022, 0x7FC00777, 0x7FC00002)]
+    assert (got[2] == hex(NQNAN)) == (op == "add")  # inf * -inf is -inf
+    assert not np.isnan(red[5]) and not np.isnan(neg[5])

@@ -22,10 +22,11 @@ import llvmlite.ir as ir
 
 from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import value_key
+from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, value_key
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
@@ -47,9 +48,11 @@ class ElementalGen:
     """Generates values of the instructions of one computation at given indices.
     `bindings` replaces parameters (of a fused or scalar computation) by generators."""
 
-    def __init__(self, fe: FunctionEmitter, bindings: dict[int, Callable[[Index], Value]] | None = None) -> None:
+    def __init__(self, fe: FunctionEmitter, bindings: dict[int, Callable[[Index], Value]] | None = None,
+                 sources: dict[int, tuple[ElementalGen, Instruction]] | None = None) -> None:
         self.fe = fe
         self.bindings = bindings or {}
+        self.sources = sources or {}  # bound parameters that read (gen, instruction) at the same index
         self.serial = next(_SERIAL)
 
     @property
@@ -66,8 +69,21 @@ class ElementalGen:
         finally:
             layers.pop()
 
+    def buffer_shape(self, inst: Instruction) -> Shape | None:
+        """The shape of the buffer value_at(inst, index) loads its element from (through the
+        parameters of fusions), None when the value is computed: then a reader that knows the
+        element's offset in that shape needs no index components (FlatIndex)."""
+        source = self.sources.get(id(inst))
+        if source is not None:
+            return source[0].buffer_shape(source[1])
+        if self.bindings or inst.shape.is_tuple or not self.fe.is_materialised(inst):
+            return None
+        if inst.opcode == "constant" and not inst.shape.dims:
+            return None
+        return inst.shape
+
     def value_at(self, inst: Instruction, index: Index) -> Value:
-        key: CacheKey = (self.serial, id(inst), tuple(value_key(v) for v in index))
+        key: CacheKey = (self.serial, id(inst), _index_key(index))
         layers = self.fe.cache_layers
         for layer in reversed(layers):
             v = layer.get(key)
@@ -115,6 +131,13 @@ class ElementalGen:
                 raise HloUnsupportedError(f"computation {comp.name} applied per element has a non-scalar "
                                           f"instruction %{inst.name}")
         return sub.value_at(comp.root, [])
+
+
+def _index_key(index: Index) -> tuple[object, ...]:
+    """A flat index by its offset (its components may be placeholders: FlatIndex.offset_only)."""
+    if isinstance(index, FlatIndex):
+        return ("flat", value_key(index.linear), index.dims, index.layout)
+    return tuple(value_key(v) for v in index)
 
 
 def constant_value(inst: Instruction) -> ir.Value:

@@ -42,7 +42,10 @@ def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step
     pre = b.block
     body = b.append_basic_block(f"{name}.body")
     exit_ = b.append_basic_block(f"{name}.exit")
-    b.cbranch(b.icmp_signed("<", start_v, stop_v), body, exit_)
+    if isinstance(start, int) and isinstance(stop, int) and start < stop:
+        b.branch(body)  # (no guard when the loop surely runs)
+    else:
+        b.cbranch(b.icmp_signed("<", start_v, stop_v), body, exit_)
     b.position_at_end(body)
     iv = b.phi(I64, name=name)
     iv.add_incoming(start_v, pre)
@@ -171,6 +174,12 @@ class FlatIndex(list[ir.Value]):
         self.linear = linear
         self.dims = shape.dims
         self.layout = tuple(layout_of(shape))
+
+    @classmethod
+    def offset_only(cls, linear: ir.Value, shape: Shape) -> FlatIndex:
+        """The element at offset `linear` of `shape`, for a reader that only addresses memory
+        of that shape (ElementalGen.buffer_shape): its components are placeholders."""
+        return cls([c64(0)] * len(shape.dims), linear, shape)
 
     def offset_in(self, shape: Shape) -> ir.Value | None:
         if shape.dims == self.dims and tuple(layout_of(shape)) == self.layout:

@@ -193,4 +193,5 @@ def _fusion_value(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     comp = inst.attrs["calls"]
     bindings = {id(p): (lambda k: (lambda idx: gen.value_at(inst.operands[k], idx)))(n)
                 for n, p in enumerate(comp.parameters)}
-    return ElementalGen(gen.fe, bindings).value_at(comp.root, index)
+    sources = {id(p): (gen, o) for p, o in zip(comp.parameters, inst.operands)}
+    return ElementalGen(gen.fe, bindings, sources).value_at(comp.root, index)

@@ -12,7 +12,7 @@ import llvmlite.ir as ir
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
 from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, index_op
+from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, strides
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 
@@ -78,12 +78,20 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     between different layouts goes through the physical order instead)."""
     b = gen.b
     src_shape = inst.operands[0].shape
+    buffer = gen.buffer_shape(inst.operands[0])
+    if buffer is not None and (buffer.dims != src_shape.dims or not src_shape.dims or not inst.shape.dims):
+        buffer = None
     if inst.opcode == "bitcast" and inst.shape.layout is not None and src_shape.layout is not None:
         from hlotools.backend.llvm.llvm_ir.loops import delinearize, linear_index
-        return _bitcast_element(gen, inst, delinearize(b, src_shape, linear_index(b, inst.shape, index)))
+        offset = linear_index(b, inst.shape, index)  # the physical order is the bitcast's
+        if buffer is not None and strides(buffer) == strides(src_shape):
+            return _bitcast_element(gen, inst, FlatIndex.offset_only(offset, buffer))  # a load at that offset
+        return _bitcast_element(gen, inst, delinearize(b, src_shape, offset))
     linear: ir.Value = c64(0)
     for d, n in enumerate(inst.shape.dims):
         linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
+    if buffer is not None and strides(buffer) == _row_major_strides(src_shape.dims):
+        return _bitcast_element(gen, inst, FlatIndex.offset_only(linear, buffer))  # a load at that offset
     out: list[ir.Value] = [c64(0)] * len(src_shape.dims)
     for d in range(len(src_shape.dims) - 1, -1, -1):
         n = src_shape.dims[d]
@@ -95,6 +103,14 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             out[d] = index_op(b, "urem", linear, n)
             linear = index_op(b, "udiv", linear, n)
     return _bitcast_element(gen, inst, out)
+
+
+def _row_major_strides(dims: tuple[int, ...] | list[int]) -> list[int]:
+    out, step = [0] * len(dims), 1
+    for d in range(len(dims) - 1, -1, -1):
+        out[d] = step
+        step *= dims[d]
+    return out
 
 
 def _bitcast_element(gen: ElementalGen, inst: Instruction, src: Index) -> Value:

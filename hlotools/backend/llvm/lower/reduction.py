@@ -284,10 +284,11 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
         tree = step(even, odd, True)
     part = eb.alloca(ty)
     b.store(b.extract_element(tree, ir.Constant(types.I32, 0)), part)
-    for i in range(full, size):
-        src[d] = c64(i)
-        with gen.region():
-            b.store(combine(b.load(part, typ=ty), gen.value_at(x, list(src))), part)
+    if full < size:  # the leftovers in sequence (a loop: the element's code once, not size % lanes times)
+        with for_range(b, full, size, name=f"rt{d}") as i:
+            src[d] = i
+            with gen.region():
+                b.store(combine(b.load(part, typ=ty), gen.value_at(x, list(src))), part)
     before = b.load(slot, typ=ty)
     result = combine(before, b.load(part, typ=ty))
     b.store(result, slot)
