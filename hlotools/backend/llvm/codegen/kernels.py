@@ -23,7 +23,7 @@ a computation's function) raises Escape and the instruction is emitted inline af
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
@@ -37,7 +37,6 @@ from hlotools.ir.instruction import Instruction
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
-    from hlotools.backend.llvm.codegen.module import ModuleCompiler
 
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR])
 PREFIX = "k."
@@ -70,7 +69,6 @@ class Kernel:
     key: str
     name: str
     module: ir.Module | None = None  # None: its object comes from the compile cache
-    instructions: int = 0  # HLO instructions it covers (its own and those inlined into it)
 
 
 @dataclass
@@ -78,7 +76,6 @@ class KernelContext:
     """Set as `fe.kernel` while a kernel is emitted: location key -> slot number."""
 
     slots: dict[tuple[Any, ...], int]
-    pointers: dict[int, ir.Value] = field(default_factory=dict)
 
     def slot(self, location: tuple[Any, ...]) -> int:
         k = self.slots.get(location)
@@ -126,7 +123,7 @@ def _emit(fe: FunctionEmitter, insts: list[Instruction], emit: Any) -> bool:
     if kernel is None:
         if key in mc.refused_kernels:
             return False
-        kernel = Kernel(key, PREFIX + key, instructions=key_text.count("\n"))
+        kernel = Kernel(key, PREFIX + key)
         if not mc.kernel_cached(kernel):
             try:
                 kernel.module = _emit_kernel(fe, kernel, locations, emit)
@@ -337,8 +334,3 @@ def computation_digest(comp: Computation, comps: dict[int, str]) -> str:
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:24]
     comps[id(comp)] = digest
     return digest
-
-
-def kernel_summary(mc: ModuleCompiler) -> tuple[int, int]:
-    """(distinct kernels, kernels emitted in this compile: the others came from the cache)."""
-    return len(mc.kernel_table), sum(1 for k in mc.kernel_table.values() if k.module is not None)

@@ -293,13 +293,20 @@ def optimise(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3, slp: b
     """Run LLVM's default O`level` pipeline (new pass manager) with loop and SLP
     vectorisation and loop interleaving (see _pass_builder)."""
     with _LOCK:
-        pto, pb = _pass_builder(tm, level, slp)
-        mpm = pb.getModulePassManager()
-        try:
-            mpm.run(mod, pb)
-        finally:
-            _dispose_pass_manager(mpm)
-        del pb, pto  # the builder first (it was given the options)
+        _run_pipeline(mod, tm, level, slp, lambda mpm, pb: mpm.run(mod, pb))
+
+
+def _run_pipeline(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int, slp: bool,
+                  run: Callable[[llvm.ModulePassManager, llvm.PassBuilder], object]) -> None:
+    """One run of the pipeline on `mod` through `run(mpm, pb)` (optimise's, or compile_object's
+    call without llvmlite's lock), its pass manager and builder freed after."""
+    pto, pb = _pass_builder(tm, level, slp)
+    mpm = pb.getModulePassManager()
+    try:
+        run(mpm, pb)
+    finally:
+        _dispose_pass_manager(mpm)
+    del pb, pto  # the builder first (it was given the options)
 
 
 def _pass_builder(tm: llvm.TargetMachine, level: int, slp: bool = True) -> tuple[llvm.PipelineTuningOptions, llvm.PassBuilder]:
@@ -447,13 +454,8 @@ def compile_object(text: str, level: int = 3, slp: bool = True) -> bytes:
         mod.verify()
         tm = _thread_target_machine(0 if level == 0 else 3)
         if level > 0:
-            pto, pb = _pass_builder(tm, level, slp)
-            mpm = pb.getModulePassManager()
-            try:
-                _unlocked("LLVMPY_RunNewModulePassManager")(mpm, mod, pb)
-            finally:
-                _dispose_pass_manager(mpm)
-            del pb, pto
+            run = _unlocked("LLVMPY_RunNewModulePassManager")
+            _run_pipeline(mod, tm, level, slp, lambda mpm, pb: run(mpm, mod, pb))
         with ffi.OutputString() as outerr:
             buf = _unlocked("LLVMPY_TargetMachineEmitToMemory")(tm, mod, 1, outerr)
             if not buf:
