@@ -5,8 +5,9 @@ dimensions are merged into one fusion whose root is a tuple of their roots: the 
 is read once, and one kernel replaces several. The merged fusion's users read its outputs
 through get-tuple-element. At most `max_operands` distinct operands (CPU's budget of 20), and
 never when one sibling reaches the other (the merged node would depend on itself): that check
-is a search over users bounded by topological position and by a node budget, so the pass stays
-near-linear (an exhausted budget counts as "reachable", i.e. no fusion).
+is a search over users bounded by topological position and by a node budget (an exhausted
+budget counts as "reachable", i.e. no fusion); the groups are then checked together for a
+cycle in one topological sort, so the pass stays near-linear.
 """
 from __future__ import annotations
 
@@ -23,23 +24,48 @@ from hlotools.passes.fusion_rules import fusion_kind
 from hlotools.passes.side_effects import SideEffects
 
 SEARCH_BUDGET = 256
-EXACT_BUDGET = 4096
 
 
 def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operands: int,
                   effects: SideEffects) -> bool:
     """Merge sibling groups in `comp`; True if anything changed."""
-    order = list(comp.instructions)
-    pos = {id(inst): n for n, inst in enumerate(order)}
-    pinned = {id(i) for i in comp.instructions if i.control_predecessors}
-    pinned.update(id(p) for i in comp.instructions for p in i.control_predecessors)
-    merged: set[int] = set()
     dead: list[Instruction] = []
     bodies: list[Computation] = []
+    for shared, group in _acyclic(_sibling_groups(comp, max_operands, effects), comp):
+        names = ", ".join(g.name for g in group)
+        if not ctx.consume_fuel(f"multi-output fusion of {names}"):
+            continue
+        fusion, body = _merge(rw, comp, group)
+        ctx.decision("fused siblings %s (sharing %s) into %s", names, shared.name, fusion.name)
+        dead.extend(group)
+        bodies.append(body)
+    if not dead:
+        return False
+    rw.flush_deferred(comp)
+    rw.remove_instructions(comp, dead)
+    for body in bodies:
+        rw.add_computation(body)
+    rw.set_instruction_order(comp, comp.post_order())
+    return True
+
+
+Group = tuple[Instruction, list[Instruction]]  # (the shared operand, the siblings to merge)
+
+
+def _sibling_groups(comp: Computation, max_operands: int, effects: SideEffects) -> list[Group]:
+    """Every group chosen on the unchanged graph, where textual positions are a topological
+    order (so the reachability search may stop at b's position); an instruction joins one
+    group at most. Groups are merged only afterwards, once _acyclic has checked them together."""
+    order = list(comp.instructions)
+    pos = {id(inst): n for n, inst in enumerate(order)}
+    pinned = {id(i) for i in order if i.control_predecessors}
+    pinned.update(id(p) for i in order for p in i.control_predecessors)
+    taken: set[int] = set()
+    groups: list[Group] = []
     for shared in order:
         if len(shared.users) < 2:
             continue
-        cands = [u for u in unique(shared.users) if id(u) in pos and id(u) not in merged and id(u) not in pinned
+        cands = [u for u in unique(shared.users) if id(u) in pos and id(u) not in taken and id(u) not in pinned
                  and u is not comp.root and _candidate(u, effects)]
         cands.sort(key=lambda u: pos[id(u)])
         if len(cands) < 2:
@@ -52,28 +78,46 @@ def fuse_siblings(rw: Rewriter, comp: Computation, ctx: PassContext, max_operand
             more = operands | {id(o) for o in b.operands}
             if len(more) > max_operands or any(_reaches(a, b, pos) for a in group):
                 continue
-            if dead and any(_connected(a, b) for a in group):
-                continue  # an earlier merge made `pos` stale: fusing these would make a cycle
             group.append(b)
             operands = more
-        if len(group) < 2:
-            continue
-        names = ", ".join(g.name for g in group)
-        if not ctx.consume_fuel(f"multi-output fusion of {names}"):
-            continue
-        fusion, body = _merge(rw, comp, group)
-        ctx.decision("fused siblings %s (sharing %s) into %s", names, shared.name, fusion.name)
-        merged.update(id(g) for g in group)
-        dead.extend(group)
-        bodies.append(body)
-    if not dead:
-        return False
-    rw.flush_deferred(comp)
-    rw.remove_instructions(comp, dead)
-    for body in bodies:
-        rw.add_computation(body)
-    rw.set_instruction_order(comp, comp.post_order())
-    return True
+        if len(group) >= 2:
+            taken.update(id(g) for g in group)
+            groups.append((shared, group))
+    return groups
+
+
+def _acyclic(groups: list[Group], comp: Computation) -> list[Group]:
+    """The groups that can all be merged at once. Each group is acyclic on its own, but two
+    together can make a cycle (a1 reaches b2 and a2 reaches b1): contract every group to one
+    node and sort the graph topologically (data and control edges, linear time); while nodes
+    stay unsorted, drop the newest group among them and sort again (rare)."""
+    while groups:
+        stuck = _unsorted_groups(groups, comp)
+        if not stuck:
+            return groups
+        del groups[max(stuck)]
+    return groups
+
+
+def _unsorted_groups(groups: list[Group], comp: Computation) -> list[int]:
+    node = {id(m): -1 - g for g, (_, members) in enumerate(groups) for m in members}
+    succ: dict[int, list[int]] = {}
+    indegree: dict[int, int] = {}
+    for inst in comp.instructions:
+        dst = node.get(id(inst), id(inst))
+        indegree.setdefault(dst, 0)
+        for src_inst in (*inst.operands, *inst.control_predecessors):
+            src = node.get(id(src_inst), id(src_inst))
+            if src != dst:
+                succ.setdefault(src, []).append(dst)
+                indegree[dst] += 1
+    ready = [k for k, n in indegree.items() if n == 0]
+    while ready:
+        for dst in succ.get(ready.pop(), ()):
+            indegree[dst] -= 1
+            if indegree[dst] == 0:
+                ready.append(dst)
+    return [-1 - k for k, n in indegree.items() if n > 0 and k < 0]
 
 
 def _candidate(inst: Instruction, effects: SideEffects) -> bool:
@@ -106,15 +150,6 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int] | None = None,
             continue
         stack.extend(u.users)
     return False
-
-
-def _connected(a: Instruction, b: Instruction) -> bool:
-    """Does either reach the other over user edges? Exact (no positions): after a merge in
-    this computation the textual positions are no longer a topological order (the merged
-    fusion sits at its last member's place and replaces earlier ones), so a positional search
-    can miss a path, and fusing two connected siblings makes a cycle (the post-order walk then
-    never ends: hlofile_0710 grew past 15 GB). A search past EXACT_BUDGET nodes counts as connected."""
-    return _reaches(a, b, budget=EXACT_BUDGET) or _reaches(b, a, budget=EXACT_BUDGET)
 
 
 def _merge(rw: Rewriter, comp: Computation, group: list[Instruction]) -> tuple[Instruction, Computation]:

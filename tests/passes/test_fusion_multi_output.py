@@ -9,6 +9,7 @@ import resource
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tests.support.paths import SHARED
@@ -40,3 +41,39 @@ def test_o2_on_hlofile_0710_finishes_without_a_cycle() -> None:
     assert r.returncode == 0, r.stderr[-2000:]
     fusions, multi = map(int, r.stdout.split())
     assert fusions > 0 and multi > 0  # multi-output fusion still happens there
+
+
+# Each group is fine alone ({a1, b1} share x, {a2, b2} share y), but a1 feeds b2 and a2 feeds
+# b1: merging both groups would make fusion(a1, b1) and fusion(a2, b2) read each other.
+CROSSED = """HloModule crossed
+
+ENTRY main {
+  x = f32[8] parameter(0)
+  y = f32[8] parameter(1)
+  a1 = f32[8] negate(x)
+  a2 = f32[8] exponential(y)
+  b1 = f32[8] add(x, a2)
+  b2 = f32[8] multiply(y, a1)
+  ROOT t = (f32[8], f32[8]) tuple(b1, b2)
+}
+"""
+
+
+def test_two_groups_that_would_read_each_other_are_not_both_merged() -> None:
+    import hlotools
+    from hlotools.interpreter import evaluate
+    from hlotools.ir.rewriter import Rewriter
+    from hlotools.passes.base import PassContext
+    from hlotools.passes.fusion_multi_output import fuse_siblings
+    from hlotools.passes.side_effects import SideEffects
+
+    module = hlotools.parse_module(CROSSED)
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal(8).astype(np.float32) for _ in range(2)]
+    want = evaluate(hlotools.parse_module(CROSSED), args)
+    assert fuse_siblings(Rewriter(module), module.entry, PassContext(), 20, SideEffects())
+    hlotools.verify_module(module)  # every operand still defined before its users: no cycle
+    fusions = [i for i in module.entry.instructions if i.opcode == "fusion"]
+    assert len(fusions) == 1  # one of the two merges, not both
+    for got, ref in zip(evaluate(module, args), want):
+        np.testing.assert_array_equal(got, ref)
