@@ -59,6 +59,7 @@ Examples:
   hlo-run model.hlo --random 0                    run on random inputs (seed 0)
   hlo-run model.hlo --inputs x.npy w.npy          one .npy per parameter, in order
   hlo-run model.hlo --inputs in.npz -o out.npz    keys in0, in1, ... or parameter names
+  hlo-run model.hlo --inputs params.npz x.npy     weights by name, then x for the parameter left
   hlo-run model.hlo --inputs in.npz --expected want.npz --rtol 1e-5
   hlo-run model.hlo --random 0 --print-literals   results as HLO literals
   hlo-run model.hlo --inputs args.txt             HLO literals, one per line: f32[2] {1, 2}
@@ -129,8 +130,6 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     if inputs:
         from hlotools.io.npz import bind, read_arrays
         arrays = read_arrays(list(inputs))
-        if len(inputs) > 1 and any(a.key is not None for a in arrays):
-            raise usage_error("give --inputs one .npz file, or .npy/literal files for the parameters in order")
         return _with_tokens(specs, bind(arrays, specs))
     if seed is not None:
         from hlotools.io.random_inputs import random_inputs
@@ -309,8 +308,9 @@ class RunCommand(VariadicCommand):
 @click.command(cls=RunCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @click.option("--inputs", multiple=True, metavar="FILE...",
-              help="Arguments: one .npy per parameter leaf, one .npz (keys in0.. or parameter names), "
-                   "or a text file of HLO literals, one per line.")
+              help="Arguments: .npy files (one per parameter leaf), .npz files (keys in0.. or parameter "
+                   "names) or text files of HLO literals (one per line), mixed as needed: .npz keys bind "
+                   "first, the other arrays fill the parameters left, in order.")
 @click.option("--random", "seed", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Random arguments from SEED (floats N(0,1), small ints, in-range indices).")
 @click.option("-o", "--output", default=None, metavar="FILE",

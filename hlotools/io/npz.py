@@ -130,43 +130,11 @@ def read_arrays(paths: Sequence[str]) -> list[NamedArray]:
     return out
 
 
-_POSITIONAL = re.compile(r"(?:in|arr_|out)(\d+)$")
-
-
-def _by_number(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray]:
-    """npz members keyed in0.. / arr_0.. / out0..: the number is the leaf's index."""
-    by_index = {int(m.group(1)): a for a in arrays if a.key and (m := _POSITIONAL.match(a.key))}
-    out = []
-    for s in specs:
-        if s.index not in by_index:
-            keys = ", ".join(sorted(a.key or "" for a in arrays))
-            raise HloRuntimeError(f"no array numbered {s.index} for {s.describe()} "
-                                  f"({s.shape.to_text(False)}); the keys are {keys}",
-                                  filename=arrays[0].source)
-        out.append(by_index[s.index])
-    return out
-
-
-def _by_name(arrays: list[NamedArray], specs: list[LeafSpec]) -> list[NamedArray]:
-    named = {a.key: a for a in arrays if a.key is not None}
-    unknown = [k for k in named if k not in {s.name for s in specs}]
-    if unknown:
-        names = ", ".join(s.name for s in specs)
-        raise HloRuntimeError(f"key '{unknown[0]}' is neither a number (in0, in1, ...) nor a "
-                              f"parameter name ({names})", filename=arrays[0].source)
-    missing = [s for s in specs if s.name not in named]
-    if missing:
-        raise HloRuntimeError(f"no array for {missing[0].describe()} ({missing[0].shape.to_text(False)})",
-                              filename=arrays[0].source)
-    return [named[s.name] for s in specs]
-
-
 def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "input") -> list[np.ndarray]:
-    """Arrays for the non-token leaves, matched by position, number or name, and type-checked.
-
-    .npy files bind in the order given; npz keys in<k>/arr_<k>/out<k> bind to leaf k; other
-    keys must be the parameter names (tuple leaves: `name{i,j}`).
-    """
+    """Arrays for the non-token leaves, type-checked. npz keys bind first: a parameter name
+    (tuple leaves `name{i,j}`) or in<k>/arr_<k>/out<k> (leaf k); the unkeyed arrays (.npy
+    files, literal lines) then fill the leaves left, in order. So `--inputs params.npz x.npy`
+    gives a model's saved state by name and its user input by position."""
     wanted = [s for s in specs if not s.is_token]
     if len(arrays) != len(wanted):
         listing = ", ".join(f"{s.name}: {s.shape.to_text(False)}" for s in wanted)
@@ -174,13 +142,35 @@ def bind(arrays: list[NamedArray], specs: list[LeafSpec], what: str = "input") -
         raise HloRuntimeError(f"expected {len(wanted)} {what}{plural}, given {len(arrays)}" +
                               (f" ({listing})" if listing else ""),
                               filename=arrays[0].source if arrays else None)
-    if all(a.key is None for a in arrays):
-        ordered = arrays
-    elif all(a.key is not None and _POSITIONAL.match(a.key) for a in arrays):
-        ordered = _by_number(arrays, wanted)
-    else:
-        ordered = _by_name(arrays, wanted)
-    return [coerce(a.array, s, a.source) for a, s in zip(ordered, wanted)]
+    bound = _by_key([a for a in arrays if a.key is not None], wanted)
+    free = [k for k in range(len(wanted)) if k not in bound]
+    for k, a in zip(free, [a for a in arrays if a.key is None]):
+        bound[k] = a
+    return [coerce(bound[k].array, s, bound[k].source) for k, s in enumerate(wanted)]
+
+
+_POSITIONAL = re.compile(r"(?:in|arr_|out)(\d+)$")
+
+
+def _by_key(keyed: list[NamedArray], wanted: list[LeafSpec]) -> dict[int, NamedArray]:
+    """{position in `wanted`: array} for the keyed arrays; a key naming no leaf, or a leaf
+    given twice, is an error."""
+    by_name = {s.name: k for k, s in enumerate(wanted)}
+    by_number = {s.index: k for k, s in enumerate(wanted)}
+    bound: dict[int, NamedArray] = {}
+    for a in keyed:
+        assert a.key is not None
+        m = _POSITIONAL.match(a.key)
+        k = by_name.get(a.key, by_number.get(int(m.group(1))) if m else None)
+        if k is None:
+            names = ", ".join(s.name for s in wanted)
+            raise HloRuntimeError(f"key '{a.key}' is neither a number (in0, in1, ...) nor a "
+                                  f"parameter name ({names})", filename=a.source)
+        if k in bound:
+            raise HloRuntimeError(f"{wanted[k].describe()} is given twice: by '{bound[k].key or bound[k].source}' "
+                                  f"and by '{a.key}'", filename=a.source)
+        bound[k] = a
+    return bound
 
 
 def save_npz(path: str, arrays: Sequence[tuple[str, np.ndarray]]) -> None:

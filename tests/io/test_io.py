@@ -110,6 +110,20 @@ def test_npz_keys_may_be_parameter_names(tmp_path: Path) -> None:
         bind(read_arrays([str(tmp_path / "bad.npz")]), parameter_leaves(m))
 
 
+def test_npz_state_and_npy_inputs_mix(tmp_path: Path) -> None:
+    """A model's state by name from one .npz, its user input by position (issue 13's
+    `hlo-run NAME.hlo --inputs NAME.params.npz x.npy`), in any order on the command line."""
+    m = make_module([arr(F32, 2), arr(S32), arr(F32, 3)], names=["w", "n", "x"])
+    np.savez(tmp_path / "params.npz", n=np.int32(7), w=np.ones(2, np.float32))
+    np.save(tmp_path / "x.npy", np.arange(3, dtype=np.float32))
+    for order in (["params.npz", "x.npy"], ["x.npy", "params.npz"]):
+        w, n, x = bind(read_arrays([str(tmp_path / f) for f in order]), parameter_leaves(m))
+        assert w.tolist() == [1, 1] and int(n) == 7 and x.tolist() == [0, 1, 2]
+    np.savez(tmp_path / "twice.npz", in0=np.ones(2, np.float32), w=np.ones(2, np.float32))
+    with pytest.raises(HloRuntimeError, match="parameter 0 'w' is given twice: by 'in0' and by 'w'"):
+        bind(read_arrays([str(tmp_path / "twice.npz"), str(tmp_path / "x.npy")]), parameter_leaves(m))
+
+
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(HloError) as e:
         read_arrays([str(tmp_path / "nope.npy")])
