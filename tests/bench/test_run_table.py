@@ -95,6 +95,8 @@ def test_target_cpu_reaches_both_sides(tmp_path: Path) -> None:
     (row,) = doc["rows"]
     assert row["ours"]["cold"]["target_cpu"] == row["ours"]["mt"]["target_cpu"] == "x86-64-v3"  # hlo-run's own word
     assert row["xla"]["mt"]["run_s_median"] == 0.001 and row["ratios"]["run"] > 0
+    assert row["ratios"]["run_min"] == row["ours"]["mt"]["run_s_min"] / 0.001  # the minima's ratio too
+    assert any(line.startswith("geometric mean hlotools/XLA, run (minima): ") for line in r.stdout.splitlines())
 
 
 def test_host_target_passes_no_cap(tmp_path: Path) -> None:
