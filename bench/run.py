@@ -11,6 +11,9 @@ cache) and the compiling process's peak memory; whether the outputs agree with X
 hlotools/XLA and their geometric means. Once per run: the host CPU, the one-time runtime library,
 the start-up of whole `hlo-opt` / `hlo-run` processes on a small module, the run's own duration.
 
+--target-cpu CPU compiles both sides for another CPU this host can run (side_by_side/target.py:
+hlotools' HLOTOOLS_TARGET_CPU, XLA's --xla_cpu_max_isa), e.g. x86-64-v3 for an AVX2 + FMA host.
+
 Modules: the JAX corpus' big and transformer modules (--corpus all: every one), real layered JAX
 models (bench/models.py: --models, --depths; generated with the reference venv into --models-dir
 when missing), and any --file. Every child process has a budget (--compile-timeout plus
@@ -19,7 +22,7 @@ when missing), and any --file. Every child process has a budget (--compile-timeo
 Usage:
     python bench/run.py [--quick | --dry] [--only SUBSTR,..] [--corpus big|all|none]
                         [--models gpt_fwd,..|none] [--depths 2,8,24] [--file F.hlo ..]
-                        [--repeat N] [--compile-timeout S] [--no-single-thread] [--json OUT.json]
+                        [--repeat N] [--compile-timeout S] [--target-cpu host|x86-64-v3|..] [--no-single-thread] [--json OUT.json]
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from side_by_side import agree, catalog, host, ours, table, xla
+from side_by_side.target import Target, resolve
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "jax"
 STARTUP_LABELS = {"hlo_opt_s": "hlo-opt small.hlo", "hlo_run_warm_s": "hlo-run small.hlo --random 0 (warm cache)",
@@ -51,6 +55,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--repeat", type=int, default=None, help="runs per measurement (default 10; --quick 5)")
     ap.add_argument("--compile-timeout", type=float, default=600.0, help="seconds a process may compile")
     ap.add_argument("--run-timeout", type=float, default=120.0, help="seconds more for its runs")
+    ap.add_argument("--target-cpu", default="host",
+                    help="compile for this CPU on both sides: hlotools' HLOTOOLS_TARGET_CPU (host, x86-64-v2, "
+                         "x86-64-v3, x86-64-v4 or an LLVM CPU name), XLA's --xla_cpu_max_isa of its widest ISA")
     ap.add_argument("--no-single-thread", action="store_true", help="skip the one-thread runs")
     ap.add_argument("--quick", action="store_true", help="depth 2 only, 5 repeats")
     ap.add_argument("--dry", action="store_true",
@@ -66,8 +73,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def measure(case: catalog.Case, args: argparse.Namespace, python: Path | None, seed: Path | None,
-            work: Path, say_err: Any) -> dict[str, Any]:
+def measure(case: catalog.Case, args: argparse.Namespace, target: Target, python: Path | None,
+            seed: Path | None, work: Path, say_err: Any) -> dict[str, Any]:
     """Every figure of one module (a dict of dicts of seconds, the table's row)."""
     budget = args.compile_timeout + args.run_timeout
     row: dict[str, Any] = {"module": case.name, "source": case.source, "file": str(case.hlo),
@@ -76,21 +83,21 @@ def measure(case: catalog.Case, args: argparse.Namespace, python: Path | None, s
     folder.mkdir()
     inputs = case.inputs
     if inputs is None and python is not None:
-        inputs = xla.random_inputs(python, case, folder / "inputs.npz", budget)
+        inputs = xla.random_inputs(python, case, folder / "inputs.npz", budget, target)
     row["inputs"] = str(inputs) if inputs else "random seed 0"
     cache = ours.new_cache(seed, folder / "cache")
     mine, theirs = folder / "ours.npz", folder / "xla.npz"
-    row["ours"]["cold"] = ours.cold(case, inputs, cache, budget, mine)
+    row["ours"]["cold"] = ours.cold(case, inputs, cache, budget, mine, target)
     cold_failed = row["ours"]["cold"].get("error")
     skipped = {"error": f"skipped (cold compile: {cold_failed})"}
-    row["ours"]["mt"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget)
+    row["ours"]["mt"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget, target)
     if not args.no_single_thread and not args.dry:
-        row["ours"]["st"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget,
+        row["ours"]["st"] = skipped if cold_failed else ours.run(case, inputs, cache, args.repeat, budget, target,
                                                                  single_thread=True, cpu=_first_cpu())
     if python is not None:
-        row["xla"]["mt"] = xla.measure(python, case, inputs, args.repeat, budget, False, theirs)
+        row["xla"]["mt"] = xla.measure(python, case, inputs, args.repeat, budget, target, False, theirs)
         if "st" in row["ours"]:
-            row["xla"]["st"] = xla.measure(python, case, inputs, args.repeat, budget, True)
+            row["xla"]["st"] = xla.measure(python, case, inputs, args.repeat, budget, target, True)
     if mine.is_file() and theirs.is_file() and inputs is not None:
         row["agree"] = agree.compare(mine, theirs)
     row["ratios"] = _ratios(row)
@@ -105,6 +112,7 @@ def _first_cpu() -> int:
 def _ratios(row: dict[str, Any]) -> dict[str, float]:
     got = {}
     for key, mode, fig in (("run", "mt", "run_s_median"), ("run_st", "st", "run_s_median"),
+                           ("run_min", "mt", "run_s_min"), ("run_st_min", "st", "run_s_min"),
                            ("compile", None, "compile_s")):
         a = row["ours"].get(mode or "cold", {}).get(fig)
         b = row["xla"].get(mode or "mt", {}).get(fig)
@@ -116,7 +124,7 @@ def _ratios(row: dict[str, Any]) -> dict[str, float]:
 def _progress(row: dict[str, Any]) -> str:
     cold = row["ours"]["cold"]
     parts = [f"cold {cold['compile_s']:.2f} s" if "compile_s" in cold else f"cold {cold.get('error')}"]
-    parts += [f"{k} {v:.2f}x" for k, v in row["ratios"].items()]
+    parts += [f"{k} {v:.2f}x" for k, v in row["ratios"].items() if not k.endswith("_min")]
     return ", ".join(parts)
 
 
@@ -130,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr, flush=True)
 
     cpu = host.cpu()
-    say(host.describe(cpu))
+    target = resolve(args.target_cpu, dict(os.environ))
+    say(host.describe(cpu) + "; " + target.describe())
     python, why_not = xla.venv_python()
     say(f"XLA: {python} {xla.XLA_REF}" if python else f"note: {why_not}: XLA columns skipped, ratios blank")
     only = [o for o in args.only.split(",") if o]
@@ -144,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
              + catalog.models(args.models_dir, args.models, args.depths, python, args.compile_timeout, say, keep)
              + catalog.files(args.file))
     cases = [c for c in cases if keep(c.name)]
-    report: dict[str, Any] = {"host": cpu, "xla_ref": str(python) if python else None, "repeat": args.repeat,
+    report: dict[str, Any] = {"host": cpu, "target": {"cpu": target.cpu, "llvm_cpu": target.llvm_cpu,
+                                                      "features": target.features, "xla_max_isa": target.xla_isa()},
+                              "xla_ref": str(python) if python else None, "repeat": args.repeat,
                               "compile_timeout_s": args.compile_timeout, "rows": []}
     with tempfile.TemporaryDirectory(prefix="hlotools-bench-") as tmp:
         work = Path(tmp)
@@ -152,18 +163,18 @@ def main(argv: list[str] | None = None) -> int:
         if not args.dry:
             seed = work / "seed"
             seed.mkdir()
-            line = ours.seed(seed, args.compile_timeout)
+            line = ours.seed(seed, args.compile_timeout, target)
             report["runtime_library"] = line
             say(line)
         if not args.dry:
-            start_up = ours.startup(_mkdir(work / "startup"), 5, args.run_timeout)
+            start_up = ours.startup(_mkdir(work / "startup"), 5, args.run_timeout, target)
             report["startup"] = start_up
             say("start-up, whole processes (median of 5): " + ", ".join(
                 f"{STARTUP_LABELS[k]} {v * 1e3:.0f} ms" for k, v in start_up.items()))
         say_err(f"measuring {len(cases)} modules (repeat {args.repeat}, budget "
                 f"{args.compile_timeout + args.run_timeout:.0f} s a process)")
         for case in cases:
-            report["rows"].append(measure(case, args, python, seed, work, say_err))
+            report["rows"].append(measure(case, args, target, python, seed, work, say_err))
     rows = report["rows"]
     say()
     for line in table.run_table(rows):

@@ -7,7 +7,7 @@ import platform
 
 def cpu() -> dict[str, object]:
     """Model name, the widest x86 vector ISA it has, CPUs online and usable by this process."""
-    model, flags = "", set()
+    model, flags = "", set[str]()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:

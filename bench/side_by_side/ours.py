@@ -7,6 +7,7 @@ with its compile cache folder set ($HLOTOOLS_CACHE_DIR).
   keys, lookup, storing) and runs once. Its peak resident set is the compile's.
 - warm: a second process on the filled folder (its 'cache-load' is the warm start), running
   the module `repeat` times: the multi-threaded run time.
+- every child (and the runtime library seed) compiles for --target-cpu (target.py).
 - single thread: HLOTOOLS_NUM_THREADS=1 (generated code without threads: the variable is part
   of the compile key, so this process compiles again) on one CPU, as xla_ref --single-thread.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from .catalog import Case
 from .children import Child, run_child
+from .target import FEATURES_VAR, TARGET_VAR, Target
 
 BIN = Path(sys.executable).parent
 THREADS_VAR = "HLOTOOLS_NUM_THREADS"  # "1" turns generated threading off (kernels/parallel_for.py)
@@ -51,17 +53,21 @@ def tool(name: str) -> str:
     return found
 
 
-def env(cache: Path, single_thread: bool = False) -> dict[str, str]:
-    e = {k: v for k, v in os.environ.items() if k != THREADS_VAR}
-    e["HLOTOOLS_CACHE_DIR"] = str(cache)
+def env(cache: Path | None, target: Target, single_thread: bool = False) -> dict[str, str]:
+    """A child's variables: the compile cache folder, the target (--target-cpu), the threads."""
+    e = {k: v for k, v in os.environ.items() if k not in (THREADS_VAR, TARGET_VAR, FEATURES_VAR)}
+    e.update(target.ours_env())
+    if cache is not None:
+        e["HLOTOOLS_CACHE_DIR"] = str(cache)
     if single_thread:
         e[THREADS_VAR] = "1"
     return e
 
 
-def seed(folder: Path, timeout: float) -> str:
-    """Fill `folder` with the runtime library; returns a line saying what that cost."""
-    child = run_child([sys.executable, "-c", SEED, str(folder)], timeout=timeout)
+def seed(folder: Path, timeout: float, target: Target) -> str:
+    """Fill `folder` with the runtime library built for `target` (its cache keys hold the
+    target's CPU and features); returns a line saying what that cost."""
+    child = run_child([sys.executable, "-c", SEED, str(folder)], timeout=timeout, env=env(None, target))
     if not child.ok:
         return f"runtime library: not prepared ({child.why()}); cold compiles below include building it"
     seconds, groups, origins = (child.stdout.split() + ["", "", ""])[:3]
@@ -83,13 +89,13 @@ def _cmd(case: Case, inputs: Path | None, repeat: int, out: Path | None = None) 
     return cmd + (["-o", str(out)] if out is not None else [])
 
 
-def cold(case: Case, inputs: Path | None, cache: Path, timeout: float, out: Path) -> dict[str, object]:
-    return _figures(run_child(_cmd(case, inputs, 1, out), timeout=timeout, env=env(cache)))
+def cold(case: Case, inputs: Path | None, cache: Path, timeout: float, out: Path, target: Target) -> dict[str, object]:
+    return _figures(run_child(_cmd(case, inputs, 1, out), timeout=timeout, env=env(cache, target)))
 
 
-def run(case: Case, inputs: Path | None, cache: Path, repeat: int, timeout: float,
+def run(case: Case, inputs: Path | None, cache: Path, repeat: int, timeout: float, target: Target,
         single_thread: bool = False, cpu: int = 0) -> dict[str, object]:
-    return _figures(run_child(_cmd(case, inputs, repeat), timeout=timeout, env=env(cache, single_thread),
+    return _figures(run_child(_cmd(case, inputs, repeat), timeout=timeout, env=env(cache, target, single_thread),
                               cpus={cpu} if single_thread else None))
 
 
@@ -118,10 +124,11 @@ def _figures(child: Child) -> dict[str, object]:
         got.update(run_s_median=t["run"]["median_ms"] / 1e3, run_s_min=t["run"]["min_ms"] / 1e3,
                    repeat=t["run"]["runs"])
     got["cache"] = doc.get("compile", {}).get("cache")
+    got["target_cpu"] = doc.get("compile", {}).get("target", {}).get("cpu")  # what hlo-run compiled for
     return got
 
 
-def startup(folder: Path, repeat: int, timeout: float) -> dict[str, float]:
+def startup(folder: Path, repeat: int, timeout: float, target: Target) -> dict[str, float]:
     """Whole-process wall times (medians): `hlo-opt small.hlo`, `hlo-run small.hlo --random 0`
     on a warm compile cache, and `python -c "import numpy"` for scale."""
     small = folder / "small.hlo"
@@ -131,12 +138,12 @@ def startup(folder: Path, repeat: int, timeout: float) -> dict[str, float]:
     cmds = {"hlo_opt_s": [tool("hlo-opt"), str(small)],
             "hlo_run_warm_s": [tool("hlo-run"), str(small), "--random", "0"],
             "import_numpy_s": [sys.executable, "-c", "import numpy"]}
-    run_child(cmds["hlo_run_warm_s"], timeout=timeout, env=env(cache))  # fills the cache
+    run_child(cmds["hlo_run_warm_s"], timeout=timeout, env=env(cache, target))  # fills the cache
     got: dict[str, float] = {}
     for key, cmd in cmds.items():
         times = []
         for _ in range(repeat):
-            child = run_child(cmd, timeout=timeout, env=env(cache))
+            child = run_child(cmd, timeout=timeout, env=env(cache, target))
             if child.ok:
                 times.append(child.wall_s)
         if times:

@@ -10,7 +10,10 @@ RUN_HEAD = (f"{'module':22} {'instr':>6} | {'ours ms':>8} {'min':>8} | {'XLA ms'
             f"{'1T ours':>8} {'min':>8} | {'1T XLA':>8} {'min':>8} | {'ratio':>6} | agree")
 COMPILE_HEAD = (f"{'module':22} | {'cold s':>7} {'passes':>7} {'codegen':>7} {'llvm':>7} {'other':>6} | "
                 f"{'XLA s':>7} | {'ratio':>6} | {'warm ms':>7} | {'1T cold':>7} | {'peak MB':>7} {'XLA MB':>7}")
-RATIOS = (("run", "run"), ("run_st", "run, single thread"), ("compile", "cold compile"))
+# The minima's ratios too: on a shared machine the fastest of the repeats is the figure least
+# moved by other processes (the medians' ratios swing with the load).
+RATIOS = (("run", "run"), ("run_st", "run, single thread"), ("run_min", "run (minima)"),
+          ("run_st_min", "run, single thread (minima)"), ("compile", "cold compile"))
 
 
 def _get(row: dict[str, Any], *path: str) -> Any:

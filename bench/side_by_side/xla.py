@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .catalog import Case
 from .children import Child, run_child
+from .target import Target
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 XLA_REF = SHARED / "tools" / "xla_ref.py"
@@ -26,22 +27,24 @@ def venv_python() -> tuple[Path | None, str]:
     return python, ""
 
 
-def random_inputs(python: Path, case: Case, out: Path, timeout: float) -> Path | None:
+def random_inputs(python: Path, case: Case, out: Path, timeout: float, target: Target) -> Path | None:
     """Inputs for a module without NAME.inputs.npz, drawn by xla_ref (--random 0) and saved for
     hlotools to read: both sides then run on the same arrays."""
     child = run_child([str(python), str(XLA_REF), "run", str(case.hlo), "--random", "0",
-                       "--save-inputs", str(out), "--repeat", "1", "--warmup", "0"], timeout=timeout)
+                       "--save-inputs", str(out), "--repeat", "1", "--warmup", "0"], timeout=timeout,
+                      env=target.xla_env(dict(os.environ)))
     return out if child.ok and out.is_file() else None
 
 
-def measure(python: Path, case: Case, inputs: Path | None, repeat: int, timeout: float,
+def measure(python: Path, case: Case, inputs: Path | None, repeat: int, timeout: float, target: Target,
             single_thread: bool, out: Path | None = None) -> dict[str, object]:
-    """One xla_ref run: its figures (seconds) and the process's wall time and peak memory."""
+    """One xla_ref run, its ISA capped to `target`'s: its figures (seconds) and the process's
+    wall time and peak memory."""
     cmd = [str(python), str(XLA_REF)] + (["--single-thread"] if single_thread else [])
     cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", "2"]
     cmd += ["--inputs-npz", str(inputs)] if inputs is not None else ["--random", "0"]
     cmd += ["--out", str(out)] if out is not None else []
-    child = run_child(cmd, timeout=timeout)
+    child = run_child(cmd, timeout=timeout, env=target.xla_env(dict(os.environ)))
     return _figures(child)
 
 

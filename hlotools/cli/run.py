@@ -250,8 +250,11 @@ def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_t
     if show_timings:
         doc["timings"] = {t.phase: t.to_json() for t in result.timings}
         if result.backend.compiles and result.compiled is not None:
+            from hlotools.backend.llvm.native.cache import environment  # the compile's keys (computed)
+            env = environment()
             doc["compile"] = {"cache": result.compiled.cache, "cold": result.compiled.cache != "hit",
-                              "loader": result.compiled.loader or None}
+                              "loader": result.compiled.loader or None,
+                              "target": {"cpu": env["cpu"], "features": env["features"]}}  # what the code is for
     if result.refusal is not None:
         doc["fallback"] = {"from": "llvm", "reason": result.refusal.format().splitlines()[0]}
     return json.dumps(doc, indent=2, allow_nan=False)

@@ -32,9 +32,12 @@ the same instruction for instruction). The epilogue's interpreter is part of thi
 code, so the runtime library's fingerprint covers gemm_epilogue.py and llvm_ir/ (arith.py,
 math_ops.py) too (library.sources()).
 
-Each k step is acc = llvm.fma(a, b, acc) (one rounding, the same bits at every x86 feature
-level): 20-25% less CPU than fmul + fadd on the big benchmarks here (AVX-512), a little less
-at x86-64-v3, ~20x more at x86-64-v2, which has no FMA (libm calls); _mul_add has the figures.
+Each k step is acc = llvm.fma(a, b, acc) where the target has FMA (one rounding, the same bits
+at every such level: x86-64-v3, v4, any CPU name with FMA): 20-25% less CPU than fmul + fadd on
+the big benchmarks here (AVX-512), a little less at x86-64-v3. Without FMA (x86-64-v2, and
+x86-64 itself) llvm.fma is a libm call per lane, ~20x slower than the two instructions, so
+there the step is fmul then fadd (two roundings: the `.nofma` variant; its results differ
+from the fused levels' in the last bits, within the dot tolerance); _mul_add has the figures.
 
 A NaN of the finished tile becomes the canonical NaN (canonical_nan) before the epilogue and
 the stores: which payload a chain of multiply-adds keeps depends on how LLVM orders and
@@ -84,6 +87,7 @@ class Blocking:
     lanes: int
     vecs: int
     rows: int
+    fused: bool = True  # each k step one llvm.fma; False: fmul then fadd (targets without FMA)
 
     def __post_init__(self) -> None:
         assert self.vecs & (self.vecs - 1) == 0 and self.lanes & (self.lanes - 1) == 0, \
@@ -94,7 +98,8 @@ class Blocking:
         return self.vecs * self.lanes
 
     def registers(self) -> int:
-        return self.rows * self.vecs + self.vecs + 1
+        """Vector registers live in the k loop (an unfused step needs one more, its product)."""
+        return self.rows * self.vecs + self.vecs + 1 + (0 if self.fused else 1)
 
 
 @dataclass(frozen=True)
@@ -111,13 +116,15 @@ class RegisterFile:
 # The one table of per-ISA-level blocking. Blocking only regroups output elements (over m
 # and n): every element's k loop is the same chain of fma in the same order at every level,
 # so the bits are the same (tests/backend/llvm/native/test_feature_levels.py).
+# Without FMA the 6x2 block still fits 16 registers with the product's (no spill in the k
+# loop at x86-64-v2; f32 512^3 one thread: 376 ms with libm fmaf, ~12-17 ms with fmul + fadd).
 # Rows x vectors measured single-threaded on Zen 4 (CPU time, best of 3 processes x 30 calls,
 # f32 dots 512^3 / 128x1024x1024 / 1024x1024x256 / 32768x144x32, ms):
 #   x86-64-v3: 4x2 2.91 3.82 5.99 9.9, 6x2 2.69 3.74 5.51 9.0; 3x4 (17 registers) 6.1 (spills)
 #   x86-64-v4: 4x2 2.69 3.91 5.27 5.6, 8x2 2.73 3.34 5.22 5.5; 12x2 3.06 4.35 6.27
 REGISTER_FILES: tuple[RegisterFile, ...] = (
     RegisterFile("avx512f", 64, 32, 2, 8),  # 32 zmm: 16 accumulators + 2 + 1
-    RegisterFile("avx", 32, 16, 2, 6),  # 16 ymm: 12 accumulators + 2 + 1 = 15
+    RegisterFile("avx", 32, 16, 2, 6),  # 16 ymm: 12 accumulators + 2 + 1 = 15 (+1 unfused: 16)
     RegisterFile("", 16, 16, 2, 6),  # 16 xmm (SSE2, every x86-64; also the default elsewhere)
 )
 
@@ -138,15 +145,22 @@ def lanes_for(ct: ElementType, features: str) -> int:
     return max(2, vector_bytes(features) // (ct.bits // 8))
 
 
+def has_fma(features: str) -> bool:
+    return "+fma" in features.split(",")
+
+
 def blocking_for(ct: ElementType, features: str) -> Blocking:
-    """The register block of compute type `ct` on a target of `features`."""
+    """The register block of compute type `ct` on a target of `features` (fused where the
+    target has FMA or the type is no float: integers multiply and add either way)."""
     rf = register_file(features)
-    return Blocking(lanes_for(ct, features), rf.vecs, rf.rows)
+    fused = ct.kind != "float" or has_fma(features)
+    return Blocking(lanes_for(ct, features), rf.vecs, rf.rows, fused)
 
 
 def kernel_name(ct: ElementType, blk: Blocking) -> str:
-    """The kernel's symbol, which is also its runtime library group (kernels/library.py)."""
-    return f"gemm.{ct.name}.x{blk.lanes}.v{blk.vecs}.r{blk.rows}"
+    """The kernel's symbol, which is also its runtime library group (kernels/library.py):
+    the name alone decides the code (`.nofma`: the unfused k step)."""
+    return f"gemm.{ct.name}.x{blk.lanes}.v{blk.vecs}.r{blk.rows}" + ("" if blk.fused else ".nofma")
 
 
 def kernel_function(module: ir.Module, ct: ElementType, blk: Blocking) -> ir.Function:
@@ -194,19 +208,21 @@ def canonical_nan(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
     return b.select(b.fcmp_unordered("uno", v, v), nan, v)
 
 
-def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType) -> ir.Value:
-    """acc + x*y rounded once: llvm.fma, one semantics on every target (hardware FMA from
-    x86-64-v3, a libm fmaf/fma call per lane at v2: slow there, the same bits). Never
-    llvm.fmuladd, which LLVM fuses where the target has FMA and rounds twice elsewhere, so
-    results would depend on the CPU (tests/backend/llvm/native/test_feature_levels.py). Why fma and not
+def _mul_add(b: ir.IRBuilder, x: ir.Value, y: ir.Value, acc: ir.Value, ct: ElementType, fused: bool) -> ir.Value:
+    """acc + x*y: `fused`, rounded once (llvm.fma, hardware FMA from x86-64-v3), else fmul
+    then fadd for a target without FMA, where llvm.fma is a libm fmaf/fma call per lane. Never
+    llvm.fmuladd, which leaves the choice to LLVM's target, so a kernel's name would not decide
+    its bits (tests/backend/llvm/native/test_feature_levels.py). Why fma and not
     fmul + fadd (the same bits everywhere too), measured on this 2-core AVX-512 host, A/B
     interleaved, medians of CPU times (bench/run.py --big --no-interp, 5 runs of 20 calls each):
     big_mlp_1024 9.57 -> 7.57 ms, big_attention_256 7.26 -> 5.84 ms, big_conv 11.9 -> 9.7 ms,
     transformer_block 0.272 -> 0.208 ms, llama_block 0.110 -> 0.100 ms; the kernel alone
     (one thread, best CPU of 30): f32 512^3 3.9 -> 2.7 ms, f64 384^3 3.3 -> 2.3 ms at v4,
     3.2 -> 2.9 ms and 2.6 -> 2.5 ms at x86-64-v3, but 8.1 -> 175 ms and 5.6 -> 75 ms at
-    x86-64-v2 (libm calls; the level test's v2 child stays within its time: the corpus dots
-    are small). XLA CPU's Eigen kernels fuse too where the CPU has FMA."""
+    x86-64-v2 (libm calls), hence fmul + fadd there. XLA CPU's Eigen kernels fuse too where the
+    CPU has FMA, and not elsewhere."""
+    if ct.kind == "float" and not fused:
+        return b.fadd(acc, b.fmul(x, y))
     if ct.kind == "float":
         ty = x.type
         bits = 64 if ct.name == "f64" else 32
@@ -326,7 +342,7 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
                         av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
                         sv = _splat(b, av, vty)
                         for j in range(V):
-                            new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct))
+                            new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct, blk.fused))
                     kn = b.add(kv, c64(1), flags=["nsw"])
                     kv.add_incoming(kn, b.block)
                     for ph, v in zip(accs, new):

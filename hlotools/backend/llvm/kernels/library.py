@@ -7,7 +7,7 @@ Groups (each one LLVM module, one object, one cache entry):
 - "parallel": kernels/parallel_for.py's whole runtime (`hlo.parallel_for`, its chunks, trampoline and
   join, the pending-thread list, `hlotools_num_threads`, `hlotools_parallel_join`): ~35 ms of
   LLVM time that every module with a parallel loop used to spend;
-- one per GEMM kernel variant, named by its symbol `gemm.<type>.x<L>.v<vectors>.r<MR>` (kernels/gemm.py):
+- one per GEMM kernel variant, named by its symbol `gemm.<type>.x<L>.v<vectors>.r<MR>[.nofma]` (kernels/gemm.py):
   ~60 ms each. One group per variant, not one for all: a module needs one or two of the
   twelve types a host could use, and building all of them would cost ~0.7 s on a cold machine;
 - one per convolution compute type, `conv.<type>` (kernels/conv.py): the generic im2col and
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 PARALLEL = "parallel"
 KIND = "runtime"  # cache entry kind
-_GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.v(\d+)\.r(\d+)$")
+_GEMM = re.compile(r"gemm\.(\w+)\.x(\d+)\.v(\d+)\.r(\d+)(\.nofma)?$")
 _CONV_SYMBOL = re.compile(r"conv\.(?:im2col|pack|rows|tables)\.(f32|f64)$")
 _CONV = re.compile(r"conv\.(f32|f64)$")
 _REDUCE_WINDOW = re.compile(r"reduce_window\.(\w+)$")  # symbol and group alike
@@ -151,7 +151,7 @@ def build_ir(group: str) -> str:
         return str(module)
     m = _GEMM.match(group)
     ct = ELEMENT_TYPES.get(m.group(1)) if m else None
-    blk = gemm_kernel.Blocking(*(int(m.group(k)) for k in (2, 3, 4))) if m else None
+    blk = gemm_kernel.Blocking(int(m.group(2)), int(m.group(3)), int(m.group(4)), fused=not m.group(5)) if m else None
     if ct is None or blk is None or not 2 <= blk.lanes <= 64 or not 1 <= blk.vecs <= 8 or not 1 <= blk.rows <= 16:
         raise HloError(f"runtime library: no group {group!r}")
     gemm_kernel.define_runtime(module, ct, blk)

@@ -333,13 +333,28 @@ def test_blocking_fits_each_register_file() -> None:
     from hlotools.ir.types import ELEMENT_TYPES
     f32 = ELEMENT_TYPES["f32"]
     for rf in gemm_kernel.REGISTER_FILES:
-        assert rf.rows * rf.vecs + rf.vecs + 1 <= rf.registers, rf
+        assert rf.rows * rf.vecs + rf.vecs + 1 + 1 <= rf.registers, rf  # + the product without FMA
     v4 = gemm_kernel.blocking_for(f32, "+sse2,+avx,+avx2,+fma,+avx512f")
     v3 = gemm_kernel.blocking_for(f32, "+sse2,+avx,+avx2,+fma,-avx512f")
     v2 = gemm_kernel.blocking_for(f32, "+sse2,+sse4.2,-avx")
-    assert (v4.lanes, v3.lanes, v2.lanes) == (16, 8, 4)
-    assert v4.registers() <= 32 and v3.registers() <= 16 and v2.registers() <= 16
-    assert len({gemm_kernel.kernel_name(f32, b) for b in (v2, v3, v4)}) == 3
+    avx = gemm_kernel.blocking_for(f32, "+sse2,+avx,-fma")  # Sandy Bridge: 256-bit, no FMA
+    assert (v4.lanes, v3.lanes, v2.lanes, avx.lanes) == (16, 8, 4, 8)
+    assert (v4.fused, v3.fused, v2.fused, avx.fused) == (True, True, False, False)
+    assert v4.registers() <= 32 and v3.registers() <= 16 and v2.registers() <= 16 and avx.registers() <= 16
+    assert len({gemm_kernel.kernel_name(f32, b) for b in (v2, v3, v4, avx)}) == 4
+    assert gemm_kernel.blocking_for(ELEMENT_TYPES["s32"], "+sse2").fused  # integers: one name either way
+
+
+def test_unfused_kernel_group_round_trips() -> None:
+    """A `.nofma` group name builds the unfused kernel (fmul, fadd; no llvm.fma), the plain
+    one the fused kernel: the name alone decides the code."""
+    from hlotools.backend.llvm.kernels import library as runtime_library
+    unfused = runtime_library.build_ir("gemm.f32.x4.v2.r6.nofma")
+    fused = runtime_library.build_ir("gemm.f32.x4.v2.r6")
+    assert "llvm.fma.v4f32" not in unfused and fused.count('call <4 x float> @"llvm.fma.v4f32"') == 12  # 6x2
+    for op in ("fmul", "fadd"):  # the epilogue's interpreter has its own
+        assert unfused.count(f"{op} <4 x float>") == fused.count(f"{op} <4 x float>") + 12, op
+    assert runtime_library.group_of("gemm.f32.x4.v2.r6.nofma") == "gemm.f32.x4.v2.r6.nofma"
 
 
 @pytest.mark.parametrize("t", ["f32", "f64"])
