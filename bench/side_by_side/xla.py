@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .catalog import Case
 from .children import Child, run_child
+from .ours import WARMUP
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 XLA_REF = SHARED / "tools" / "xla_ref.py"
@@ -38,7 +39,7 @@ def measure(python: Path, case: Case, inputs: Path | None, repeat: int, timeout:
             single_thread: bool, out: Path | None = None) -> dict[str, object]:
     """One xla_ref run: its figures (seconds) and the process's wall time and peak memory."""
     cmd = [str(python), str(XLA_REF)] + (["--single-thread"] if single_thread else [])
-    cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", "2"]
+    cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", str(WARMUP)]
     cmd += ["--inputs-npz", str(inputs)] if inputs is not None else ["--random", "0"]
     cmd += ["--out", str(out)] if out is not None else []
     child = run_child(cmd, timeout=timeout)
