@@ -6,7 +6,8 @@ with its compile cache folder set ($HLOTOOLS_CACHE_DIR).
   process pays passes, codegen and LLVM; hlo-run reports those phases and 'cache' (imports,
   keys, lookup, storing) and runs once. Its peak resident set is the compile's.
 - warm: a second process on the filled folder (its 'cache-load' is the warm start), running
-  the module `repeat` times: the multi-threaded run time.
+  the module WARMUP times untimed, then `repeat` times: the multi-threaded run time (XLA's
+  side has the same two untimed runs: xla.py).
 - every child (and the runtime library seed) compiles for --target-cpu (target.py).
 - single thread: HLOTOOLS_NUM_THREADS=1 (generated code without threads: the variable is part
   of the compile key, so this process compiles again) on one CPU, as xla_ref --single-thread.
@@ -83,8 +84,11 @@ def new_cache(seed_folder: Path | None, where: Path) -> Path:
     return where
 
 
-def _cmd(case: Case, inputs: Path | None, repeat: int, out: Path | None = None) -> list[str]:
-    cmd = [tool("hlo-run"), str(case.hlo), "--backend=llvm", "--json", "--repeat", str(repeat)]
+WARMUP = 2  # untimed runs before the timed ones, as xla.py asks of xla_ref (--warmup 2)
+
+
+def _cmd(case: Case, inputs: Path | None, repeat: int, out: Path | None = None, warmup: int = 0) -> list[str]:
+    cmd = [tool("hlo-run"), str(case.hlo), "--backend=llvm", "--json", "--repeat", str(repeat), "--warmup", str(warmup)]
     cmd += ["--inputs", str(inputs)] if inputs is not None else ["--random", "0"]
     return cmd + (["-o", str(out)] if out is not None else [])
 
@@ -95,7 +99,8 @@ def cold(case: Case, inputs: Path | None, cache: Path, timeout: float, out: Path
 
 def run(case: Case, inputs: Path | None, cache: Path, repeat: int, timeout: float, target: Target,
         single_thread: bool = False, cpu: int = 0) -> dict[str, object]:
-    return _figures(run_child(_cmd(case, inputs, repeat), timeout=timeout, env=env(cache, target, single_thread),
+    return _figures(run_child(_cmd(case, inputs, repeat, warmup=WARMUP), timeout=timeout,
+                              env=env(cache, target, single_thread),
                               cpus={cpu} if single_thread else None))
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .catalog import Case
 from .children import Child, run_child
+from .ours import WARMUP
 from .target import Target
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -41,7 +42,7 @@ def measure(python: Path, case: Case, inputs: Path | None, repeat: int, timeout:
     """One xla_ref run, its ISA capped to `target`'s: its figures (seconds) and the process's
     wall time and peak memory."""
     cmd = [str(python), str(XLA_REF)] + (["--single-thread"] if single_thread else [])
-    cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", "2"]
+    cmd += ["run", str(case.hlo), "--repeat", str(repeat), "--warmup", str(WARMUP)]
     cmd += ["--inputs-npz", str(inputs)] if inputs is not None else ["--random", "0"]
     cmd += ["--out", str(out)] if out is not None else []
     child = run_child(cmd, timeout=timeout, env=target.xla_env(dict(os.environ)))

@@ -151,9 +151,11 @@ def _compile(backend: Backend, module: Module, request: CompileRequest) -> Compi
 
 
 def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
-             repeat: int, request: CompileRequest | None = None, fallback: Backend | None = None) -> RunResult:
-    """Parse `repeat` times, compile once, run `repeat` times. With `fallback`, a module that
-    `backend` refuses at compile time (HloUnsupportedError) runs on `fallback` instead."""
+             repeat: int, request: CompileRequest | None = None, fallback: Backend | None = None,
+             warmup: int = 0) -> RunResult:
+    """Parse `repeat` times, compile once, run `warmup` times untimed and `repeat` times timed.
+    With `fallback`, a module that `backend` refuses at compile time (HloUnsupportedError)
+    runs on `fallback` instead."""
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
     try:
@@ -172,6 +174,8 @@ def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], se
             refusal, backend = e.with_place(name, text), fallback
             compiled = _compile(backend, module, request)
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
+            for _ in range(warmup):
+                compiled(args)
             outputs, run_s = _timed(lambda: compiled(args), repeat)
     except HloError as e:
         raise e.with_place(name, text) from None
@@ -333,6 +337,9 @@ class RunCommand(VariadicCommand):
               help="Parse and run N times and report the times (median, min): parse, the compile "
                    "phases (passes, codegen, llvm; measured once, or cache-load when the compile "
                    "cache hit, said explicitly) and run.")
+@click.option("--warmup", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Run N more times first, untimed (with --repeat: the first calls of a process "
+                   "fault in the arena and start the worker threads; xla_ref's --warmup alike).")
 @click.option("--compare", "compare_backends", is_flag=True,
               help="Also run the other backend (llvm vs interp) on the same inputs and report the "
                    "largest difference per output; exit 3 if they disagree beyond the tolerance.")
@@ -353,7 +360,7 @@ class RunCommand(VariadicCommand):
 @click.pass_context
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
-         repeat: int | None, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
+         repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
          verbose: int, debug: bool) -> None:
     """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
     if inputs and seed is not None:
@@ -366,7 +373,7 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     # Only the default falls back: --backend=llvm and --compare need LLVM's own answer.
     fallback = fallback_for(chosen) if backend is None and not compare_backends else None
     with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
-        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback)
+        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup)
     if result.refusal is not None:
         err(_fallback_note(result, verbose))
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None

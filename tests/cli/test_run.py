@@ -213,6 +213,24 @@ def test_repeat_prints_a_timing_table() -> None:
     assert lines[-1].startswith("time run: median ")
 
 
+def test_warmup_runs_untimed_before_the_timed_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = backends._interpreter
+
+    def counting(module: object) -> object:
+        run = real(module)  # type: ignore[arg-type]
+
+        def counted(args: list[np.ndarray | None]) -> list[np.ndarray]:
+            calls.append(1)
+            return run(args)
+        return counted
+    monkeypatch.setitem(backends.BACKENDS, "interp", backends.Backend("interp", "counted", counting, compiles=False))
+    r = invoke([MLP, "--random", "0", "--repeat", "3", "--warmup", "2", "--backend=interp", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["timings"]["run"]["runs"] == 3 and len(calls) == 5
+    assert invoke([MLP, "--random", "0", "--warmup", "-1", "--backend=interp"]).exit_code == 2
+
+
 def test_nan_outputs_are_counted_and_json_stays_valid(tmp_path: Path) -> None:
     model = write(tmp_path, "s.hlo", "HloModule s\n\nENTRY main {\n  x = f32[3] parameter(0)\n"
                   "  ROOT r = f32[3] sqrt(x)\n}\n")
