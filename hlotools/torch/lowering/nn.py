@@ -1,0 +1,1 @@
+"""Neural-network ATen ops that stay whole after the core-ATen decompositions."""
