@@ -65,8 +65,8 @@ def to_numpy(tensor: torch.Tensor) -> np.ndarray:
 
 def from_numpy(array: np.ndarray) -> torch.Tensor:
     """A tensor sharing `array`'s memory (bf16 through an int16 view)."""
+    if not (array.flags.c_contiguous and array.flags.writeable):
+        array = array.copy()  # (np.ascontiguousarray would make a 0-d array 1-d)
     if array.dtype == ml_dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
-    if not array.flags.writeable:
-        array = array.copy()
-    return torch.from_numpy(np.ascontiguousarray(array))
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)

@@ -76,4 +76,18 @@ def _call(cx: Context, node: Node) -> Any:
     entry = TABLE.get(node.target)
     if entry is None:
         raise LoweringError(f"no lowering for {node.target}")
-    return entry.build(cx, node)
+    result = entry.build(cx, node)
+    _check(node, result, node.meta.get("val"))
+    return result
+
+
+def _check(node: Node, result: Any, val: Any) -> None:
+    """A lowering's result has the shape and dtype FX recorded (else it is a bug there)."""
+    if isinstance(result, list | tuple) and isinstance(val, list | tuple):
+        for r, v in zip(result, val):
+            _check(node, r, v)
+    elif isinstance(result, Value) and isinstance(val, torch.Tensor):
+        want = (dtypes.hlo_type(val.dtype), tuple(int(d) for d in val.shape))
+        if (result.dtype, result.dims) != want:
+            raise LoweringError(f"{node.name} ({node.target}): lowered to {result.shape}, "
+                                f"torch has {want[0]}{list(want[1])}")
