@@ -99,6 +99,23 @@ def _interpreter(module: Module, options: Options) -> tuple[Runner, str]:
     return run, "reference interpreter (nothing to compile)"
 
 
+def _unaliased(outs: list[np.ndarray], inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Outputs as arrays of their own: torch may write into any output (an in-place op after
+    the graph), so none may share memory with an input or another output (the interpreter
+    hands a parameter back as it is; two results may be one value)."""
+    seen = {a.__array_interface__["data"][0] for a in inputs if a.size}
+    fresh = []
+    for out in outs:
+        out = np.asarray(out)
+        address = out.__array_interface__["data"][0]
+        if out.size and address in seen:
+            out = out.copy()
+            address = out.__array_interface__["data"][0]
+        seen.add(address)
+        fresh.append(out)
+    return fresh
+
+
 @dataclass
 class CompiledGraph:
     """A graph's compiled module as a boxed callable (aot_autograd passes a list of tensors)."""
@@ -110,8 +127,8 @@ class CompiledGraph:
 
     def __call__(self, args: list[Any]) -> Any:
         arrays = [dtypes.to_numpy(a) for a in args]
-        outs = self.runner(arrays)
-        results = [dtypes.from_numpy(np.asarray(outs[where])) if kind == "result" else where
+        outs = _unaliased(self.runner(arrays), arrays)
+        results = [dtypes.from_numpy(outs[where]) if kind == "result" else where
                    for kind, where in self.lowered.outputs]
         return results[0] if self.single else results
 

@@ -24,13 +24,12 @@ UNARY = {
     aten.tan.default: "tan", aten.erf.default: "erf", aten.floor.default: "floor", aten.ceil.default: "ceil",
     aten.round.default: "round-nearest-even", aten.abs.default: "abs", aten.neg.default: "negate",
     aten.sign.default: "sign", aten.sinh.default: "sinh", aten.cosh.default: "cosh", aten.asin.default: "asin",
-    aten.acos.default: "acos", aten.atan.default: "atan", aten.asinh.default: "asinh",
+    aten.acos.default: "acos", aten.asinh.default: "asinh",
     aten.acosh.default: "acosh", aten.atanh.default: "atanh",
 }
 BINARY = {aten.mul.Tensor: "multiply", aten.mul.Scalar: "multiply", aten.maximum.default: "maximum",
           aten.minimum.default: "minimum", aten.atan2.default: "atan2",
-          aten.bitwise_and.Tensor: "and", aten.bitwise_or.Tensor: "or", aten.bitwise_xor.Tensor: "xor",
-          aten.bitwise_and.Scalar: "and", aten.bitwise_or.Scalar: "or", aten.bitwise_xor.Scalar: "xor"}
+          aten.bitwise_and.Tensor: "and", aten.bitwise_or.Tensor: "or", aten.bitwise_xor.Tensor: "xor"}
 LOGICAL = {aten.logical_and.default: "and", aten.logical_or.default: "or", aten.logical_xor.default: "xor"}
 COMPARES = {getattr(aten, name).Tensor: d for name, d in ops.COMPARE.items()} | {
     getattr(aten, name).Scalar: d for name, d in ops.COMPARE.items()}
@@ -58,12 +57,6 @@ def add_sub(cx: Context, node: Call) -> Value:
     if ct == "pred":  # bool + bool is logical or in torch
         return ops.binary(cx.b, "or", x, y)
     return ops.binary(cx.b, opcode, x, _scaled(cx, node, y))
-
-
-@lowers(aten.rsub.Scalar, aten.rsub.Tensor, supports=_no_bool_arith)
-def rsub(cx: Context, node: Call) -> Value:
-    x, y = _operands(cx, node, out_type(node))
-    return ops.binary(cx.b, "subtract", y, _scaled(cx, node, x))
 
 
 @lowers(*BINARY)
@@ -117,6 +110,12 @@ def unary(cx: Context, node: Call) -> Value:
     return ops.unary(cx.b, UNARY[node.target], x)
 
 
+@lowers(aten.atan.default, supports=_float_unary)
+def atan(cx: Context, node: Call) -> Value:
+    x = cx.operand(node.args[0], out_type(node))  # HLO has no atan opcode: atan2(x, 1)
+    return ops.binary(cx.b, "atan2", x, ops.constant(cx.b, 1, x.dtype))
+
+
 @lowers(aten.reciprocal.default)
 def reciprocal(cx: Context, node: Call) -> Value:
     x = cx.operand(node.args[0], out_type(node))
@@ -153,7 +152,7 @@ def gelu(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, x0.dtype)
 
 
-@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode)
 def div(cx: Context, node: Call) -> Value:
     mode = node.kwargs.get("rounding_mode")
     ct = out_type(node)
@@ -206,7 +205,7 @@ def clamp(cx: Context, node: Call) -> Value:
     return x
 
 
-@lowers(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+@lowers(aten.where.self)
 def where(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     cond = _nonzero(cx, cx.tensor(node.args[0]))
@@ -219,14 +218,14 @@ def isnan(cx: Context, node: Call) -> Value:
     return ops.compare(cx.b, "NE", x, x) if x.dtype[0] in "fbc" else ops.full(cx.b, False, "pred", x.dims)
 
 
-@lowers(aten._to_copy.default, aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default)
+@lowers(aten._to_copy.default, aten.clone.default, aten.alias.default)
 def to_copy(cx: Context, node: Call) -> Value:
     return _convert(cx, cx.tensor(node.args[0]), out_type(node))
 
 
 def _convert(cx: Context, x: Value, dtype: str) -> Value:
     if dtype == "pred" and x.dtype != "pred":
-        return _nonzero(cx, x)  # torch: any nonzero is True (XLA's convert agrees; say so here)
+        return _nonzero(cx, x)  # torch: any nonzero is True, NaN included
     return ops.convert(cx.b, x, dtype)
 
 

@@ -32,7 +32,7 @@ def mm(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, _matmul(cx, x, y, x.rank - 2, out_type(node)), out_type(node))
 
 
-@lowers(aten.addmm.default, aten.baddbmm.default, supports=_no_bool)
+@lowers(aten.addmm.default, supports=_no_bool)
 def addmm(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     bias, x, y = cx.tensors(node.args[:3])

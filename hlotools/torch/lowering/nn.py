@@ -10,7 +10,7 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
-from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
 from hlotools.torch.lowering.registry import lowers
 
@@ -130,17 +130,6 @@ def group_norm(cx: Context, node: Call) -> list[Value]:
     y = _affine(cx, y, node.args[1], node.args[2])
     return [ops.convert(b, y, x0.dtype), ops.convert(b, ops.reshape(b, mean, [n, groups]), out_type(node, 1)),
             ops.convert(b, ops.reshape(b, rstd, [n, groups]), out_type(node, 2))]
-
-
-def _no_random_dropout(node: Call) -> str | None:
-    train = arg(node, 2, "train", True)
-    return "random dropout in training (eager keeps torch's random numbers)" if train and node.args[1] > 0 else None
-
-
-@lowers(aten.native_dropout.default, supports=_no_random_dropout)
-def dropout(cx: Context, node: Call) -> list[Value]:
-    x = cx.tensor(node.args[0])
-    return [x, ops.full(cx.b, True, "pred", x.dims)]
 
 
 def _plain_attention(node: Call) -> str | None:

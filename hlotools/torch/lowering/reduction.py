@@ -40,7 +40,7 @@ def _count(x: Value, axes: list[int]) -> int:
 def _sum(cx: Context, node: Call, mean: bool) -> Value:
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
-    axes = axes_of(x, arg(node, 1, "dim") if node.target not in (aten.sum.default, aten.mean.default) else None)
+    axes = axes_of(x, arg(node, 1, "dim") if node.target != aten.mean.default else None)
     keep = bool(arg(node, 2, "keepdim", False))
     s = ops.reduce(cx.b, x, axes, "add", 0, keep)
     if mean:
@@ -48,7 +48,7 @@ def _sum(cx: Context, node: Call, mean: bool) -> Value:
     return ops.convert(cx.b, s, ct)
 
 
-@lowers(aten.sum.dim_IntList, aten.sum.default)
+@lowers(aten.sum.dim_IntList)
 def sum_(cx: Context, node: Call) -> Value:
     return _sum(cx, node, mean=False)
 
@@ -79,7 +79,7 @@ def amax(cx: Context, node: Call) -> Value:
                       init, bool(arg(node, 2, "keepdim", False)))
 
 
-@lowers(aten.any.dim, aten.any.dims, aten.any.default)
+@lowers(aten.any.dim, aten.any.default)
 def any_(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     nonzero = x if x.dtype == "pred" else ops.compare(cx.b, "NE", x, ops.constant(cx.b, 0, x.dtype))
@@ -163,15 +163,13 @@ def argmax(cx: Context, node: Call) -> Value:
     return arg_extreme(cx, x, dim % x.rank, node.target == aten.argmax.default, keep)[1]
 
 
-@lowers(aten.var.correction, aten.var.dim, supports=_float_only)
+@lowers(aten.var.correction, supports=_float_only)
 def var(cx: Context, node: Call) -> Value:
     b = cx.b
     x = upcast(cx, cx.tensor(node.args[0]))
     axes = axes_of(x, arg(node, 1, "dim"))
-    correction = node.kwargs.get("correction", 1 if node.target == aten.var.correction else None)
-    if node.target == aten.var.dim:
-        correction = 1 if arg(node, 2, "unbiased", True) else 0
-    keep = bool(node.kwargs.get("keepdim", arg(node, 3, "keepdim", False)))
+    correction = node.kwargs.get("correction", 1)
+    keep = bool(node.kwargs.get("keepdim", False))
     n = _count(x, axes)
     m = ops.binary(b, "divide", ops.reduce(b, x, axes, "add", 0, True), ops.constant(b, n, x.dtype))
     d = ops.binary(b, "subtract", x, m)

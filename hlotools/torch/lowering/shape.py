@@ -14,8 +14,7 @@ from hlotools.torch.lowering.registry import lowers
 aten = torch.ops.aten
 
 
-@lowers(aten.view.default, aten._unsafe_view.default, aten.reshape.default, aten.squeeze.dims,
-        aten.squeeze.dim, aten.squeeze.default, aten.unsqueeze.default, aten.flatten.using_ints)
+@lowers(aten.view.default, aten.squeeze.dims, aten.unsqueeze.default)
 def view(cx: Context, node: Call) -> Value:
     return ops.reshape(cx.b, cx.tensor(node.args[0]), out_dims(node))
 
@@ -24,17 +23,6 @@ def view(cx: Context, node: Call) -> Value:
 def permute(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     return ops.transpose(cx.b, x, [d % x.rank for d in node.args[1]])
-
-
-@lowers(aten.t.default, aten.transpose.int)
-def transpose(cx: Context, node: Call) -> Value:
-    x = cx.tensor(node.args[0])
-    if x.rank < 2:
-        return x
-    d0, d1 = (arg(node, 1, "dim0", 0) % x.rank, arg(node, 2, "dim1", 1) % x.rank)
-    perm = list(range(x.rank))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    return ops.transpose(cx.b, x, perm)
 
 
 @lowers(aten.expand.default)
@@ -73,7 +61,7 @@ def select_int(cx: Context, node: Call) -> Value:
     return ops.reshape(cx.b, _slice_dim(cx, x, dim, index, index + 1, 1), out_dims(node))
 
 
-@lowers(aten.split_with_sizes.default, aten.split.Tensor)
+@lowers(aten.split_with_sizes.default)
 def split(cx: Context, node: Call) -> list[Value]:
     x = cx.tensor(node.args[0])
     dim = arg(node, 2, "dim", 0) % x.rank
@@ -94,15 +82,6 @@ def cat(cx: Context, node: Call) -> Value:
     if not values:
         return ops.full(cx.b, 0, ct, dims)
     return ops.concatenate(cx.b, values, arg(node, 1, "dim", 0) % len(dims))
-
-
-@lowers(aten.stack.default)
-def stack(cx: Context, node: Call) -> Value:
-    ct, dims = out_type(node), out_dims(node)
-    dim = arg(node, 1, "dim", 0) % len(dims)
-    one = [*dims[:dim], 1, *dims[dim + 1:]]
-    return ops.concatenate(cx.b, [ops.reshape(cx.b, ops.convert(cx.b, cx.tensor(t), ct), one)
-                                  for t in node.args[0]], dim)
 
 
 @lowers(aten.flip.default)
@@ -146,26 +125,18 @@ def slice_scatter(cx: Context, node: Call) -> Value:
     return scatter_into_slice(cx, x, src, dim, lo, step)
 
 
-@lowers(aten.select_scatter.default)
-def select_scatter(cx: Context, node: Call) -> Value:
-    x, src = cx.tensors(node.args[:2])
-    dim = node.args[2] % x.rank
-    one = [*x.dims[:dim], 1, *x.dims[dim + 1:]]
-    return scatter_into_slice(cx, x, ops.reshape(cx.b, src, one), dim, node.args[3] % x.dims[dim], 1)
-
-
 @lowers(aten.full.default, aten.full_like.default, aten.scalar_tensor.default)
 def full(cx: Context, node: Call) -> Value:
     value = node.args[0] if node.target == aten.scalar_tensor.default else node.args[1]
     return ops.full(cx.b, value, out_type(node), out_dims(node))
 
 
-@lowers(aten.empty.memory_format, aten.empty_like.default, aten.zeros_like.default)
+@lowers(aten.empty.memory_format)
 def zeros(cx: Context, node: Call) -> Value:
     return ops.full(cx.b, 0, out_type(node), out_dims(node))
 
 
-@lowers(aten.arange.start_step, aten.arange.default, aten.arange.start)
+@lowers(aten.arange.start_step)
 def arange(cx: Context, node: Call) -> Value:
     ct, dims = out_type(node), out_dims(node)
     numbers = [a for a in node.args if isinstance(a, int | float)]
