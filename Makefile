@@ -11,7 +11,8 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml setup.py
 	$(BIN)/pip install -q --upgrade pip "setuptools>=70.1" >/dev/null 2>&1 || true
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q 'torch==2.13.0'  # first: the CPU build on disk (hlotools[torch] alone pulls CUDA)
+	$(BIN)/pip install -q -e '.[dev,torch]'
 	# an editable install compiles no bytecode, and with PYTHONDONTWRITEBYTECODE set every process
 	# would compile our ~300 modules again (0.2-0.4 s a cold hlo-run): compile them once here
 	$(BIN)/python -m compileall -q hlotools >/dev/null

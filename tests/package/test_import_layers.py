@@ -23,6 +23,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "backend": ("ir", "passes", *PRINTER),  # passes: only the driver (see _driver)
     "io": ("ir", "text"),
     "graph": ("ir", *PRINTER),
+    # the PyTorch front end sits on top, as cli does, but may not use cli
+    "torch": ("ir", "text", "passes", "backend", "interpreter", "io"),
 }
 # Passes that compute constants with the interpreter's numerics: constant folding runs the
 # evaluator, as XLA's HloConstantFolding does; algsimp folds 1/C (InvertConstant) with them.
@@ -181,6 +183,8 @@ def test_the_checker_catches_planted_edges() -> None:
     ("graph/dot.py", "text.parser", False),
     ("cli/bisect.py", "io.npz", True),
     ("errors.py", "ir.shape", False),
+    ("torch/dynamo.py", "backend.llvm.driver.compile", True),
+    ("torch/dynamo.py", "cli.run", False),
 ])
 def test_layer_rules(source: str, target: str, ok: bool) -> None:
     assert allowed(Edge(source, 1, target, False)) is ok

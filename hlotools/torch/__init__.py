@@ -1,0 +1,11 @@
+"""The PyTorch front end (optional extra `hlotools[torch]`): torch.compile backends that
+lower Dynamo's ATen graphs to HLO and run them on hlotools.
+
+    torch.compile(model, backend="hlotools")          # -O2 passes + the LLVM backend
+    torch.compile(model, backend="hlotools_interp")   # the reference interpreter
+
+Both are registered through the `torch_dynamo_backends` entry point, so no import of
+hlotools is needed. Only this package imports torch."""
+from hlotools.torch.dynamo import FallbackWarning, compile_graph, hlotools_backend, hlotools_interp_backend
+
+__all__ = ["FallbackWarning", "compile_graph", "hlotools_backend", "hlotools_interp_backend"]

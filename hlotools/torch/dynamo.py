@@ -1,0 +1,107 @@
+"""The Dynamo backends `hlotools` (our passes + the LLVM backend) and `hlotools_interp` (the
+reference interpreter), registered through the `torch_dynamo_backends` entry point.
+
+Dynamo hands over a torch-level FX graph; aot_autograd with the core-ATen decompositions
+turns it into ATen graphs (one for inference, or a forward and a backward for training),
+and each of those is lowered to HLO here: whole when every node has a lowering, else split
+so the supported parts still compile and the rest runs eagerly, with one warning."""
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.fx import GraphModule
+
+from hlotools.torch import dtypes
+from hlotools.torch.graph_to_hlo import lower_graph
+from hlotools.torch.options import Options
+from hlotools.torch.partition import split, unsupported
+from hlotools.torch.runtime import CompiledGraph, cached_runner
+
+_NUMBERS = itertools.count()
+
+
+class FallbackWarning(UserWarning):
+    """Some ops of a graph run eagerly in PyTorch instead of on hlotools."""
+
+
+def hlotools_backend(gm: GraphModule, example_inputs: list[Any], options: dict[str, Any] | None = None) -> Any:
+    """torch.compile(model, backend="hlotools"): -O2 passes and the LLVM backend."""
+    return _backend("llvm", gm, example_inputs, options)
+
+
+def hlotools_interp_backend(gm: GraphModule, example_inputs: list[Any],
+                            options: dict[str, Any] | None = None) -> Any:
+    """torch.compile(model, backend="hlotools_interp"): the reference interpreter."""
+    return _backend("interp", gm, example_inputs, options)
+
+
+def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[str, Any] | None) -> Any:
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+    options = Options.of(given)
+    check_inputs(gm, example_inputs)
+
+    def compiler(side: str) -> Callable[[GraphModule, list[Any]], Any]:
+        return lambda graph, inputs: compile_graph(graph, kind, options, side)
+    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
+                           inference_compiler=compiler("inference"),
+                           decompositions=core_aten_decompositions())
+    return backend(gm, example_inputs)
+
+
+def check_inputs(gm: GraphModule, example_inputs: list[Any]) -> None:
+    """An input of a dtype hlotools cannot run is an error naming that input."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for node, value in zip(placeholders, example_inputs):
+        if isinstance(value, torch.Tensor) and not dtypes.supported(value.dtype):
+            source = node.meta.get("grapharg")
+            name = source.source.name if source is not None and hasattr(source, "source") else node.name
+            dtypes.hlo_type(value.dtype, f"input {name() if callable(name) else name}")
+
+
+def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inference") -> Any:
+    """A boxed callable running `gm`: one compiled module, or the split graph with compiled parts."""
+    number = next(_NUMBERS)
+    refused = unsupported(gm)
+    if not refused:
+        return _compile_part(gm, kind, options, f"torch_{side}_{number}")
+    parts = split(gm, refused)
+    warnings.warn(parts.warning, FallbackWarning, stacklevel=2)
+    outer = parts.module
+    eager = sum(parts.eager.values())
+    options.say(f"{side} graph {number}: {len(parts.submodules)} part(s) on hlotools, {eager} node(s) eager: "
+                + ", ".join(f"{op} x{n} ({parts.reasons[op]})" for op, n in sorted(parts.eager.items())))
+    for i, name in enumerate(parts.submodules):
+        sub = getattr(outer, name)
+        setattr(outer, name, _Part(_compile_part(sub, kind, options, f"torch_{side}_{number}_part{i}")))
+    outer.recompile()
+    return _boxed(outer)
+
+
+def _compile_part(gm: GraphModule, kind: str, options: Options, name: str) -> CompiledGraph:
+    lowered = lower_graph(gm, name)
+    runner, how = cached_runner(lowered, kind, options)
+    out = gm.graph.output_node().args[0]
+    nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
+    options.say(f"{name}: {nodes} ATen node(s) on hlotools ({kind}), {lowered.text.count(chr(10))} lines of HLO; {how}")
+    return CompiledGraph(lowered, runner, single=not isinstance(out, list | tuple))
+
+
+class _Part(torch.nn.Module):
+    """A compiled part standing in for its fused submodule in the split graph."""
+
+    def __init__(self, compiled: CompiledGraph) -> None:
+        super().__init__()
+        self.compiled = compiled
+
+    def forward(self, *args: torch.Tensor) -> Any:
+        return self.compiled(list(args))
+
+
+def _boxed(gm: GraphModule) -> Callable[[list[Any]], Any]:
+    from torch._functorch.aot_autograd import make_boxed_func
+    return make_boxed_func(gm.forward)

@@ -1,0 +1,174 @@
+"""Gathers and scatters: embedding, gather, index / index_select (advanced indexing),
+scatter, scatter_add and index_put, each as one HLO gather or scatter.
+
+Negative indices count from the end, as in torch; indices out of range are torch's error
+and XLA's clamp, so they are not checked here."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from hlotools.torch import ops
+from hlotools.torch.builder import Builder, Value, ints
+from hlotools.torch.lowering.context import Call, Context, arg, out_dims
+from hlotools.torch.lowering.registry import lowers
+
+aten = torch.ops.aten
+
+
+def wrapped(cx: Context, index: Value, size: int) -> Value:
+    """index as s64 with negative entries counted from the end."""
+    b = cx.b
+    i = ops.convert(b, index, "s64")
+    if index.dtype.startswith("u"):
+        return i
+    negative = ops.compare(b, "LT", i, ops.constant(b, 0, "s64"))
+    return ops.select(b, negative, ops.binary(b, "add", i, ops.constant(b, size, "s64")), i)
+
+
+def gather(b: Builder, x: Value, indices: Value, offset_dims: Sequence[int], collapsed: Sequence[int],
+           index_map: Sequence[int], slice_sizes: Sequence[int], out: Sequence[int]) -> Value:
+    return b.emit("gather", [x, indices], x.dtype, out,
+                  f"offset_dims={ints(offset_dims)}, collapsed_slice_dims={ints(collapsed)}, "
+                  f"start_index_map={ints(index_map)}, index_vector_dim={indices.rank - 1}, "
+                  f"slice_sizes={ints(slice_sizes)}")
+
+
+def scatter(cx: Context, x: Value, indices: Value, updates: Value, window_dims: Sequence[int],
+            inserted: Sequence[int], to_operand: Sequence[int], accumulate: bool) -> Value:
+    b = cx.b
+    if accumulate:
+        combiner = ops.scalar_computation(b, "or" if x.dtype == "pred" else "add", x.dtype)
+    else:
+        combiner = b.computation(f"replace_{x.dtype}", f"replace_{x.dtype} {{\n  a = {x.dtype}[] parameter(0)\n"
+                                 f"  ROOT b = {x.dtype}[] parameter(1)\n}}\n")
+    return b.emit("scatter", [x, indices, ops.convert(b, updates, x.dtype)], x.dtype, x.dims,
+                  f"update_window_dims={ints(window_dims)}, inserted_window_dims={ints(inserted)}, "
+                  f"scatter_dims_to_operand_dims={ints(to_operand)}, index_vector_dim={indices.rank - 1}, "
+                  f"to_apply={combiner}")
+
+
+@lowers(aten.embedding.default)
+def embedding(cx: Context, node: Call) -> Value:
+    w, idx = cx.tensors(node.args[:2])
+    i = ops.reshape(cx.b, wrapped(cx, idx, w.dims[0]), [*idx.dims, 1])
+    return gather(cx.b, w, i, [idx.rank], [0], [0], [1, w.dims[1]], [*idx.dims, w.dims[1]])
+
+
+def full_indices(cx: Context, index: Value, dim: int, size: int) -> Value:
+    """[*index.dims, rank]: every element's coordinates with `dim` replaced by the index."""
+    b = cx.b
+    parts = []
+    for d in range(index.rank):
+        coord = wrapped(cx, index, size) if d == dim else ops.iota(b, "s64", index.dims, d)
+        parts.append(ops.reshape(b, coord, [*index.dims, 1]))
+    return ops.concatenate(b, parts, index.rank)
+
+
+@lowers(aten.gather.default)
+def gather_(cx: Context, node: Call) -> Value:
+    x, index = cx.tensor(node.args[0]), cx.tensor(node.args[2])
+    if x.rank == 0:
+        return x
+    dim = node.args[1] % x.rank
+    coords = full_indices(cx, index, dim, x.dims[dim])
+    axes = list(range(x.rank))
+    return gather(cx.b, x, coords, [], axes, axes, [1] * x.rank, index.dims)
+
+
+def _scatter_along(cx: Context, node: Call, source: Value, accumulate: bool) -> Value:
+    x, index = cx.tensor(node.args[0]), cx.tensor(node.args[2])
+    dim = node.args[1] % max(x.rank, 1)
+    if x.rank == 0 or 0 in index.dims:
+        return x if 0 in index.dims else ops.reshape(cx.b, source, ())
+    coords = full_indices(cx, index, dim, x.dims[dim])
+    updates = ops.slice_(cx.b, source, [0] * source.rank, index.dims, [1] * source.rank) \
+        if source.dims != index.dims else source
+    axes = list(range(x.rank))
+    return scatter(cx, x, coords, updates, [], axes, axes, accumulate)
+
+
+def _no_reduce(node: Call) -> str | None:
+    return "scatter with reduce=" if node.kwargs.get("reduce") else None
+
+
+@lowers(aten.scatter.value, aten.scatter.src, supports=_no_reduce)
+def scatter_(cx: Context, node: Call) -> Value:
+    x, index = cx.tensor(node.args[0]), cx.tensor(node.args[2])
+    src = node.args[3]
+    source = cx.tensor(src) if node.target == aten.scatter.src else ops.full(cx.b, src, x.dtype, index.dims)
+    return _scatter_along(cx, node, source, accumulate=False)
+
+
+@lowers(aten.scatter_add.default)
+def scatter_add(cx: Context, node: Call) -> Value:
+    return _scatter_along(cx, node, cx.tensor(node.args[3]), accumulate=True)
+
+
+def _int_indices(node: Call) -> str | None:
+    for i in node.args[1]:
+        if i is not None and i.meta["val"].dtype in (torch.bool, torch.uint8):
+            return "boolean mask indices (data-dependent shape)"
+    return None
+
+
+def _advanced(cx: Context, x: Value, indices: Sequence[object]) -> tuple[Value, list[int], Value, list[int], bool]:
+    """(x with the indexed dims first, their order, the stacked broadcast indices
+    [*B, k], the other dims, whether the indexed dims were adjacent)."""
+    b = cx.b
+    where = [d for d, i in enumerate(indices) if i is not None]
+    rest = [d for d in range(x.rank) if d not in where]
+    values = [wrapped(cx, cx.tensor(indices[d]), x.dims[d]) for d in where]
+    shape = ops.broadcast_shape(*(v.dims for v in values))
+    stacked = ops.concatenate(b, [ops.reshape(b, ops.broadcast_to(b, v, shape), [*shape, 1]) for v in values], len(shape))
+    adjacent = where == list(range(where[0], where[0] + len(where)))
+    return ops.transpose(b, x, where + rest), where, stacked, rest, adjacent
+
+
+@lowers(aten.index.Tensor, supports=_int_indices)
+def index(cx: Context, node: Call) -> Value:
+    b = cx.b
+    x = cx.tensor(node.args[0])
+    moved, where, stacked, rest, adjacent = _advanced(cx, x, node.args[1])
+    k, batch = len(where), stacked.rank - 1
+    got = gather(b, moved, stacked, list(range(batch, batch + len(rest))), list(range(k)), list(range(k)),
+                 [1] * k + [x.dims[d] for d in rest], [*stacked.dims[:-1], *(x.dims[d] for d in rest)])
+    before = where[0] if adjacent else 0
+    perm = [*range(batch, batch + before), *range(batch), *range(batch + before, batch + len(rest))]
+    return ops.reshape(b, ops.transpose(b, got, perm), out_dims(node))
+
+
+@lowers(aten.index_put.default, supports=_int_indices)
+def index_put(cx: Context, node: Call) -> Value:
+    b = cx.b
+    x, values = cx.tensor(node.args[0]), cx.tensor(node.args[2])
+    moved, where, stacked, rest, adjacent = _advanced(cx, x, node.args[1])
+    k, batch = len(where), stacked.rank - 1
+    before = where[0] if adjacent else 0
+    rest_dims = [x.dims[d] for d in rest]
+    bdims = list(stacked.dims[:-1])
+    result_dims = [*rest_dims[:before], *bdims, *rest_dims[before:]]
+    v = ops.broadcast_to(b, ops.convert(b, values, x.dtype), result_dims)
+    perm = [*range(before, before + batch), *range(before), *range(before + batch, len(result_dims))]
+    v = ops.transpose(b, v, perm)
+    done = scatter(cx, moved, stacked, v, list(range(batch, batch + len(rest))), list(range(k)), list(range(k)),
+                   bool(arg(node, 3, "accumulate", False)))
+    order = where + rest
+    inverse = [order.index(d) for d in range(x.rank)]
+    return ops.transpose(b, done, inverse)
+
+
+@lowers(aten.index_select.default)
+def index_select(cx: Context, node: Call) -> Value:
+    b = cx.b
+    x, idx = cx.tensor(node.args[0]), cx.tensor(node.args[2])
+    if x.rank == 0:
+        return x
+    dim = node.args[1] % x.rank
+    n = idx.dims[0] if idx.rank else 1
+    i = ops.reshape(b, wrapped(cx, idx, x.dims[dim]), [n, 1])
+    others = [d for d in range(x.rank) if d != dim]
+    sizes = [1 if d == dim else size for d, size in enumerate(x.dims)]
+    got = gather(b, x, i, list(range(1, x.rank)), [dim], [dim], sizes, [n, *(x.dims[d] for d in others)])
+    return ops.transpose(b, got, [*range(1, dim + 1), 0, *range(dim + 1, x.rank)])

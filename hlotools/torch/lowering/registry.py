@@ -1,0 +1,73 @@
+"""THE lowering table: ATen op overload -> the function that builds its HLO.
+
+Entries are registered by the family modules (elementwise.py, shape.py, ...) with
+`@lowers(aten.addmm.default, ...)`; an entry may carry `supports(node)`, which returns why it
+refuses an argument combination (None when it takes the node). The partitioner, the
+verbose report and the coverage test all read this one table."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from hlotools.torch import dtypes
+
+if TYPE_CHECKING:
+
+    from hlotools.torch.lowering.context import Call, Context
+
+Build = Callable[["Context", "Call"], Any]
+Supports = Callable[["Call"], "str | None"]
+
+
+@dataclass(frozen=True)
+class Lowering:
+    op: torch._ops.OpOverload
+    build: Build
+    supports: Supports | None = None
+
+
+TABLE: dict[Any, Lowering] = {}
+
+
+def lowers(*ops: Any, supports: Supports | None = None) -> Callable[[Build], Build]:
+    def register(build: Build) -> Build:
+        for op in ops:
+            if op in TABLE:
+                raise AssertionError(f"{op} is lowered twice")
+            TABLE[op] = Lowering(op, build, supports)
+        return build
+    return register
+
+
+def refusal(node: Call) -> str | None:
+    """Why `node` cannot be lowered (None when it can): no entry, a dtype we do not run, or
+    the entry's own supports() check."""
+    entry = TABLE.get(node.target)
+    if entry is None:
+        return "no lowering"
+    for value in _tensors(node):
+        if not dtypes.supported(value.dtype):
+            return f"dtype {str(value.dtype).removeprefix('torch.')}"
+    try:
+        return entry.supports(node) if entry.supports else None
+    except Exception as e:  # a check that cannot read the node refuses it
+        return f"arguments not understood ({type(e).__name__})"
+
+
+def _tensors(node: Call) -> list[torch.Tensor]:
+    found: list[torch.Tensor] = []
+
+    def visit(v: Any) -> None:
+        if isinstance(v, torch.Tensor):
+            found.append(v)
+        elif isinstance(v, list | tuple):
+            for item in v:
+                visit(item)
+
+    visit(node.meta.get("val"))
+    for arg in node.all_input_nodes:
+        visit(arg.meta.get("val"))
+    return found

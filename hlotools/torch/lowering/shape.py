@@ -1,0 +1,148 @@
+"""ATen ops that move, copy or create data without arithmetic on it: views, permutes,
+broadcasts, slices, concatenation, padding, scatters into slices, and factories
+(full, arange). Result dims come from the node's meta["val"] where torch already
+resolved them (-1 in view, expand's -1)."""
+from __future__ import annotations
+
+import torch
+
+from hlotools.torch import ops
+from hlotools.torch.builder import Value
+from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
+from hlotools.torch.lowering.registry import lowers
+
+aten = torch.ops.aten
+
+
+@lowers(aten.view.default, aten.squeeze.dims, aten.unsqueeze.default)
+def view(cx: Context, node: Call) -> Value:
+    return ops.reshape(cx.b, cx.tensor(node.args[0]), out_dims(node))
+
+
+@lowers(aten.permute.default)
+def permute(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    return ops.transpose(cx.b, x, [d % x.rank for d in node.args[1]])
+
+
+@lowers(aten.expand.default)
+def expand(cx: Context, node: Call) -> Value:
+    return ops.broadcast_to(cx.b, cx.tensor(node.args[0]), out_dims(node))
+
+
+def bounds(size: int, start: int | None, end: int | None, step: int) -> tuple[int, int]:
+    """Python slice bounds as torch clamps them (negative from the end, then to [0, size])."""
+    lo = 0 if start is None else (start + size if start < 0 else start)
+    hi = size if end is None else (end + size if end < 0 else end)
+    lo, hi = min(max(lo, 0), size), min(max(hi, 0), size)
+    return lo, max(lo, hi)
+
+
+def _slice_dim(cx: Context, x: Value, dim: int, lo: int, hi: int, step: int) -> Value:
+    starts, limits, strides = [0] * x.rank, list(x.dims), [1] * x.rank
+    starts[dim], limits[dim], strides[dim] = lo, hi, step
+    return ops.slice_(cx.b, x, starts, limits, strides)
+
+
+@lowers(aten.slice.Tensor)
+def slice_tensor(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    dim = arg(node, 1, "dim", 0) % max(x.rank, 1)
+    step = arg(node, 4, "step", 1)
+    lo, hi = bounds(x.dims[dim], arg(node, 2, "start"), arg(node, 3, "end"), step)
+    return _slice_dim(cx, x, dim, lo, hi, step)
+
+
+@lowers(aten.select.int)
+def select_int(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    dim = node.args[1] % x.rank
+    index = node.args[2] % x.dims[dim]
+    return ops.reshape(cx.b, _slice_dim(cx, x, dim, index, index + 1, 1), out_dims(node))
+
+
+@lowers(aten.split_with_sizes.default)
+def split(cx: Context, node: Call) -> list[Value]:
+    x = cx.tensor(node.args[0])
+    dim = arg(node, 2, "dim", 0) % x.rank
+    pieces, lo = [], 0
+    for piece in node.meta["val"]:
+        n = int(piece.shape[dim])
+        pieces.append(_slice_dim(cx, x, dim, lo, lo + n, 1))
+        lo += n
+    return pieces
+
+
+@lowers(aten.cat.default)
+def cat(cx: Context, node: Call) -> Value:
+    ct = out_type(node)
+    dims = out_dims(node)
+    values = [ops.convert(cx.b, cx.tensor(t), ct) for t in node.args[0]]
+    values = [v for v in values if v.rank == len(dims) and 0 not in v.dims]  # torch skips empty ones
+    if not values:
+        return ops.full(cx.b, 0, ct, dims)
+    return ops.concatenate(cx.b, values, arg(node, 1, "dim", 0) % len(dims))
+
+
+@lowers(aten.flip.default)
+def flip(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    axes = sorted({d % x.rank for d in node.args[1]})
+    return cx.b.emit("reverse", [x], x.dtype, x.dims, f"dimensions={{{','.join(map(str, axes))}}}") if axes else x
+
+
+@lowers(aten.constant_pad_nd.default)
+def constant_pad_nd(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    pads = list(arg(node, 1, "pad"))
+    low, high = [0] * x.rank, [0] * x.rank
+    for i in range(len(pads) // 2):  # (last dim's low, high, the one before's, ...)
+        low[x.rank - 1 - i], high[x.rank - 1 - i] = pads[2 * i], pads[2 * i + 1]
+    return ops.pad(cx.b, x, ops.constant(cx.b, arg(node, 2, "value", 0), x.dtype), low, high)
+
+
+def scatter_into_slice(cx: Context, x: Value, src: Value, dim: int, lo: int, step: int) -> Value:
+    """x with x[..., lo::step (src.dims[dim] of them), ...] = src: src padded into place,
+    chosen by a mask padded the same way."""
+    n = src.dims[dim]
+    if n == 0:
+        return x
+    low, high, interior = [0] * x.rank, [0] * x.rank, [0] * x.rank
+    low[dim], interior[dim] = lo, step - 1
+    high[dim] = x.dims[dim] - (lo + (n - 1) * step + 1)
+    placed = ops.pad(cx.b, ops.convert(cx.b, src, x.dtype), ops.constant(cx.b, 0, x.dtype), low, high, interior)
+    mask = ops.pad(cx.b, ops.full(cx.b, True, "pred", src.dims), ops.constant(cx.b, False, "pred"),
+                   low, high, interior)
+    return ops.select(cx.b, mask, placed, x)
+
+
+@lowers(aten.slice_scatter.default)
+def slice_scatter(cx: Context, node: Call) -> Value:
+    x, src = cx.tensors(node.args[:2])
+    dim = arg(node, 2, "dim", 0) % x.rank
+    step = arg(node, 5, "step", 1)
+    lo, _ = bounds(x.dims[dim], arg(node, 3, "start"), arg(node, 4, "end"), step)
+    return scatter_into_slice(cx, x, src, dim, lo, step)
+
+
+@lowers(aten.full.default, aten.full_like.default, aten.scalar_tensor.default)
+def full(cx: Context, node: Call) -> Value:
+    value = node.args[0] if node.target == aten.scalar_tensor.default else node.args[1]
+    return ops.full(cx.b, value, out_type(node), out_dims(node))
+
+
+@lowers(aten.empty.memory_format)
+def zeros(cx: Context, node: Call) -> Value:
+    return ops.full(cx.b, 0, out_type(node), out_dims(node))
+
+
+@lowers(aten.arange.start_step)
+def arange(cx: Context, node: Call) -> Value:
+    ct, dims = out_type(node), out_dims(node)
+    numbers = [a for a in node.args if isinstance(a, int | float)]
+    start, step = (0, 1) if len(numbers) == 1 else (numbers[0], numbers[2] if len(numbers) > 2 else 1)
+    work = "s64" if ct[0] in "su" else "f64"  # torch steps in its accumulate type
+    i = ops.convert(cx.b, ops.iota(cx.b, "s64", dims, 0), work)
+    y = ops.binary(cx.b, "add", ops.binary(cx.b, "multiply", i, ops.constant(cx.b, step, work)),
+                   ops.constant(cx.b, start, work))
+    return ops.convert(cx.b, y, ct)

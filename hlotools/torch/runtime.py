@@ -1,0 +1,136 @@
+"""Compiling a lowered graph's HLO text and calling it with torch tensors.
+
+The in-process cache is keyed on the HLO text (it holds every shape, dtype and layout; the
+weights are parameters, so new weights are a hit) plus the backend and pass pipeline; the
+LLVM backend's persistent cache (compile_cached) makes a second process a hit too. Tensors
+cross as numpy views of their memory both ways (bf16 through ml_dtypes)."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from hlotools.ir.module import Module
+from hlotools.torch import dtypes
+from hlotools.torch.graph_to_hlo import Lowered
+from hlotools.torch.options import Options
+
+Runner = Callable[[Sequence[np.ndarray]], list[np.ndarray]]
+_CACHE: dict[tuple[str, str, str], Runner] = {}
+_LOCK = threading.Lock()
+_DUMPED = [0]
+
+
+def cached_runner(lowered: Lowered, backend: str, options: Options) -> tuple[Runner, str]:
+    """The runner of `lowered.text` on `backend` ("llvm" or "interp") and how it was found."""
+    key = (backend, options.passes, lowered.text)
+    with _LOCK:
+        found = _CACHE.get(key)
+        if found is not None and options.dump_dir is None:
+            return found, "in-process cache hit (same HLO text)"
+        module = _parse(lowered.text)
+        runner, how = (_llvm(module, lowered.text, options) if backend == "llvm"
+                       else _interpreter(module, options))
+        _CACHE[key] = runner
+        return runner, ("in-process cache miss (new HLO text); " if found is None else "dumped again; ") + how
+
+
+def clear_cache() -> None:
+    with _LOCK:
+        _CACHE.clear()
+
+
+def _parse(text: str) -> Module:
+    from hlotools.ir.verifier import verify
+    from hlotools.text.parser import parse
+    module = parse(text, "<torch graph>")
+    verify(module)
+    return module
+
+
+def _llvm(module: Module, text: str, options: Options) -> tuple[Runner, str]:
+    from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
+    from hlotools.backend.llvm.native.cache import CompileCache
+    said: list[str] = []
+    cache = CompileCache(log=said.append)
+    if options.dump_dir is not None:
+        module, text = _optimise_with_dumps(module, text, options), ""
+        compiled = compile_cached(module, CompileOptions(preset="none"), compile_cache=cache)
+    else:
+        compiled = compile_cached(module, CompileOptions(preset=options.passes), compile_cache=cache,
+                                  source_text=text)
+    return compiled, "; ".join(said) or "persistent compile cache"
+
+
+def _optimise_with_dumps(module: Module, text: str, options: Options) -> Module:
+    """The pass pipeline run by the pass manager with hlo-opt --dump-dir's dumps."""
+    from hlotools.backend.llvm.driver.compile import collector_paused
+    from hlotools.backend.llvm.driver.pipeline import backend_pipeline
+    from hlotools.passes.manager import ManagerOptions, run_pipeline
+    from hlotools.passes.pipeline import parse_pipeline
+    folder = options.dump_dir
+    assert folder is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    _DUMPED[0] += 1
+    (folder / f"{module.name}.hlo").write_text(text)
+    copy = module.clone()
+    spec = backend_pipeline(options.passes) if options.passes != "none" else ""
+    if spec:
+        with collector_paused():
+            run_pipeline(copy, parse_pipeline(spec), ManagerOptions(dump_dir=folder, module_id=_DUMPED[0] - 1))
+    return copy
+
+
+def _interpreter(module: Module, options: Options) -> tuple[Runner, str]:
+    from hlotools.interpreter import evaluate
+    from hlotools.passes.xla_cpu_rounding import as_xla_cpu_rounds
+    if options.dump_dir is not None:
+        options.dump_dir.mkdir(parents=True, exist_ok=True)
+        from hlotools.text.printer import print_module
+        (options.dump_dir / f"{module.name}.hlo").write_text(print_module(module))
+    rounded = as_xla_cpu_rounds(module)
+
+    def run(args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return list(evaluate(rounded, list(args)))
+    return run, "reference interpreter (nothing to compile)"
+
+
+def _unaliased(outs: list[np.ndarray], inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Outputs as arrays of their own: torch may write into any output (an in-place op after
+    the graph), so none may share memory with an input or another output (the interpreter
+    hands a parameter back as it is; two results may be one value)."""
+    seen = {a.__array_interface__["data"][0] for a in inputs if a.size}
+    fresh = []
+    for out in outs:
+        out = np.asarray(out)
+        address = out.__array_interface__["data"][0]
+        if out.size and address in seen:
+            out = out.copy()
+            address = out.__array_interface__["data"][0]
+        seen.add(address)
+        fresh.append(out)
+    return fresh
+
+
+@dataclass
+class CompiledGraph:
+    """A graph's compiled module as a boxed callable (aot_autograd passes a list of tensors)."""
+
+    lowered: Lowered
+    runner: Runner
+    single: bool = False  # the graph returns one value, not a tuple
+    _boxed_call: bool = True
+
+    def __call__(self, args: list[Any]) -> Any:
+        arrays = [dtypes.to_numpy(a) for a in args]
+        outs = _unaliased(self.runner(arrays), arrays)
+        results = [dtypes.from_numpy(outs[where]) if kind == "result" else where
+                   for kind, where in self.lowered.outputs]
+        return results[0] if self.single else results
+
+    def forward(self, *args: torch.Tensor) -> Any:
+        return self(list(args))

@@ -1,0 +1,47 @@
+"""Shared helpers of the front-end tests: ATen graphs of a function (make_fx with the
+core-ATen decompositions, as aot_autograd builds them) compiled by hlotools.torch without
+Dynamo, and eager references for them."""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils import _pytree as pytree
+
+from hlotools.torch.dynamo import compile_graph
+from hlotools.torch.options import Options
+
+BACKENDS = ("interp", "llvm")
+
+
+@functools.cache
+def decompositions() -> dict[Any, Any]:
+    from torch._decomp import core_aten_decompositions
+    return dict(core_aten_decompositions())
+
+
+def trace(fn: Callable[..., Any], args: list[torch.Tensor]) -> torch.fx.GraphModule:
+    return make_fx(fn, decomposition_table=decompositions())(*args)
+
+
+def aten_ops(gm: torch.fx.GraphModule) -> set[Any]:
+    return {n.target for n in gm.graph.nodes if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)}
+
+
+def run(gm: torch.fx.GraphModule, args: list[torch.Tensor], backend: str) -> Any:
+    compiled = compile_graph(gm, backend, Options())
+    return compiled([a.detach() for a in args])
+
+
+def tensor_leaves(value: Any) -> list[torch.Tensor]:
+    return [v for v in pytree.tree_leaves(value) if isinstance(v, torch.Tensor)]
+
+
+def assert_same(ours: Any, eager: Any, **tolerances: Any) -> None:
+    got, want = tensor_leaves(ours), tensor_leaves(eager)
+    assert len(got) == len(want), (len(got), len(want))
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w.detach(), equal_nan=True, **tolerances)
