@@ -116,12 +116,15 @@ def test_refusal_of_the_fallback_itself_is_the_interpreters_error(tmp_path: Path
 def test_repeat_json_says_cold_then_cached(cache_dir: Path) -> None:
     args = [MLP, "--inputs", MLP_IN, "--repeat", "3", "--json"]
     cold = json.loads(invoke(args).stdout)
+    target = cold["compile"].pop("target")  # the CPU and features the code was made for
+    assert set(target) == {"cpu", "features"} and target["cpu"]
     assert cold["compile"] == {"cache": "miss", "cold": True, "loader": None}
     assert set(cold["timings"]) == COLD
     assert cold["timings"]["parse"]["runs"] == 3 and cold["timings"]["run"]["runs"] == 3
     assert all(cold["timings"][p]["runs"] == 1 and cold["timings"][p]["min_ms"] > 0
                for p in COLD - {"parse", "run"})  # once per process
     warm = json.loads(invoke(args).stdout)
+    assert warm["compile"].pop("target") == target
     assert warm["compile"] == {"cache": "hit", "cold": False,
                                "loader": "shared-library" if CAN_LINK else "jit"}
     assert set(warm["timings"]) == WARM and warm["timings"]["cache-load"]["runs"] == 1
