@@ -81,9 +81,9 @@ def shape_text(shape: Message | None, layout: bool = True) -> str:
     """XLA's spelling of a ShapeProto; computation signatures print no layouts."""
     if shape is None:
         return "()"
-    kind = PRIMITIVE_TYPES.get(shape.int(2))
+    kind = PRIMITIVE_TYPES.get(shape.get_int(2))
     if kind is None:
-        raise ValueError(f"unknown element type {shape.int(2)}")
+        raise ValueError(f"unknown element type {shape.get_int(2)}")
     if kind == "tuple":
         return "(" + ", ".join(shape_text(s, layout) for s in shape.messages(4)) + ")"
     if kind in ("token", "opaque"):
@@ -103,10 +103,10 @@ def _layout_text(layout: Message | None) -> str:
     tiles = ["T(" + ",".join(map(str, t.ints(1))) + ")" for t in layout.messages(6)]
     if tiles:
         extras += "".join(tiles)
-    if layout.int(7):
-        extras += f"E({layout.int(7)})"
-    if layout.int(8):
-        extras += f"S({layout.int(8)})"
+    if layout.get_int(7):
+        extras += f"E({layout.get_int(7)})"
+    if layout.get_int(8):
+        extras += f"S({layout.get_int(8)})"
     return "{" + parts + (":" + extras if extras else "") + "}"
 
 
@@ -127,16 +127,16 @@ def literal_text(literal: Message) -> str:
 
 def _literal_values(literal: Message, kind: str, dtype: np.dtype | None) -> np.ndarray:
     if kind in _BYTES_FIELDS:
-        return np.frombuffer(literal.bytes(_BYTES_FIELDS[kind]), dtype=dtype).copy()
+        return np.frombuffer(literal.get_bytes(_BYTES_FIELDS[kind]), dtype=dtype).copy()
     if kind in _INT_FIELDS:
         ints = literal.ints(_INT_FIELDS[kind])
         if kind in ("u32", "u64"):
             ints = [v & ((1 << 64) - 1) for v in ints]
         return np.array(ints, dtype=dtype)
     number, double = _FLOAT_FIELDS[kind]
-    values = np.array(literal.floats(number, double), dtype=np.float64 if double else np.float32)
-    if kind.startswith("c"):
-        values = values[0::2] + 1j * values[1::2]
+    values = np.array(literal.floats(number, double), dtype=np.float64)
+    if kind.startswith("c"):  # interleaved (real, imaginary) pairs
+        return values.view(np.complex128).astype(dtype)
     return values.astype(dtype)
 
 
@@ -146,20 +146,20 @@ class _ModuleWriter:
     def __init__(self, module: Message) -> None:
         self.module = module
         self.computations = module.messages(3)
-        self.comp_names = {c.int(5): c.string(1) for c in self.computations}
+        self.comp_names = {c.get_int(5): c.string(1) for c in self.computations}
         self.inst_names: dict[int, str] = {}
         self.inst_shapes: dict[int, Message | None] = {}
         for comp in self.computations:
             for inst in comp.messages(2):
-                self.inst_names[inst.int(35)] = inst.string(1)
-                self.inst_shapes[inst.int(35)] = inst.message(3)
+                self.inst_names[inst.get_int(35)] = inst.string(1)
+                self.inst_shapes[inst.get_int(35)] = inst.message(3)
 
     def text(self) -> str:
-        entry_id = self.module.int(6) if self.module.has(6) else None
+        entry_id = self.module.get_int(6) if self.module.has(6) else None
         entry_name = self.module.string(2)
         blocks = [self._header()]
         for comp in self.computations:
-            is_entry = comp.int(5) == entry_id if entry_id is not None else comp.string(1) == entry_name
+            is_entry = comp.get_int(5) == entry_id if entry_id is not None else comp.string(1) == entry_name
             blocks.append(self._computation(comp, is_entry))
         return "\n\n".join(blocks) + "\n"
 
@@ -177,21 +177,21 @@ class _ModuleWriter:
         return ", ".join(items)
 
     def _computation(self, comp: Message, is_entry: bool) -> str:
-        root = comp.int(6)
-        params = sorted((i for i in comp.messages(2) if i.string(2) == "parameter"), key=lambda i: i.int(9))
+        root = comp.get_int(6)
+        params = sorted((i for i in comp.messages(2) if i.string(2) == "parameter"), key=lambda i: i.get_int(9))
         signature = ", ".join(f"{i.string(1)}: {shape_text(i.message(3), False)}" for i in params)
         result = shape_text(self.inst_shapes.get(root), False)
         head = f"{'ENTRY ' if is_entry else ''}%{comp.string(1)} ({signature}) -> {result} {{"
         lines = [head]
         for inst in comp.messages(2):
-            lines.append("  " + ("ROOT " if inst.int(35) == root else "") + self._instruction(inst))
+            lines.append("  " + ("ROOT " if inst.get_int(35) == root else "") + self._instruction(inst))
         return "\n".join(lines + ["}"])
 
     def _instruction(self, inst: Message) -> str:
         opcode = inst.string(2)
         operands = ", ".join(f"%{self.inst_names[i]}" for i in inst.ints(36))
         if opcode == "parameter":
-            operands = str(inst.int(9))
+            operands = str(inst.get_int(9))
         elif opcode == "constant":
             literal = inst.message(8)
             operands = literal_text(literal) if literal is not None else "{...}"
@@ -210,10 +210,10 @@ def _module_text(module: Message) -> str:
 
 
 def _alias_text(entry: Message) -> str:
-    kind = "must-alias" if entry.int(4) == 2 else "may-alias"
+    kind = "must-alias" if entry.get_int(4) == 2 else "may-alias"
     out = "{" + ",".join(map(str, entry.ints(1))) + "}"
     param = "{" + ",".join(map(str, entry.ints(3))) + "}"
-    return f"{out}: ({entry.int(2)}, {param}, {kind})"
+    return f"{out}: ({entry.get_int(2)}, {param}, {kind})"
 
 
 def _braced(values: list[int]) -> str:
@@ -236,7 +236,7 @@ def _called(inst: Message, opcode: str, writer: _ModuleWriter) -> list[str]:
         return [f"condition={names[1]}", f"body={names[0]}"]
     if opcode == "conditional":
         pred = writer.inst_shapes.get(inst.ints(36)[0]) if inst.ints(36) else None
-        if pred is not None and PRIMITIVE_TYPES.get(pred.int(2)) == "pred":
+        if pred is not None and PRIMITIVE_TYPES.get(pred.get_int(2)) == "pred":
             return [f"true_computation={names[0]}", f"false_computation={names[1]}"]
         return ["branch_computations={" + ", ".join(names) + "}"]
     if opcode == "select-and-scatter":
@@ -268,8 +268,8 @@ def _attributes(inst: Message, opcode: str, writer: _ModuleWriter) -> list[str]:
         text = _metadata_text(metadata)
         if text:
             attrs.append(f"metadata={{{text}}}")
-    if inst.bytes(43):
-        attrs.append(f"backend_config={_quoted(inst.bytes(43).decode('utf-8', errors='replace'))}")
+    if inst.get_bytes(43):
+        attrs.append(f"backend_config={_quoted(inst.get_bytes(43).decode('utf-8', errors='replace'))}")
     return attrs
 
 
@@ -280,13 +280,13 @@ def _shape_attributes(inst: Message, opcode: str) -> list[str]:
     if opcode == "iota":
         attrs.append(f"iota_dimension={dims[0] if dims else 0}")
     elif opcode == "get-tuple-element":
-        attrs.append(f"index={inst.int(13)}")
+        attrs.append(f"index={inst.get_int(13)}")
     elif opcode in ("broadcast", "reduce", "transpose", "reverse", "concatenate", "sort", "map",
                     "all-gather", "reduce-scatter", "all-to-all", "all-gather-start") and (
             dims or opcode in ("broadcast", "reduce", "transpose", "reverse", "map")):
         attrs.append(f"dimensions={_braced(dims)}")
     if opcode == "slice":
-        parts = [f"[{s.int(1)}:{s.int(2)}" + (f":{s.int(3)}" if s.int(3) not in (0, 1) else "") + "]"
+        parts = [f"[{s.get_int(1)}:{s.get_int(2)}" + (f":{s.get_int(3)}" if s.get_int(3) not in (0, 1) else "") + "]"
                  for s in inst.messages(17)]
         attrs.append("slice={" + ", ".join(parts) + "}")
     if opcode == "dynamic-slice":
@@ -300,10 +300,10 @@ def _shape_attributes(inst: Message, opcode: str) -> list[str]:
     conv = inst.message(16)
     if conv is not None:
         attrs.append(f"dim_labels={_dim_labels(conv)}")
-    if inst.int(50) > 1:
-        attrs.append(f"feature_group_count={inst.int(50)}")
-    if inst.int(58) > 1:
-        attrs.append(f"batch_group_count={inst.int(58)}")
+    if inst.get_int(50) > 1:
+        attrs.append(f"feature_group_count={inst.get_int(50)}")
+    if inst.get_int(58) > 1:
+        attrs.append(f"batch_group_count={inst.get_int(58)}")
     attrs += _dimension_numbers(inst)
     return attrs
 
@@ -322,7 +322,7 @@ def _dimension_numbers(inst: Message) -> list[str]:
                              (5, "operand_batching_dims"), (6, "start_indices_batching_dims")):
             if number <= 3 or gather.ints(number):
                 attrs.append(f"{name}={_braced(gather.ints(number))}")
-        attrs.append(f"index_vector_dim={gather.int(4)}")
+        attrs.append(f"index_vector_dim={gather.get_int(4)}")
         attrs.append(f"slice_sizes={_braced(inst.ints(34))}")
     scatter = inst.message(48)
     if scatter is not None:
@@ -331,10 +331,10 @@ def _dimension_numbers(inst: Message) -> list[str]:
                              (6, "scatter_indices_batching_dims")):
             if number <= 3 or scatter.ints(number):
                 attrs.append(f"{name}={_braced(scatter.ints(number))}")
-        attrs.append(f"index_vector_dim={scatter.int(4)}")
-    if inst.bool(67):
+        attrs.append(f"index_vector_dim={scatter.get_int(4)}")
+    if inst.get_bool(67):
         attrs.append("indices_are_sorted=true")
-    if inst.bool(69):
+    if inst.get_bool(69):
         attrs.append("unique_indices=true")
     return attrs
 
@@ -348,34 +348,34 @@ def _op_attributes(inst: Message, opcode: str) -> list[str]:
             attrs.append(f"type={inst.string(72)}")
     if opcode == "custom-call":
         attrs.append(f"custom_call_target={_quoted(inst.string(28))}")
-        if inst.bool(65):
+        if inst.get_bool(65):
             attrs.append("custom_call_has_side_effect=true")
-        if inst.int(77) not in (0, 1):
-            attrs.append(f"api_version={_API_VERSIONS.get(inst.int(77), 'API_VERSION_ORIGINAL')}")
+        if inst.get_int(77) not in (0, 1):
+            attrs.append(f"api_version={_API_VERSIONS.get(inst.get_int(77), 'API_VERSION_ORIGINAL')}")
     if opcode == "rng":
-        attrs.append(f"distribution={_RNG.get(inst.int(23), 'rng_uniform')}")
+        attrs.append(f"distribution={_RNG.get(inst.get_int(23), 'rng_uniform')}")
     if opcode == "rng-bit-generator":
-        attrs.append(f"algorithm={_RNG_ALGORITHMS.get(inst.int(70), 'rng_default')}")
+        attrs.append(f"algorithm={_RNG_ALGORITHMS.get(inst.get_int(70), 'rng_default')}")
     if opcode == "reduce-precision":
-        attrs += [f"exponent_bits={inst.int(18)}", f"mantissa_bits={inst.int(19)}"]
+        attrs += [f"exponent_bits={inst.get_int(18)}", f"mantissa_bits={inst.get_int(19)}"]
     if opcode == "fft":
-        attrs += [f"fft_type={_FFT.get(inst.int(31), 'FFT')}", f"fft_length={_braced(inst.ints(32))}"]
+        attrs += [f"fft_type={_FFT.get(inst.get_int(31), 'FFT')}", f"fft_length={_braced(inst.ints(32))}"]
     if opcode.startswith("batch-norm"):
-        attrs += [f"epsilon={inst.float(24)!r}", f"feature_index={inst.int(25)}"]
-    if opcode == "sort" and inst.bool(60):
+        attrs += [f"epsilon={inst.get_float(24)!r}", f"feature_index={inst.get_int(25)}"]
+    if opcode == "sort" and inst.get_bool(60):
         attrs.append("is_stable=true")
     if opcode == "topk":
-        attrs += [f"k={inst.int(81)}", f"largest={'true' if inst.bool(85) else 'false'}"]
-    if inst.int(26) > 0:
-        attrs.append(f"channel_id={inst.int(26)}")
+        attrs += [f"k={inst.get_int(81)}", f"largest={'true' if inst.get_bool(85) else 'false'}"]
+    if inst.get_int(26) > 0:
+        attrs.append(f"channel_id={inst.get_int(26)}")
     groups = inst.messages(49) or [g for d in inst.messages(87) for g in d.messages(1)]
     if groups:
         attrs.append("replica_groups={" + ",".join(_braced(g.ints(1)) for g in groups) + "}")
-    if inst.bool(71):
+    if inst.get_bool(71):
         attrs.append("use_global_device_ids=true")
     pairs = inst.messages(52)
     if pairs:
-        attrs.append("source_target_pairs={" + ",".join(f"{{{p.int(1)},{p.int(2)}}}" for p in pairs) + "}")
+        attrs.append("source_target_pairs={" + ",".join(f"{{{p.get_int(1)},{p.get_int(2)}}}" for p in pairs) + "}")
     attrs += _linalg_options(inst)
     precision = inst.message(51)
     if precision is not None and any(precision.ints(1)):
@@ -388,34 +388,34 @@ def _linalg_options(inst: Message) -> list[str]:
     solve = inst.message(59)
     if solve is not None:
         for number, name in ((1, "left_side"), (2, "lower"), (3, "unit_diagonal")):
-            if solve.bool(number):
+            if solve.get_bool(number):
                 attrs.append(f"{name}=true")
-        attrs.append(f"transpose_a={_TRANSPOSE.get(solve.int(4), 'NO_TRANSPOSE')}")
+        attrs.append(f"transpose_a={_TRANSPOSE.get(solve.get_int(4), 'NO_TRANSPOSE')}")
     cholesky = inst.message(62)
-    if cholesky is not None and cholesky.bool(1):
+    if cholesky is not None and cholesky.get_bool(1):
         attrs.append("lower=true")
     return attrs
 
 
 def _padding_text(padding: Message) -> str:
     dims = padding.messages(1)
-    interior = any(d.int(3) for d in dims)
-    return "x".join(f"{d.int(1)}_{d.int(2)}" + (f"_{d.int(3)}" if interior else "") for d in dims)
+    interior = any(d.get_int(3) for d in dims)
+    return "x".join(f"{d.get_int(1)}_{d.get_int(2)}" + (f"_{d.get_int(3)}" if interior else "") for d in dims)
 
 
 def _window_text(window: Message) -> str:
     dims = window.messages(1)
-    parts = ["size=" + "x".join(str(d.int(1)) for d in dims)]
-    if any(d.int(2) not in (0, 1) for d in dims):
-        parts.append("stride=" + "x".join(str(d.int(2) or 1) for d in dims))
-    if any(d.int(3) or d.int(4) for d in dims):
-        parts.append("pad=" + "x".join(f"{d.int(3)}_{d.int(4)}" for d in dims))
-    if any(d.int(6) not in (0, 1) for d in dims):
-        parts.append("lhs_dilate=" + "x".join(str(d.int(6) or 1) for d in dims))
-    if any(d.int(5) not in (0, 1) for d in dims):
-        parts.append("rhs_dilate=" + "x".join(str(d.int(5) or 1) for d in dims))
-    if any(d.bool(7) for d in dims):
-        parts.append("rhs_reversal=" + "x".join("1" if d.bool(7) else "0" for d in dims))
+    parts = ["size=" + "x".join(str(d.get_int(1)) for d in dims)]
+    if any(d.get_int(2) not in (0, 1) for d in dims):
+        parts.append("stride=" + "x".join(str(d.get_int(2) or 1) for d in dims))
+    if any(d.get_int(3) or d.get_int(4) for d in dims):
+        parts.append("pad=" + "x".join(f"{d.get_int(3)}_{d.get_int(4)}" for d in dims))
+    if any(d.get_int(6) not in (0, 1) for d in dims):
+        parts.append("lhs_dilate=" + "x".join(str(d.get_int(6) or 1) for d in dims))
+    if any(d.get_int(5) not in (0, 1) for d in dims):
+        parts.append("rhs_dilate=" + "x".join(str(d.get_int(5) or 1) for d in dims))
+    if any(d.get_bool(7) for d in dims):
+        parts.append("rhs_reversal=" + "x".join("1" if d.get_bool(7) else "0" for d in dims))
     return " ".join(parts)
 
 
@@ -426,9 +426,9 @@ def _dim_labels(conv: Message) -> str:
         for i, d in enumerate(spatial):
             out[d] = str(i)
         return "".join(out)
-    lhs = labels(conv.int(7), conv.int(8), conv.ints(11), "bf")
-    rhs = labels(conv.int(3), conv.int(4), conv.ints(6), "io")
-    out = labels(conv.int(9), conv.int(10), conv.ints(12), "bf")
+    lhs = labels(conv.get_int(7), conv.get_int(8), conv.ints(11), "bf")
+    rhs = labels(conv.get_int(3), conv.get_int(4), conv.ints(6), "io")
+    out = labels(conv.get_int(9), conv.get_int(10), conv.ints(12), "bf")
     return f"{lhs}_{rhs}->{out}"
 
 
@@ -437,18 +437,18 @@ def _metadata_text(metadata: Message) -> str:
     for number, name in ((1, "op_type"), (2, "op_name"), (3, "source_file")):
         if metadata.string(number):
             parts.append(f"{name}={_quoted(metadata.string(number))}")
-    if metadata.int(4):
-        parts.append(f"source_line={metadata.int(4)}")
+    if metadata.get_int(4):
+        parts.append(f"source_line={metadata.get_int(4)}")
     return " ".join(parts)
 
 
 def _sharding_text(sharding: Message) -> str:
-    kind = sharding.int(1)
+    kind = sharding.get_int(1)
     if kind == 2:  # TUPLE
         return "{" + ", ".join(_sharding_text(s) for s in sharding.messages(5)) + "}"
     if kind == 1:
-        devices = sharding.ints(4)
-        return f"{{maximal device={devices[0] if devices else 0}}}"
+        ids = sharding.ints(4)
+        return f"{{maximal device={ids[0] if ids else 0}}}"
     if kind == 4:
         return "{manual}"
     if kind == 3:
@@ -459,6 +459,6 @@ def _sharding_text(sharding: Message) -> str:
                 devices += "T(" + ",".join(map(str, sharding.ints(10))) + ")"
         else:
             devices = ",".join(map(str, sharding.ints(4)))
-        last = " last_tile_dim_replicate" if sharding.bool(6) else ""
+        last = " last_tile_dim_replicate" if sharding.get_bool(6) else ""
         return f"{{devices={tile}{devices}{last}}}"
     return "{replicated}"

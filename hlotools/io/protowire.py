@@ -77,13 +77,13 @@ class Message:
     def has(self, number: int) -> bool:
         return number in self.values
 
-    def int(self, number: int, default: int = 0) -> int:
+    def get_int(self, number: int, default: int = 0) -> int:
         """A scalar varint field (the last value wins, as in protobuf), sign-corrected int64."""
         ints = self.ints(number)
         return ints[-1] if ints else default
 
-    def bool(self, number: int) -> bool:
-        return bool(self.int(number))
+    def get_bool(self, number: int) -> bool:
+        return bool(self.get_int(number))
 
     def ints(self, number: int) -> list[int]:
         """A repeated integer field, packed or not, as signed 64-bit values."""
@@ -99,10 +99,10 @@ class Message:
         return out
 
     def string(self, number: int) -> str:
-        raw = self.bytes(number)
+        raw = self.get_bytes(number)
         return raw.decode("utf-8", errors="replace")
 
-    def bytes(self, number: int) -> bytes:
+    def get_bytes(self, number: int) -> bytes:
         values = [v for v in self.values.get(number, []) if isinstance(v, bytes)]
         return values[-1] if values else b""
 
@@ -125,7 +125,7 @@ class Message:
                 out.extend(x for (x,) in struct.iter_unpack(fmt, v[: len(v) - len(v) % width]))
         return out
 
-    def float(self, number: int) -> float:
+    def get_float(self, number: int) -> float:
         values = self.floats(number)
         return values[-1] if values else 0.0
 
