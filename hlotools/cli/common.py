@@ -8,6 +8,7 @@ A Python traceback is never shown without --debug.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -197,12 +198,25 @@ def read_input(path: str) -> tuple[str, str]:
         except OSError as e:
             raise HloError(f"cannot read: {e.strerror or e}", filename=path) from None
         name = path
+    from hlotools.io.hlo_proto import looks_like_proto, proto_to_text
+    if looks_like_proto(data, name):  # an XLA HloProto dump (--xla_dump_hlo_as_proto)
+        return proto_to_text(data, name), name
     try:
-        return data.decode("utf-8"), name
+        return strip_log_headers(data.decode("utf-8")), name
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise HloError("the input is not UTF-8 text", line, column, name) from None
+
+
+# XLA's hlo_module_loader.cc StripLogHeaders: `I0521 12:04:45.883483    1509 service.cc:186] `
+_LOG_HEADER = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+[^:\n]+:\d+\]\s?", re.MULTILINE)
+
+
+def strip_log_headers(text: str) -> str:
+    """HLO text pasted from a glog log loses each line's log prefix, as XLA's hlo-opt does, so
+    a module copied out of a VLOG dump reads as written (line numbers stay the same)."""
+    return _LOG_HEADER.sub("", text) if "] " in text else text
 
 
 def write_output(path: str, text: str) -> None:
