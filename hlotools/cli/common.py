@@ -198,9 +198,10 @@ def read_input(path: str) -> tuple[str, str]:
         except OSError as e:
             raise HloError(f"cannot read: {e.strerror or e}", filename=path) from None
         name = path
-    from hlotools.io.hlo_proto import looks_like_proto, proto_to_text
-    if looks_like_proto(data, name):  # an XLA HloProto dump (--xla_dump_hlo_as_proto)
-        return proto_to_text(data, name), name
+    if name.endswith(".pb") or data.startswith(b"\x0a"):  # maybe an HloProto dump: only then import its reader
+        from hlotools.io.hlo_proto import looks_like_proto, proto_to_text
+        if looks_like_proto(data, name):  # an XLA HloProto dump (--xla_dump_hlo_as_proto)
+            return proto_to_text(data, name), name
     try:
         return strip_log_headers(data.decode("utf-8")), name
     except UnicodeDecodeError as e:

@@ -128,12 +128,11 @@ def _candidate(inst: Instruction, effects: SideEffects) -> bool:
     return is_elementwise(inst)
 
 
-def _reaches(a: Instruction, b: Instruction, pos: dict[int, int] | None = None,
-             budget: int = SEARCH_BUDGET) -> bool:
-    """Is `b` reachable from `a` over user edges? With `pos` (positions in a topological
-    order) instructions at or after b's position cannot lead to b and are not searched; new
-    ones (no position) are. A search past `budget` nodes counts as reaching."""
-    limit = pos.get(id(b), len(pos)) if pos is not None else 0
+def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
+    """Is `b` reachable from `a` over user edges? `pos` holds positions in a topological order:
+    instructions at or after b's position cannot lead to b and are not searched. A search past
+    SEARCH_BUDGET nodes counts as reaching."""
+    limit = pos[id(b)]
     stack = list(a.users)
     seen: set[int] = set()
     while stack:
@@ -143,9 +142,9 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int] | None = None,
         if id(u) in seen:
             continue
         seen.add(id(u))
-        if len(seen) > budget:
+        if len(seen) > SEARCH_BUDGET:
             return True
-        p = pos.get(id(u)) if pos is not None else None
+        p = pos.get(id(u))
         if p is not None and p >= limit:
             continue
         stack.extend(u.users)
