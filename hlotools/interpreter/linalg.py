@@ -112,8 +112,52 @@ def dot_general(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: tuple[int, ...], rh
     a = a.reshape(nb, m, k)
     b = b.reshape(nb, k, n)
     with np.errstate(all="ignore"):
-        out = np.matmul(a, b) if k else np.zeros((nb, m, n), acc)
+        if not k:
+            out = np.zeros((nb, m, n), acc)
+        elif acc in (np.float32, np.float64):
+            out = fma_matmul(a, b)
+        else:
+            out = np.matmul(a, b)
     return out.reshape(batch_dims + [lhs.shape[d] for d in lhs_free] + [rhs.shape[d] for d in rhs_free])
+
+
+def fma_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(nb, m, k) @ (nb, k, n) in a's float type, each output element summed as the LLVM
+    backend's GEMM does: acc = fma(a[k], b[k], acc) for k = 0, 1, ..., one rounding per step,
+    from +0. np.matmul is BLAS, whose summation order is the host's: OpenBLAS picks its kernel
+    by CPU (on a Zen 5 its Haswell kernel, on a Zen 4 its SkylakeX one), and the bits differed
+    between them. Vectorised over (nb, m, n), a Python loop over k.
+
+    f32: the f64 product is exact and the f64 sum rounds at most once; rounding that to f32
+    can only go wrong (double rounding) where the f64 sum is an f32 midpoint or lies in f32's
+    subnormal range: those few elements are recomputed with the exact emulation (special.fma32).
+    f64: the exact emulation throughout (complex_ops' IEEE fma64)."""
+    from hlotools.interpreter.special import fma32
+    nb, m, k = a.shape
+    n = b.shape[2]
+    if a.dtype == np.float64:
+        from hlotools.interpreter.complex_ops import _fma64
+        out64 = np.zeros((nb, m, n), np.float64)
+        for kk in range(k):
+            out64 = _fma64(np.broadcast_to(a[:, :, kk, None], out64.shape),
+                           np.broadcast_to(b[:, None, kk, :], out64.shape), out64)
+        return out64
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    out = np.zeros((nb, m, n), np.float32)
+    for kk in range(k):
+        p = a64[:, :, kk, None] * b64[:, None, kk, :]
+        s = p + out
+        r = s.astype(np.float32)
+        bits = s.view(np.uint64)
+        exponent = (bits >> np.uint64(52)) & np.uint64(0x7FF)
+        risky = ((bits & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)) | (
+            (exponent < np.uint64(1023 - 126)) & (s != 0))
+        if risky.any():
+            at = np.nonzero(risky)
+            r[at] = fma32(np.broadcast_to(a64[:, :, kk, None], p.shape)[at],
+                          np.broadcast_to(b64[:, None, kk, :], p.shape)[at], out[at])
+        out = r
+    return out
 
 
 @kernel("dot")

@@ -130,6 +130,8 @@ def _emit(fe: FunctionEmitter, insts: list[Instruction], emit: Any) -> bool:
             except Escape:
                 mc.refused_kernels.add(key)
                 return False
+            if mc.kernel_emitted is not None:
+                mc.kernel_emitted(kernel)  # nothing adds to a kernel's module after this
         mc.kernel_table[key] = kernel
     _call(fe, kernel, locations)
     return True

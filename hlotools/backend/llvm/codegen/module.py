@@ -52,10 +52,12 @@ class ModuleCompiler:
     """Builds the LLVM module; `function_for(comp)` compiles a computation on first use."""
 
     def __init__(self, module: Module, *, implicit_fusion: bool = True, kernels: bool = False,
-                 kernel_cached: Callable[[Kernel], bool] | None = None) -> None:
+                 kernel_cached: Callable[[Kernel], bool] | None = None,
+                 kernel_emitted: Callable[[Kernel], None] | None = None) -> None:
         """`kernels`: materialised instructions become kernels in LLVM modules of their own
         (codegen/kernels.py; `kernel_modules()`), each distinct one emitted once, none when
-        `kernel_cached(kernel)` says its object is at hand already."""
+        `kernel_cached(kernel)` says its object is at hand already. `kernel_emitted(kernel)` is
+        told of each kernel whose module is complete (the driver starts LLVM on it at once)."""
         registry.require_loaded()  # the driver has the lowerings fill codegen/registry.py's tables
         self.module = module
         self.implicit_fusion = implicit_fusion
@@ -66,6 +68,7 @@ class ModuleCompiler:
         self.refused_kernels: set[str] = set()
         self.computation_digests: dict[int, str] = {}
         self._kernel_cached = kernel_cached
+        self.kernel_emitted = kernel_emitted
         self.functions: dict[tuple[int, bool], CompiledFunction] = {}
         self.stats = CompileStats()
         self._globals = 0

@@ -68,6 +68,7 @@ class CompiledModule(EntryCaller):
         options) kernels' objects are looked up in and stored into `runtime_cache` one by one."""
         from hlotools.backend.llvm import lower
         from hlotools.backend.llvm.codegen import module as codegen
+        from hlotools.backend.llvm.driver.compile import collector_paused
         from hlotools.backend.llvm.kernels import library as runtime_library
         from hlotools.backend.llvm.lower.gemm import blas_enabled
         from hlotools.backend.llvm.native import jit
@@ -75,32 +76,41 @@ class CompiledModule(EntryCaller):
         t0 = time.perf_counter()
         lower.load()
         store = KernelStore(runtime_cache if kernel_fields is not None else None, kernel_fields or {})
-        # JIT only: AOT objects never call BLAS, and define the runtime library's functions
-        with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime():
-            mc = codegen.ModuleCompiler(module, implicit_fusion=implicit_fusion, kernels=kernels_enabled(),
-                                        kernel_cached=store.lookup)
-            ir_module = mc.compile()
-            stats = mc.stats
-        emitted = mc.kernel_modules()
-        self.llvm_ir = str(ir_module)
-        kernel_texts = [str(k.module) for k in emitted]
-        self.kernel_ir = kernel_texts
-        groups = set(runtime_library.groups_needed(ir_module))
-        for k in emitted:
-            assert k.module is not None
-            groups.update(runtime_library.groups_needed(k.module))
-        groups.update(store.groups)
-        self.runtime_groups = sorted(groups)
-        t1 = time.perf_counter()
-        loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
-        runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
-        t2 = time.perf_counter()
-        jobs = [(self.entry_ir, llvm_level(ir_module, opt_level), True)]
-        jobs += [(text, *kernel_level(k.module, opt_level)) for text, k in zip(kernel_texts, emitted)
-                 if k.module is not None]
-        self.llvm_level = max(level for _, level, _ in jobs)  # its loops' (the entry's is often 0)
-        self._jobs = jobs
-        objects = jit.compile_objects(jobs, compile_threads())
+        kernel_jobs: dict[str, tuple[str, int, bool]] = {}
+        with jit.ObjectPool(compile_threads()) as pool:
+            def start_llvm(kernel: Any) -> None:  # LLVM compiles it while the next ones are emitted
+                job = kernel_jobs[kernel.key] = (str(kernel.module), *kernel_level(kernel.module, opt_level))
+                pool.submit(kernel.key, *job)
+
+            # JIT only: AOT objects never call BLAS, and define the runtime library's functions.
+            # The collector stays off meanwhile, as for the passes (compile.py collector_paused):
+            # the emitters allocate ~10^5 llvmlite objects, and every ~70k allocations the
+            # collector walked the HLO module and the IR built so far again (~12% of codegen's CPU)
+            with blas_enabled(bool(jit.blas_symbols())), runtime_library.external_runtime(), collector_paused():
+                mc = codegen.ModuleCompiler(module, implicit_fusion=implicit_fusion, kernels=kernels_enabled(),
+                                            kernel_cached=store.lookup, kernel_emitted=start_llvm)
+                ir_module = mc.compile()
+                stats = mc.stats
+            emitted = mc.kernel_modules()
+            self.llvm_ir = str(ir_module)
+            self.kernel_ir = [kernel_jobs[k.key][0] for k in emitted]
+            groups = set(runtime_library.groups_needed(ir_module))
+            for k in emitted:
+                assert k.module is not None
+                groups.update(runtime_library.groups_needed(k.module))
+            groups.update(store.groups)
+            self.runtime_groups = sorted(groups)
+            t1 = time.perf_counter()
+            loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
+            runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
+            t2 = time.perf_counter()
+            entry_job = (self.entry_ir, llvm_level(ir_module, opt_level), True)
+            pool.submit("", *entry_job)
+            jobs = [entry_job, *(kernel_jobs[k.key] for k in emitted)]
+            self.llvm_level = max(level for _, level, _ in jobs)  # its loops' (the entry's is often 0)
+            self._jobs = jobs
+            done = pool.results()
+        objects = [done[""], *(done[k.key] for k in emitted)]
         self._unsaved_kernels: tuple[KernelStore, list[Any], list[bytes]] | None = (store, emitted, objects[1:])
         payload = pack([objects[0], *objects[1:], *(store.objects[k.key] for k in mc.kernel_table.values()
                                                     if k.module is None)])

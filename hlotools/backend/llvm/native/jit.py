@@ -481,14 +481,45 @@ def compile_objects(jobs: list[tuple[str, int, bool]], threads: int) -> list[byt
     """compile_object of each (IR text, level, slp), on up to `threads` threads, in order."""
     if threads <= 1 or len(jobs) <= 1:
         return [compile_object(*job) for job in jobs]
-    from concurrent.futures import ThreadPoolExecutor
     # the biggest first: the last to finish is then a small one
     order = sorted(range(len(jobs)), key=lambda k: -len(jobs[k][0]))
     out: list[bytes] = [b""] * len(jobs)
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hlotools-llvm") as pool:
-        for k, data in zip(order, pool.map(lambda k: compile_object(*jobs[k]), order)):
-            out[k] = data
+    with ObjectPool(threads) as pool:
+        for k in order:
+            pool.submit(k, *jobs[k])
+        for key, data in pool.results().items():
+            out[int(key)] = data  # type: ignore[call-overload]
     return out
+
+
+class ObjectPool:
+    """compile_object on worker threads while the caller goes on: the code generator hands
+    each kernel's module over as soon as it is emitted, so LLVM compiles the first kernels
+    while Python emits the next ones (the two overlap on two CPUs; compile_object runs LLVM
+    without the GIL). One thread or fewer: each job is compiled when submitted."""
+
+    def __init__(self, threads: int) -> None:
+        self._pool = None
+        if threads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hlotools-llvm")
+        self._jobs: dict[object, object] = {}
+
+    def submit(self, key: object, text: str, level: int, slp: bool) -> None:
+        self._jobs[key] = (compile_object(text, level, slp) if self._pool is None
+                           else self._pool.submit(compile_object, text, level, slp))
+
+    def results(self) -> dict[object, bytes]:
+        """Every job's object, by key, in submission order (waits for them)."""
+        return {k: (job if isinstance(job, bytes) else job.result())  # type: ignore[attr-defined]
+                for k, job in self._jobs.items()}
+
+    def __enter__(self) -> ObjectPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def link_texts(texts: list[str]) -> str:

@@ -105,6 +105,20 @@ def test_without_kernels_and_on_one_thread_the_bits_are_the_same(monkeypatch: py
     _check(kernels, text, args)
 
 
+def test_llvm_starts_on_each_kernel_as_emitted_and_sees_its_final_text() -> None:
+    """The driver hands a kernel's module to LLVM's threads as soon as it is emitted (while
+    the next kernels are emitted): that text must be the module's final one."""
+    from hlotools.backend.llvm import lower
+    from hlotools.backend.llvm.codegen.module import ModuleCompiler
+    lower.load()
+    for text in (_layers(3), IN_PLACE):
+        seen: dict[str, str] = {}
+        mc = ModuleCompiler(hlotools.parse_module(text), kernels=True,
+                            kernel_emitted=lambda k, seen=seen: seen.__setitem__(k.key, str(k.module)))
+        mc.compile()
+        assert seen and {k.key: str(k.module) for k in mc.kernel_modules()} == seen
+
+
 _TABLE = ", ".join("{" + ", ".join(str(float(r * 16 + c)) for c in range(16)) + "}" for r in range(8))
 IN_PLACE = f"""HloModule dus
 ENTRY e {{
