@@ -36,7 +36,7 @@ from hlotools.errors import HloError
 from hlotools.log import ENV, cli_logging, env_level
 from hlotools.passes.manager import ManagerOptions, PassManager, PipelineReport
 from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, pipeline_lines, pipeline_text
-from hlotools.passes.registry import PASSES, pass_class
+from hlotools.passes.registry import ALIASES, PASSES, pass_class
 from hlotools.passes.timing import timing_json, timing_table
 
 EPILOG = """\b
@@ -111,7 +111,9 @@ def _list_passes(ctx: click.Context, param: click.Parameter, value: bool) -> Non
     if not value or ctx.resilient_parsing:
         return
     width = max(map(len, PASSES)) + 2
-    lines = [f"{name.ljust(width)}{pass_class(name).description}" for name in sorted(PASSES)]
+    xla = {ours: xla_name for xla_name, ours in ALIASES.items()}
+    lines = [f"{name.ljust(width)}{pass_class(name).description}" + (f" (XLA: {xla[name]})" if name in xla else "")
+             for name in sorted(PASSES)]
     click.echo("\n".join(lines))
     ctx.exit(0)
 
@@ -201,7 +203,7 @@ def _check_env() -> None:
                    "to a reproducer file it names. Default off, or HLOTOOLS_VERIFY_EACH=1 (the tests).")
 @click.option("--dump-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Dump the module before and after the pipeline and after each pass that changed it, "
-                   "XLA-style names (module_0000.NAME.0003.after_algsimp.hlo), plus index.txt/index.json.")
+                   "XLA's names (module_0000.NAME.0003.transforms_pipeline.after_algsimp.txt), plus index.txt/index.json.")
 @click.option("--dump-all", is_flag=True, help="With --dump-dir: also dump after passes that changed nothing.")
 @click.option("--dump-style", type=click.Choice(["short", "long"]), default="long", show_default=True,
               help="Print style of dumps, --print-after-all and --print-changed.")
