@@ -147,6 +147,7 @@ def find_stage(module: DumpModule, stage: str, aliases: dict[str, str], folder: 
                            filename=folder)
         return found
     passes = module.pass_files
+    stage = stage.removeprefix("after_")
     if stage.isdigit():
         hits = [f for f in passes if f.step == int(stage)]
     else:
