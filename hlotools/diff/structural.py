@@ -97,6 +97,7 @@ class _Matcher:
         self.numbers = Numbering()
         self.numbers.add_module(a)
         self.numbers.add_module(b)
+        self.local = Numbering()  # fused parameters as themselves: a fusion's own content
         self.a, self.b = top_level(a), top_level(b)
         self.with_metadata = with_metadata
         self.b_to_a: dict[int, Instruction] = {}
@@ -160,7 +161,7 @@ class _Matcher:
     def _called_fields(self, a: Instruction, b: Instruction) -> list[FieldChange]:
         number = self.numbers.number
         if a.opcode == "fusion" and b.opcode == "fusion":
-            ia, ib = _fused_numbers(a, number), _fused_numbers(b, number)
+            ia, ib = _fused_numbers(a, self.local.number), _fused_numbers(b, self.local.number)
             if sorted(ia) != sorted(ib):
                 gone, new = _multiset_minus(ia, ib), _multiset_minus(ib, ia)
                 return [FieldChange("fused computation", f"{len(ia)} instructions",
