@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hlotools import parse_module
-from hlotools.cli.diff import render, use_colour
 from hlotools.cli.common import read_input, usage_error
+from hlotools.cli.diff import render, use_colour
 from hlotools.diff import ModuleDiff, diff_modules
 from hlotools.errors import HloError
 from hlotools.io.xla_dump import DumpFile, find_module, read_dump_folder

@@ -10,6 +10,7 @@ reported as fused into it (and the reverse for a fusion that is gone: split).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass, field
 
 from hlotools.diff.fingerprint import CALLED, Numbering, attribute_texts, literal_key, value_text
@@ -123,16 +124,17 @@ class _Matcher:
         a = self.b_to_a.get(id(b_operand))
         return a.name if a is not None else None
 
-    def _match_by(self, key_a: object, key_b: object) -> None:
-        pool: dict[object, list[Instruction]] = defaultdict(list)
+    def _match_by(self, key_a: Callable[[Instruction], Hashable | None],
+                  key_b: Callable[[Instruction], Hashable | None]) -> None:
+        pool: dict[Hashable, list[Instruction]] = defaultdict(list)
         for a in self.a:
-            key = key_a(a)  # type: ignore[operator]
+            key = key_a(a)
             if id(a) not in self.a_to_b and key is not None:
                 pool[key].append(a)
         for b in self.b:  # B in post order: operands are matched before their users' keys are made
             if id(b) in self.b_to_a:
                 continue
-            key = key_b(b)  # type: ignore[operator]
+            key = key_b(b)
             if key is None or isinstance(key, tuple) and None in key[1]:
                 continue
             hits = pool.get(key)
@@ -185,13 +187,15 @@ def _literal_text(inst: Instruction) -> str:
     return "(value)" if lit.array is not None else "{...}"
 
 
-def _fused_numbers(fusion: Instruction, number: object) -> list[int]:
-    return [number(i) for c in fusion.called_computations() for i in c.instructions  # type: ignore[operator]
-            if i.opcode != "parameter"]
+Number = Callable[[Instruction], int]
+
+
+def _fused_numbers(fusion: Instruction, number: Number) -> list[int]:
+    return [number(i) for c in fusion.called_computations() for i in c.instructions if i.opcode != "parameter"]
 
 
 def _multiset_minus(xs: list[int], ys: list[int]) -> list[int]:
-    left = defaultdict(int)
+    left: defaultdict[int, int] = defaultdict(int)
     for y in ys:
         left[y] += 1
     out = []
@@ -230,20 +234,20 @@ def diff_modules(a: Module, b: Module, with_metadata: bool = False) -> ModuleDif
 
 
 def _fusion_events(event: str, fusions: list[Instruction], others: list[Instruction],
-                   number: object, used: set[int]) -> list[FusionEvent]:
+                   number: Number, used: set[int]) -> list[FusionEvent]:
     """Each fusion with the `others` (the other side's unmatched instructions) whose values it
     computes inside itself; a fusion that stands for none of them is left as added/removed.
     Everything reported (fusion and members) goes into `used`."""
     by_number: dict[int, list[Instruction]] = defaultdict(list)
     for o in others:
         if o.opcode != "parameter" and id(o) not in used:
-            by_number[number(o)].append(o)  # type: ignore[operator]
+            by_number[number(o)].append(o)
     out = []
     for f in fusions:
         if id(f) in used:
             continue
         members: list[Instruction] = []
-        for n in dict.fromkeys([number(f), *_fused_numbers(f, number)]):  # type: ignore[operator]
+        for n in dict.fromkeys([number(f), *_fused_numbers(f, number)]):
             members += by_number.pop(n, [])
         if members:
             used.update([id(f), *map(id, members)])
