@@ -163,12 +163,17 @@ class _Matcher:
     def _called_fields(self, a: Instruction, b: Instruction) -> list[FieldChange]:
         number = self.numbers.number
         if a.opcode == "fusion" and b.opcode == "fusion":
-            ia, ib = _fused_numbers(a, self.local.number), _fused_numbers(b, self.local.number)
-            if sorted(ia) != sorted(ib):
-                gone, new = _multiset_minus(ia, ib), _multiset_minus(ib, ia)
-                return [FieldChange("fused computation", f"{len(ia)} instructions",
-                                    f"{len(ib)} instructions (+{len(new)} -{len(gone)})")]
-            return []
+            ia, ib = _fused(a), _fused(b)
+            na, nb = [self.local.number(i) for i in ia], [self.local.number(i) for i in ib]
+            if sorted(na) == sorted(nb):
+                return []
+            gone, new = _multiset_minus(ia, na, nb), _multiset_minus(ib, nb, na)
+            both = {i.name for i in gone} & {i.name for i in new}
+            parts = [f"{label} {_names([i for i in side if (i.name in both) == common])}"
+                     for label, side, common in (("changed", new, True), ("+", new, False), ("-", gone, False))
+                     if any((i.name in both) == common for i in side)]
+            return [FieldChange("fused computation", f"{len(ia)} instructions",
+                                f"{len(ib)} instructions ({'; '.join(parts)})")]
         ca = [c for k, v in a.attrs.items() if k in CALLED for c in (v if isinstance(v, (list, tuple)) else [v])]
         cb = [c for k, v in b.attrs.items() if k in CALLED for c in (v if isinstance(v, (list, tuple)) else [v])]
         roots_a = [number(c.root) for c in ca if getattr(c, "root", None) is not None]
@@ -176,6 +181,12 @@ class _Matcher:
         if roots_a != roots_b:
             return [FieldChange("called computation", value_text(ca), value_text(cb))]
         return []
+
+
+def _fusion_output(inst: Instruction) -> bool:
+    """A fusion, or one output of a multi-output fusion: what fusing put in an instruction's place."""
+    return inst.opcode == "fusion" or (inst.opcode == "get-tuple-element" and bool(inst.operands)
+                                       and inst.operands[0].opcode == "fusion")
 
 
 def _literal_text(inst: Instruction) -> str:
@@ -190,21 +201,32 @@ def _literal_text(inst: Instruction) -> str:
 Number = Callable[[Instruction], int]
 
 
+def _fused(fusion: Instruction) -> list[Instruction]:
+    """The instructions a fusion computes (its fused computations' non-parameters)."""
+    return [i for c in fusion.called_computations() for i in c.instructions if i.opcode != "parameter"]
+
+
 def _fused_numbers(fusion: Instruction, number: Number) -> list[int]:
-    return [number(i) for c in fusion.called_computations() for i in c.instructions if i.opcode != "parameter"]
+    return [number(i) for i in _fused(fusion)]
 
 
-def _multiset_minus(xs: list[int], ys: list[int]) -> list[int]:
+def _multiset_minus(items: list[Instruction], numbers: list[int], others: list[int]) -> list[Instruction]:
+    """The items whose numbers are not matched one for one by `others`."""
     left: defaultdict[int, int] = defaultdict(int)
-    for y in ys:
-        left[y] += 1
+    for n in others:
+        left[n] += 1
     out = []
-    for x in xs:
-        if left[x]:
-            left[x] -= 1
+    for item, n in zip(items, numbers):
+        if left[n]:
+            left[n] -= 1
         else:
-            out.append(x)
+            out.append(item)
     return out
+
+
+def _names(insts: list[Instruction], shown: int = 4) -> str:
+    text = ", ".join(f"{i.name} ({i.opcode})" for i in insts[:shown])
+    return text + (f", ... {len(insts) - shown} more" if len(insts) > shown else "")
 
 
 def diff_modules(a: Module, b: Module, with_metadata: bool = False) -> ModuleDiff:
@@ -213,7 +235,7 @@ def diff_modules(a: Module, b: Module, with_metadata: bool = False) -> ModuleDif
     m.match()
     result = ModuleDiff(a.name, b.name)
     pairs = [(m.b_to_a[id(b)], b) for b in m.b if id(b) in m.b_to_a]
-    fusion_pairs = {id(b) for a_i, b in pairs if (a_i.opcode == "fusion") != (b.opcode == "fusion")}
+    fusion_pairs = {id(b) for a_i, b in pairs if _fusion_output(a_i) != _fusion_output(b)}
     for a_i, b_i in pairs:
         if id(b_i) in fusion_pairs:
             continue
@@ -249,7 +271,7 @@ def _fusion_events(event: str, fusions: list[Instruction], others: list[Instruct
         members: list[Instruction] = []
         for n in dict.fromkeys([number(f), *_fused_numbers(f, number)]):
             members += by_number.pop(n, [])
-        if members:
-            used.update([id(f), *map(id, members)])
+        if members:  # the fusion's get-tuple-elements go with it
+            used.update([id(f), *map(id, members), *(id(u) for u in f.users if u.opcode == "get-tuple-element")])
             out.append(FusionEvent(event, Ref.of(f), str(f.attrs.get("kind", "")), [Ref.of(i) for i in members]))
     return out

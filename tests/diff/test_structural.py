@@ -87,3 +87,37 @@ def test_a_long_chain_does_not_hit_the_recursion_limit() -> None:
     lines += ["  ROOT r = f32[2] negate(x2999)", "}"]
     text = "\n".join(lines)
     assert diff_modules(parse(text), parse(text.replace("x1500 = f32[2] negate", "x1500 = f32[2] abs"))).changed
+
+
+MULTI_A = """HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  e1 = f32[4] exponential(p)
+  n = f32[4] negate(e1)
+  a = f32[4] abs(e1)
+  ROOT t = (f32[4], f32[4]) tuple(n, a)
+}
+"""
+MULTI_B = """HloModule m
+fused {
+  q = f32[4] parameter(0)
+  x = f32[4] exponential(q)
+  y = f32[4] negate(x)
+  z = f32[4] abs(x)
+  ROOT r = (f32[4], f32[4]) tuple(y, z)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  f = (f32[4], f32[4]) fusion(p), kind=kLoop, calls=fused
+  g0 = f32[4] get-tuple-element(f), index=0
+  g1 = f32[4] get-tuple-element(f), index=1
+  ROOT t = (f32[4], f32[4]) tuple(g0, g1)
+}
+"""
+
+
+def test_a_multi_output_fusion_and_its_get_tuple_elements_are_one_fusion_formed() -> None:
+    d = diff_modules(parse(MULTI_A), parse(MULTI_B))
+    assert not d.added and not d.removed and not d.changed, d.to_json()
+    (f,) = d.fusions
+    assert f.fusion.name == "f" and sorted(m.name for m in f.members) == ["a", "e1", "n"]
