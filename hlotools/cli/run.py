@@ -291,11 +291,11 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
 
 
 def _save_arguments(path: str, module: Module, inputs: tuple[str, ...], seed: int | None) -> None:
-    """The arguments the run used, as an .npz that `--inputs` binds back (keys in0, in1, ...: the
-    parameter leaves' positions, tokens skipped as --inputs skips them)."""
+    """The arguments the run used, as an .npz that `--inputs` binds back (keys in<k>, k the
+    parameter leaf's position among all leaves, as --inputs reads them; tokens carry no data)."""
     from hlotools.io.npz import save_npz
     args = _arguments(module, inputs, seed)
-    save_npz(path, [(f"in{k}", a) for k, a in enumerate(a for a in args if a is not None)])
+    save_npz(path, [(f"in{s.index}", a) for s, a in zip(parameter_leaves(module), args) if a is not None])
 
 
 def compile_line(compiled: Compiled) -> str:

@@ -85,3 +85,16 @@ def test_errors_are_json_under_json(tmp_path: Path) -> None:
     assert doc["file"] == str(bad) and doc["line"] == 3 and "q" in doc["message"]
     r = CliRunner().invoke(run_main, [str(bad), "--random", "0", "--inputs", "x.npy", "--json"])
     assert r.exit_code == 2 and json.loads(r.stdout)["error"]["exit_code"] == 2
+
+
+def test_save_inputs_keys_leaves_by_position_past_a_token(tmp_path: Path) -> None:
+    module = tmp_path / "t.hlo"
+    module.write_text("HloModule t\nENTRY e {\n  tk = token[] parameter(0)\n  x = f32[2] parameter(1)\n"
+                      "  ROOT n = f32[2] negate(x)\n}\n")
+    saved = tmp_path / "in.npz"
+    r = CliRunner().invoke(run_main, [str(module), "--random", "1", "--save-inputs", str(saved), "--backend=interp"])
+    assert r.exit_code == 0, r.output
+    with np.load(saved) as z:
+        assert z.files == ["in1"]
+    again = CliRunner().invoke(run_main, [str(module), "--inputs", str(saved), "--backend=interp"])
+    assert again.exit_code == 0 and again.stdout == r.stdout
