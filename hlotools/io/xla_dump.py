@@ -15,7 +15,7 @@ from pathlib import Path
 from hlotools.errors import HloError
 
 HLO_EXTENSIONS = (".txt", ".hlo.pb", ".hlo")
-_MODULE = re.compile(r"^module_(?P<id>\d+)\.(?P<rest>.+)$")
+_MODULE = re.compile(r"^(?:\d+\.)?module_(?P<id>\d+)\.(?P<rest>.+)$")  # --xla_dump_include_timestamp
 _PER_PASS = re.compile(r"^(?P<name>.+?)\.(?P<step>\d{4})\.(?P<pipeline>[^.]+)\.after_(?P<pass>[^.]+?)"
                        r"(?:\.before_(?P<next>[^.]+))?$")
 _STAGE = re.compile(r"^(?P<name>.+?)\.(?:(?P<platform>[a-z]+)_)?(?P<stage>before|after)_optimizations?"
