@@ -109,11 +109,10 @@ class _Matcher:
         self.a_to_b[id(a)] = b
 
     def match(self) -> None:
-        by_name = {i.name: i for i in self.a}
-        for b in self.b:
-            a = by_name.get(b.name)
-            if a is not None and id(a) not in self.a_to_b:
-                self.pair(a, b)
+        # Names: within the same computation first (hand-written modules reuse names such as a
+        # reducer's x and y), then module-wide for names each module uses once (XLA's are unique).
+        self._match_by(lambda a: (_computation(a), a.name), lambda b: (_computation(b), b.name))
+        self._match_by(_unique_names(self.a), _unique_names(self.b))
         self._match_by(lambda i: self.numbers.number(i), lambda i: self.numbers.number(i))
         # Last, the same place in the graph: an instruction with operands only (a constant or an
         # iota has nothing to anchor it, and pairing any two would report a rewrite as a change).
@@ -135,7 +134,7 @@ class _Matcher:
             if id(b) in self.b_to_a:
                 continue
             key = key_b(b)
-            if key is None or isinstance(key, tuple) and None in key[1]:
+            if key is None or isinstance(key, tuple) and isinstance(key[1], tuple) and None in key[1]:
                 continue
             hits = pool.get(key)
             if hits:
@@ -181,6 +180,17 @@ class _Matcher:
         if roots_a != roots_b:
             return [FieldChange("called computation", value_text(ca), value_text(cb))]
         return []
+
+
+def _computation(inst: Instruction) -> str:
+    return inst.parent.name if inst.parent is not None else ""
+
+
+def _unique_names(insts: list[Instruction]) -> Callable[[Instruction], Hashable | None]:
+    counts: defaultdict[str, int] = defaultdict(int)
+    for i in insts:
+        counts[i.name] += 1
+    return lambda i: i.name if counts[i.name] == 1 else None
 
 
 def _fusion_output(inst: Instruction) -> bool:

@@ -121,3 +121,30 @@ def test_a_multi_output_fusion_and_its_get_tuple_elements_are_one_fusion_formed(
     assert not d.added and not d.removed and not d.changed, d.to_json()
     (f,) = d.fusions
     assert f.fusion.name == "f" and sorted(m.name for m in f.members) == ["a", "e1", "n"]
+
+
+def test_names_reused_in_other_computations_match_in_their_own() -> None:
+    text = """HloModule r
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+mul {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] multiply(x, y)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  a = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  m = f32[] reduce(p, z), dimensions={0}, to_apply=mul
+  ROOT t = (f32[], f32[]) tuple(a, m)
+}
+"""
+    assert diff_modules(parse(text), parse(text)).same
+    other = text.replace("ROOT s = f32[] multiply(x, y)", "ROOT s = f32[] maximum(x, y)")
+    d = diff_modules(parse(text), parse(other))
+    assert [(c.after.computation, c.after.name, c.fields[0].field) for c in d.changed] == [
+        ("mul", "s", "opcode"), ("e", "m", "called computation")]
