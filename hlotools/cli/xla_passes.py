@@ -120,6 +120,11 @@ def _text(folder: str, title: str, steps: list[Step]) -> str:
     quiet = len(steps) - len(changed)
     if quiet:
         lines.append(f"({quiet} steps left the module as it was: pipeline starts and ends)")
+    ours = [s for s in steps if s.against_xla is not None]
+    if ours:
+        differ = [s.pass_name for s in ours if s.against_xla is not None and not s.against_xla.same]
+        lines.append(f"passes we implement: {len(ours) - len(differ)} of {len(ours)} give XLA's result"
+                     + (f" ({', '.join(differ)} differ{'s' if len(differ) == 1 else ''})" if differ else ""))
     return "\n".join(x for x in lines if x)
 
 

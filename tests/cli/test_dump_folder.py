@@ -108,6 +108,7 @@ def test_xla_passes_puts_ours_beside_each_xla_pass() -> None:
     assert r.stdout.splitlines()[0] == f"{STEP}: module 0008 jit_step: 25 steps, 4 changed the module"
     assert "0017 HLO_passes_after_layout_assignment: fusion: 2 fusions formed" in r.stdout
     assert "  ours (constant-folding): 1 added, 3 removed, 1 changed; its result is the same as XLA's" in r.stdout
+    assert r.stdout.splitlines()[-1] == "passes we implement: 3 of 4 give XLA's result (algsimp differs)"
     doc = json.loads(opt(str(STEP), "--module", "8", "--xla-passes", "--json").stdout)
     by_pass = {s["pass"]: s for s in doc["steps"] if s["xla"] and not s["xla"]["same"]}
     assert sorted(by_pass) == ["algsimp", "constant_folding", "fusion", "layout-assignment"]
