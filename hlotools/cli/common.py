@@ -32,17 +32,30 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 class HloCommand(click.Command):
     """A click command whose callback's failures become messages and exit codes, not tracebacks."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.preprocess(list(args)))
+
+    def preprocess(self, args: list[str]) -> list[str]:
+        """The command line as click should read it: LLVM's single-dash long options accepted."""
+        return llvm_spellings(self, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         debug = bool(ctx.params.get("debug"))
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a full disk or /dev/full must fail here, not at interpreter exit
             return result
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except click.ClickException as e:
+            if ctx.params.get("as_json"):
+                json_error(e.format_message(), e.exit_code)
             raise
         except HloError as e:
             if debug:
                 traceback.print_exc()
+            if ctx.params.get("as_json"):
+                json_error(e.message, EXIT_BAD_INPUT, e)
             err(e.format())
             ctx.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:
@@ -92,9 +105,52 @@ class HloCommand(click.Command):
             sys.exit(EXIT_INTERNAL)
 
 
+def json_error(message: str, exit_code: int, e: HloError | None = None) -> None:
+    """Under --json, a failure is a JSON document on standard output too (the text stays on stderr)."""
+    import json
+    doc: dict[str, Any] = {"message": message, "exit_code": exit_code}
+    if e is not None:
+        doc |= {"file": e.filename, "line": e.line or None, "column": e.column or None}
+    try:
+        click.echo(json.dumps({"error": doc}))
+    except OSError:
+        pass
+
+
+def llvm_spellings(command: click.Command, args: list[str]) -> list[str]:
+    """`-time-passes` means `--time-passes`, as in LLVM's tools; a single-dash word close to a long
+    option is answered with it ("did you mean --print-after-all?") rather than read as -p -r ...."""
+    longs = {o for p in command.params if isinstance(p, click.Option) for o in p.opts + p.secondary_opts
+             if o.startswith("--")}
+    shorts = {o[1] for p in command.params if isinstance(p, click.Option) for o in p.opts
+              if len(o) == 2 and o[0] == "-" and o[1] != "-"}
+    out: list[str] = []
+    for i, tok in enumerate(args):
+        if tok == "--":
+            return out + args[i:]
+        word = tok.split("=", 1)[0]
+        if len(word) > 2 and tok[0] == "-" and tok[1] != "-" and tok[1].isalpha():
+            if "-" + word in longs:
+                tok = "-" + tok
+            elif not set(word[1:]) <= shorts and word[1] not in shorts - {"v"}:
+                import difflib
+                close = difflib.get_close_matches("-" + word, sorted(longs), n=1, cutoff=0.7)
+                if close:
+                    raise usage_error(f"no such option: {word}; did you mean {close[0]}?")
+        out.append(tok)
+    return out
+
+
+def version_option(f: F) -> F:
+    return click.version_option(package_name="hlotools", message="%(prog)s (hlotools) %(version)s")(f)
+
+
 def _input_name(ctx: click.Context) -> str:
     """'FILE: ' for messages about the command's input file ('<stdin>: ' for '-'), else ''."""
     path = ctx.params.get("input_file")
+    files = ctx.params.get("input_files")
+    if isinstance(files, tuple) and len(files) == 1:
+        path = files[0]
     if not isinstance(path, str):
         return ""
     return "<stdin>: " if path == "-" else f"{path}: "
@@ -198,6 +254,8 @@ def read_input(path: str) -> tuple[str, str]:
         except OSError as e:
             raise HloError(f"cannot read: {e.strerror or e}", filename=path) from None
         name = path
+    if not data.strip():
+        raise HloError("empty input (no HLO module in it)", filename=name)
     if name.endswith(".pb") or data.startswith(b"\x0a"):  # maybe an HloProto dump: only then import its reader
         from hlotools.io.hlo_proto import looks_like_proto, proto_to_text
         if looks_like_proto(data, name):  # an XLA HloProto dump (--xla_dump_hlo_as_proto)
@@ -311,8 +369,11 @@ class VariadicCommand(HloCommand):
 
     variadic_options: tuple[str, ...] = ()
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def preprocess(self, args: list[str]) -> list[str]:
+        return self.expand_variadic(super().preprocess(args))
+
+    def expand_variadic(self, args: list[str]) -> list[str]:
         value_opts = _value_options(self)
         for flag in self.variadic_options:
             args = expand_variadic(list(args), flag, value_opts - {flag})
-        return super().parse_args(ctx, args)
+        return args

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,20 +24,22 @@ from hlotools.cli.common import (
     VariadicCommand,
     debug_option,
     err,
-    input_argument,
+    llvm_spellings,
     output_option,
     read_input,
     semantics_option,
     style_option,
     usage_error,
+    version_option,
     write_output,
 )
+from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
 from hlotools.errors import HloError
 from hlotools.log import ENV, cli_logging, env_level
 from hlotools.passes.manager import ManagerOptions, PassManager, PipelineReport
 from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, pipeline_lines, pipeline_text
-from hlotools.passes.registry import PASSES, pass_class
+from hlotools.passes.registry import ALIASES, PASSES, pass_class
 from hlotools.passes.timing import timing_json, timing_table
 
 EPILOG = """\b
@@ -49,7 +52,10 @@ Examples:
   hlo-opt -O2 --print-pipeline           the pipeline -O2 expands to, as a --passes spec
   hlo-opt --list-passes                  the pass names (XLA's) and what each does
   hlo-opt m.hlo -O2 --verify-each        verify after every pass (a failure writes a reproducer)
-  hlo-opt m.hlo -O2 --dump-dir d         d/module_0000.NAME.0000.before_optimizations.hlo, ...
+  hlo-opt m.hlo -O2 --dump-dir d         d/module_0000.NAME.before_optimizations.txt, ... (XLA's names)
+  hlo-opt DUMP_DIR                       list the modules of an XLA dump folder (--xla_dump_to)
+  hlo-opt DUMP_DIR --module jit_f --stage after_algsimp   read one file of it (before, after, STEP, PASS)
+  hlo-opt DUMP_DIR --module jit_f --xla-passes   what each XLA pass changed, and what ours change
   hlo-opt m.hlo -O2 --print-changed      a unified diff on stderr for each pass that changed it
   hlo-opt m.hlo -O2 --time-passes        per-pass times on stderr (--time-passes=json for CI)
   hlo-opt m.hlo -O2 --bisect-limit=7:3   run 7 pass applications, the 7th with fuel for 3 rewrites
@@ -58,6 +64,7 @@ Examples:
   hlo-opt model.hlo --style=long         print in XLA's dump form (layouts, full names)
   cat model.hlo | hlo-opt -              read standard input
   hlo-opt cases.hlo --split-input-file   several modules separated by '// -----' lines
+  hlo-opt a.hlo b.hlo -O1                several files: outputs separated by '// -----' lines
   hlo-opt model.hlo -o clean.hlo         write to a file
   hlo-opt bad.hlo --no-verify            print a module that parses but breaks shape rules
 
@@ -111,7 +118,9 @@ def _list_passes(ctx: click.Context, param: click.Parameter, value: bool) -> Non
     if not value or ctx.resilient_parsing:
         return
     width = max(map(len, PASSES)) + 2
-    lines = [f"{name.ljust(width)}{pass_class(name).description}" for name in sorted(PASSES)]
+    xla = {ours: xla_name for xla_name, ours in ALIASES.items()}
+    lines = [f"{name.ljust(width)}{pass_class(name).description}" + (f" (XLA: {xla[name]})" if name in xla else "")
+             for name in sorted(PASSES)]
     click.echo("\n".join(lines))
     ctx.exit(0)
 
@@ -144,13 +153,14 @@ _BARE_DEFAULTS = {"--time-passes": "--time-passes=table", "--print-changed": "--
 class OptCommand(VariadicCommand):
     variadic_options = ("--inputs",)  # --inputs a.npy b.npy ... (for --bisect-against)
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def preprocess(self, args: list[str]) -> list[str]:
+        args = llvm_spellings(self, args)
         if "--" in args:
             cut = args.index("--")
             args = [_BARE_DEFAULTS.get(a, a) for a in args[:cut]] + list(args[cut:])
         else:
             args = [_BARE_DEFAULTS.get(a, a) for a in args]
-        return super().parse_args(ctx, args)
+        return self.expand_variadic(args)
 
 
 def _choose_pipeline(pipeline: list[Step], level: str | None, passes_given: bool) -> list[Step]:
@@ -176,7 +186,7 @@ def _check_env() -> None:
 
 
 @click.command(cls=OptCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
-@input_argument
+@click.argument("input_files", metavar="FILE...", nargs=-1)
 @output_option
 @style_option
 @click.option("--split-input-file", is_flag=True,
@@ -201,7 +211,7 @@ def _check_env() -> None:
                    "to a reproducer file it names. Default off, or HLOTOOLS_VERIFY_EACH=1 (the tests).")
 @click.option("--dump-dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Dump the module before and after the pipeline and after each pass that changed it, "
-                   "XLA-style names (module_0000.NAME.0003.after_algsimp.hlo), plus index.txt/index.json.")
+                   "XLA's names (module_0000.NAME.0003.transforms_pipeline.after_algsimp.txt), plus index.txt/index.json.")
 @click.option("--dump-all", is_flag=True, help="With --dump-dir: also dump after passes that changed nothing.")
 @click.option("--dump-style", type=click.Choice(["short", "long"]), default="long", show_default=True,
               help="Print style of dumps, --print-after-all and --print-changed.")
@@ -228,19 +238,29 @@ def _check_env() -> None:
                    "integers always compare exactly).")
 @click.option("--atol", type=click.FloatRange(min=0), default=None, metavar="A",
               help="With --bisect-against: absolute tolerance for floats.")
+@dump_options
+@click.option("--xla-passes", is_flag=True,
+              help="With a dump folder and --module: what each of XLA's per-pass files changed (an "
+                   "hlo-diff summary per pass) and, for passes hlotools implements, what ours changes "
+                   "on the same input and how far its result is from XLA's.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Machine-readable output: a dump folder's listing, --xla-passes, and errors.")
+@version_option
 @click.option("-v", "--verbose", count=True,
               help=f"-v: info (passes run, times), -vv: debug (pass decisions), -vvv: trace (module "
                    f"after each pass). {ENV}=info|debug|trace does the same.")
 @semantics_option
 @debug_option
 @click.pass_context
-def main(ctx: click.Context, input_file: str, output: str, style: str | None, split_input_file: bool,
+def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: str | None, split_input_file: bool,
          no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
          dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
          print_changed: str | None, time_passes: str | None, bisect_limit: tuple[int, int | None] | None,
          bisect_against: str | None, inputs: tuple[str, ...], seed: int | None, rtol: float | None,
-         atol: float | None, verbose: int, debug: bool) -> None:
-    """Parse, verify, optionally transform, and print an HLO module (FILE, or '-' for stdin)."""
+         atol: float | None, dump_module: str | None, stage: str | None, xla_passes: bool, as_json: bool,
+         verbose: int, debug: bool) -> None:
+    """Parse, verify, optionally transform, and print HLO modules (FILE..., '-' for stdin, or an XLA
+    dump folder: listed, or one file of it picked with --module/--stage)."""
     _check_env()
     given = ctx.get_parameter_source("pipeline") == click.core.ParameterSource.COMMANDLINE
     with cli_logging(verbose, always_show=("BISECT:",) if bisect_limit else ()):
@@ -256,14 +276,23 @@ def main(ctx: click.Context, input_file: str, output: str, style: str | None, sp
                                  bisect_limit=bisect_limit[0] if bisect_limit else None,
                                  bisect_rewrites=bisect_limit[1] if bisect_limit else None)
         options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
-        text, name = read_input(input_file)
+        if xla_passes:
+            from hlotools.cli.xla_passes import xla_passes_report
+            click.echo(xla_passes_report(_one_input(input_files), dump_module, as_json))
+            return
+        files = _input_files(input_files, dump_module, stage, as_json)
+        if not files:
+            return  # a dump folder was listed
         if dump_dir is not None:
             _check_dump_dir(dump_dir)
         if bisect_against:
+            if len(files) > 1:
+                raise usage_error("--bisect-against searches one module: give one FILE")
+            text, name = read_input(files[0])
             _bisect(ctx, text, name, options, bisect_limit, split_input_file, inputs, seed, rtol, atol)
             return
         try:
-            _run(ctx, text, name, options, split_input_file, output, debug)
+            _run(ctx, files, options, split_input_file, output, debug)
         finally:
             if time_passes and options.reports:
                 err((timing_json if time_passes == "json" else timing_table)(options.reports).rstrip("\n"))
@@ -282,25 +311,55 @@ def _check_dump_dir(folder: Path) -> None:
                        filename=str(folder)) from None
 
 
-def _run(ctx: click.Context, text: str, name: str, options: OptOptions, split_input_file: bool,
+def _one_input(input_files: tuple[str, ...]) -> str:
+    if len(input_files) != 1:
+        raise usage_error("--xla-passes reads one XLA dump folder: give DIR --module M")
+    return input_files[0]
+
+
+def _input_files(input_files: tuple[str, ...], dump_module: str | None, stage: str | None,
+                 as_json: bool) -> list[str]:
+    """The files to read ('-' when none is given); [] when a dump folder was listed instead."""
+    if len(input_files) <= 1:
+        picked = pick_input(input_files[0] if input_files else "-", dump_module, stage, as_json)
+        return [picked] if picked is not None else []
+    if dump_module is not None or stage is not None:
+        raise usage_error("--module and --stage pick a file of one XLA dump folder: give that folder alone")
+    return list(input_files)
+
+
+def _run(ctx: click.Context, files: list[str], options: OptOptions, split_input_file: bool,
          output: str, debug: bool) -> None:
-    if not split_input_file:
+    if not split_input_file and len(files) == 1:
+        text, name = read_input(files[0])
         check_no_separator(text, name)
         write_output(output, process_module(text, name, options))
         return
     outputs: list[str] = []
     failed = 0
-    for module_id, chunk in enumerate(split_chunks(text, name)):
+    for name, chunk_text in _modules(files, split_input_file):
         try:
-            outputs.append(process_module(chunk.text, name, options, module_id))
+            if not split_input_file:
+                check_no_separator(chunk_text, name)
+            outputs.append(process_module(chunk_text, name, options, len(outputs) + failed))
         except HloError as e:
             if debug:
                 raise
-            err(e.with_place(name, chunk.text).format())
+            err(e.with_place(name, chunk_text).format())
             failed += 1
     write_output(output, _join(outputs))
     if failed:
         ctx.exit(EXIT_BAD_INPUT)
+
+
+def _modules(files: list[str], split_input_file: bool) -> Iterator[tuple[str, str]]:
+    """(file name, module text) of every module of every file, in order."""
+    for path in files:
+        text, name = read_input(path)
+        if split_input_file:
+            yield from ((name, chunk.text) for chunk in split_chunks(text, name))
+        else:
+            yield name, text
 
 
 def _bisect(ctx: click.Context, text: str, name: str, options: OptOptions,

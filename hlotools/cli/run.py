@@ -36,7 +36,9 @@ from hlotools.cli.common import (
     read_input,
     semantics_option,
     usage_error,
+    version_option,
 )
+from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.cli.report import Reporter, Timing
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.io.arrays import LeafSpec, check_array_sizes, parameter_leaves, result_leaves, shape_text
@@ -288,6 +290,14 @@ def _human_report(result: RunResult, comparisons: list[Comparison] | None, show_
         reporter.timings(result.timings)
 
 
+def _save_arguments(path: str, module: Module, inputs: tuple[str, ...], seed: int | None) -> None:
+    """The arguments the run used, as an .npz that `--inputs` binds back (keys in<k>, k the
+    parameter leaf's position among all leaves, as --inputs reads them; tokens carry no data)."""
+    from hlotools.io.npz import save_npz
+    args = _arguments(module, inputs, seed)
+    save_npz(path, [(f"in{s.index}", a) for s, a in zip(parameter_leaves(module), args) if a is not None])
+
+
 def compile_line(compiled: Compiled) -> str:
     """Says whether the compile phases were cold or skipped because the compile cache hit."""
     if compiled.cache == "hit":
@@ -344,7 +354,12 @@ class RunCommand(VariadicCommand):
               help="Also run the other backend (llvm vs interp) on the same inputs and report the "
                    "largest difference per output; exit 3 if they disagree beyond the tolerance.")
 @click.option("--print-literals", is_flag=True, help="Print results as HLO literals: f32[2]{0} {1, 2}.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text (errors too).")
+@click.option("--save-inputs", default=None, metavar="FILE",
+              help="Save the arguments (--random's too) to FILE, an .npz keyed as --inputs reads it "
+                   "(in0, in1, ... per parameter leaf).")
+@dump_options
+@version_option
 @click.option("--no-cache", is_flag=True,
               help="Compile from scratch: neither read nor write the persistent compile cache "
                    "($HLOTOOLS_CACHE_DIR, default ~/.cache/hlotools).")
@@ -361,14 +376,20 @@ class RunCommand(VariadicCommand):
 def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
          repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
-         verbose: int, debug: bool) -> None:
-    """Run an HLO module (FILE, or '-' for standard input) and show, save or check its results."""
+         save_inputs: str | None, dump_module: str | None, stage: str | None, verbose: int, debug: bool) -> None:
+    """Run an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
+    --module/--stage) and show, save or check its results."""
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
     if output == "-":
         raise usage_error("-o needs a file name: the results are written as an .npz archive")
+    if save_inputs == "-":
+        raise usage_error("--save-inputs needs a file name: the arguments are written as an .npz archive")
+    picked = pick_input(input_file, dump_module, stage, as_json)
+    if picked is None:
+        return  # a dump folder was listed
     chosen = _select_backend(backend)
-    text, name = read_input(input_file)
+    text, name = read_input(picked)
     request = CompileRequest(source_text=text, use_cache=not no_cache)
     # Only the default falls back: --backend=llvm and --compare need LLVM's own answer.
     fallback = fallback_for(chosen) if backend is None and not compare_backends else None
@@ -376,6 +397,8 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
         result = _execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup)
     if result.refusal is not None:
         err(_fallback_note(result, verbose))
+    if save_inputs:
+        _save_arguments(save_inputs, result.module, inputs, seed)
     comparisons = _compare_all(result, expected, rtol, atol) if expected else None
     differences: dict[str, Difference] = {}
     if compare_backends:

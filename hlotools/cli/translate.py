@@ -21,8 +21,10 @@ from hlotools.cli.common import (
     read_input,
     style_option,
     usage_error,
+    version_option,
     write_output,
 )
+from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.errors import HloError
 from hlotools.graph.dot import module_to_dot
 from hlotools.ir.module import Module
@@ -77,16 +79,23 @@ def _check_emit(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--function-name", default=None, metavar="NAME",
               help="obj/header: the C function's name (default: the module name as a C identifier).")
 @click.option("--no-verify", is_flag=True, help="Parse only: skip the verifier.")
+@dump_options
+@version_option
 @debug_option
 def main(input_file: str, emit: str, output: str, style: str | None, target_triple: str | None, cpu: str | None,
-         features: str | None, function_name: str | None, no_verify: bool, debug: bool) -> None:
-    """Translate an HLO module (FILE, or '-' for standard input) to another form."""
+         features: str | None, function_name: str | None, no_verify: bool, dump_module: str | None,
+         stage: str | None, debug: bool) -> None:
+    """Translate an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
+    --module/--stage) to another form."""
     if emit not in LLVM_FORMS and (target_triple or cpu or features or function_name):
         raise usage_error(f"--target-triple, --cpu, --features and --function-name apply to "
                           f"{', '.join(LLVM_FORMS)}, not --emit={emit}")
     if emit == "obj" and output == "-" and sys.stdout.isatty():
         raise usage_error("an object file is binary: give -o FILE (or redirect standard output)")
-    text, name = read_input(input_file)
+    picked = pick_input(input_file, dump_module, stage)
+    if picked is None:
+        return  # a dump folder was listed
+    text, name = read_input(picked)
     module = parse_module(text, name, verify=not no_verify)
     if emit in EMITTERS:
         write_output(output, EMITTERS[emit](module, style))

@@ -4,10 +4,12 @@ Pass applications are numbered from 1 in execution order (fixed-point iterations
 `bisect_limit=N` runs only the first N of them and `bisect_rewrites=M` gives the N-th
 application fuel for M rewrites — together a binary search pins a miscompile to one rewrite.
 
-Dumps follow XLA's names with the application number as the step:
-`module_0000.NAME.0000.before_optimizations.hlo`, `module_0000.NAME.0003.after_algsimp.hlo`
-(only passes that changed the module unless dump_all), `module_0000.NAME.after_optimizations.hlo`,
-and index.txt/index.json (module_NNNN.index.* for modules after the first of a split input).
+Dumps follow XLA's names (xla/service/dump.cc), the application number as the step:
+`module_0000.NAME.before_optimizations.txt`,
+`module_0000.NAME.0003.transforms_pipeline.after_algsimp.txt` (only passes that changed the
+module unless dump_all), `module_0000.NAME.after_optimizations.txt`, and index.txt/index.json
+(module_NNNN.index.* for modules after the first of a split input), so the tools that read
+XLA's dump folders read ours too.
 As in XLA's HloPassPipeline, verify-each re-runs the verifier after each pass that reports a
 change; the module text (for reproducers, diffs and dumps) is printed again only then too.
 """
@@ -45,6 +47,7 @@ class ManagerOptions:
     bisect_rewrites: int | None = None  # fuel for the N-th application
     stderr: TextIO | None = None
     module_id: int = 0  # the NNNN of module_NNNN in dump names (the module's place in the input)
+    pipeline_name: str = "transforms_pipeline"  # the PIPELINE of per-pass dump names (XLA hlo-opt's)
     reproducer_dir: Path | None = None  # where a verify failure's reproducer goes (default: dump_dir or TMPDIR)
 
 
@@ -133,7 +136,7 @@ class PassManager:
         self._clean_at = {}
         if log.isEnabledFor(logging.INFO):
             log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
-        self._dump(module, "0000.before_optimizations", force=True)
+        self._dump(module, "before_optimizations", force=True)
         try:
             with _quiet_gc():
                 self._run_steps(module, steps)
@@ -214,7 +217,7 @@ class PassManager:
             self._clean_at[id(step)] = self._generation
         if opts.verify_each and changed:  # like XLA's pipeline: re-verify after passes that changed it
             self._verify_after(module, p.name, before_text)
-        self._dump(module, f"{n:04d}.after_{p.name}", force=opts.dump_all or changed)
+        self._dump(module, f"{n:04d}.{_safe(opts.pipeline_name)}.after_{p.name}", force=opts.dump_all or changed)
         if opts.print_after_all:
             self._err.write(f"// -----// after {p.name} (application {n})\n{self._text_of(module)}\n")
         if opts.print_changed and changed and before_text is not None:
@@ -279,12 +282,12 @@ class PassManager:
 
     # -- dumps ----------------------------------------------------------------------------
     def _dump(self, module: Module, suffix: str, force: bool) -> None:
-        """module_NNNN.NAME.SUFFIX.hlo; per-pass suffixes carry the application number."""
+        """module_NNNN.NAME.SUFFIX.txt; per-pass suffixes carry the application number."""
         d = self.options.dump_dir
         if d is None or not force:
             return
         d.mkdir(parents=True, exist_ok=True)
-        name = f"module_{self.options.module_id:04d}.{_safe(module.name)}.{suffix}.hlo"
+        name = f"module_{self.options.module_id:04d}.{_safe(module.name)}.{suffix}.txt"
         (d / name).write_text(self._text_of(module))
         if name not in self.report.dumps:
             self.report.dumps.append(name)

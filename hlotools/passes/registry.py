@@ -28,12 +28,27 @@ PASSES: dict[str, str] = {
 }
 
 
+# XLA's spellings of the passes we implement under another name (what its dumps and
+# --xla_disable_hlo_passes say: constant_folding is HloConstantFolding::name()).
+ALIASES: dict[str, str] = {
+    "constant_folding": "constant-folding",
+    "simplify-while-loops": "while-loop-simplifier",
+    "hlo-memory-scheduler": "scheduling",
+}
+
+
+def canonical_name(name: str) -> str:
+    """Our registry name for `name`, which may be XLA's spelling (ALIASES)."""
+    return ALIASES.get(name, name)
+
+
 def pass_class(name: str) -> type[HloPass]:
+    name = canonical_name(name)
     target = PASSES.get(name)
     if target is None:
         import difflib  # only for the message about an unknown name
 
-        close = difflib.get_close_matches(name, PASSES, n=3, cutoff=0.5)
+        close = difflib.get_close_matches(name, [*PASSES, *ALIASES], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise HloError(f"unknown pass '{name}'{hint} (see --list-passes)")
     module_name, cls_name = target.split(":")

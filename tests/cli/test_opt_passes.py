@@ -57,7 +57,14 @@ def test_list_passes_gives_every_pass_a_one_line_description() -> None:
     assert [x.split()[0] for x in lines] == sorted(PASSES)
     for line in lines:
         name, description = line.split(None, 1)
-        assert description == pass_class(name).description and len(description) > 10
+        assert description.startswith(pass_class(name).description) and len(description) > 10
+    assert "(XLA: constant_folding)" in next(x for x in lines if x.startswith("constant-folding "))
+
+
+def test_xla_spellings_of_pass_names_are_aliases() -> None:
+    r = invoke(["-", "--passes=constant_folding,simplify-while-loops,hlo-memory-scheduler", "--print-pipeline"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.strip() == "constant-folding,while-loop-simplifier,scheduling"
 
 
 def test_unknown_pass_is_a_usage_error_with_close_matches() -> None:
@@ -165,15 +172,15 @@ def test_a_crashing_pass_is_an_internal_error_naming_it(monkeypatch: pytest.Monk
 def test_dump_dir_writes_numbered_files_for_changing_passes_and_an_index(tmp_path: Path) -> None:
     r = invoke(["-", "--passes=cse,algsimp,dce", "--dump-dir", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "index.json", "index.txt", "module_0000.dead.0000.before_optimizations.hlo",
-        "module_0000.dead.0002.after_algsimp.hlo", "module_0000.dead.0003.after_dce.hlo",
-        "module_0000.dead.after_optimizations.hlo"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([
+        "index.json", "index.txt", "module_0000.dead.before_optimizations.txt",
+        "module_0000.dead.0002.transforms_pipeline.after_algsimp.txt",
+        "module_0000.dead.0003.transforms_pipeline.after_dce.txt", "module_0000.dead.after_optimizations.txt"])
     index = json.loads((tmp_path / "index.json").read_text())
     assert [(p["index"], p["name"], p["changed"]) for p in index["passes"]] == [
         (1, "cse", False), (2, "algsimp", True), (3, "dce", True)]
     assert all(p["instructions_before"] >= p["instructions_after"] for p in index["passes"])
-    final = (tmp_path / "module_0000.dead.after_optimizations.hlo").read_text()
+    final = (tmp_path / "module_0000.dead.after_optimizations.txt").read_text()
     assert hlotools.print_module(hlotools.parse_module(final), "short") == r.stdout
 
 
@@ -183,7 +190,7 @@ def test_dump_all_and_split_input_file_number_the_modules(tmp_path: Path) -> Non
                input=text)
     assert r.exit_code == 0, r.output
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert "module_0000.dead.0001.after_cse.hlo" in names and "module_0001.other.0002.after_dce.hlo" in names
+    assert "module_0000.dead.0001.transforms_pipeline.after_cse.txt" in names and "module_0001.other.0002.transforms_pipeline.after_dce.txt" in names
     assert "index.txt" in names and "module_0001.index.txt" in names
 
 

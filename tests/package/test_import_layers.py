@@ -23,6 +23,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "backend": ("ir", "passes", *PRINTER),  # passes: only the driver (see _driver)
     "io": ("ir", "text"),
     "graph": ("ir", *PRINTER),
+    "diff": ("ir",),  # structural diffs (hlo-diff): the IR alone
     # the PyTorch front end sits on top, as cli does, but may not use cli
     "torch": ("ir", "text", "passes", "backend", "interpreter", "io"),
 }

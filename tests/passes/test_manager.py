@@ -130,12 +130,13 @@ def test_a_crashing_pass_is_named_with_its_application(tmp_path: Path) -> None:
 def test_dumps_only_changed_passes_with_xla_names_and_an_index(tmp_path: Path) -> None:
     _, report = run("cse,algsimp,dce,cse", dump_dir=tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["index.json", "index.txt", "module_0000.dead.0000.before_optimizations.hlo",
-                     "module_0000.dead.0002.after_algsimp.hlo", "module_0000.dead.0003.after_dce.hlo",
-                     "module_0000.dead.after_optimizations.hlo"]
-    before = (tmp_path / "module_0000.dead.0000.before_optimizations.hlo").read_text()
+    assert names == sorted(["index.json", "index.txt", "module_0000.dead.before_optimizations.txt",
+                            "module_0000.dead.0002.transforms_pipeline.after_algsimp.txt",
+                            "module_0000.dead.0003.transforms_pipeline.after_dce.txt",
+                            "module_0000.dead.after_optimizations.txt"])
+    before = (tmp_path / "module_0000.dead.before_optimizations.txt").read_text()
     assert "negate" in before and "%p = f32[2]{0} parameter(0)" in before  # long style by default
-    after = (tmp_path / "module_0000.dead.after_optimizations.hlo").read_text()
+    after = (tmp_path / "module_0000.dead.after_optimizations.txt").read_text()
     assert "negate" not in after and hlotools.parse_module(after).instruction_count() == 2
     rows = (tmp_path / "index.txt").read_text().splitlines()
     assert rows[0].split("\t") == ["#", "pass", "changed", "ms", "instructions_before",
@@ -152,10 +153,12 @@ def test_dumps_only_changed_passes_with_xla_names_and_an_index(tmp_path: Path) -
 def test_dump_all_and_module_id_and_short_style(tmp_path: Path) -> None:
     run("cse,dce", dump_dir=tmp_path, dump_all=True, module_id=3, dump_style="short")
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["module_0003.dead.0000.before_optimizations.hlo", "module_0003.dead.0001.after_cse.hlo",
-                     "module_0003.dead.0002.after_dce.hlo", "module_0003.dead.after_optimizations.hlo",
-                     "module_0003.index.json", "module_0003.index.txt"]
-    assert "%" not in (tmp_path / "module_0003.dead.0001.after_cse.hlo").read_text()
+    assert names == sorted(["module_0003.dead.before_optimizations.txt",
+                            "module_0003.dead.0001.transforms_pipeline.after_cse.txt",
+                            "module_0003.dead.0002.transforms_pipeline.after_dce.txt",
+                            "module_0003.dead.after_optimizations.txt", "module_0003.index.json",
+                            "module_0003.index.txt"])
+    assert "%" not in (tmp_path / "module_0003.dead.0001.transforms_pipeline.after_cse.txt").read_text()
 
 
 def test_a_failing_pipeline_still_writes_the_index(tmp_path: Path) -> None:
