@@ -32,6 +32,7 @@ class Op:
     pos: int
     results: Token | None
     items: list[Item] = field(default_factory=list)
+    quoted: bool = False  # the generic form: "stablehlo.add"(...)
 
 
 @dataclass
@@ -74,16 +75,16 @@ class SyntaxBuilder:
         return c[0]
 
     def op_plain(self, c: list) -> Op:
-        return Op(_op_name(c[0][1]), c[0][2], None)
+        return Op(_op_name(c[0][1]), c[0][2], None, [], _quoted(c[0][1]))
 
     def op_items(self, c: list) -> Op:
-        return Op(_op_name(c[0][1]), c[0][2], None, c[1])
+        return Op(_op_name(c[0][1]), c[0][2], None, c[1], _quoted(c[0][1]))
 
     def op_results(self, c: list) -> Op:
-        return Op(_op_name(c[1][1]), c[1][2], c[0])
+        return Op(_op_name(c[1][1]), c[1][2], c[0], [], _quoted(c[1][1]))
 
     def op_results_items(self, c: list) -> Op:
-        return Op(_op_name(c[1][1]), c[1][2], c[0], c[2])
+        return Op(_op_name(c[1][1]), c[1][2], c[0], c[2], _quoted(c[1][1]))
 
     def block(self, c: list) -> BlockLabel:
         return BlockLabel(c[0][1], c[0][2], c[1])
@@ -102,6 +103,10 @@ class SyntaxBuilder:
 
     def region(self, c: list) -> Region:
         return Region(c[1], c[0][2])
+
+
+def _quoted(text: str) -> bool:
+    return text.startswith('"')
 
 
 def _op_name(text: str) -> str:
