@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import gc
 import re
+from typing import TYPE_CHECKING
 
 from hlotools.errors import HloError, HloParseError
-from hlotools.ir.module import Module
-from hlotools.text.lexer import LineMap
 
-_START = re.compile(r'\s*(?://[^\n]*\n\s*)*(module\b|func\.func\b|"builtin\.module"|"func\.func"|#loc|sdy\.mesh)')
+if TYPE_CHECKING:
+    from hlotools.ir.module import Module
+
+# `module @x`, `module attributes {`, `module {` + func.func, bare func.func, the generic form;
+# never an HLO computation that happens to be called `module`.
+_START = re.compile(r'\s*(?://[^\n]*\n\s*)*(module\s+(?:@|attributes\b)|module\s*\{\s*(?:func\.func|sdy\.|"func)'
+                    r'|func\.func\s|"builtin\.module"|"func\.func"|#loc\w*\s*=)')
 
 
 def looks_like_stablehlo(text: str) -> bool:
@@ -35,6 +40,7 @@ def parse_stablehlo(text: str, filename: str | None = None) -> Module:
 
 
 def _translate_checked(text: str, filename: str | None) -> tuple[str, Module]:
+    from hlotools.text.lexer import LineMap
     from hlotools.text.parser import parse
     hlo, where = _translate(text, filename)
     try:
@@ -51,6 +57,7 @@ def _translate(text: str, filename: str | None) -> tuple[str, list[int]]:
     from hlotools.text.stablehlo.driver import parse_statements
     from hlotools.text.stablehlo.locations import location_defs
     from hlotools.text.stablehlo.resources import resources
+    from hlotools.text.lexer import LineMap
     from hlotools.text.stablehlo.translate import TranslateError, to_hlo_text
     lines = LineMap(text)
     gc_was_enabled = gc.isenabled()

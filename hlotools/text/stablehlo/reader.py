@@ -98,10 +98,10 @@ def _read_head(view: OpView, items: list[Item]) -> None:
                 view.operands.append((it[1], it[2]))
             elif kind == "BARE" and i + 1 < n and _is(items[i + 1], "EQ"):
                 j = i + 2
-                while j < n and not _is(items[j], "COMMA"):
+                while j < n and not _is(items[j], "COMMA") and not (j > i + 2 and _is_dict(items[j])):
                     j += 1
                 view.kw[it[1]] = items[i + 2:j]
-                i = j
+                i = j if j < n and _is(items[j], "COMMA") else j - 1
             elif kind == "BARE":
                 view.words.append(it)
             elif kind == "SYMBOL":
@@ -206,6 +206,11 @@ def block_args(items: list[Item]) -> list[tuple[str, TensorType | None]]:
 
 def _is(it: Item, kind: str) -> bool:
     return isinstance(it, tuple) and it[0] == kind
+
+
+def _is_dict(it: Item) -> bool:
+    """An attribute dictionary after a keyword's value (`window = {...} {feature_group_count = 8}`)."""
+    return isinstance(it, Group) and it.kind == "{"
 
 
 def _pos(it: Item) -> int:
