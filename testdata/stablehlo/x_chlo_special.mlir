@@ -1,5 +1,5 @@
 module @jit_x_chlo_special attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32> {jax.result_info = "result[0]"}, tensor<4x8xf32> {jax.result_info = "result[1]"}, tensor<4x8xf32> {jax.result_info = "result[2]"}, tensor<4x8xf32> {jax.result_info = "result[3]"}, tensor<4x8xf32> {jax.result_info = "result[4]"}, tensor<4x8xf32> {jax.result_info = "result[5]"}, tensor<4x8xf32> {jax.result_info = "result[6]"}, tensor<4x8xf32> {jax.result_info = "result[7]"}, tensor<4x8xf32> {jax.result_info = "result[8]"}, tensor<4x8xf32> {jax.result_info = "result[9]"}, tensor<4x8xf32> {jax.result_info = "result[10]"}, tensor<4x8xf32> {jax.result_info = "result[11]"}, tensor<4x8xf32> {jax.result_info = "result[12]"}, tensor<4x8xf32> {jax.result_info = "result[13]"}, tensor<4x8xf32> {jax.result_info = "result[14]"}, tensor<4x8xf32> {jax.result_info = "result[15]"}, tensor<4x8xf32> {jax.result_info = "result[16]"}, tensor<4x8xf32> {jax.result_info = "result[17]"}) {
+  func.func public @main(%arg0: tensor<4x8xf32>) -> (tensor<4x8xf32> {jax.result_info = "result[0]"}, tensor<4x8xf32> {jax.result_info = "result[1]"}, tensor<4x8xf32> {jax.result_info = "result[2]"}, tensor<4x8xf32> {jax.result_info = "result[3]"}, tensor<4x8xf32> {jax.result_info = "result[4]"}, tensor<4x8xf32> {jax.result_info = "result[5]"}, tensor<4x8xf32> {jax.result_info = "result[6]"}, tensor<4x8xf32> {jax.result_info = "result[7]"}, tensor<4x8xf32> {jax.result_info = "result[8]"}, tensor<4x8xf32> {jax.result_info = "result[9]"}, tensor<4x8xf32> {jax.result_info = "result[10]"}, tensor<4x8xf32> {jax.result_info = "result[11]"}, tensor<4x8xf32> {jax.result_info = "result[12]"}, tensor<4x8xf32> {jax.result_info = "result[13]"}, tensor<4x8xf32> {jax.result_info = "result[14]"}, tensor<4x8xf32> {jax.result_info = "result[15]"}) {
     %0 = stablehlo.abs %arg0 : tensor<4x8xf32>
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>
     %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
@@ -104,122 +104,122 @@ module @jit_x_chlo_special attributes {mhlo.num_partitions = 1 : i32, mhlo.num_r
     %81 = stablehlo.subtract %78, %80 : tensor<4x8xf32>
     %82 = stablehlo.divide %81, %73 : tensor<4x8xf32>
     %cst_19 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-    %83:15 = stablehlo.while(%iterArg = %64, %iterArg_29 = %74, %iterArg_30 = %75, %iterArg_31 = %66, %iterArg_32 = %69, %iterArg_33 = %cst_19, %iterArg_34 = %72, %iterArg_35 = %73, %iterArg_36 = %70, %iterArg_37 = %28, %iterArg_38 = %76, %iterArg_39 = %77, %iterArg_40 = %78, %iterArg_41 = %79, %iterArg_42 = %82) : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %83:15 = stablehlo.while(%iterArg = %64, %iterArg_28 = %74, %iterArg_29 = %75, %iterArg_30 = %66, %iterArg_31 = %69, %iterArg_32 = %cst_19, %iterArg_33 = %72, %iterArg_34 = %73, %iterArg_35 = %70, %iterArg_36 = %28, %iterArg_37 = %76, %iterArg_38 = %77, %iterArg_39 = %78, %iterArg_40 = %79, %iterArg_41 = %82) : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     cond {
-      %cst_43 = stablehlo.constant dense<2.000000e+03> : tensor<f32>
-      %107 = stablehlo.compare LT, %iterArg_33, %cst_43, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_42 = stablehlo.constant dense<2.000000e+03> : tensor<f32>
+      %104 = stablehlo.compare LT, %iterArg_32, %cst_42, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
       %c = stablehlo.constant dense<false> : tensor<i1>
-      %108 = stablehlo.reduce(%iterArg init: %c) applies stablehlo.or across dimensions = [0, 1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<i1>
-      %109 = stablehlo.and %107, %108 : tensor<i1>
-      stablehlo.return %109 : tensor<i1>
+      %105 = stablehlo.reduce(%iterArg init: %c) applies stablehlo.or across dimensions = [0, 1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<i1>
+      %106 = stablehlo.and %104, %105 : tensor<i1>
+      stablehlo.return %106 : tensor<i1>
     } do {
+      %cst_42 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %104 = stablehlo.add %iterArg_32, %cst_42 : tensor<f32>
       %cst_43 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %107 = stablehlo.add %iterArg_33, %cst_43 : tensor<f32>
-      %cst_44 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %108 = stablehlo.broadcast_in_dim %cst_44, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %109 = stablehlo.add %iterArg_31, %108 : tensor<4x8xf32>
-      %cst_45 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
-      %110 = stablehlo.broadcast_in_dim %cst_45, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %111 = stablehlo.add %iterArg_32, %110 : tensor<4x8xf32>
-      %112 = stablehlo.broadcast_in_dim %107, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %113 = stablehlo.multiply %109, %112 : tensor<4x8xf32>
-      %114 = stablehlo.multiply %iterArg_34, %111 : tensor<4x8xf32>
-      %115 = stablehlo.multiply %iterArg_36, %113 : tensor<4x8xf32>
+      %105 = stablehlo.broadcast_in_dim %cst_43, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %106 = stablehlo.add %iterArg_30, %105 : tensor<4x8xf32>
+      %cst_44 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+      %107 = stablehlo.broadcast_in_dim %cst_44, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %108 = stablehlo.add %iterArg_31, %107 : tensor<4x8xf32>
+      %109 = stablehlo.broadcast_in_dim %104, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %110 = stablehlo.multiply %106, %109 : tensor<4x8xf32>
+      %111 = stablehlo.multiply %iterArg_33, %108 : tensor<4x8xf32>
+      %112 = stablehlo.multiply %iterArg_35, %110 : tensor<4x8xf32>
+      %113 = stablehlo.subtract %111, %112 : tensor<4x8xf32>
+      %114 = stablehlo.multiply %iterArg_34, %108 : tensor<4x8xf32>
+      %115 = stablehlo.multiply %iterArg_36, %110 : tensor<4x8xf32>
       %116 = stablehlo.subtract %114, %115 : tensor<4x8xf32>
-      %117 = stablehlo.multiply %iterArg_35, %111 : tensor<4x8xf32>
-      %118 = stablehlo.multiply %iterArg_37, %113 : tensor<4x8xf32>
-      %119 = stablehlo.subtract %117, %118 : tensor<4x8xf32>
-      %cst_46 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-      %120 = stablehlo.broadcast_in_dim %cst_46, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %121 = stablehlo.compare NE, %119, %120, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
-      %122 = stablehlo.divide %116, %119 : tensor<4x8xf32>
-      %123 = stablehlo.subtract %iterArg_29, %122 : tensor<4x8xf32>
-      %124 = stablehlo.divide %123, %122 : tensor<4x8xf32>
-      %125 = stablehlo.abs %124 : tensor<4x8xf32>
+      %cst_45 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %117 = stablehlo.broadcast_in_dim %cst_45, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %118 = stablehlo.compare NE, %116, %117, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+      %119 = stablehlo.divide %113, %116 : tensor<4x8xf32>
+      %120 = stablehlo.subtract %iterArg_28, %119 : tensor<4x8xf32>
+      %121 = stablehlo.divide %120, %119 : tensor<4x8xf32>
+      %122 = stablehlo.abs %121 : tensor<4x8xf32>
+      %cst_46 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %123 = stablehlo.broadcast_in_dim %cst_46, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %124 = stablehlo.select %118, %122, %123 : tensor<4x8xi1>, tensor<4x8xf32>
+      %125 = stablehlo.select %118, %119, %iterArg_28 : tensor<4x8xi1>, tensor<4x8xf32>
+      %126 = stablehlo.multiply %iterArg_39, %108 : tensor<4x8xf32>
+      %127 = stablehlo.subtract %126, %iterArg_33 : tensor<4x8xf32>
+      %128 = stablehlo.multiply %iterArg_37, %110 : tensor<4x8xf32>
+      %129 = stablehlo.subtract %127, %128 : tensor<4x8xf32>
+      %130 = stablehlo.broadcast_in_dim %104, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %131 = stablehlo.multiply %iterArg_35, %130 : tensor<4x8xf32>
+      %132 = stablehlo.add %129, %131 : tensor<4x8xf32>
+      %133 = stablehlo.multiply %iterArg_40, %108 : tensor<4x8xf32>
+      %134 = stablehlo.subtract %133, %iterArg_34 : tensor<4x8xf32>
+      %135 = stablehlo.multiply %iterArg_38, %110 : tensor<4x8xf32>
+      %136 = stablehlo.subtract %134, %135 : tensor<4x8xf32>
+      %137 = stablehlo.broadcast_in_dim %104, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %138 = stablehlo.multiply %iterArg_36, %137 : tensor<4x8xf32>
+      %139 = stablehlo.add %136, %138 : tensor<4x8xf32>
+      %140 = stablehlo.multiply %125, %139 : tensor<4x8xf32>
+      %141 = stablehlo.subtract %132, %140 : tensor<4x8xf32>
+      %142 = stablehlo.divide %141, %116 : tensor<4x8xf32>
+      %143 = stablehlo.select %118, %142, %iterArg_41 : tensor<4x8xi1>, tensor<4x8xf32>
+      %144 = stablehlo.subtract %143, %iterArg_41 : tensor<4x8xf32>
+      %145 = stablehlo.abs %144 : tensor<4x8xf32>
       %cst_47 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %126 = stablehlo.broadcast_in_dim %cst_47, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %127 = stablehlo.select %121, %125, %126 : tensor<4x8xi1>, tensor<4x8xf32>
-      %128 = stablehlo.select %121, %122, %iterArg_29 : tensor<4x8xi1>, tensor<4x8xf32>
-      %129 = stablehlo.multiply %iterArg_40, %111 : tensor<4x8xf32>
-      %130 = stablehlo.subtract %129, %iterArg_34 : tensor<4x8xf32>
-      %131 = stablehlo.multiply %iterArg_38, %113 : tensor<4x8xf32>
-      %132 = stablehlo.subtract %130, %131 : tensor<4x8xf32>
-      %133 = stablehlo.broadcast_in_dim %107, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %134 = stablehlo.multiply %iterArg_36, %133 : tensor<4x8xf32>
-      %135 = stablehlo.add %132, %134 : tensor<4x8xf32>
-      %136 = stablehlo.multiply %iterArg_41, %111 : tensor<4x8xf32>
-      %137 = stablehlo.subtract %136, %iterArg_35 : tensor<4x8xf32>
-      %138 = stablehlo.multiply %iterArg_39, %113 : tensor<4x8xf32>
-      %139 = stablehlo.subtract %137, %138 : tensor<4x8xf32>
-      %140 = stablehlo.broadcast_in_dim %107, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %141 = stablehlo.multiply %iterArg_37, %140 : tensor<4x8xf32>
-      %142 = stablehlo.add %139, %141 : tensor<4x8xf32>
-      %143 = stablehlo.multiply %128, %142 : tensor<4x8xf32>
-      %144 = stablehlo.subtract %135, %143 : tensor<4x8xf32>
-      %145 = stablehlo.divide %144, %119 : tensor<4x8xf32>
-      %146 = stablehlo.select %121, %145, %iterArg_42 : tensor<4x8xi1>, tensor<4x8xf32>
-      %147 = stablehlo.subtract %146, %iterArg_42 : tensor<4x8xf32>
-      %148 = stablehlo.abs %147 : tensor<4x8xf32>
-      %cst_48 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %149 = stablehlo.broadcast_in_dim %cst_48, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %150 = stablehlo.select %121, %148, %149 : tensor<4x8xi1>, tensor<4x8xf32>
-      %151 = stablehlo.abs %116 : tensor<4x8xf32>
-      %cst_49 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
-      %cst_50 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %152 = stablehlo.broadcast_in_dim %cst_50, dims = [] : (tensor<f32>) -> tensor<f32>
-      %153 = stablehlo.divide %152, %cst_49 : tensor<f32>
-      %154 = stablehlo.broadcast_in_dim %153, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %155 = stablehlo.compare GT, %151, %154, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+      %146 = stablehlo.broadcast_in_dim %cst_47, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %147 = stablehlo.select %118, %145, %146 : tensor<4x8xi1>, tensor<4x8xf32>
+      %148 = stablehlo.abs %113 : tensor<4x8xf32>
+      %cst_48 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
+      %cst_49 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %149 = stablehlo.broadcast_in_dim %cst_49, dims = [] : (tensor<f32>) -> tensor<f32>
+      %150 = stablehlo.divide %149, %cst_48 : tensor<f32>
+      %151 = stablehlo.broadcast_in_dim %150, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %152 = stablehlo.compare GT, %148, %151, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+      %cst_50 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
+      %153 = stablehlo.broadcast_in_dim %cst_50, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %154 = stablehlo.multiply %iterArg_33, %153 : tensor<4x8xf32>
+      %155 = stablehlo.select %152, %154, %iterArg_33 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_51 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %156 = stablehlo.broadcast_in_dim %cst_51, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %157 = stablehlo.multiply %iterArg_34, %156 : tensor<4x8xf32>
-      %158 = stablehlo.select %155, %157, %iterArg_34 : tensor<4x8xi1>, tensor<4x8xf32>
+      %157 = stablehlo.multiply %113, %156 : tensor<4x8xf32>
+      %158 = stablehlo.select %152, %157, %113 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_52 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %159 = stablehlo.broadcast_in_dim %cst_52, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %160 = stablehlo.multiply %116, %159 : tensor<4x8xf32>
-      %161 = stablehlo.select %155, %160, %116 : tensor<4x8xi1>, tensor<4x8xf32>
+      %160 = stablehlo.multiply %iterArg_34, %159 : tensor<4x8xf32>
+      %161 = stablehlo.select %152, %160, %iterArg_34 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_53 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %162 = stablehlo.broadcast_in_dim %cst_53, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %163 = stablehlo.multiply %iterArg_35, %162 : tensor<4x8xf32>
-      %164 = stablehlo.select %155, %163, %iterArg_35 : tensor<4x8xi1>, tensor<4x8xf32>
+      %163 = stablehlo.multiply %116, %162 : tensor<4x8xf32>
+      %164 = stablehlo.select %152, %163, %116 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_54 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %165 = stablehlo.broadcast_in_dim %cst_54, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %166 = stablehlo.multiply %119, %165 : tensor<4x8xf32>
-      %167 = stablehlo.select %155, %166, %119 : tensor<4x8xi1>, tensor<4x8xf32>
+      %166 = stablehlo.multiply %iterArg_39, %165 : tensor<4x8xf32>
+      %167 = stablehlo.select %152, %166, %iterArg_39 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_55 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %168 = stablehlo.broadcast_in_dim %cst_55, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
       %169 = stablehlo.multiply %iterArg_40, %168 : tensor<4x8xf32>
-      %170 = stablehlo.select %155, %169, %iterArg_40 : tensor<4x8xi1>, tensor<4x8xf32>
+      %170 = stablehlo.select %152, %169, %iterArg_40 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_56 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %171 = stablehlo.broadcast_in_dim %cst_56, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %172 = stablehlo.multiply %iterArg_41, %171 : tensor<4x8xf32>
-      %173 = stablehlo.select %155, %172, %iterArg_41 : tensor<4x8xi1>, tensor<4x8xf32>
+      %172 = stablehlo.multiply %132, %171 : tensor<4x8xf32>
+      %173 = stablehlo.select %152, %172, %132 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_57 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %174 = stablehlo.broadcast_in_dim %cst_57, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %175 = stablehlo.multiply %135, %174 : tensor<4x8xf32>
-      %176 = stablehlo.select %155, %175, %135 : tensor<4x8xi1>, tensor<4x8xf32>
+      %175 = stablehlo.multiply %139, %174 : tensor<4x8xf32>
+      %176 = stablehlo.select %152, %175, %139 : tensor<4x8xi1>, tensor<4x8xf32>
       %cst_58 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
       %177 = stablehlo.broadcast_in_dim %cst_58, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %178 = stablehlo.multiply %142, %177 : tensor<4x8xf32>
-      %179 = stablehlo.select %155, %178, %142 : tensor<4x8xi1>, tensor<4x8xf32>
-      %cst_59 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
-      %180 = stablehlo.broadcast_in_dim %cst_59, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %181 = stablehlo.compare GT, %127, %180, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
-      %182 = stablehlo.and %iterArg, %181 : tensor<4x8xi1>
-      %183 = stablehlo.select %iterArg, %128, %iterArg_29 : tensor<4x8xi1>, tensor<4x8xf32>
-      %184 = stablehlo.select %iterArg, %127, %iterArg_30 : tensor<4x8xi1>, tensor<4x8xf32>
-      %185 = stablehlo.select %iterArg, %109, %iterArg_31 : tensor<4x8xi1>, tensor<4x8xf32>
-      %186 = stablehlo.select %iterArg, %111, %iterArg_32 : tensor<4x8xi1>, tensor<4x8xf32>
-      %187 = stablehlo.select %iterArg, %161, %iterArg_34 : tensor<4x8xi1>, tensor<4x8xf32>
-      %188 = stablehlo.select %iterArg, %167, %iterArg_35 : tensor<4x8xi1>, tensor<4x8xf32>
-      %189 = stablehlo.select %iterArg, %158, %iterArg_36 : tensor<4x8xi1>, tensor<4x8xf32>
-      %190 = stablehlo.select %iterArg, %164, %iterArg_37 : tensor<4x8xi1>, tensor<4x8xf32>
-      %191 = stablehlo.select %iterArg, %170, %iterArg_38 : tensor<4x8xi1>, tensor<4x8xf32>
-      %192 = stablehlo.select %iterArg, %173, %iterArg_39 : tensor<4x8xi1>, tensor<4x8xf32>
-      %193 = stablehlo.select %iterArg, %176, %iterArg_40 : tensor<4x8xi1>, tensor<4x8xf32>
-      %194 = stablehlo.select %iterArg, %179, %iterArg_41 : tensor<4x8xi1>, tensor<4x8xf32>
-      %195 = stablehlo.select %iterArg, %146, %iterArg_42 : tensor<4x8xi1>, tensor<4x8xf32>
-      stablehlo.return %182, %183, %184, %185, %186, %107, %187, %188, %189, %190, %191, %192, %193, %194, %195 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+      %178 = stablehlo.compare GT, %124, %177, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+      %179 = stablehlo.and %iterArg, %178 : tensor<4x8xi1>
+      %180 = stablehlo.select %iterArg, %125, %iterArg_28 : tensor<4x8xi1>, tensor<4x8xf32>
+      %181 = stablehlo.select %iterArg, %124, %iterArg_29 : tensor<4x8xi1>, tensor<4x8xf32>
+      %182 = stablehlo.select %iterArg, %106, %iterArg_30 : tensor<4x8xi1>, tensor<4x8xf32>
+      %183 = stablehlo.select %iterArg, %108, %iterArg_31 : tensor<4x8xi1>, tensor<4x8xf32>
+      %184 = stablehlo.select %iterArg, %158, %iterArg_33 : tensor<4x8xi1>, tensor<4x8xf32>
+      %185 = stablehlo.select %iterArg, %164, %iterArg_34 : tensor<4x8xi1>, tensor<4x8xf32>
+      %186 = stablehlo.select %iterArg, %155, %iterArg_35 : tensor<4x8xi1>, tensor<4x8xf32>
+      %187 = stablehlo.select %iterArg, %161, %iterArg_36 : tensor<4x8xi1>, tensor<4x8xf32>
+      %188 = stablehlo.select %iterArg, %167, %iterArg_37 : tensor<4x8xi1>, tensor<4x8xf32>
+      %189 = stablehlo.select %iterArg, %170, %iterArg_38 : tensor<4x8xi1>, tensor<4x8xf32>
+      %190 = stablehlo.select %iterArg, %173, %iterArg_39 : tensor<4x8xi1>, tensor<4x8xf32>
+      %191 = stablehlo.select %iterArg, %176, %iterArg_40 : tensor<4x8xi1>, tensor<4x8xf32>
+      %192 = stablehlo.select %iterArg, %143, %iterArg_41 : tensor<4x8xi1>, tensor<4x8xf32>
+      stablehlo.return %179, %180, %181, %182, %183, %104, %184, %185, %186, %187, %188, %189, %190, %191, %192 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     }
     %84 = stablehlo.multiply %83#1, %59 : tensor<4x8xf32>
     %cst_20 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
@@ -235,37 +235,37 @@ module @jit_x_chlo_special attributes {mhlo.num_partitions = 1 : i32, mhlo.num_r
     %91 = stablehlo.broadcast_in_dim %cst_23, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
     %cst_24 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
     %92 = stablehlo.broadcast_in_dim %cst_24, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-    %93:7 = stablehlo.while(%iterArg = %88, %iterArg_29 = %2, %iterArg_30 = %89, %iterArg_31 = %90, %iterArg_32 = %28, %iterArg_33 = %91, %iterArg_34 = %92) : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %93:7 = stablehlo.while(%iterArg = %88, %iterArg_28 = %2, %iterArg_29 = %89, %iterArg_30 = %90, %iterArg_31 = %28, %iterArg_32 = %91, %iterArg_33 = %92) : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     cond {
       %c = stablehlo.constant dense<false> : tensor<i1>
-      %107 = stablehlo.reduce(%iterArg init: %c) applies stablehlo.or across dimensions = [0, 1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<i1>
-      stablehlo.return %107 : tensor<i1>
+      %104 = stablehlo.reduce(%iterArg init: %c) applies stablehlo.or across dimensions = [0, 1] : (tensor<4x8xi1>, tensor<i1>) -> tensor<i1>
+      stablehlo.return %104 : tensor<i1>
     } do {
-      %cst_35 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-      %107 = stablehlo.broadcast_in_dim %cst_35, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %108 = stablehlo.add %iterArg_29, %107 : tensor<4x8xf32>
-      %109 = stablehlo.divide %iterArg_32, %108 : tensor<4x8xf32>
-      %110 = stablehlo.multiply %iterArg_33, %109 : tensor<4x8xf32>
-      %111 = stablehlo.multiply %iterArg_30, %iterArg_32 : tensor<4x8xf32>
-      %112 = stablehlo.multiply %108, %108 : tensor<4x8xf32>
-      %113 = stablehlo.divide %111, %112 : tensor<4x8xf32>
-      %114 = stablehlo.subtract %110, %113 : tensor<4x8xf32>
-      %115 = stablehlo.add %iterArg_34, %114 : tensor<4x8xf32>
-      %116 = stablehlo.divide %iterArg_32, %108 : tensor<4x8xf32>
-      %117 = stablehlo.multiply %iterArg_30, %116 : tensor<4x8xf32>
-      %118 = stablehlo.add %iterArg_31, %117 : tensor<4x8xf32>
-      %119 = stablehlo.divide %117, %118 : tensor<4x8xf32>
-      %cst_36 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
-      %120 = stablehlo.broadcast_in_dim %cst_36, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-      %121 = stablehlo.compare GT, %119, %120, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
-      %122 = stablehlo.and %iterArg, %121 : tensor<4x8xi1>
-      %123 = stablehlo.select %iterArg, %108, %iterArg_29 : tensor<4x8xi1>, tensor<4x8xf32>
-      %124 = stablehlo.select %iterArg, %117, %iterArg_30 : tensor<4x8xi1>, tensor<4x8xf32>
-      %125 = stablehlo.select %iterArg, %118, %iterArg_31 : tensor<4x8xi1>, tensor<4x8xf32>
-      %126 = stablehlo.select %iterArg, %iterArg_32, %iterArg_32 : tensor<4x8xi1>, tensor<4x8xf32>
-      %127 = stablehlo.select %iterArg, %114, %iterArg_33 : tensor<4x8xi1>, tensor<4x8xf32>
-      %128 = stablehlo.select %iterArg, %115, %iterArg_34 : tensor<4x8xi1>, tensor<4x8xf32>
-      stablehlo.return %122, %123, %124, %125, %126, %127, %128 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+      %cst_34 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %104 = stablehlo.broadcast_in_dim %cst_34, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %105 = stablehlo.add %iterArg_28, %104 : tensor<4x8xf32>
+      %106 = stablehlo.divide %iterArg_31, %105 : tensor<4x8xf32>
+      %107 = stablehlo.multiply %iterArg_32, %106 : tensor<4x8xf32>
+      %108 = stablehlo.multiply %iterArg_29, %iterArg_31 : tensor<4x8xf32>
+      %109 = stablehlo.multiply %105, %105 : tensor<4x8xf32>
+      %110 = stablehlo.divide %108, %109 : tensor<4x8xf32>
+      %111 = stablehlo.subtract %107, %110 : tensor<4x8xf32>
+      %112 = stablehlo.add %iterArg_33, %111 : tensor<4x8xf32>
+      %113 = stablehlo.divide %iterArg_31, %105 : tensor<4x8xf32>
+      %114 = stablehlo.multiply %iterArg_29, %113 : tensor<4x8xf32>
+      %115 = stablehlo.add %iterArg_30, %114 : tensor<4x8xf32>
+      %116 = stablehlo.divide %114, %115 : tensor<4x8xf32>
+      %cst_35 = stablehlo.constant dense<1.1920929E-7> : tensor<f32>
+      %117 = stablehlo.broadcast_in_dim %cst_35, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+      %118 = stablehlo.compare GT, %116, %117, FLOAT : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+      %119 = stablehlo.and %iterArg, %118 : tensor<4x8xi1>
+      %120 = stablehlo.select %iterArg, %105, %iterArg_28 : tensor<4x8xi1>, tensor<4x8xf32>
+      %121 = stablehlo.select %iterArg, %114, %iterArg_29 : tensor<4x8xi1>, tensor<4x8xf32>
+      %122 = stablehlo.select %iterArg, %115, %iterArg_30 : tensor<4x8xi1>, tensor<4x8xf32>
+      %123 = stablehlo.select %iterArg, %iterArg_31, %iterArg_31 : tensor<4x8xi1>, tensor<4x8xf32>
+      %124 = stablehlo.select %iterArg, %111, %iterArg_32 : tensor<4x8xi1>, tensor<4x8xf32>
+      %125 = stablehlo.select %iterArg, %112, %iterArg_33 : tensor<4x8xi1>, tensor<4x8xf32>
+      stablehlo.return %119, %120, %121, %122, %123, %124, %125 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
     }
     %94 = stablehlo.multiply %93#3, %59 : tensor<4x8xf32>
     %95 = stablehlo.divide %94, %2 : tensor<4x8xf32>
@@ -279,12 +279,8 @@ module @jit_x_chlo_special attributes {mhlo.num_partitions = 1 : i32, mhlo.num_r
     %cst_27 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
     %101 = stablehlo.broadcast_in_dim %cst_27, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
     %102 = stablehlo.select %45, %101, %100 : tensor<4x8xi1>, tensor<4x8xf32>
-    %103 = chlo.bessel_i1e %arg0 : tensor<4x8xf32> -> tensor<4x8xf32>
-    %104 = chlo.next_after %arg0, %2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
-    %cst_28 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
-    %105 = stablehlo.broadcast_in_dim %cst_28, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
-    %106 = chlo.polygamma %105, %2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
-    return %6, %7, %8, %10, %12, %13, %14, %15, %16, %19, %23, %24, %25, %26, %102, %103, %104, %106 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+    %103 = chlo.next_after %arg0, %2 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+    return %6, %7, %8, %10, %12, %13, %14, %15, %16, %19, %23, %24, %25, %26, %102, %103 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
   }
   func.func private @arccosh(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %0 = chlo.acosh %arg0 : tensor<4x8xf32> -> tensor<4x8xf32>
