@@ -43,8 +43,11 @@ def _translate_checked(text: str, filename: str | None) -> tuple[str, Module]:
     from hlotools.text.lexer import LineMap
     from hlotools.text.parser import parse
     hlo, where = _translate(text, filename)
+    from hlotools.ir.verifier import verify
     try:
-        return hlo, parse(hlo)
+        module = parse(hlo)
+        verify(module)
+        return hlo, module
     except HloError as e:
         lines = LineMap(text)
         pos = where[e.line - 1] if e.line is not None and 0 < e.line <= len(where) else 0
@@ -58,7 +61,9 @@ def _translate(text: str, filename: str | None) -> tuple[str, list[int]]:
     from hlotools.text.stablehlo.locations import location_defs
     from hlotools.text.stablehlo.resources import resources
     from hlotools.text.lexer import LineMap
+    from hlotools.text.stablehlo.attributes import AttrError
     from hlotools.text.stablehlo.translate import TranslateError, to_hlo_text
+    from hlotools.text.stablehlo.types import TypeError_
     lines = LineMap(text)
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -69,9 +74,11 @@ def _translate(text: str, filename: str | None) -> tuple[str, list[int]]:
         stmts, res = parse_statements(text, lines)
         blobs = resources(res, lines) if res is not None else {}
         return to_hlo_text(stmts, lines, blobs, location_defs(stmts))
-    except TranslateError as e:
+    except (TranslateError, AttrError) as e:
         line, col = lines.locate(max(e.pos, 0))
         raise HloParseError(e.message, line, col, filename, text) from None
+    except TypeError_ as e:
+        raise HloParseError(e.message, 1, 1, filename, text) from None
     except HloError as e:
         raise e.with_place(filename, text) from None
     except RecursionError:

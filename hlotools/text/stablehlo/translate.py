@@ -62,6 +62,7 @@ class Translator:
         self.resources = resources
         self.module = ModuleText("module")
         self.functions: dict[str, Function] = {}
+        self.return_pos = 0
 
     # -- module and functions ----------------------------------------------------------------
     def translate(self, stmts: list[Stmt]) -> ModuleText:
@@ -163,11 +164,19 @@ class Translator:
                 comp.lines[-1] = (f"{text}, sharding={sharding}", p)
             scope.values[arg] = v
         returned = self.block(f.body, scope)
+        self._check_results(f, returned)
         self._set_root(em, returned, f.pos)
         f.busy = False
         f.comp = comp
         self.module.computations.append(comp)
         return comp
+
+    def _check_results(self, f: Function, returned: list[Value]) -> None:
+        want = [t.text for t, _ in f.results]
+        got = [v.type.text for v in returned]
+        if want != got:
+            raise TranslateError(f"'@{f.name}' returns ({', '.join(got)}), but its signature says "
+                                 f"({', '.join(want)})", self.return_pos)
 
     def _entry_layout(self, f: Function) -> None:
         def layout(t: TensorType) -> str:
@@ -192,6 +201,7 @@ class Translator:
             if isinstance(stmt, LocDef):
                 continue
             if stmt.name in TERMINATORS:
+                self.return_pos = stmt.pos
                 view = read_op(stmt)
                 return [scope.lookup(n, p) for n, p in view.operands]
             self.op(stmt, scope)
