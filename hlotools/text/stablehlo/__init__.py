@@ -34,19 +34,20 @@ def stablehlo_to_hlo(text: str, filename: str | None = None) -> str:
     return hlo
 
 
-def parse_stablehlo(text: str, filename: str | None = None) -> Module:
-    """A StableHLO module as IR."""
-    return _translate_checked(text, filename)[1]
+def parse_stablehlo(text: str, filename: str | None = None, *, verify: bool = True) -> Module:
+    """A StableHLO module as IR (verified, unless verify=False)."""
+    return _translate_checked(text, filename, verify)[1]
 
 
-def _translate_checked(text: str, filename: str | None) -> tuple[str, Module]:
+def _translate_checked(text: str, filename: str | None, check: bool = True) -> tuple[str, Module]:
     from hlotools.text.lexer import LineMap
     from hlotools.text.parser import parse
     hlo, where = _translate(text, filename)
     from hlotools.ir.verifier import verify
     try:
         module = parse(hlo)
-        verify(module)
+        if check:
+            verify(module)
         return hlo, module
     except HloError as e:
         lines = LineMap(text)

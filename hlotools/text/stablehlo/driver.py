@@ -18,8 +18,8 @@ from hlotools.text.stablehlo.syntax import Stmt, SyntaxBuilder
 
 _TABLES: Tables | None = None
 _FORMAT = 1
-_WHAT = {"OPNAME": "an op", "RESULTS": "'%name ='", "BLOCK": "a block label", "VALUE": "a value",
-         "SYMBOL": "a symbol", "TYPE": "a type", "RPAR": "')'", "RBRACK": "']'", "RBRACE": "'}'",
+_WHAT = {"OPNAME": "an op", "RESULTS": "'%name ='", "BLOCK": "a block label", "ATOMS": "an operand or attribute",
+         "RPAR": "')'", "RBRACK": "']'", "RBRACE": "'}'",
          "RPROP": "'}>'", "$END": "end of input"}
 
 
@@ -108,6 +108,22 @@ def _syntax_error(tok: Token, row: dict, lines: LineMap) -> HloParseError:
     return HloParseError(message, line, col)
 
 
+_STRUCTURE = frozenset({"OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE", "RBRACE",
+                        "LBRACK", "RBRACK", "LPROP", "RPROP"})
+
+
 def _with_end(tokens: Any, n: int) -> Any:
-    yield from tokens
+    """The tokens, runs of atoms merged into one ATOMS token (its fifth field: the run)."""
+    run: list[Token] = []
+    structure = _STRUCTURE
+    for tok in tokens:
+        if tok[0] in structure:
+            if run:
+                yield ("ATOMS", run[0][1], run[0][2], run[0][3], run)
+                run = []
+            yield tok
+        else:
+            run.append(tok)
+    if run:
+        yield ("ATOMS", run[0][1], run[0][2], run[0][3], run)
     yield ("$END", "", n, True)

@@ -57,10 +57,20 @@ def _elementwise(opcode: str) -> Translate:
     return translate
 
 
+@register("stablehlo.select")
+def _select(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """A scalar predicate selects whole arrays in StableHLO; HLO's select wants it broadcast."""
+    pred, a, b = operands(scope, view)
+    em = scope.emitter
+    if pred.type.rank == 0 and a.type.rank > 0:
+        pred = em.emit("broadcast", [pred], a.type.with_element("pred"), "dimensions={}")
+    return [em.emit("select", [pred, a, b], result_type(view))]
+
+
 for _name in _ELEMENTWISE:
     _opcode = _RENAMED.get(_name, _name.replace("_", "-"))
     assert _opcode in OPCODES, _opcode
-    TRANSLATORS["stablehlo." + _name] = _elementwise(_opcode)
+    TRANSLATORS.setdefault("stablehlo." + _name, _elementwise(_opcode))
 
 
 def ints_attr(view: OpView, generic: str, pretty: str | None = None, default: list[int] | None = None) -> list[int]:

@@ -92,7 +92,11 @@ class SyntaxBuilder:
     def locdef(self, c: list) -> LocDef:
         return LocDef(c[0][1], c[0][2])
 
-    def atom(self, c: list) -> Token:
+    def atoms_first(self, c: list) -> list:
+        return list(c[0][4])
+
+    def atoms_extend(self, c: list) -> list:
+        c[0].extend(c[1][4])
         return c[0]
 
     def group(self, c: list) -> Group:

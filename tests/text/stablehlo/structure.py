@@ -49,3 +49,27 @@ def parse_differences(text: str) -> dict[str, tuple[dict[str, int], str]]:
             d[op] = int(n)
         out[name.strip()] = (d, reason.strip())
     return out
+
+
+def measured_differences() -> dict[str, dict[str, int]]:
+    from hlotools.text.parser import parse
+    from hlotools.text.stablehlo import parse_stablehlo
+    from tests.support.paths import TESTDATA
+    folder = TESTDATA / "stablehlo"
+    out = {}
+    for path in sorted(folder.glob("*.mlir")):
+        hlo = folder / (path.name.split(".")[0] + ".hlo")
+        d = delta(normalized_counts(parse_stablehlo(path.read_text())), normalized_counts(parse(hlo.read_text())))
+        if d:
+            out[path.name[:-5]] = d
+    return out
+
+
+if __name__ == "__main__":  # python -m tests.text.stablehlo.structure: rewrite the table, keeping the reasons
+    from tests.support.paths import TESTDATA
+    path = TESTDATA / "stablehlo" / "structure_differences.txt"
+    old = parse_differences(path.read_text())
+    head = [line for line in path.read_text().splitlines() if line.startswith("#")]
+    rows = [f"{name}: " + " ".join(f"{k}:{v:+d}" for k, v in d.items()) + f" | {old.get(name, ({}, 'TODO'))[1]}"
+            for name, d in measured_differences().items()]
+    path.write_text("\n".join(head + rows) + "\n")
