@@ -58,17 +58,19 @@ def _translate_checked(text: str, filename: str | None, check: bool = True) -> t
 
 
 def _translate(text: str, filename: str | None) -> tuple[str, list[int]]:
+    from hlotools.text.lexer import LineMap
+    from hlotools.text.stablehlo.attributes import AttrError
     from hlotools.text.stablehlo.driver import parse_statements
     from hlotools.text.stablehlo.locations import location_defs
     from hlotools.text.stablehlo.resources import resources
-    from hlotools.text.lexer import LineMap
-    from hlotools.text.stablehlo.attributes import AttrError
     from hlotools.text.stablehlo.translate import TranslateError, to_hlo_text
     from hlotools.text.stablehlo.types import TypeError_
     lines = LineMap(text)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
+        if text.lstrip().startswith("HloModule"):
+            raise HloParseError("this is HLO text, not StableHLO (drop --input-format=stablehlo)", 1, 1)
         if "\x00" in text:
             line, col = lines.locate(text.index("\x00"))
             raise HloParseError("NUL character in the input", line, col)

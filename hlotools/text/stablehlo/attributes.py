@@ -87,7 +87,7 @@ def function_type(ins: Group, out: Item) -> tuple[list[TensorType], list[TensorT
     """`(tensor<f32>) -> (tensor<f32>, tensor<i32>)` (a generic func.func's function_type)."""
     def types(items: list[Item]) -> list[TensorType]:
         return [parse_type(c[0][1]) for c in split_items(items) if c and isinstance(c[0], tuple)]
-    outs = out.items if isinstance(out, Group) else [out]
+    outs: list[Item] = out.items if isinstance(out, Group) else [out]
     return types(ins.items), types(outs)
 
 

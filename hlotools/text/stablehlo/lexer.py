@@ -90,7 +90,7 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
         m = match(text, pos)
         if m is None:
             raise _error(lines, pos, f"unexpected character {text[pos]!r}")
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         end = m.end()
         if kind == "WS":
             if "\n" in m.group():

@@ -378,10 +378,6 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-class _Laid(TensorType):
-    pass
-
-
 def _with_layouts(types: list[TensorType], layouts: Any) -> list[Any]:
     if not isinstance(layouts, list) or len(layouts) != len(types):
         return types

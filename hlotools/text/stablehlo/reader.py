@@ -74,7 +74,7 @@ def read_op(op: Op) -> OpView:
     while end < len(items) and not _ends_signature(items[end]):
         end += 1
     if colon < len(items):
-        _read_signature(view, items[colon + 1:end], items[colon][2])
+        _read_signature(view, items[colon + 1:end], _pos(items[colon]))
     _read_tail(view, items[end:])
     return view
 

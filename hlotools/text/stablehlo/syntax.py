@@ -6,7 +6,6 @@ the op-specific meaning of the items is read in ops_pretty.py.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from hlotools.text.stablehlo.lexer import Token
 
@@ -48,8 +47,8 @@ class LocDef:
     pos: int
 
 
-Item = Union[Token, Group, Region]
-Stmt = Union[Op, BlockLabel, LocDef]
+Item = Token | Group | Region
+Stmt = Op | BlockLabel | LocDef
 
 _OPENERS = {"LPAR": "(", "LBRACK": "[", "LBRACE": "{", "LPROP": "<{"}
 

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hlotools.errors import HloParseError
 from hlotools.text.lexer import LineMap
 from hlotools.text.stablehlo.attributes import AttrError, unquote, value
 from hlotools.text.stablehlo.emit import Computation, Emitter, ModuleText, Value
@@ -98,7 +97,7 @@ class Translator:
             if isinstance(attrs.get(key), int):
                 self.module.header_attrs.append(f"{hlo}={attrs[key]}")
         if len(view.regions) != 1:
-            raise TranslateError("expected the module's body { ... }", op.pos)
+            raise TranslateError("expected the module's body { func.func ... }", op.pos)
         return view.regions[0].stmts
 
     def _function(self, op: Op) -> Function:
@@ -119,7 +118,7 @@ class Translator:
             elif isinstance(nxt, tuple) and nxt[0] == "TYPE":
                 results = [(_type(nxt), {})]
             else:
-                raise TranslateError("expected the function's result types after '->'", items[arrow][2])
+                raise TranslateError("expected the function's result types after '->'", op.pos)
         body = view.regions[0] if view.regions else None
         return Function(view.symbol, op.pos, args, results, body, view.word(0) != "private")
 
@@ -211,8 +210,10 @@ class Translator:
         from hlotools.text.stablehlo.ops import TRANSLATORS, unsupported
         try:
             view = read_op(stmt)
-        except (AttrError, TypeError_) as e:
-            raise TranslateError(e.message, e.pos if getattr(e, "pos", -1) >= 0 else stmt.pos) from None
+        except AttrError as e:
+            raise TranslateError(e.message, e.pos if e.pos >= 0 else stmt.pos) from None
+        except TypeError_ as e:
+            raise TranslateError(e.message, stmt.pos) from None
         em = scope.emitter
         em.pos = stmt.pos
         em.metadata = self.locations.metadata(view.loc) if view.loc else ""

@@ -13,7 +13,7 @@ from hlotools.text.stablehlo import parse_stablehlo, stablehlo_to_hlo
 F = "tensor<2x3xf32>"
 X = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 Y = np.array([[2.0, 1.0, -1.0], [3.0, 0.25, 2.0]], np.float32)
-I = np.array([[1, -6, 3], [7, 0, -2]], np.int32)
+INTS = np.array([[1, -6, 3], [7, 0, -2]], np.int32)
 
 
 def main(args: str, results: str, body: str) -> str:
@@ -62,11 +62,11 @@ def test_integer_ops_and_generic_form() -> None:
             f'    %1 = "stablehlo.shift_left"(%0, %b) : ({t}, {t}) -> {t}\n'
             f'    %2 = stablehlo.popcnt %a : {t}\n    %3 = stablehlo.not %a : {t}\n'
             f"    return %1, %2, %3 : {t}, {t}, {t}")
-    b = np.abs(I) % 4
-    got = run(main(f"%a: {t}, %b: {t}", f"{t}, {t}, {t}", body), I, b)
-    np.testing.assert_array_equal(got[0], (I & b) << b)
-    np.testing.assert_array_equal(got[1], [[bin(v & 0xFFFFFFFF).count("1") for v in row] for row in I.tolist()])
-    np.testing.assert_array_equal(got[2], ~I)
+    b = np.abs(INTS) % 4
+    got = run(main(f"%a: {t}, %b: {t}", f"{t}, {t}, {t}", body), INTS, b)
+    np.testing.assert_array_equal(got[0], (INTS & b) << b)
+    np.testing.assert_array_equal(got[1], [[bin(v & 0xFFFFFFFF).count("1") for v in row] for row in INTS.tolist()])
+    np.testing.assert_array_equal(got[2], ~INTS)
 
 
 def test_compare_select_clamp() -> None:
