@@ -108,7 +108,7 @@ def _syntax_error(tok: Token, row: dict, lines: LineMap) -> HloParseError:
     return HloParseError(message, line, col)
 
 
-_STRUCTURE = frozenset({"OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE", "RBRACE",
+_STRUCTURE = frozenset({"FASTOP", "OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE", "RBRACE",
                         "LBRACK", "RBRACK", "LPROP", "RPROP"})
 
 

@@ -81,6 +81,7 @@ def scan_balanced(text: str, pos: int, opener: str, closer: str, lines: LineMap)
 
 
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
+    from hlotools.text.stablehlo.lexer_fast import fast_op
     pos = 0
     n = len(text)
     line_start = True
@@ -100,6 +101,12 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
         start = pos
         first = line_start
         line_start = False
+        if first and text[pos] == "%":
+            fast = fast_op(text, pos)
+            if fast is not None:
+                yield ("FASTOP", "", pos, True, fast[0])  # type: ignore[misc]
+                pos = fast[1]
+                continue
         if kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
             m2 = re.compile(_SSA + r"(?:#\d+)?").match(text, pos)
             assert m2 is not None

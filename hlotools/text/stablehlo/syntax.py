@@ -88,6 +88,9 @@ class SyntaxBuilder:
     def block(self, c: list) -> BlockLabel:
         return BlockLabel(c[0][1], c[0][2], c[1])
 
+    def op_fast(self, c: list) -> object:
+        return c[0][4]  # the OpView lexer_fast read
+
     def locdef(self, c: list) -> LocDef:
         return LocDef(c[0][1], c[0][2])
 

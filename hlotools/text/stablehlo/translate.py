@@ -75,7 +75,7 @@ class Translator:
                 if f.name in self.functions:
                     raise TranslateError(f"redefinition of function '@{f.name}'", s.pos)
                 self.functions[f.name] = f
-            elif isinstance(s, Op) and s.name not in ("sdy.mesh", "module", "builtin.module"):
+            elif isinstance(s, (Op, OpView)) and s.name not in ("sdy.mesh", "module", "builtin.module"):
                 raise TranslateError(f"expected func.func at module level, but found '{s.name}'", s.pos)
         if not self.functions:
             raise TranslateError("no func.func in the input (expected a StableHLO module)", 0)
@@ -199,6 +199,9 @@ class Translator:
                 continue
             if isinstance(stmt, LocDef):
                 continue
+            if isinstance(stmt, OpView):
+                self.op_view(stmt, scope)
+                continue
             if stmt.name in TERMINATORS:
                 self.return_pos = stmt.pos
                 view = read_op(stmt)
@@ -207,13 +210,17 @@ class Translator:
         raise TranslateError("region has no terminator (stablehlo.return or func.return)", region.pos)
 
     def op(self, stmt: Op, scope: Scope) -> None:
-        from hlotools.text.stablehlo.ops import TRANSLATORS, unsupported
         try:
             view = read_op(stmt)
         except AttrError as e:
             raise TranslateError(e.message, e.pos if e.pos >= 0 else stmt.pos) from None
         except TypeError_ as e:
             raise TranslateError(e.message, stmt.pos) from None
+        self.op_view(view, scope)
+
+    def op_view(self, view: OpView, scope: Scope) -> None:
+        from hlotools.text.stablehlo.ops import TRANSLATORS, unsupported
+        stmt = view
         em = scope.emitter
         em.pos = stmt.pos
         em.metadata = self.locations.metadata(view.loc) if view.loc else ""
@@ -309,6 +316,10 @@ def free_values(region: Region) -> list[str]:
                 items(s.items, False)
             elif isinstance(s, BlockLabel):
                 items(s.items, False)
+            elif isinstance(s, OpView):
+                defined.update(s.results)
+                for n, _ in s.operands:
+                    used.setdefault(n, None)
     stmts(region.stmts)
     return [n for n in used if n not in defined and n.split("#")[0] not in defined]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 
 class TypeError_(Exception):
@@ -26,7 +27,7 @@ class TensorType:
     dynamic: tuple[bool, ...] = ()
     elements: tuple[TensorType, ...] | None = None  # a tuple's members
 
-    @property
+    @cached_property
     def text(self) -> str:
         if self.elements is not None:
             return "(" + ", ".join(e.text for e in self.elements) + ")"

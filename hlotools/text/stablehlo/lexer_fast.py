@@ -1,0 +1,113 @@
+"""Whole-line fast paths for the commonest StableHLO op lines (as hlotools/text/lexer_fast.py is
+for HLO): `%3 = stablehlo.add %1, %2 : tensor<..>`, `%c = stablehlo.constant dense<..> : tensor<..>`,
+`%4 = stablehlo.broadcast_in_dim %3, dims = [0] : (tensor<..>) -> tensor<..>` and
+`%5 = stablehlo.convert %4 : (tensor<..>) -> tensor<..>`. A matching line becomes one FASTOP
+token carrying the OpView the reader would have built; any other line (and any line with a
+location, an attribute dictionary or a nested type) takes the general path."""
+from __future__ import annotations
+
+import re
+
+from hlotools.text.stablehlo.reader import OpView
+from hlotools.text.stablehlo.syntax import Group
+from hlotools.text.stablehlo.types import TypeError_, parse_type
+
+_NAME = r"%[\w$.\-]+"
+_VALUE = r"%[\w$.\-]+(?:#\d+)?"
+_TYPE = r"tensor<[^<>\n]*>"
+_END = r"[ \t]*(?=\n|$)"
+_ELEMENTWISE = re.compile(rf"({_NAME}) = (stablehlo\.[a-z_]+) ({_VALUE}(?:, {_VALUE})*) : ({_TYPE}){_END}")
+_CONSTANT = re.compile(rf"({_NAME}) = (stablehlo\.constant) (dense<[^<>\"\n]*>) : ({_TYPE}){_END}")
+_DIMS = re.compile(rf"({_NAME}) = (stablehlo\.[a-z_]+) ({_VALUE}), (dims) = \[([\d, ]*)\] : \(({_TYPE})\) -> "
+                   rf"({_TYPE}){_END}")
+_CAST = re.compile(rf"({_NAME}) = (stablehlo\.[a-z_]+) ({_VALUE}) : \(({_TYPE})\) -> ({_TYPE}){_END}")
+_COMPARE = re.compile(rf"({_NAME}) = (stablehlo\.compare) +([A-Z]+), ({_VALUE}), ({_VALUE}), +([A-Z]+) : "
+                      rf"\(({_TYPE}), ({_TYPE})\) -> ({_TYPE}){_END}")
+_SELECT = re.compile(rf"({_NAME}) = (stablehlo\.select) ({_VALUE}, {_VALUE}, {_VALUE}) : ({_TYPE}), ({_TYPE}){_END}")
+_CALL = re.compile(rf"({_NAME}) = (call|func\.call) (@[\w$.\-]+)\(((?:{_VALUE}(?:, {_VALUE})*)?)\) : "
+                   rf"\(((?:{_TYPE}(?:, {_TYPE})*)?)\) -> ({_TYPE}){_END}")
+_OPERAND = re.compile(_VALUE)
+_TYPES = re.compile(_TYPE)
+
+
+def fast_op(text: str, pos: int) -> tuple[OpView, int] | None:
+    """(view, end offset) of the op line at pos (at a '%' that starts a line), or None."""
+    try:
+        m = _ELEMENTWISE.match(text, pos)
+        if m is not None:
+            view = _view(m)
+            view.operands = _operands(m, 3)
+            view.out_types = [parse_type(m.group(4))]
+            return view, m.end()
+        m = _CONSTANT.match(text, pos)
+        if m is not None:
+            view = _view(m)
+            view.dense = ("DENSE", m.group(3), m.start(3), False)
+            view.out_types = [parse_type(m.group(4))]
+            return view, m.end()
+        m = _DIMS.match(text, pos)
+        if m is not None:
+            view = _view(m)
+            view.operands = [(m.group(3), m.start(3))]
+            view.kw[m.group(4)] = [_ints(m.group(5), m.start(5) - 1)]
+            view.in_types = [parse_type(m.group(6))]
+            view.out_types = [parse_type(m.group(7))]
+            return view, m.end()
+        m = _CAST.match(text, pos)
+        if m is not None:
+            view = _view(m)
+            view.operands = [(m.group(3), m.start(3))]
+            view.in_types = [parse_type(m.group(4))]
+            view.out_types = [parse_type(m.group(5))]
+            return view, m.end()
+        return _second(text, pos)
+    except TypeError_:
+        return None  # the general path reports it, with its place
+    return None
+
+
+def _second(text: str, pos: int) -> tuple[OpView, int] | None:
+    m = _COMPARE.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.words = [("BARE", m.group(3), m.start(3), False), ("BARE", m.group(6), m.start(6), False)]
+        view.operands = [(m.group(4), m.start(4)), (m.group(5), m.start(5))]
+        view.in_types = [parse_type(m.group(7)), parse_type(m.group(8))]
+        view.out_types = [parse_type(m.group(9))]
+        return view, m.end()
+    m = _SELECT.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.operands = _operands(m, 3)
+        view.out_types = [parse_type(m.group(4)), parse_type(m.group(5))]
+        return view, m.end()
+    m = _CALL.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.symbol = m.group(3)[1:]
+        view.operands = _operands(m, 4)
+        view.in_types = [parse_type(t) for t in _TYPES.findall(m.group(5))]
+        view.out_types = [parse_type(m.group(6))]
+        return view, m.end()
+    return None
+
+
+def _view(m: re.Match) -> OpView:
+    return OpView(m.group(2), m.start(2), [m.group(1)])
+
+
+def _operands(m: re.Match, group: int) -> list[tuple[str, int]]:
+    base = m.start(group)
+    return [(o.group(), base + o.start()) for o in _OPERAND.finditer(m.group(group))]
+
+
+def _ints(body: str, pos: int) -> Group:
+    items: list = []
+    for k, part in enumerate(body.split(",")):
+        part = part.strip()
+        if not part:
+            continue
+        if k:
+            items.append(("COMMA", ",", pos, False))
+        items.append(("NUMBER", part, pos, False))
+    return Group("[", items, pos)
