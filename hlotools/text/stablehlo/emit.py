@@ -28,10 +28,8 @@ class Computation:
     def text(self) -> list[tuple[str, int]]:
         head = ("ENTRY " if self.is_entry else "") + self.name + " {"
         out = [(head, self.lines[0][1] if self.lines else 0)]
-        for i, (line, pos) in enumerate(self.lines):
-            name = line.split(" ", 1)[0]
-            out.append((("  ROOT " if name == self.root else "  ") + line, pos))
-            del i
+        root = self.index.get(self.root or "", -1)
+        out.extend((("  ROOT " if i == root else "  ") + line, pos) for i, (line, pos) in enumerate(self.lines))
         out.append(("}", out[-1][1]))
         return out
 
