@@ -238,10 +238,20 @@ class Translator:
         if len(results) != len(view.results):
             raise TranslateError(f"'{view.name}' has {len(results)} results, but {len(view.results)} are named",
                                  stmt.pos)
+        sharding = view.attrs.get("mhlo.sharding")
+        if isinstance(sharding, str) and sharding.startswith("{") and len(results) == 1:
+            self._add_attribute(em, results[0], f"sharding={sharding}")
         for name, v in zip(view.results, results):
             scope.values[name] = v
         if len(view.results) == 1 and view.results[0] + "#0" not in scope.values:
             scope.values[view.results[0] + "#0"] = results[0]
+
+    def _add_attribute(self, em: Emitter, v: Value, attr: str) -> None:
+        """An attribute on the instruction that defines v (mhlo.sharding -> sharding={...})."""
+        at = em.comp.index.get(v.name)
+        if at is not None:
+            line, pos = em.comp.lines[at]
+            em.comp.lines[at] = (f"{line}, {attr}", pos)
 
     def region_computation(self, region: Region, args: list[tuple[str, TensorType]], hint: str,
                            outer: Scope | None = None, captures: list[str] | None = None,
