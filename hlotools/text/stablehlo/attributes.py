@@ -40,7 +40,10 @@ def value(items: list[Item]) -> Any:
     """The value of `key = VALUE [: type]` (the items after '=')."""
     if not items:
         raise AttrError("expected an attribute value")
+    typed: str | None = None
     if len(items) >= 3 and isinstance(items[1], tuple) and items[1][0] == "COLON":
+        if isinstance(items[2], tuple) and items[2][0] == "TYPE":
+            typed = items[2][1]
         items = items[:1]  # `1 : i64`, `dense<..> : tensor<..>`: the value; its type is the op's
     first = items[0]
     if isinstance(first, Group):
@@ -61,7 +64,7 @@ def value(items: list[Item]) -> Any:
     if kind == "BARE":
         return {"true": True, "false": False}.get(text, text)
     if kind == "DENSE":
-        return Dense(text, pos) if text.startswith("dense") else dense_value(text, pos)
+        return Dense(text, pos, typed) if text.startswith("dense") else dense_value(text, pos)
     if kind == "HASH":
         return hash_value(text, pos)
     if kind == "SYMBOL":
@@ -75,12 +78,20 @@ class Dense:
     """A `dense<...>` / `dense_resource<...>` attribute, decoded only when asked: a constant's
     values go to HLO literal text (dense_literal), an index attribute's to lists (values)."""
 
-    def __init__(self, text: str, pos: int) -> None:
+    def __init__(self, text: str, pos: int, type_text: str | None = None) -> None:
         self.text = text
         self.pos = pos
+        self.type_text = type_text
 
     def values(self) -> Any:
-        return dense_value(self.text, self.pos)
+        """Nested lists; a splat (`dense<1> : tensor<2xi64>`, the pre-array<> spelling of index
+        attributes) is expanded to its type's shape."""
+        v = dense_value(self.text, self.pos)
+        if not isinstance(v, list) and self.type_text is not None:
+            dims = parse_type(self.type_text).dims
+            for d in reversed(dims):
+                v = [v] * d
+        return v
 
 
 def function_type(ins: Group, out: Item) -> tuple[list[TensorType], list[TensorType]]:

@@ -186,6 +186,21 @@ def test_reduce_pretty_applies_and_variadic_reducer_block() -> None:
     np.testing.assert_array_equal(got[2], X.argmax(1))
 
 
+def test_older_generic_spelling_with_dense_index_attributes() -> None:
+    """JAX 0.4's generic form: attributes after the regions, index lists as dense<> (a splat too)."""
+    body = ('    %z = "stablehlo.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>\n'
+            '    %0 = "stablehlo.reduce"(%a, %z) ({\n    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+            '      %s = "stablehlo.add"(%x, %y) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n'
+            '      "stablehlo.return"(%s) : (tensor<f32>) -> ()\n'
+            '    }) {dimensions = dense<1> : tensor<1xi64>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n'
+            '    %1 = "stablehlo.transpose"(%a) {permutation = dense<[1, 0]> : tensor<2xi64>} : (tensor<2x3xf32>) '
+            "-> tensor<3x2xf32>\n"
+            '    "func.return"(%0, %1) : (tensor<2xf32>, tensor<3x2xf32>) -> ()')
+    got = run(main("%a: tensor<2x3xf32>", "tensor<2xf32>, tensor<3x2xf32>", body), X)
+    np.testing.assert_allclose(got[0], X.sum(1))
+    np.testing.assert_array_equal(got[1], X.T)
+
+
 def test_while_with_a_value_captured_from_outside() -> None:
     body = ("    %c0 = stablehlo.constant dense<0> : tensor<i32>\n"
             "    %n = stablehlo.constant dense<3> : tensor<i32>\n"
