@@ -71,7 +71,10 @@ class Translator:
                 body = self._module(s)
         for s in body:
             if isinstance(s, Op) and s.name == "func.func":
-                f = self._function(s)
+                try:
+                    f = self._function(s)
+                except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
+                    raise TranslateError(f"malformed func.func ({type(e).__name__}: {str(e)[:80]})", s.pos) from None
                 if f.name in self.functions:
                     raise TranslateError(f"redefinition of function '@{f.name}'", s.pos)
                 self.functions[f.name] = f
@@ -128,8 +131,10 @@ class Translator:
         if not isinstance(ftype, tuple) or not isinstance(name, str):
             raise TranslateError("expected sym_name and function_type properties on func.func", op.pos)
         ins, outs = ftype
-        arg_attrs = view.attrs.get("arg_attrs") or [{}] * len(ins)
-        res_attrs = view.attrs.get("res_attrs") or [{}] * len(outs)
+        arg_attrs = view.attrs.get("arg_attrs")
+        res_attrs = view.attrs.get("res_attrs")
+        arg_attrs = arg_attrs if isinstance(arg_attrs, list) else [{}] * len(ins)
+        res_attrs = res_attrs if isinstance(res_attrs, list) else [{}] * len(outs)
         body = view.regions[0] if view.regions else None
         names = [f"%arg{i}" for i in range(len(ins))]
         if body is not None and body.stmts and isinstance(body.stmts[0], BlockLabel):
