@@ -25,6 +25,7 @@ class AttrError(Exception):
 
 
 _HASH_ENUM = re.compile(r"#stablehlo<\s*([a-z_]+)\s+(\w+)\s*>$")
+_DIMS = re.compile(r"tensor<((?:\d+x)*)")
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)$")
 
 
@@ -87,8 +88,9 @@ class Dense:
         """Nested lists; a splat (`dense<1> : tensor<2xi64>`, the pre-array<> spelling of index
         attributes) is expanded to its type's shape."""
         v = dense_value(self.text, self.pos)
-        if not isinstance(v, list) and self.type_text is not None:
-            dims = parse_type(self.type_text).dims
+        m = _DIMS.match(self.type_text or "")
+        if not isinstance(v, list) and m is not None:
+            dims = [int(d) for d in m.group(1).split("x")[:-1]]  # any element type: index lists are `index`
             for d in reversed(dims):
                 v = [v] * d
         return v
