@@ -81,7 +81,7 @@ def scan_balanced(text: str, pos: int, opener: str, closer: str, lines: LineMap)
 
 
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
-    from hlotools.text.stablehlo.lexer_fast import fast_op
+    from hlotools.text.stablehlo.lexer_fast import fast_op, fast_return
     pos = 0
     n = len(text)
     line_start = True
@@ -101,8 +101,9 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
         start = pos
         first = line_start
         line_start = False
-        if first and text[pos] == "%":
-            fast = fast_op(text, pos)
+        c = text[pos]
+        if first and (c == "%" or c in "rsf"):
+            fast = fast_op(text, pos) if c == "%" else fast_return(text, pos)
             if fast is not None:
                 yield ("FASTOP", "", pos, True, fast[0])  # type: ignore[misc]
                 pos = fast[1]

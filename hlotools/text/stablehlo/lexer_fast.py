@@ -26,6 +26,15 @@ _COMPARE = re.compile(rf"({_NAME}) = (stablehlo\.compare) +([A-Z]+), ({_VALUE}),
 _SELECT = re.compile(rf"({_NAME}) = (stablehlo\.select) ({_VALUE}, {_VALUE}, {_VALUE}) : ({_TYPE}), ({_TYPE}){_END}")
 _CALL = re.compile(rf"({_NAME}) = (call|func\.call) (@[\w$.\-]+)\(((?:{_VALUE}(?:, {_VALUE})*)?)\) : "
                    rf"\(((?:{_TYPE}(?:, {_TYPE})*)?)\) -> ({_TYPE}){_END}")
+_LIST = r"\[([\d, ]*)\]"
+_DOT = re.compile(rf"({_NAME}) = (stablehlo\.dot_general) ({_VALUE}, {_VALUE}), (?:batching_dims = {_LIST} x {_LIST}, )?"
+                  rf"contracting_dims = {_LIST} x {_LIST}, precision = \[([A-Z]+), ([A-Z]+)\] : "
+                  rf"\(({_TYPE}), ({_TYPE})\) -> ({_TYPE}){_END}")
+_REDUCE = re.compile(rf"({_NAME}) = (stablehlo\.reduce)\(({_VALUE}) init: ({_VALUE})\) applies (stablehlo\.[a-z_]+) "
+                     rf"across dimensions = {_LIST} : \(({_TYPE}), ({_TYPE})\) -> ({_TYPE}){_END}")
+_SLICE = re.compile(rf"({_NAME}) = (stablehlo\.slice) ({_VALUE}) \[([\d:, ]*)\] : \(({_TYPE})\) -> ({_TYPE}){_END}")
+_IOTA = re.compile(rf"({_NAME}) = (stablehlo\.iota) dim = (\d+) : ({_TYPE}){_END}")
+_RETURN = re.compile(rf"(return|stablehlo\.return|func\.return) ({_VALUE}(?:, {_VALUE})*) : {_TYPE}(?:, {_TYPE})*{_END}")
 _OPERAND = re.compile(_VALUE)
 _TYPES = re.compile(_TYPE)
 
@@ -81,6 +90,51 @@ def _second(text: str, pos: int) -> tuple[OpView, int] | None:
         view.operands = _operands(m, 3)
         view.out_types = [parse_type(m.group(4)), parse_type(m.group(5))]
         return view, m.end()
+    m = _DOT.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.operands = _operands(m, 3)
+        if m.group(4) is not None:
+            view.kw["batching_dims"] = _pair(m, 4)
+        view.kw["contracting_dims"] = _pair(m, 6)
+        view.kw["precision"] = [Group("[", [("BARE", m.group(8), m.start(8), False), ("COMMA", ",", m.end(8), False),
+                                            ("BARE", m.group(9), m.start(9), False)], m.start(8) - 1)]
+        view.in_types = [parse_type(m.group(10)), parse_type(m.group(11))]
+        view.out_types = [parse_type(m.group(12))]
+        return view, m.end()
+    m = _REDUCE.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.operands = [(m.group(3), m.start(3)), (m.group(4), m.start(4))]
+        view.words = [("BARE", "applies", m.start(5) - 8, False), ("BARE", m.group(5), m.start(5), False),
+                      ("BARE", "across", m.end(5) + 1, False)]
+        view.kw["dimensions"] = [_ints(m.group(6), m.start(6) - 1)]
+        view.in_types = [parse_type(m.group(7)), parse_type(m.group(8))]
+        view.out_types = [parse_type(m.group(9))]
+        return view, m.end()
+    m = _SLICE.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.operands = [(m.group(3), m.start(3))]
+        items: list = []
+        at = m.start(4)
+        for k, span in enumerate(m.group(4).split(",")):
+            if k:
+                items.append(("COMMA", ",", at, False))
+            for j, num in enumerate(span.split(":")):
+                if j:
+                    items.append(("COLON", ":", at, False))
+                items.append(("NUMBER", num.strip(), at, False))
+        view.brackets = [Group("[", items, m.start(4) - 1)]
+        view.in_types = [parse_type(m.group(5))]
+        view.out_types = [parse_type(m.group(6))]
+        return view, m.end()
+    m = _IOTA.match(text, pos)
+    if m is not None:
+        view = _view(m)
+        view.kw["dim"] = [("NUMBER", m.group(3), m.start(3), False)]
+        view.out_types = [parse_type(m.group(4))]
+        return view, m.end()
     m = _CALL.match(text, pos)
     if m is not None:
         view = _view(m)
@@ -90,6 +144,21 @@ def _second(text: str, pos: int) -> tuple[OpView, int] | None:
         view.out_types = [parse_type(m.group(6))]
         return view, m.end()
     return None
+
+
+def fast_return(text: str, pos: int) -> tuple[OpView, int] | None:
+    """A terminator line `return %a, %b : T1, T2` (the types are checked against the signature)."""
+    m = _RETURN.match(text, pos)
+    if m is None:
+        return None
+    view = OpView(m.group(1), m.start(1), [])
+    view.operands = _operands(m, 2)
+    return view, m.end()
+
+
+def _pair(m: re.Match, group: int) -> list:
+    return [_ints(m.group(group), m.start(group) - 1), ("BARE", "x", m.end(group) + 2, False),
+            _ints(m.group(group + 1), m.start(group + 1) - 1)]
 
 
 def _view(m: re.Match) -> OpView:

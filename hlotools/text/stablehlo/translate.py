@@ -205,6 +205,9 @@ class Translator:
             if isinstance(stmt, LocDef):
                 continue
             if isinstance(stmt, OpView):
+                if stmt.name in TERMINATORS:
+                    self.return_pos = stmt.pos
+                    return [scope.lookup(n, p) for n, p in stmt.operands]
                 self.op_view(stmt, scope)
                 continue
             if stmt.name in TERMINATORS:
