@@ -240,7 +240,8 @@ def dense_literal(text: str, ttype: TensorType, pos: int, resources: dict[str, b
         return format_literal(Literal.from_array(shape, _from_bytes(bytes.fromhex(inner[3:-1]), shape, pos)))
     et = ttype.element
     if "0x" in inner and et[0] in "fbc":  # hex-spelled floats (inf, nan, exact bits) among decimals
-        inner = re.sub(r"-?0x[0-9a-fA-F]+", lambda m: format_float(_bits(m.group(), et), et), inner)
+        ft = {"c64": "f32", "c128": "f64"}.get(et, et)  # a complex constant's parts
+        inner = re.sub(r"-?0x[0-9a-fA-F]+", lambda m: format_float(_bits(m.group(), ft), ft), inner)
     if not inner.startswith("["):
         element = inner
         if not ttype.dims:
@@ -254,7 +255,7 @@ def dense_literal(text: str, ttype: TensorType, pos: int, resources: dict[str, b
 
 def _bits(text: str, element: str) -> Any:
     from hlotools.ir.types import ELEMENT_TYPES
-    dtype = ELEMENT_TYPES[element if element[0] != "c" else ("f32" if element == "c64" else "f64")].dtype
+    dtype = ELEMENT_TYPES[element].dtype
     assert dtype is not None
     raw = int(text, 16) & ((1 << (8 * dtype.itemsize)) - 1)
     return np.frombuffer(raw.to_bytes(dtype.itemsize, "little"), dtype=dtype)[0]
