@@ -278,4 +278,4 @@ def _conditional(scope: Scope, view: OpView, ops: list[Value], attrs: str) -> li
     return em.emit_multi("conditional", ops, types, attrs)
 
 
-from hlotools.text.stablehlo import ops_windows  # noqa: E402,F401
+from hlotools.text.stablehlo import ops_linalg, ops_windows  # noqa: E402,F401

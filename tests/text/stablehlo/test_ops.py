@@ -321,6 +321,30 @@ def test_chlo_ops_follow_their_definitions() -> None:
     np.testing.assert_array_equal(got[7], [3, 2])
 
 
+def test_linalg_map_and_batch_norm() -> None:
+    m = "tensor<2x2xf32>"
+    body = (f'    %0 = "stablehlo.cholesky"(%a) <{{lower = true}}> : ({m}) -> {m}\n'
+            f'    %1 = "stablehlo.triangular_solve"(%0, %b) <{{left_side = true, lower = true, transpose_a = '
+            f'#stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}}> : ({m}, {m}) -> {m}\n'
+            f'    %2 = "stablehlo.map"(%a, %b) <{{dimensions = array<i64: 0, 1>}}> ({{\n'
+            "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n      %s = stablehlo.multiply %x, %y : tensor<f32>\n"
+            f"      stablehlo.return %s : tensor<f32>\n    }}) : ({m}, {m}) -> {m}\n"
+            "    %sc = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+            "    %of = stablehlo.constant dense<[0.0, 1.0]> : tensor<2xf32>\n"
+            f'    %3:3 = "stablehlo.batch_norm_training"(%a, %sc, %of) <{{epsilon = 0.0 : f32, feature_index = 1 : i64}}> '
+            f": ({m}, tensor<2xf32>, tensor<2xf32>) -> ({m}, tensor<2xf32>, tensor<2xf32>)\n"
+            f"    return %0, %1, %2, %3#0 : {m}, {m}, {m}, {m}")
+    a = np.array([[4.0, 2.0], [2.0, 5.0]], np.float32)
+    b = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    got = run(main(f"%a: {m}, %b: {m}", f"{m}, {m}, {m}, {m}", body), a, b)
+    low = np.linalg.cholesky(a.astype(np.float64))
+    np.testing.assert_allclose(np.tril(got[0]), low, rtol=1e-6)
+    np.testing.assert_allclose(got[1], np.linalg.solve(low, b), rtol=1e-5)
+    np.testing.assert_array_equal(got[2], a * b)
+    norm = (a - a.mean(0)) / a.std(0)
+    np.testing.assert_allclose(got[3], norm * [1, 2] + [0, 1], rtol=1e-5, atol=1e-6)
+
+
 def test_bounded_dynamic_dims() -> None:
     t = "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
     text = main(f"%a: {t}", t, f"    %0 = stablehlo.negate %a : {t}\n    return %0 : {t}")

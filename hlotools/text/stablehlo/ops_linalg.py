@@ -1,0 +1,57 @@
+"""Translators of the linear-algebra, batch-norm and map ops (rarer in JAX output, but in the
+StableHLO spec and in the opcode table)."""
+from __future__ import annotations
+
+from hlotools.text.stablehlo.attributes import AttrError
+from hlotools.text.stablehlo.emit import Value, ints
+from hlotools.text.stablehlo.ops import int_attr, ints_attr, operands, register, result_type
+from hlotools.text.stablehlo.ops_regions import _body, _results, _scalar
+from hlotools.text.stablehlo.reader import OpView
+from hlotools.text.stablehlo.translate import Scope, Translator
+
+
+def _flag(view: OpView, name: str) -> str:
+    return "true" if view.attr(name) is True else "false"
+
+
+@register("stablehlo.cholesky")
+def _cholesky(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    return [scope.emitter.emit("cholesky", operands(scope, view), result_type(view), f"lower={_flag(view, 'lower')}")]
+
+
+@register("stablehlo.triangular_solve")
+def _triangular_solve(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    transpose = str(view.attr("transpose_a", default="NO_TRANSPOSE"))
+    if transpose not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
+        raise AttrError(f"unknown transpose_a '{transpose}'", view.pos)
+    attrs = (f"left_side={_flag(view, 'left_side')}, lower={_flag(view, 'lower')}, "
+             f"unit_diagonal={_flag(view, 'unit_diagonal')}, transpose_a={transpose}")
+    return [scope.emitter.emit("triangular-solve", operands(scope, view), result_type(view), attrs)]
+
+
+def _batch_norm(opcode: str):  # type: ignore[no-untyped-def]
+    def translate(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+        eps = view.attr("epsilon")
+        if not isinstance(eps, (int, float)) or isinstance(eps, bool):
+            raise AttrError(f"'{view.name}' needs a float epsilon", view.pos)
+        attrs = f"epsilon={float(eps)!r}, feature_index={int_attr(view, 'feature_index')}"
+        return _results(scope, opcode, operands(scope, view), view.out_types, attrs)
+    return translate
+
+
+for _op in ("training", "inference", "grad"):
+    register(f"stablehlo.batch_norm_{_op}")(_batch_norm(f"batch-norm-{_op}"))
+
+
+@register("stablehlo.map")
+def _map(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    ops = operands(scope, view)
+    comp = _body(t, view, 0, [_scalar(o.type) for o in ops], "region")
+    dims = ints_attr(view, "dimensions")
+    return [scope.emitter.emit("map", ops, result_type(view), f"dimensions={ints(dims)}, to_apply={comp.name}")]
+
+
+@register("stablehlo.replica_id", "stablehlo.partition_id")
+def _ids(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    opcode = "replica-id" if view.name.endswith("replica_id") else "partition-id"
+    return [scope.emitter.emit(opcode, [], result_type(view))]
