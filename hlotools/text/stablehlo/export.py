@@ -61,6 +61,7 @@ class Exporter:
         self.module = module
         self.functions: dict[int, str] = {}
         self.out: list[str] = []
+        self.next_value = 0
 
     def function(self, comp: Computation) -> str:
         key = id(comp)
@@ -82,7 +83,7 @@ class Exporter:
                         f"    func.return {names[id(root)]} : {tensor_type(root.shape)}\n  }}")
         return name
 
-    def body(self, comp: Computation, names: dict[int, str], indent: str) -> str:
+    def body(self, comp: Computation, names: dict[int, str], indent: str, prefix: str = "%") -> str:
         lines = []
         for inst in comp.instructions:
             if inst.opcode == "parameter":
@@ -91,33 +92,38 @@ class Exporter:
             if src is not None and src.opcode in _MULTI_RESULT and src.shape.tuple_shapes is not None:
                 names[id(inst)] = f"{names[id(src)]}#{inst.attrs['index']}"  # a result of a multi-result op
                 continue
-            names[id(inst)] = f"%{len(names)}"
+            names[id(inst)] = f"{prefix}{len(names)}"
             multi = inst.opcode in _MULTI_RESULT and inst.shape.tuple_shapes is not None
             count = f":{len(inst.shape.tuple_shapes or ())}" if multi else ""
             lines.append(indent + f"{names[id(inst)]}{count} = " + self.op(inst, names, indent))
         return "".join(line + "\n" for line in lines)
 
-    def region(self, comp: Computation, indent: str) -> str:
+    def region(self, comp: Computation, indent: str, bound: list[str] | None = None) -> str:
+        """A computation as a region: its parameters are block arguments, or (bound) outer values
+        (a branch of case/if reads its operand from the enclosing scope, as StableHLO does)."""
         names: dict[int, str] = {}
         params = sorted(comp.parameters, key=lambda p: p.parameter_number or 0)
-        for p in params:
-            names[id(p)] = f"%r{len(names)}"
+        for k, p in enumerate(params):
+            names[id(p)] = bound[k] if bound is not None else f"%r{len(names)}"
+        self.next_value += 1
+        prefix = f"%b{self.next_value}_"
         head = ", ".join(f"{names[id(p)]}: {tensor_type(p.shape)}" for p in params)
         inner = indent + "  "
-        body = self.body(comp, names, inner)
+        body = self.body(comp, names, inner, prefix)
         root = comp.root
         assert root is not None
-        ret = [root]
-        values = ", ".join(names[id(v)] for v in ret)
-        types = ", ".join(tensor_type(v.shape) for v in ret)
-        return (f"{{\n{indent}^bb0({head}):\n{body}{inner}\"stablehlo.return\"({values}) : ({types}) -> ()\n{indent}}}")
+        label = f"{indent}^bb0({head}):\n" if bound is None else ""
+        return (f"{{\n{label}{body}{inner}\"stablehlo.return\"({names[id(root)]}) : ({tensor_type(root.shape)}) -> ()"
+                f"\n{indent}}}")
 
     def op(self, inst: Instruction, names: dict[int, str], indent: str) -> str:
-        ops = ", ".join(names[id(o)] for o in inst.operands)
+        self.names = names
+        shown = inst.operands[:1] if inst.opcode == "conditional" else inst.operands  # branches read the rest
+        ops = ", ".join(names[id(o)] for o in shown)
         result = tensor_type(inst.shape)
         if inst.opcode in _MULTI_RESULT and inst.shape.tuple_shapes is not None:
             result = "(" + ", ".join(tensor_type(s) for s in inst.shape.tuple_shapes) + ")"
-        sig = f"({', '.join(tensor_type(o.shape) for o in inst.operands)}) -> {result}"
+        sig = f"({', '.join(tensor_type(o.shape) for o in shown)}) -> {result}"
         name, props, regions = self.translate(inst, indent)
         props_text = f" <{{{', '.join(props)}}}>" if props else ""
         regions_text = " (" + ", ".join(regions) + ")" if regions else ""
@@ -206,6 +212,21 @@ class Exporter:
             return "stablehlo.scatter", props, [self.region(a["to_apply"], indent + "  ")]
         if op == "convolution":
             return "stablehlo.convolution", _convolution(a), []
+        if op == "conditional":
+            if "branch_computations" in a:
+                branches, name = list(a["branch_computations"]), "stablehlo.case"
+            else:
+                branches, name = [a["true_computation"], a["false_computation"]], "stablehlo.if"
+            outer = [self.names[id(o)] for o in inst.operands[1:]]  # before the regions rebind self.names
+            return name, [], [self.region(b, indent + "  ", [v]) for b, v in zip(branches, outer)]
+        if op == "select-and-scatter":
+            w = a["window"].dims
+            props = [f"window_dimensions = {_array(d.size for d in w)}", f"window_strides = {_array(d.stride for d in w)}",
+                     f"padding = {_dense_ints([[d.padding_low, d.padding_high] for d in w])}"]
+            return "stablehlo.select_and_scatter", props, [self.region(a["select"], indent + "  "),
+                                                           self.region(a["scatter"], indent + "  ")]
+        if op == "custom-call":
+            return "stablehlo.custom_call", _custom_call(inst), []
         if op == "call":
             return "func.call", [f"callee = @{self.function(a['to_apply'])}"], []
         if op == "while":
@@ -213,6 +234,35 @@ class Exporter:
                                             self.region(a["body"], indent + "  ")])
         raise HloError(f"{inst.name}: {op} has no StableHLO form in this exporter yet", inst.line or None,
                        inst.column or None)
+
+
+def _custom_call(inst: Instruction) -> list[str]:
+    a = inst.attrs
+    props = [f'call_target_name = "{a["custom_call_target"]}"']
+    if a.get("custom_call_has_side_effect"):
+        props.append("has_side_effect = true")
+    if a.get("api_version") == "API_VERSION_TYPED_FFI":
+        props.append("api_version = 4 : i32")
+    config = a.get("backend_config")
+    if isinstance(config, str) and config.startswith("{"):
+        props.append(f"mhlo.backend_config = {config}")
+    elif isinstance(config, str) and config:
+        props.append('backend_config = "' + config.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    sharding = a.get("sharding")
+    if sharding is not None:
+        props.append(f'mhlo.sharding = "{sharding}"')
+    constraints = a.get("operand_layout_constraints")
+    if constraints is not None:
+        props.append("operand_layouts = [" + ", ".join(_layout(s) for s in constraints.shapes) + "]")
+        outs = inst.shape.tuple_shapes if inst.shape.tuple_shapes is not None else (inst.shape,)
+        props.append("result_layouts = [" + ", ".join(_layout(s) for s in outs) + "]")
+    return props
+
+
+def _layout(shape: Shape) -> str:
+    minor = list(shape.layout.minor_to_major) if shape.layout is not None else list(reversed(range(len(shape.dims))))
+    body = ", ".join(str(d) for d in minor)
+    return f"dense<[{body}]> : tensor<{len(minor)}xindex>" if minor else "dense<> : tensor<0xindex>"
 
 
 def _convolution(a: dict[str, Any]) -> list[str]:
