@@ -120,7 +120,7 @@ def write(out, name, lowered, inputs=None, fn=None, args=None):
             f.write(asm)
     if name in WITH_LOC:
         with open(os.path.join(out, f"{name}.loc.mlir"), "w") as f:
-            f.write(lowered.as_text(debug_info=True).replace(os.getcwd() + "/", ""))
+            f.write(lowered.as_text(debug_info=True).replace(os.getcwd() + "/", "").replace(SHARED_TOOLS + "/", ""))
     if fn is not None:
         leaves = [np.asarray(a) for a in jax.tree_util.tree_leaves(args)]
         outs = [np.asarray(a) for a in jax.tree_util.tree_leaves(lowered.compile()(*args))]

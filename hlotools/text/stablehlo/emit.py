@@ -78,10 +78,11 @@ class Emitter:
         self.comp = comp
         self.pos = 0  # the op being translated
         self.metadata = ""  # its metadata={...} (from loc(...)), or ""
+        self.name_hint: str | None = None  # its instructions' name stem (the loc's op name, as XLA's)
 
     def emit(self, opcode: str, operands: list[Value], rtype: TensorType, attrs: str = "",
              hint: str | None = None) -> Value:
-        name = self.module.fresh(hint or opcode)
+        name = self.module.fresh(hint or self.name_hint or opcode)
         tail = f", {attrs}" if attrs else ""
         meta = f", {self.metadata}" if self.metadata and opcode not in ("parameter", "get-tuple-element") else ""
         self.comp.index[name] = len(self.comp.lines)
@@ -97,7 +98,7 @@ class Emitter:
         return Value(name, rtype)
 
     def parameter(self, number: int, rtype: TensorType, hint: str = "Arg") -> Value:
-        name = self.module.fresh(hint)
+        name = self.module.fresh(_clean(hint))
         self.comp.index[name] = len(self.comp.lines)
         self.comp.lines.append((f"{name} = {rtype.text} parameter({number})", self.pos))
         return Value(name, rtype)

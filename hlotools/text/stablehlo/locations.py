@@ -7,6 +7,8 @@ import re
 
 _ALIAS = re.compile(r"#loc[\w$.\-]*")
 _NAME = re.compile(r'"((?:[^"\\]|\\.)*)"\(')
+_PLAIN_NAME = re.compile(r'loc\("((?:[^"\\]|\\.)*)"\)')
+_STEM = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
 _FILE = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+)(?::\d+)?')
 
 
@@ -19,6 +21,14 @@ class Locations:
         if depth > 20:
             return text
         return _ALIAS.sub(lambda m: self.expand(self.defs.get(m.group(), ""), depth + 1), text)
+
+    def op_name(self, loc: str) -> str | None:
+        """The last path segment of the loc's name (`jit(f)/reduce_max` -> reduce_max), for names."""
+        name = _NAME.search(self.expand(loc)) or _PLAIN_NAME.match(loc)
+        if name is None:
+            return None
+        stem = name.group(1).rsplit("/", 1)[-1]
+        return stem if _STEM.fullmatch(stem) else None
 
     def metadata(self, loc: str) -> str:
         out = self.cache.get(loc)

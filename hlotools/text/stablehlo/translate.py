@@ -161,7 +161,7 @@ class Translator:
         for i, (arg, t, attrs) in enumerate(f.args):
             if t is None:
                 raise TranslateError(f"argument {arg} of '@{name}' has no type", f.pos)
-            v = em.parameter(i, t)
+            v = em.parameter(i, t, attrs.get("_loc_name") or "Arg")
             sharding = attrs.get("mhlo.sharding")
             if isinstance(sharding, str) and sharding.startswith("{"):
                 text, p = comp.lines[-1]
@@ -232,6 +232,7 @@ class Translator:
         em = scope.emitter
         em.pos = stmt.pos
         em.metadata = self.locations.metadata(view.loc) if view.loc else ""
+        em.name_hint = self.locations.op_name(view.loc) if view.loc else None
         fn = TRANSLATORS.get(view.name)
         if fn is None:
             raise unsupported(view)
@@ -372,7 +373,11 @@ def _signature_args(group: Group, named: bool = True) -> list[tuple[str, TensorT
         attrs: dict[str, Any] = {}
         for it in rest[1:]:
             if isinstance(it, Group) and it.kind == "{":
-                attrs = attr_dict(it)
+                attrs = {**attr_dict(it), **attrs}
+            elif isinstance(it, tuple) and it[0] == "LOC":  # loc("x"): XLA names the parameter x
+                stem = Locations({}).op_name(it[1])
+                if stem:
+                    attrs["_loc_name"] = stem
         out.append((name, _type(rest[0]), attrs))
     return out
 
