@@ -81,12 +81,14 @@ class Emitter:
         self.name_hint: str | None = None  # its instructions' name stem (the loc's op name, as XLA's)
 
     def emit(self, opcode: str, operands: list[Value], rtype: TensorType, attrs: str = "",
-             hint: str | None = None) -> Value:
+             hint: str | None = None, shape_text: str | None = None) -> Value:
+        """One instruction; shape_text overrides how its shape is written (a layout, for custom-calls)."""
         name = self.module.fresh(hint or self.name_hint or opcode)
         tail = f", {attrs}" if attrs else ""
         meta = f", {self.metadata}" if self.metadata and opcode not in ("parameter", "get-tuple-element") else ""
         self.comp.index[name] = len(self.comp.lines)
-        self.comp.lines.append((f"{name} = {rtype.text} {opcode}({', '.join(o.name for o in operands)}){tail}{meta}",
+        shape = shape_text or rtype.text
+        self.comp.lines.append((f"{name} = {shape} {opcode}({', '.join(o.name for o in operands)}){tail}{meta}",
                                 self.pos))
         return Value(name, rtype)
 

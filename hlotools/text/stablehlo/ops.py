@@ -341,75 +341,6 @@ def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     return _call(t, scope, view)
 
 
-@register("stablehlo.custom_call")
-def _custom_call(t: Translator, scope: Scope, view: OpView) -> list[Value]:
-    target = view.symbol or view.attrs.get("call_target_name")
-    if not isinstance(target, str):
-        raise AttrError("expected 'custom_call @target(...)'", view.pos)
-    attrs = [f'custom_call_target="{target}"']
-    if view.attrs.get("has_side_effect") is True:
-        attrs.append("custom_call_has_side_effect=true")
-    config = view.attrs.get("mhlo.backend_config")
-    if isinstance(config, dict):
-        attrs.append("backend_config={" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}")
-    elif isinstance(view.attrs.get("backend_config"), str) and view.attrs["backend_config"]:
-        attrs.append(f"backend_config={_quote(view.attrs['backend_config'])}")
-    version = view.attrs.get("api_version")
-    if version == 4 or isinstance(config, dict):
-        attrs.append("api_version=API_VERSION_TYPED_FFI")
-    types = _with_layouts(view.out_types, view.attrs.get("result_layouts"))
-    ops = operands(scope, view)
-    layouts = view.attrs.get("operand_layouts")
-    if isinstance(layouts, list) and len(layouts) == len(ops):
-        shapes = _with_layouts([o.type for o in ops], layouts)
-        attrs.append("operand_layout_constraints={" + ", ".join(shapes_text(shapes)) + "}")
-        types_text = shapes_text(types)
-    else:
-        types_text = [x.text for x in types]
-    em = scope.emitter
-    if len(types) == 1:
-        return [_emit_shaped(em, "custom-call", ops, types[0], types_text[0], ", ".join(attrs))]
-    whole = TensorType("", elements=tuple(types))
-    v = _emit_shaped(em, "custom-call", ops, whole, "(" + ", ".join(types_text) + ")", ", ".join(attrs))
-    return em.untuple(v)
-
-
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _with_layouts(types: list[TensorType], layouts: Any) -> list[Any]:
-    if not isinstance(layouts, list) or len(layouts) != len(types):
-        return types
-    out = []
-    for ty, lay in zip(types, layouts):
-        minor = lay.values() if isinstance(lay, Dense) else lay
-        out.append((ty, minor if isinstance(minor, list) else None))
-    return out
-
-
-def shapes_text(shapes: list[Any]) -> list[str]:
-    out = []
-    for s in shapes:
-        if isinstance(s, tuple):
-            ty, minor = s
-            out.append(ty.text + ("{" + ",".join(str(d) for d in minor) + "}" if minor and ty.dims else ""))
-        else:
-            out.append(s.text)
-    return out
-
-
-def _emit_shaped(em: Any, opcode: str, ops: list[Value], rtype: Any, shape_text: str, attrs: str) -> Value:
-    rtype = rtype[0] if isinstance(rtype, tuple) else rtype
-    if isinstance(rtype, TensorType) and rtype.elements is not None:
-        rtype = TensorType("", elements=tuple(e[0] if isinstance(e, tuple) else e for e in rtype.elements))
-    v = em.emit(opcode, ops, rtype, attrs)
-    text, pos = em.comp.lines[-1]
-    name = v.name
-    em.comp.lines[-1] = (text.replace(f"{name} = {rtype.text} ", f"{name} = {shape_text} ", 1), pos)
-    return v
-
-
 @register("sdy.sharding_constraint")
 def _sharding_constraint(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     (x,) = operands(scope, view)
@@ -436,4 +367,4 @@ def _after_all(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     return [scope.emitter.emit("after-all", operands(scope, view), TensorType("token"))]
 
 
-from hlotools.text.stablehlo import chlo, ops_regions  # noqa: E402,F401  (register their translators)
+from hlotools.text.stablehlo import chlo, ops_custom_call, ops_regions  # noqa: E402,F401  (register their translators)
