@@ -7,6 +7,7 @@ multi-result ops become tuples with get-tuple-elements, `loc(...)` becomes metad
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from hlotools.text.stablehlo.reader import OpView, block_args, read_op
 from hlotools.text.stablehlo.syntax import BlockLabel, Group, LocDef, Op, Region, Stmt
 from hlotools.text.stablehlo.types import TensorType, TypeError_
 
+_LAYOUT = re.compile(r"\{\s*\d+(?:\s*,\s*\d+)*\s*\}")
 TERMINATORS = frozenset({"stablehlo.return", "func.return", "return", "mhlo.return"})
 
 
@@ -183,14 +185,19 @@ class Translator:
                                  f"({', '.join(want)})", self.return_pos)
 
     def _entry_layout(self, f: Function) -> None:
-        def layout(t: TensorType) -> str:
+        """entry_computation_layout from the signature: row-major, or an explicit
+        `mhlo.layout_mode = "{0,1}"` (the minor-to-major order JAX records for a chosen layout)."""
+        def layout(t: TensorType, attrs: dict[str, Any]) -> str:
             if t.elements is not None:
-                return "(" + ", ".join(layout(e) for e in t.elements) + ")"
+                return "(" + ", ".join(layout(e, {}) for e in t.elements) + ")"
             if t.element == "token" or not t.dims:
                 return t.text
+            mode = attrs.get("mhlo.layout_mode")
+            if isinstance(mode, str) and _LAYOUT.fullmatch(mode) and len(mode.strip("{}").split(",")) == t.rank:
+                return t.text + mode.replace(" ", "")
             return t.text + "{" + ",".join(str(d) for d in reversed(range(t.rank))) + "}"
-        params = ", ".join(layout(t) for _, t, _ in f.args if t is not None)
-        outs = [layout(t) for t, _ in f.results]
+        params = ", ".join(layout(t, a) for _, t, a in f.args if t is not None)
+        outs = [layout(t, a) for t, a in f.results]
         result = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
         self.module.header_attrs.insert(0, f"entry_computation_layout={{({params})->{result}}}")
 

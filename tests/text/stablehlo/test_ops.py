@@ -362,6 +362,9 @@ def test_locations_become_metadata_and_module_attributes_are_kept() -> None:
     assert 'metadata={op_name="jit(f)/sin" source_file="model.py" source_line=12}' in out
     assert "HloModule jit_f, entry_computation_layout={(f32[2]{0})->f32[2]{0}}" in out
     assert "sharding={replicated}" in out
+    laid = text.replace('{mhlo.sharding = "{replicated}"}', '{mhlo.layout_mode = "{0}"}').replace("2xf32", "2x3xf32")
+    laid = laid.replace('{mhlo.layout_mode = "{0}"}', '{mhlo.layout_mode = "{0,1}"}')
+    assert "entry_computation_layout={(f32[2,3]{0,1})->f32[2,3]{1,0}}" in stablehlo_to_hlo(laid)
     text = main("%a: tensor<2xf32>", "tensor<2xf32>", "    %0 = stablehlo.custom_call @Sharding(%a) "
                 '{mhlo.sharding = "{maximal device=0}"} : (tensor<2xf32>) -> tensor<2xf32>\n'
                 "    return %0 : tensor<2xf32>")
