@@ -345,6 +345,20 @@ def test_linalg_map_and_batch_norm() -> None:
     np.testing.assert_allclose(got[3], norm * [1, 2] + [0, 1], rtol=1e-5, atol=1e-6)
 
 
+def test_collectives_on_one_device() -> None:
+    t = "tensor<2x3xf32>"
+    body = (f'    %0 = "stablehlo.all_reduce"(%a) <{{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, '
+            "replica_groups = dense<[[0]]> : tensor<1x1xi64>, use_global_device_ids}> ({\n"
+            "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n      %s = stablehlo.add %x, %y : tensor<f32>\n"
+            f"      stablehlo.return %s : tensor<f32>\n    }}) : ({t}) -> {t}\n"
+            f'    %1 = "stablehlo.all_gather"(%0) <{{all_gather_dim = 0 : i64, replica_groups = dense<[[0]]> : '
+            f"tensor<1x1xi64>}}> : ({t}) -> {t}\n    return %1 : {t}")
+    text = main(f"%a: {t}", t, body)
+    line = next(x for x in hlo(text).splitlines() if " all-reduce(" in x)
+    assert all(a in line for a in ("replica_groups={{0}}", "channel_id=1", "use_global_device_ids=true", "to_apply="))
+    np.testing.assert_array_equal(run(text, X)[0], X)
+
+
 def test_bounded_dynamic_dims() -> None:
     t = "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
     text = main(f"%a: {t}", t, f"    %0 = stablehlo.negate %a : {t}\n    return %0 : {t}")
