@@ -68,9 +68,12 @@ class Translator:
     # -- module and functions ----------------------------------------------------------------
     def translate(self, stmts: list[Stmt]) -> ModuleText:
         body = stmts
-        for s in stmts:
-            if isinstance(s, Op) and s.name in ("module", "builtin.module"):
-                body = self._module(s)
+        modules = [s for s in stmts if isinstance(s, Op) and s.name in ("module", "builtin.module")]
+        if len(modules) > 1:
+            raise TranslateError("a second module: one StableHLO module per input (files split with "
+                                 "'// -----' are not read as StableHLO)", modules[1].pos)
+        if modules:
+            body = self._module(modules[0])
         for s in body:
             if isinstance(s, Op) and s.name == "func.func":
                 try:

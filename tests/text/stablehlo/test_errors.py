@@ -37,6 +37,7 @@ def error_of(text: str) -> HloError:
     (GOOD.replace("-> tensor<2xf32> {", "-> tensor<?xf32> {"), (2, 55), "needs a bound"),
     (GOOD[:-3], (5, 4), "expected"),
     (GOOD.replace("return %0", "return %0)"), (4, 14), "found ')'"),
+    (GOOD + "// -----\n" + GOOD, (8, 1), "a second module"),
 ])
 def test_located_errors(bad: str, where: tuple[int, int], message: str) -> None:
     e = error_of(bad)
