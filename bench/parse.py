@@ -90,6 +90,28 @@ def run(name: str, texts: list[str], repeat: int) -> list[dict]:
     return out
 
 
+def stablehlo_rows(repeat: int) -> list[dict]:
+    """StableHLO import (parse, translate, HLO parse) of testdata/stablehlo's programs, next to the HLO
+    parser on the HLO form XLA printed for the same lowerings (target: within 2x of its MB/s)."""
+    parse_stablehlo = _optional("hlotools.text.stablehlo", "parse_stablehlo")
+    folder = Path(__file__).resolve().parents[1] / "testdata" / "stablehlo"
+    names = sorted(p for p in folder.glob("*.mlir") if p.name.count(".") == 1)
+    if parse_stablehlo is None or not names:
+        return []
+    texts = [p.read_text() for p in names]
+    hlo = [p.with_suffix(".hlo").read_text() for p in names]
+    out = run("same programs, XLA's HLO form", hlo, repeat)
+    size = sum(len(t.encode()) for t in texts)
+    count = sum(parse_stablehlo(t).instruction_count() for t in texts)
+    for what, fn in [("import", lambda: [parse_stablehlo(t, verify=False) for t in texts]),
+                     ("import+verify", lambda: [parse_stablehlo(t) for t in texts])]:
+        seconds, cpu = _time(fn, repeat)
+        out.append({"input": "stablehlo (testdata/stablehlo)", "step": what, "seconds": seconds, "cpu_seconds": cpu,
+                    "MB/s": size / seconds / 1e6, "cpu MB/s": size / cpu / 1e6, "instructions/s": count / seconds,
+                    "cpu instructions/s": count / cpu, "bytes": size, "instructions": count})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--instructions", type=int, default=100_000)
@@ -103,6 +125,7 @@ def main() -> None:
     jax = SHARED / "corpus" / "jax"
     if jax.is_dir():
         results += run("jax corpus", [p.read_text() for p in sorted(jax.glob("*.hlo"))], args.repeat)
+    results += stablehlo_rows(args.repeat)
     gen = generated_module(args.instructions)
     results += run(f"generated {args.instructions} instructions", [gen], max(1, args.repeat - 2))
     if args.json:

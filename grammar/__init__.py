@@ -1,1 +1,1 @@
-"""The HLO text grammar (grammar/hlo.lark), shipped as package data."""
+"""The HLO and StableHLO text grammars (grammar/hlo.lark, grammar/stablehlo.lark), shipped as package data."""

@@ -231,8 +231,26 @@ def style_option(f: F) -> F:
                              "Default: the input's own style.")(f)
 
 
+def _set_input_format(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.meta["hlotools.input_format"] = value
+
+
+def input_format_option(f: F) -> F:
+    """--input-format (read_input finds it in the click context: one option for all tools)."""
+    return click.option("--input-format", type=click.Choice(["hlo", "stablehlo"]), default=None, expose_value=False,
+                        callback=_set_input_format, is_eager=True,
+                        help="What FILE holds (default: from its suffix, .mlir is StableHLO, else from its "
+                             "content).")(f)
+
+
 def input_argument(f: F) -> F:
-    return click.argument("input_file", metavar="FILE", default="-")(f)
+    """FILE, and --input-format."""
+    return click.argument("input_file", metavar="FILE", default="-")(input_format_option(f))
+
+
+_MLIR_BYTECODE = b"ML\xefR"
+_STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -260,12 +278,26 @@ def read_input(path: str) -> tuple[str, str]:
         from hlotools.io.hlo_proto import looks_like_proto, proto_to_text
         if looks_like_proto(data, name):  # an XLA HloProto dump (--xla_dump_hlo_as_proto)
             return proto_to_text(data, name), name
+    ctx = click.get_current_context(silent=True)
+    chosen = ctx.meta.get("hlotools.input_format") if ctx is not None else None
+    if data.startswith(_MLIR_BYTECODE):
+        raise HloError("this is MLIR bytecode, not text: re-export as text with jax.jit(f).lower(x).as_text() "
+                       "(or `stablehlo-translate --deserialize FILE`, `mlir-opt FILE`)", 1, 1, name)
     try:
-        return strip_log_headers(data.decode("utf-8")), name
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise HloError("the input is not UTF-8 text", line, column, name) from None
+    if chosen == "stablehlo" or chosen is None and (name.endswith(_STABLEHLO_SUFFIXES) or _is_stablehlo(text)):
+        from hlotools.text.stablehlo import stablehlo_to_hlo
+        return stablehlo_to_hlo(text, name), name
+    return strip_log_headers(text), name
+
+
+def _is_stablehlo(text: str) -> bool:
+    from hlotools.text.stablehlo import looks_like_stablehlo  # a regex: no parser import on HLO input
+    return looks_like_stablehlo(text)
 
 
 # XLA's hlo_module_loader.cc StripLogHeaders: `I0521 12:04:45.883483    1509 service.cc:186] `

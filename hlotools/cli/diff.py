@@ -17,6 +17,7 @@ from hlotools.cli.common import (
     EXIT_MISMATCH,
     HloCommand,
     debug_option,
+    input_format_option,
     read_input,
     version_option,
 )
@@ -77,6 +78,7 @@ def render(d: ModuleDiff, colour: bool, limit: int | None = None, indent: str = 
 
 
 @click.command(cls=HloCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
+@input_format_option
 @click.argument("before", metavar="A")
 @click.argument("after", metavar="B")
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as one JSON document (errors too).")

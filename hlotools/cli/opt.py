@@ -24,6 +24,7 @@ from hlotools.cli.common import (
     VariadicCommand,
     debug_option,
     err,
+    input_format_option,
     llvm_spellings,
     output_option,
     read_input,
@@ -186,6 +187,7 @@ def _check_env() -> None:
 
 
 @click.command(cls=OptCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
+@input_format_option
 @click.argument("input_files", metavar="FILE...", nargs=-1)
 @output_option
 @style_option

@@ -32,13 +32,20 @@ from hlotools.ir.module import Module
 EMITTERS: dict[str, Callable[[Module, str | None], str]] = {
     "hlo": lambda m, style: print_module(m, style or m.source_style or "short"),
     "dot": lambda m, style: module_to_dot(m),
+    "stablehlo": lambda m, style: _stablehlo(m),
 }
+
+
+def _stablehlo(module: Module) -> str:
+    from hlotools.text.stablehlo.export import export_stablehlo
+    return export_stablehlo(module)
 LLVM_FORMS = ("llvm", "llvm-opt", "asm", "obj", "header")
 
 EPILOG = """\b
 Examples:
   hlo-translate model.hlo --emit=hlo --style=long    canonical text in XLA's dump form
   hlo-translate model.hlo --emit=dot -o model.dot    Graphviz; then: dot -Tsvg model.dot
+  hlo-translate model.hlo --emit=stablehlo           StableHLO text (MLIR generic form)
   hlo-opt model.hlo | hlo-translate - --emit=dot     read standard input
   hlo-translate model.hlo --emit=llvm-opt            LLVM IR after LLVM's -O3
   hlo-translate model.hlo --emit=obj -o model.o      AOT: an object exporting

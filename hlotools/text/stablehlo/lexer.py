@@ -1,0 +1,145 @@
+"""StableHLO text -> tokens for grammar/stablehlo.lark: one compiled regex plus bracket scans.
+
+MLIR ops have no terminator; printers put one op per line. So a word is an op name (OPNAME)
+where a statement can start: first on its line, or right after `%x =`. Composite values
+(`tensor<...>`, `dense<...>`, `#stablehlo.dot<...>`, `loc(...)`) are single tokens, scanned
+with their brackets balanced and decoded later by the module that reads them.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hlotools.errors import HloParseError
+from hlotools.text.lexer import LineMap
+
+Token = tuple[str, str, int, bool]  # (type, text, offset, first on its line)
+
+_ID = r"[A-Za-z_$][\w$.\-]*"
+_SSA = r"%[\w$.\-]+"
+_MASTER = re.compile("|".join([
+    r"(?P<WS>[ \t\r\n]+|//[^\n]*)",
+    rf"(?P<RESULTS>{_SSA}(?::\d+)?(?:[ \t]*,[ \t]*{_SSA}(?::\d+)?)*[ \t]*=(?!=))",
+    rf"(?P<VALUE>{_SSA}(?:#\d+)?)",
+    rf"(?P<SYMBOL>@(?:{_ID}|\"(?:[^\"\\\n]|\\.)*\"))",
+    r"(?P<BLOCK>\^[\w$.\-]+)",
+    r"(?P<RESOURCES>\{-#)",
+    r"(?P<LOCDEF>#[\w$.\-]+[ \t]*=[ \t]*loc\()",
+    r"(?P<HASHANGLE>#[\w$.\-]*<)",
+    r"(?P<HASH>#[\w$.\-]+)",
+    r"(?P<BANG>![\w$.\-]+)",
+    r"(?P<LOC>loc\()",
+    r"(?P<WORDANGLE>[A-Za-z_][\w$]*<)",
+    r"(?P<NUMBER>-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?))",
+    r"(?P<STRING>\"(?:[^\"\\\n]|\\.)*\")",
+    rf"(?P<BARE>{_ID})",
+    r"(?P<ARROW>->)",
+    r"(?P<LPROP><\{)",
+    r"(?P<RPROP>\}>)",
+    r"(?P<ANGLE><)",
+    r"(?P<PUNCT>[(){}\[\],:=])",
+    r"(?P<OTHER>[?*+x!|&])",
+]))
+_PUNCT = {"(": "LPAR", ")": "RPAR", "{": "LBRACE", "}": "RBRACE", "[": "LBRACK", "]": "RBRACK",
+          ",": "COMMA", ":": "COLON", "=": "EQ"}
+_TYPE_WORDS = frozenset({"tensor", "tuple", "complex", "vector", "memref"})
+_STATEMENT_WORDS = frozenset({"module", "return", "call", "func"})
+_STRING_IN_BRACKETS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"")
+MLIR_BYTECODE = b"ML\xefR"
+
+
+def _error(lines: LineMap, pos: int, message: str) -> HloParseError:
+    line, col = lines.locate(pos)
+    return HloParseError(message, line, col)
+
+
+def scan_balanced(text: str, pos: int, opener: str, closer: str, lines: LineMap) -> int:
+    """The offset just past the `closer` matching the `opener` at text[pos - 1]; strings and
+    `->` inside are skipped (a `>` of an arrow closes nothing)."""
+    depth = 1
+    n = len(text)
+    i = pos
+    while i < n:
+        c = text[i]
+        if c == '"':
+            m = _STRING_IN_BRACKETS.match(text, i)
+            if m is None:
+                raise _error(lines, i, "unterminated string")
+            i = m.end()
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            if not (closer == ">" and i > 0 and text[i - 1] == "-"):
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        elif c == "\n" and closer == ">":
+            break  # a type or attribute never spans lines: report the opener, not the file's end
+        i += 1
+    raise _error(lines, pos - 1, f"unbalanced '{opener}': no matching '{closer}'")
+
+
+def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
+    from hlotools.text.stablehlo.lexer_fast import fast_op, fast_return
+    pos = 0
+    n = len(text)
+    line_start = True
+    after_results = False
+    match = _MASTER.match
+    while pos < n:
+        m = match(text, pos)
+        if m is None:
+            raise _error(lines, pos, f"unexpected character {text[pos]!r}")
+        kind = m.lastgroup or ""
+        end = m.end()
+        if kind == "WS":
+            if "\n" in m.group():
+                line_start = True
+            pos = end
+            continue
+        start = pos
+        first = line_start
+        line_start = False
+        c = text[pos]
+        if first and (c == "%" or c in "rsf"):
+            fast = fast_op(text, pos) if c == "%" else fast_return(text, pos)
+            if fast is not None:
+                yield ("FASTOP", "", pos, True, fast[0])  # type: ignore[misc]
+                pos = fast[1]
+                continue
+        if kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
+            m2 = re.compile(_SSA + r"(?:#\d+)?").match(text, pos)
+            assert m2 is not None
+            end = m2.end()
+            kind = "VALUE"
+        elif kind == "HASHANGLE" or kind == "WORDANGLE":
+            end = scan_balanced(text, end, "<", ">", lines)
+            word = text[start:m.end() - 1]
+            kind = "HASH" if kind == "HASHANGLE" else ("TYPE" if word in _TYPE_WORDS else "DENSE")
+        elif kind == "BANG":
+            if end < n and text[end] == "<":
+                end = scan_balanced(text, end + 1, "<", ">", lines)
+            kind = "TYPE"
+        elif kind == "LOC":
+            end = scan_balanced(text, end, "(", ")", lines)
+        elif kind == "LOCDEF":
+            end = scan_balanced(text, end, "(", ")", lines)
+        elif kind == "ANGLE":
+            end = scan_balanced(text, end, "<", ">", lines)
+        elif kind == "RESOURCES":
+            close = text.find("#-}", end)
+            if close < 0:
+                raise _error(lines, start, "unterminated '{-#' resource section: no '#-}'")
+            end = close + 3
+        elif kind == "PUNCT":
+            kind = _PUNCT[text[start]]
+        elif (first or after_results) and (kind == "BARE" and ("." in m.group() or m.group() in _STATEMENT_WORDS)
+                                           or kind == "STRING"):
+            kind = "OPNAME"
+        after_results = kind == "RESULTS"
+        yield (kind, text[start:end], start, first)
+        pos = end
+
+
+__all__ = ["MLIR_BYTECODE", "Token", "scan_balanced", "tokenize"]
