@@ -7,7 +7,7 @@ value, in the order the padder's entry parameters and outputs list them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
@@ -21,6 +21,17 @@ class DynamicDim:
     leaf: int
     dim: int
     bound: int
+
+
+@dataclass
+class PaddedSignature:
+    """How the dynamic padder's entry maps to the original one (passes/dynamic_padder.py gives
+    the form): the extra s32 parameters' dims, the sizes returned after the result, and the
+    set-dimension-size requests returned last for the caller to check."""
+    inputs: list[DynamicDim] = field(default_factory=list)  # over the entry's parameter leaves
+    outputs: list[DynamicDim] = field(default_factory=list)  # over the original result's leaves
+    checks: list[tuple[str, int]] = field(default_factory=list)  # (set-dimension-size, bound)
+    results: int = 0  # leaves of the original result
 
 
 def dynamic_dims(shape: Shape) -> list[int]:

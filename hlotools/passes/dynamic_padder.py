@@ -14,12 +14,12 @@ dynamic behaviour is not defined is an HloError naming the instruction.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from hlotools.errors import HloError
 from hlotools.ir.attributes import ComputationLayout
 from hlotools.ir.computation import Computation
-from hlotools.ir.dynamic import DynamicDim, has_dynamic_shapes, leaf_dynamic_dims, static_shape
+from hlotools.ir.dynamic import DynamicDim, PaddedSignature, has_dynamic_shapes, leaf_dynamic_dims, static_shape
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES
@@ -32,15 +32,6 @@ from hlotools.passes.dynamic_rules import RULES, Tree, elementwise, is_static_tr
 
 S32_SCALAR = Shape.array(S32, ())
 LeafDim = tuple[int, int]  # (leaf index, dim)
-
-
-@dataclass
-class PaddedSignature:
-    """How the padded entry's extra parameters and results map to the original signature."""
-    inputs: list[DynamicDim] = field(default_factory=list)  # over the entry's parameter leaves
-    outputs: list[DynamicDim] = field(default_factory=list)  # over the original result's leaves
-    checks: list[tuple[str, int]] = field(default_factory=list)  # (set-dimension-size, bound)
-    results: int = 0  # leaves of the original result
 
 
 @dataclass
