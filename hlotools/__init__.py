@@ -56,7 +56,7 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
     from hlotools.passes.xla_cpu_rounding import as_xla_cpu_rounds
 
     if has_dynamic_shapes(module):
-        from hlotools.io.dynamic import pad_arguments, unpad_results
+        from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
         padded, sig = pad_dynamic(module)
         outputs = run_as_given(as_xla_cpu_rounds(padded), pad_arguments(module, sig, args),
                                max_while_iterations=max_while_iterations)
@@ -67,7 +67,7 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
 def pad_dynamic(module: Module) -> tuple[Module, PaddedSignature]:
     """A static copy of a module with bounded dynamic dims (the dynamic-padder pass) and how its
     entry's extra size parameters and results map to the original signature
-    (hlotools.io.dynamic pads arguments and trims results with it)."""
+    (hlotools.ir.dynamic_arrays pads arguments and trims results with it)."""
     from hlotools.ir.dynamic import PaddedSignature
     from hlotools.passes.dynamic_padder import pad_module
 

@@ -156,7 +156,7 @@ class _Padding:
         sig = self.signature
         if sig is None:
             return compiled
-        from hlotools.io.dynamic import pad_arguments, unpad_results
+        from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
         inner, module = compiled.run, self.module
 
         def run(args: list[np.ndarray | None]) -> list[np.ndarray]:

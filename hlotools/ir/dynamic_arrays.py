@@ -1,4 +1,5 @@
-"""Arrays in and out of a padded module (passes/dynamic_padder.py's entry form).
+"""Arrays in and out of a padded module (passes/dynamic_padder.py's entry form); here, below
+every runner (interpreter, LLVM backend, hlo-run), so each pads and trims the same way.
 
 In: each argument padded to its bound (valid elements first, as XLA's padder lays them out),
 then one s32 size per dynamic dim. Out: each result trimmed to the sizes the module returned
@@ -22,20 +23,19 @@ def pad_arguments(module: Module, sig: PaddedSignature, args: Sequence[np.ndarra
                   fill: float = 0) -> list[np.ndarray | None]:
     """`args` (leaves of `module`'s entry parameters, at runtime sizes) at their bounds, plus
     the sizes. `fill` is what the padding holds (it must not matter: tests poison it)."""
-    from hlotools.io.arrays import parameter_leaves
-
-    specs = parameter_leaves(module)
-    if len(args) != len(specs):
-        raise HloRuntimeError(f"expected {len(specs)} argument leaves, got {len(args)}")
+    assert module.entry is not None
+    leaves = [(p.name, leaf) for p in module.entry.parameters for leaf in p.shape.leaves()]
+    if len(args) != len(leaves):
+        raise HloRuntimeError(f"expected {len(leaves)} argument leaves, got {len(args)}")
     out: list[np.ndarray | None] = []
-    for spec, arg in zip(specs, args):
-        if arg is None or spec.shape.is_static:
+    for k, ((name, shape), arg) in enumerate(zip(leaves, args)):
+        if arg is None or shape.is_static:
             out.append(arg)
             continue
         arg = np.asarray(arg)
-        _check_fits(spec.describe(), spec.shape.dims, spec.shape.dynamic, arg.shape)
-        full = np.full(static_shape(spec.shape).dims, fill, dtype=arg.dtype) if fill != 0 else \
-            np.zeros(static_shape(spec.shape).dims, dtype=arg.dtype)
+        _check_fits(f"parameter {k} '{name}'", shape.dims, shape.dynamic, arg.shape)
+        full = np.full(static_shape(shape).dims, fill, dtype=arg.dtype) if fill != 0 else \
+            np.zeros(static_shape(shape).dims, dtype=arg.dtype)
         full[tuple(slice(0, n) for n in arg.shape)] = arg
         out.append(full)
     sizes = [np.int32(np.shape(args[d.leaf])[d.dim]) for d in sig.inputs]
