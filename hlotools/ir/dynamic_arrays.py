@@ -38,7 +38,7 @@ def pad_arguments(module: Module, sig: PaddedSignature, args: Sequence[np.ndarra
             np.zeros(static_shape(shape).dims, dtype=arg.dtype)
         full[tuple(slice(0, n) for n in arg.shape)] = arg
         out.append(full)
-    sizes = [np.int32(np.shape(args[d.leaf])[d.dim]) for d in sig.inputs]
+    sizes = [np.int32(np.shape(np.asarray(args[d.leaf]))[d.dim]) for d in sig.inputs]
     return out + [np.asarray(s) for s in sizes]
 
 

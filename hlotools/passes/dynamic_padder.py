@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from hlotools.errors import HloError
 from hlotools.ir.attributes import ComputationLayout
 from hlotools.ir.computation import Computation
-from hlotools.ir.dynamic import DynamicDim, PaddedSignature, has_dynamic_shapes, leaf_dynamic_dims, static_shape
+from hlotools.ir.dynamic import (
+    DynamicDim,
+    PaddedSignature,
+    has_dynamic_shapes,
+    leaf_dynamic_dims,
+    static_shape,
+)
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES
@@ -107,9 +113,9 @@ class _Padder:
         result = comp.root
         sig.results = len(result.shape.leaves())
         dims = _dims_of(result.shape, root_tree)
-        leaves = _flatten(root_tree)
+        root_leaves = _flatten(root_tree)
         bounds = [leaf.dims for leaf in result.shape.leaves()]
-        sizes = [walk.end_builder().value(leaves[k][d], bounds[k][d]) for k, d in dims]
+        sizes = [walk.end_builder().value(root_leaves[k][d], bounds[k][d]) for k, d in dims]
         sig.outputs = [DynamicDim(k, d, bounds[k][d]) for k, d in dims]
         sig.checks = [(name, bound) for name, bound, _ in walk.checks]
         extra = sizes + [walk.resolve(n) for _, _, n in walk.checks]
@@ -167,7 +173,7 @@ class _Padder:
             data.users.append(u)
         if was_root:
             walk.comp.root = data
-        leaves = [[None] * leaf.rank for leaf in inner.leaves()]
+        leaves: list[list[Size]] = [[None] * leaf.rank for leaf in inner.leaves()]
         for i, (k, d) in enumerate(dims):
             leaves[k][d] = self.rw.new_instruction(walk.comp, "get-tuple-element", S32_SCALAR, [p],
                                                    {"index": 1 + i}, before=at)

@@ -23,6 +23,7 @@ from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     import llvmlite.ir as ir
+    import numpy as np
 
     from hlotools.backend.llvm.native import jit
     from hlotools.backend.llvm.native.cache import CompileCache
