@@ -155,7 +155,27 @@ def _groups(a: tuple[int, ...], b: tuple[int, ...]) -> list[tuple[list[int], lis
                 pb *= b[j]
                 j += 1
         groups.append((ga, gb))
-    return groups
+    return _fold_one_sided(groups)
+
+
+def _fold_one_sided(groups: list[tuple[list[int], list[int]]]) -> list[tuple[list[int], list[int]]]:
+    """Size-1 dims left on one side join the group before them (or after, at the start)."""
+    out: list[tuple[list[int], list[int]]] = []
+    pending: tuple[list[int], list[int]] = ([], [])
+    for ga, gb in groups:
+        if not ga or not gb:
+            if out:
+                out[-1][0].extend(ga)
+                out[-1][1].extend(gb)
+            else:
+                pending[0].extend(ga)
+                pending[1].extend(gb)
+            continue
+        out.append((sorted(pending[0] + ga), sorted(pending[1] + gb)))
+        pending = ([], [])
+    if pending[0] or pending[1]:
+        out.append(pending)
+    return out
 
 
 def _leading(dims: tuple[int, ...], group: list[int], d: int) -> bool:
