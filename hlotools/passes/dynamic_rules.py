@@ -497,3 +497,31 @@ def _valid_first(w: Walk, comparator: Computation) -> Computation:
 def _new(opcode: str, shape: Shape, operands: list[Instruction], name: str,
          parameter_number: int | None = None) -> Instruction:
     return Instruction(name, opcode, shape, operands, parameter_number=parameter_number)
+
+
+# -- gather -------------------------------------------------------------------------------------
+@_rule("gather")
+def _gather(w: Walk, inst: Instruction) -> Tree:
+    """XLA's inference: the indices' dynamic batch dims size the output's batch dims; an operand
+    dim sliced whole sizes its offset dim. Indexing into a dynamic dim would clamp at the bound,
+    not at the size, so it is refused."""
+    x, idx = inst.operands
+    xt, it = w.tree(x), w.tree(idx)
+    offset = _attr_dims(inst, "offset_dims")
+    skipped = set(_attr_dims(inst, "collapsed_slice_dims")) | set(_attr_dims(inst, "operand_batching_dims"))
+    indexed = set(_attr_dims(inst, "start_index_map"))
+    sizes = _attr_dims(inst, "slice_sizes")
+    out: list = [None] * inst.shape.rank
+    kept = [d for d in range(x.shape.rank) if d not in skipped]
+    for d, o in zip(kept, offset):
+        if xt[d] is not None:
+            if d in indexed or sizes[d] != x.shape.dims[d]:
+                raise w.error(inst, f"operand dimension {d} is dynamic and indexed into")
+            out[o] = xt[d]
+    if any(xt[d] is not None for d in skipped):
+        raise w.error(inst, "a collapsed or batching operand dimension is dynamic")
+    vector = int(inst.attrs.get("index_vector_dim", idx.shape.rank))
+    batch = [o for o in range(inst.shape.rank) if o not in offset]
+    for o, d in zip(batch, [d for d in range(idx.shape.rank) if d != vector]):
+        out[o] = it[d]
+    return out

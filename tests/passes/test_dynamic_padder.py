@@ -274,6 +274,23 @@ ENTRY e {{
 }}""", {"B": 3, "W": 9}, lambda s, r: [f32(s["B"], s["W"], 2)(r), f32(3, 2, 4)(r)],
         derive=lambda s: {**s, "O": s["W"] - 2},
         sizes=({"B": 0, "W": 3}, {"B": 2, "W": 5}, {"B": 3, "W": 9})),
+    "embedding_gather": Case("""HloModule m
+ENTRY e {{
+  table = f32[10,4] parameter(0)
+  ids = s32[{N}] parameter(1)
+  i2 = s32[{N},1] reshape(ids)
+  ROOT g = f32[{N},4] gather(table, i2), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,4}}
+}}""", {"N": 6}, lambda s, r: [f32(10, 4)(r), r.integers(0, 10, (s["N"],)).astype(np.int32)]),
+    "dynamic_slice_update": Case("""HloModule m
+ENTRY e {{
+  x = s32[{N},3] parameter(0)
+  i = s32[] parameter(1)
+  zero = s32[] constant(0)
+  d = s32[2,3] dynamic-slice(x, i, zero), dynamic_slice_sizes={{2,3}}
+  n = s32[2,3] negate(d)
+  ROOT u = s32[{N},3] dynamic-update-slice(x, n, i, zero)
+}}""", {"N": 8}, lambda s, r: [r.integers(-9, 9, (s["N"], 3)).astype(np.int32), np.asarray(6, np.int32)],
+        sizes=({"N": 2}, {"N": 5}, {"N": 8})),
 }
 
 
