@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.literal import Literal
 from hlotools.ir.module import Module
+from hlotools.ir.opcodes import OPCODES
 from hlotools.ir.shape import Shape
 
 
@@ -55,12 +56,15 @@ def static_shape(shape: Shape) -> Shape:
 
 def has_dynamic_shapes(module: Module) -> bool:
     """Any dynamic dim, or an opcode that makes or reads one, anywhere in `module`."""
-    return any(not inst.shape.is_static or inst.opcode in DYNAMIC_OPCODES
-               for comp in module.computations for inst in comp.instructions)
+    return any(is_dynamic_instruction(inst) for comp in module.computations for inst in comp.instructions)
 
 
-# Opcodes whose meaning is about dynamic sizes (the padder removes them all).
-DYNAMIC_OPCODES = frozenset({"get-dimension-size", "set-dimension-size", "dynamic-reshape"})
+def is_dynamic_instruction(inst: Instruction) -> bool:
+    return not inst.shape.is_static or inst.opcode in DYNAMIC_OPCODES
+
+
+# Opcodes whose meaning is about dynamic sizes (the opcode table's dynamic_size trait).
+DYNAMIC_OPCODES = frozenset(name for name, info in OPCODES.items() if info.dynamic_size)
 
 
 def fits(shape: Shape, dims: tuple[int, ...]) -> bool:

@@ -23,6 +23,7 @@ from hlotools.ir.dynamic import (
     DynamicDim,
     PaddedSignature,
     has_dynamic_shapes,
+    is_dynamic_instruction,
     leaf_dynamic_dims,
     static_shape,
 )
@@ -286,7 +287,7 @@ def _needs_padding(w: Walk, inst: Instruction) -> bool:
         if id(c) in seen:
             continue
         seen.add(id(c))
-        if any(not i.shape.is_static or i.opcode in ("set-dimension-size", "dynamic-reshape") for i in c.instructions):
+        if any(is_dynamic_instruction(i) for i in c.instructions):
             return True
         stack.extend(c.callees())
     return False
