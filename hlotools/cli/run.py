@@ -239,8 +239,16 @@ def _summaries(result: RunResult) -> list[Summary]:
         if s.is_token:
             out.append(Summary(s.name, shape_text(s.shape), "token", 0))
         else:
-            out.append(summarize(s.name, np.asarray(result.outputs[s.index]), shape_text(s.shape)))
+            array = np.asarray(result.outputs[s.index])
+            out.append(summarize(s.name, array, _runtime_shape_text(s, array)))
     return out
+
+
+def _runtime_shape_text(leaf: LeafSpec, array: np.ndarray) -> str:
+    """A dynamic leaf at the size it came back with (f32[4,5] for f32[4,<=8])."""
+    if leaf.shape.is_static or leaf.shape.element_type is None:
+        return shape_text(leaf.shape)
+    return f"{leaf.shape.element_type.name}[{','.join(map(str, array.shape))}]"
 
 
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,

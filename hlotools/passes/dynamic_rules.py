@@ -292,8 +292,8 @@ def _concatenate(w: Walk, inst: Instruction) -> Tree:
     assert et is not None
     acc = b.broadcast(b.zero(et), inst.shape.dims)
     offset: Instruction | None = None
+    zero = b.constant(0)
     for o, t in zip(inst.operands, trees):
-        zero = b.constant(0)
         starts = [offset if k == d and offset is not None else zero for k in range(inst.shape.rank)]
         acc = b.op("dynamic-update-slice", acc.shape, acc, o, *starts)
         size = b.value(t[d], o.shape.dims[d])
