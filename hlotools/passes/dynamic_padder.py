@@ -94,22 +94,37 @@ class _Padder:
 
     def entry(self, comp: Computation) -> PaddedSignature:
         sig = PaddedSignature()
-        params = sorted((p for p in comp.parameters if p is not None), key=lambda p: p.parameter_number or 0)
-        leaf_base = 0
-        first = next(i for i in comp.instructions if i.opcode != "parameter")
         walk = Walk(self, comp, entry=True)
+        self._entry_parameters(walk, sig)
+        self._entry_result(walk, walk.run(), sig)
+        self._finish()
+        if "entry_computation_layout" in self.rw.module.attrs:
+            assert comp.root is not None
+            layout = ComputationLayout(tuple(p.shape.with_default_layout() for p in comp.parameters),
+                                       comp.root.shape.with_default_layout(), None)
+            self.rw.set_module_attr("entry_computation_layout", layout)
+        return sig
+
+    def _entry_parameters(self, walk: Walk, sig: PaddedSignature) -> None:
+        """One s32[] parameter per dynamic dim of the parameters' leaves, after the parameters."""
+        comp = walk.comp
+        params = sorted((p for p in comp.parameters if p is not None), key=lambda p: p.parameter_number or 0)
+        first = next((i for i in comp.instructions if i.opcode != "parameter"), None)
+        leaf_base = 0
         for p in params:
             leaves = p.shape.leaves()
             trees: list[list[Size]] = [[None] * leaf.rank for leaf in leaves]
             for d in leaf_dynamic_dims(p.shape):
                 if d.bound < 0:
                     raise walk.error(p, "an unbounded dynamic dimension (?) has no padded form")
-                size = self._parameter(comp, f"{p.name}.size{d.leaf}_{d.dim}", first)
-                trees[d.leaf][d.dim] = size
+                trees[d.leaf][d.dim] = self._parameter(comp, f"{p.name}.size{d.leaf}_{d.dim}", first)
                 sig.inputs.append(DynamicDim(leaf_base + d.leaf, d.dim, d.bound))
             walk.trees[id(p)] = _unflatten(p.shape, trees)
             leaf_base += len(leaves)
-        root_tree = walk.run()
+
+    def _entry_result(self, walk: Walk, root_tree: Tree, sig: PaddedSignature) -> None:
+        """The root becomes tuple(result, its dynamic sizes, the set-dimension-size requests)."""
+        comp = walk.comp
         assert comp.root is not None
         result = comp.root
         sig.results = len(result.shape.leaves())
@@ -123,14 +138,8 @@ class _Padder:
         root = self.rw.new_instruction(comp, "tuple", Shape.tuple_of([result.shape] + [S32_SCALAR] * len(extra)),
                                        [result, *extra], name="dynamic_padder.result")
         self.rw.set_root(comp, root)
-        self._finish()
-        if "entry_computation_layout" in self.rw.module.attrs:
-            layout = ComputationLayout(tuple(p.shape.with_default_layout() for p in comp.parameters),
-                                       root.shape.with_default_layout(), None)
-            self.rw.set_module_attr("entry_computation_layout", layout)
-        return sig
 
-    def _parameter(self, comp: Computation, name: str, before: Instruction) -> Instruction:
+    def _parameter(self, comp: Computation, name: str, before: Instruction | None) -> Instruction:
         n = len(comp.parameters)
         inst = Instruction(name, "parameter", S32_SCALAR, [], parameter_number=n)
         self.rw.add_instruction(comp, inst, before=before, name=name)
