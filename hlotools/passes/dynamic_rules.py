@@ -482,15 +482,17 @@ def _sort(w: Walk, inst: Instruction) -> Tree:
 
 def _valid_first(w: Walk, comparator: Computation) -> Computation:
     """comparator'(..., va, vb) = va and (not vb or comparator(...))."""
-    comp = comparator.clone(f"{comparator.name}.valid_first")
+    name = w.rw.unique_name
+    comp = comparator.clone(f"{comparator.name}.valid_first", rename=name)
     scalar = Shape.array(PRED, ())
     n = len(comp.parameters)
-    va = comp.add_instruction(_new("parameter", scalar, [], f"valid.{n}", parameter_number=n))
-    vb = comp.add_instruction(_new("parameter", scalar, [], f"valid.{n + 1}", parameter_number=n + 1))
+    va = comp.add_instruction(_new("parameter", scalar, [], name(f"valid.{n}"), parameter_number=n))
+    vb = comp.add_instruction(_new("parameter", scalar, [], name(f"valid.{n + 1}"), parameter_number=n + 1))
     assert comp.root is not None
-    either = comp.add_instruction(_new("or", scalar, [comp.add_instruction(_new("not", scalar, [vb], "invalid_b")),
-                                                       comp.root], "valid_first.or"))
-    comp.root = comp.add_instruction(_new("and", scalar, [va, either], "valid_first"))
+    invalid_b = comp.add_instruction(_new("not", scalar, [vb], name("invalid_b")))
+    either = comp.add_instruction(_new("or", scalar, [invalid_b, comp.root], name("valid_first.or")))
+    comp.root = comp.add_instruction(_new("and", scalar, [va, either], name("valid_first")))
+    w.padder.originals.append(comparator)  # dropped at the end if no other sort calls it
     return w.add_computation(comp)
 
 

@@ -317,6 +317,7 @@ def test_padded_matches_static_module(name: str) -> None:
     module = hlotools.parse_module(case.module(None))
     padded, sig = hlotools.pad_dynamic(module)
     hlotools.verify_module(padded)
+    hlotools.parse_module(hlotools.print_module(padded))  # prints as a valid module (unique names)
     compiled = compile_module(module)
     rng = np.random.default_rng(0)
     for sizes in case.size_sets():
