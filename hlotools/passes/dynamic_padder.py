@@ -14,6 +14,7 @@ dynamic behaviour is not defined is an HloError naming the instruction.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hlotools.errors import HloError
@@ -191,8 +192,9 @@ class _Padder:
         walk.done.update(id(s) for leaf in leaves for s in leaf if s is not None)
         return {id(p): static_tree(p.shape), id(data): _unflatten(inner, leaves)}
 
-    def returning(self, walk: Walk, dims: list[LeafDim]) -> None:
-        """The callee's root becomes tuple(root, its sizes at `dims`)."""
+    def returning(self, walk: Walk, dims: list[LeafDim], checks: Sequence[Instruction | None] = ()) -> None:
+        """The callee's root becomes tuple(root, its sizes at `dims`, then `checks`: the
+        set-dimension-size requests the caller checks; None returns 0, always valid)."""
         comp = walk.comp
         assert comp.root is not None
         tree = walk.tree_root
@@ -200,12 +202,13 @@ class _Padder:
         if extra:
             raise walk.error(comp.root, f"leaf {extra[0][0]} dimension {extra[0][1]} becomes dynamic "
                                         "but is static in the caller's shape")
-        if not dims:
+        if not dims and not checks:
             return
         leaves, bounds = _flatten(tree), [leaf.dims for leaf in comp.root.shape.leaves()]
         b = walk.end_builder()
         sizes = [b.value(leaves[k][d], bounds[k][d]) for k, d in dims]
-        root = self.rw.new_instruction(comp, "tuple", Shape.tuple_of([comp.root.shape] + [S32_SCALAR] * len(dims)),
+        sizes += [b.value(c and walk.resolve(c), 0) for c in checks]
+        root = self.rw.new_instruction(comp, "tuple", Shape.tuple_of([comp.root.shape] + [S32_SCALAR] * len(sizes)),
                                        [comp.root, *sizes], name="dynamic_padder.result")
         self.rw.set_root(comp, root)
 
@@ -271,8 +274,9 @@ class Walk:
             self.rw.replace_operand(inst, k, new)
 
     def check_size(self, inst: Instruction, size: Instruction, bound: int) -> None:
-        if self.is_entry:
-            self.checks.append((inst.name, bound, size))
+        """Every request is returned to the caller (and from the entry to the runner), except
+        from a while loop's body and condition: there it is only clamped."""
+        self.checks.append((inst.name, bound, size))
 
     def add_computation(self, comp: Computation) -> Computation:
         return self.rw.add_computation(comp, before=self.comp)
@@ -311,14 +315,14 @@ def _pack(w: Walk, value: Instruction, dims: list[LeafDim]) -> Instruction:
     return w.b.op("tuple", Shape.tuple_of([static_shape(value.shape)] + [S32_SCALAR] * len(dims)), value, *sizes)
 
 
-def _unpack(w: Walk, inst: Instruction, dims: list[LeafDim]) -> Tree:
-    """inst now returns tuple(data, sizes at dims): its users read gte(inst, 0), placed right
-    after it with the size gtes; the returned tree is the new tuple's (static)."""
-    if not dims:
+def _unpack(w: Walk, inst: Instruction, dims: list[LeafDim], checks: Sequence[tuple[str, int]] = ()) -> Tree:
+    """inst now returns tuple(data, sizes at dims, checks): its users read gte(inst, 0), placed
+    right after it with the size and check gtes; the returned tree is the new tuple's (static)."""
+    if not dims and not checks:
         return static_tree(inst.shape)
     data_shape = static_shape(inst.shape)
     users = list(inst.users)
-    inst.shape = Shape.tuple_of([data_shape] + [S32_SCALAR] * len(dims))
+    inst.shape = Shape.tuple_of([data_shape] + [S32_SCALAR] * (len(dims) + len(checks)))
     comp = w.comp
     at = comp.instructions.index(inst) + 1
     b = Builder(w.rw, comp, comp.instructions[at] if at < len(comp.instructions) else None)
@@ -326,6 +330,8 @@ def _unpack(w: Walk, inst: Instruction, dims: list[LeafDim]) -> Tree:
     leaves: list[list[Size]] = [[None] * leaf.rank for leaf in data_shape.leaves()]
     for i, (k, d) in enumerate(dims):
         leaves[k][d] = b.op("get-tuple-element", S32_SCALAR, inst, index=1 + i)
+    for j, (name, bound) in enumerate(checks):
+        w.checks.append((name, bound, b.op("get-tuple-element", S32_SCALAR, inst, index=1 + len(dims) + j)))
     for u in users:
         u.operands = [data if o is inst else o for o in u.operands]
         inst.users.remove(u)
@@ -356,11 +362,11 @@ def _call(w: Walk, inst: Instruction) -> Tree:
     params = [_dims_of(p.shape, w.tree(o)) for p, o in zip(target.parameters, inst.operands)]
     callee, walk = w.padder.callee(target, params)
     dims = _dims_of(inst.shape, walk.tree_root)
-    w.padder.returning(walk, dims)
+    w.padder.returning(walk, dims, [n for _, _, n in walk.checks])
     for k, (o, pd) in enumerate(zip(list(inst.operands), params)):
         w.set_operand(inst, k, _pack(w, o, pd))
     inst.attrs = {**inst.attrs, "to_apply": callee}
-    return _unpack(w, inst, dims)
+    return _unpack(w, inst, dims, [(name, bound) for name, bound, _ in walk.checks])
 
 
 def _conditional(w: Walk, inst: Instruction) -> Tree:
@@ -373,14 +379,15 @@ def _conditional(w: Walk, inst: Instruction) -> Tree:
     params = [_dims_of(c.parameters[0].shape, w.tree(o)) for c, o in zip(branches, operands)]
     made = [w.padder.callee(c, [p]) for c, p in zip(branches, params)]
     dims = sorted(set(_dims_of(inst.shape, None)).union(*(_dims_of(inst.shape, wk.tree_root) for _, wk in made)))
-    for _, wk in made:
-        w.padder.returning(wk, dims)
+    requests = [(i, c) for i, (_, wk) in enumerate(made) for c in wk.checks]
+    for i, (_, wk) in enumerate(made):  # each branch returns its own requests, 0 for the others'
+        w.padder.returning(wk, dims, [c[2] if j == i else None for j, c in requests])
     for k, (o, pd) in enumerate(zip(operands, params)):
         w.set_operand(inst, 1 + k, _pack(w, o, pd))
     news = [c for c, _ in made]
     inst.attrs = {**inst.attrs, **({key: tuple(news)} if key else
                                    {"true_computation": news[0], "false_computation": news[1]})}
-    return _unpack(w, inst, dims)
+    return _unpack(w, inst, dims, [(name, bound) for _, (name, bound, _) in requests])
 
 
 _CONTROL = {"while": _while, "call": _call, "conditional": _conditional}

@@ -379,3 +379,45 @@ def test_static_module_is_unchanged() -> None:
     before = hlotools.print_module(module)
     assert pad_module(module) is None
     assert hlotools.print_module(module) == before
+
+
+def test_set_dimension_size_beyond_the_bound_in_a_call_or_branch_is_refused() -> None:
+    text = """HloModule m
+f {
+  x = s32[6] parameter(0)
+  n = s32[] parameter(1)
+  ROOT d = s32[<=6] set-dimension-size(x, n), dimensions={0}
+}
+g {
+  x = s32[6] parameter(0)
+  n = s32[] parameter(1)
+  ROOT d = s32[<=6] set-dimension-size(x, n), dimensions={0}
+}
+branch_f {
+  t = (s32[6], s32[]) parameter(0)
+  x = s32[6] get-tuple-element(t), index=0
+  n = s32[] get-tuple-element(t), index=1
+  ROOT d = s32[<=6] call(x, n), to_apply=f
+}
+branch_g {
+  t = (s32[6], s32[]) parameter(0)
+  x = s32[6] get-tuple-element(t), index=0
+  n = s32[] get-tuple-element(t), index=1
+  ROOT d = s32[<=6] call(x, n), to_apply=g
+}
+ENTRY e {
+  x = s32[6] parameter(0)
+  n = s32[] parameter(1)
+  p = pred[] parameter(2)
+  c = s32[<=6] call(x, n), to_apply=f
+  t = (s32[6], s32[]) tuple(x, n)
+  k = s32[<=6] conditional(p, t, t), true_computation=branch_f, false_computation=branch_g
+  ROOT r = (s32[<=6], s32[<=6]) tuple(c, k)
+}"""
+    module = hlotools.parse_module(text)
+    x = np.arange(6, dtype=np.int32)
+    for p in (True, False):
+        c, k = hlotools.evaluate(module, [x, np.int32(4), np.asarray(p)])
+        assert c.tolist() == k.tolist() == [0, 1, 2, 3]
+        with pytest.raises(HloError, match=r"set-dimension-size %d(\.\d+)?: size 9 is outside its bound 0..6"):
+            hlotools.evaluate(module, [x, np.int32(9), np.asarray(p)])
