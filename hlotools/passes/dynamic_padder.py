@@ -6,8 +6,9 @@ value. The rewritten entry's form (what `PaddedSignature` records, and what runn
   * parameters: the original ones at their bounds, then one s32[] size per dynamic dim of their
     leaves (parameters in order, leaves depth-first, dims in order);
   * result: tuple(original result at its bounds, one s32[] size per dynamic dim of its leaves,
-    then each set-dimension-size's requested size in the entry, unclamped, for the caller to
-    check against its bound). Inside, a requested size is clamped into 0..bound.
+    then each set-dimension-size's requested size, unclamped, for the caller to check against
+    its bound: the entry's own and those of the calls and conditional branches it reaches; a
+    while loop's are not returned). Inside, a requested size is clamped into 0..bound.
 Sizes flow through while/call/conditional as extra tuple elements of parameters and results.
 Per-opcode rules (dynamic_rules.py) follow XLA's dynamic dimension inference; an opcode whose
 dynamic behaviour is not defined is an HloError naming the instruction.
