@@ -86,6 +86,22 @@ ENTRY e {
   b = s32[<=3] set-dimension-size(y, m), dimensions={0}
   ROOT c = s32[<=7] concatenate(a, b), dimensions={0}
 }""", [(4,), (3,)], [2, 1], np.int32),
+    "sort_reverse_pad": ("""HloModule m
+less {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = s32[2,7] parameter(0)
+  n = s32[] parameter(1)
+  d = s32[2,<=7] set-dimension-size(x, n), dimensions={1}
+  s = s32[2,<=7] sort(d), dimensions={1}, to_apply=less
+  r = s32[2,<=7] reverse(d), dimensions={1}
+  z = s32[] constant(-1)
+  p = s32[2,<=16] pad(d, z), padding=0_0x1_2_1
+  ROOT t = (s32[2,<=7], s32[2,<=7], s32[2,<=16]) tuple(s, r, p)
+}""", [(2, 7)], [4], np.int32),
 }
 
 
