@@ -10,10 +10,11 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+    from hlotools.ir.dynamic import PaddedSignature
     from hlotools.ir.module import Module
 
 __version__ = "0.1.0"
-__all__ = ["HloError", "evaluate", "parse_module", "print_module", "verify_module", "__version__"]
+__all__ = ["HloError", "evaluate", "pad_dynamic", "parse_module", "print_module", "verify_module", "__version__"]
 
 
 def parse_module(text: str, filename: str | None = None, *, verify: bool = True) -> Module:
@@ -47,8 +48,29 @@ def evaluate(module: Module, args: Sequence[Any], *, max_while_iterations: int |
              ) -> list[np.ndarray]:
     """Run `module` on the reference interpreter as XLA CPU computes it (under the default
     xla-cpu semantics its module-level rounding rewrites run first, on a copy:
-    passes/xla_cpu_rounding.py); flattened argument leaves in, flattened result leaves out."""
+    passes/xla_cpu_rounding.py); flattened argument leaves in, flattened result leaves out.
+    A module with bounded dynamic dims takes arrays of any size within the bounds and returns
+    results at their dynamic sizes (it runs padded: `pad_dynamic`)."""
     from hlotools.interpreter import evaluate as run_as_given
+    from hlotools.ir.dynamic import has_dynamic_shapes
     from hlotools.passes.xla_cpu_rounding import as_xla_cpu_rounds
 
+    if has_dynamic_shapes(module):
+        from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
+        padded, sig = pad_dynamic(module)
+        outputs = run_as_given(as_xla_cpu_rounds(padded), pad_arguments(module, sig, args),
+                               max_while_iterations=max_while_iterations)
+        return unpad_results(sig, outputs)
     return run_as_given(as_xla_cpu_rounds(module), args, max_while_iterations=max_while_iterations)
+
+
+def pad_dynamic(module: Module) -> tuple[Module, PaddedSignature]:
+    """A static copy of a module with bounded dynamic dims (the dynamic-padder pass) and how its
+    entry's extra size parameters and results map to the original signature
+    (hlotools.ir.dynamic_arrays pads arguments and trims results with it)."""
+    from hlotools.ir.dynamic import PaddedSignature
+    from hlotools.passes.dynamic_padder import pad_module
+
+    padded = module.clone()
+    sig = pad_module(padded)
+    return padded, sig if sig is not None else PaddedSignature()

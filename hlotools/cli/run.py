@@ -6,6 +6,7 @@ comparisons, JSON).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 import numpy as np
 
-from hlotools import parse_module
+from hlotools import pad_dynamic, parse_module
 from hlotools.cli.backends import (
     BACKENDS,
     KNOWN,
@@ -43,6 +44,7 @@ from hlotools.cli.report import Reporter, Timing
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.io.arrays import LeafSpec, check_array_sizes, parameter_leaves, result_leaves, shape_text
 from hlotools.io.summary import Summary, summarize
+from hlotools.ir.dynamic import PaddedSignature, has_dynamic_shapes
 from hlotools.ir.module import Module
 from hlotools.log import cli_logging
 
@@ -143,6 +145,35 @@ def _arguments(module: Module, inputs: tuple[str, ...], seed: int | None) -> lis
     return _with_tokens(specs, [])
 
 
+@dataclass
+class _Padding:
+    """How a module with bounded dynamic dims runs: its padded static form is what compiles
+    (so the compile cache keys on the bounds, never on a run's sizes), and the runner pads the
+    arguments and trims the results around it."""
+    module: Module
+    request: CompileRequest
+    signature: PaddedSignature | None = None
+
+    def wrap(self, compiled: Compiled) -> Compiled:
+        sig = self.signature
+        if sig is None:
+            return compiled
+        from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
+        inner, module = compiled.run, self.module
+
+        def run(args: list[np.ndarray | None]) -> list[np.ndarray]:
+            return unpad_results(sig, inner(pad_arguments(module, sig, args)))
+        return dataclasses.replace(compiled, run=run)
+
+
+def _runnable(module: Module, request: CompileRequest) -> tuple[Module, _Padding]:
+    if not has_dynamic_shapes(module):
+        return module, _Padding(module, request)
+    padded, sig = pad_dynamic(module)
+    # The padded module's own text is the cache key (the source text names the dynamic form).
+    return padded, _Padding(module, dataclasses.replace(request, source_text=None), sig)
+
+
 def _compile(backend: Backend, module: Module, request: CompileRequest) -> Compiled:
     """Compile once (a process compiles a module once; --repeat repeats parse and run only)."""
     start = time.perf_counter()
@@ -168,13 +199,15 @@ def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], se
     refusal: HloError | None = None
     try:
         request = request or CompileRequest(source_text=text)
+        runnable, padding = _runnable(module, request)
         try:
-            compiled = _compile(backend, module, request)
+            compiled = _compile(backend, runnable, padding.request)
         except HloUnsupportedError as e:
             if fallback is None:
                 raise
             refusal, backend = e.with_place(name, text), fallback
-            compiled = _compile(backend, module, request)
+            compiled = _compile(backend, runnable, padding.request)
+        compiled = padding.wrap(compiled)
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
             for _ in range(warmup):
                 compiled(args)
@@ -208,8 +241,16 @@ def _summaries(result: RunResult) -> list[Summary]:
         if s.is_token:
             out.append(Summary(s.name, shape_text(s.shape), "token", 0))
         else:
-            out.append(summarize(s.name, np.asarray(result.outputs[s.index]), shape_text(s.shape)))
+            array = np.asarray(result.outputs[s.index])
+            out.append(summarize(s.name, array, _runtime_shape_text(s, array)))
     return out
+
+
+def _runtime_shape_text(leaf: LeafSpec, array: np.ndarray) -> str:
+    """A dynamic leaf at the size it came back with (f32[4,5] for f32[4,<=8])."""
+    if leaf.shape.is_static or leaf.shape.element_type is None:
+        return shape_text(leaf.shape)
+    return f"{leaf.shape.element_type.name}[{','.join(map(str, array.shape))}]"
 
 
 def _compare_all(result: RunResult, expected_path: str, rtol: float | None,

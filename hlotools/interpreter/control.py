@@ -140,5 +140,5 @@ def scan(inst: Instruction, args: list, ev: Any) -> tuple:
     return tuple(outs) + tuple(carries)
 
 
-unsupported("dynamic (bounded) shapes are not executed: values are static-shape arrays",
+unsupported("dynamic (bounded) shapes run padded: hlotools.evaluate and hlo-run apply the dynamic padder first",
             "dynamic-reshape", "set-dimension-size")

@@ -13,6 +13,7 @@ import numpy as np
 
 from hlotools.errors import HloRuntimeError
 from hlotools.ir.computation import Computation
+from hlotools.ir.dynamic import fits
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import array_bytes_error, from_dtype
@@ -105,15 +106,7 @@ def reinterpret(array: np.ndarray, shape: Shape) -> np.ndarray:
 
 def dims_match(shape: Shape, dims: tuple[int, ...]) -> bool:
     """Static dims must be equal; a bounded dynamic dim (`<=N`) takes any size up to N."""
-    if len(dims) != len(shape.dims):
-        return False
-    for i, (want, got) in enumerate(zip(shape.dims, dims)):
-        if shape.is_dynamic_dim(i):
-            if want >= 0 and got > want:
-                return False
-        elif want != got:
-            return False
-    return True
+    return fits(shape, dims)
 
 
 def coerce(array: np.ndarray, spec: LeafSpec, source: str) -> np.ndarray:

@@ -92,6 +92,7 @@ class OpcodeInfo:
     async_suffix: AsyncSuffix = ""  # async-start/-update/-done: the suffix of their sugared forms
     reuses_operand_elements: bool = False  # reads some operand element for several outputs
     one_dimension: bool = False  # `dimensions={d}` names exactly one dimension
+    dynamic_size: bool = False  # reads or sets runtime sizes of dynamic dims (the dynamic padder removes it)
 
     @property
     def is_elementwise(self) -> bool:
@@ -122,6 +123,7 @@ class _Flags(TypedDict, total=False):
     async_suffix: AsyncSuffix
     reuses_operand_elements: bool
     one_dimension: bool
+    dynamic_size: bool
 
 
 def _add(names: str, arity: int, category: str, **kw: Unpack[_Flags]) -> None:
@@ -181,7 +183,7 @@ _add("scan", V, "reduction", expensive=True, calls=EMBEDDED)
 # Data movement.
 _add("broadcast transpose reverse", 1, "data")
 _add("reshape slice", 1, "data", shape_optional=False)
-_add("dynamic-reshape", V, "data", shape_optional=False, min_operands=1)
+_add("dynamic-reshape", V, "data", shape_optional=False, min_operands=1, dynamic_size=True)
 _add("dynamic-slice", V, "data", shape_optional=False, min_operands=1)
 _add("dynamic-update-slice", V, "data", shape_optional=False, min_operands=2)
 _add("concatenate", V, "data", min_operands=1, one_dimension=True)
@@ -191,8 +193,8 @@ _add("scatter", V, "data", min_operands=3, expensive=True, calls=EMBEDDED)
 _add("iota", 0, "source", shape_optional=False)
 _add("sort", V, "data", min_operands=1, expensive=True, calls=EMBEDDED, one_dimension=True)
 _add("topk", 1, "data", expensive=True)
-_add("get-dimension-size", 1, "data", one_dimension=True)
-_add("set-dimension-size", 2, "data", one_dimension=True)
+_add("get-dimension-size", 1, "data", one_dimension=True, dynamic_size=True)
+_add("set-dimension-size", 2, "data", one_dimension=True, dynamic_size=True)
 # Linear algebra / numerics.
 _add("dot", 2, "linalg", expensive=True, reuses_operand_elements=True)
 _add("ragged-dot", 3, "linalg", expensive=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from hlotools.errors import HloError, HloVerifyError
 from hlotools.ir import opcodes
 from hlotools.ir.computation import Computation
+from hlotools.ir.dynamic import check_dynamic
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.module import Module
 from hlotools.ir.opcodes import OPCODES, VARIADIC
@@ -119,7 +120,7 @@ def _check_instruction(inst: Instruction, comp: Computation, position: dict[int,
     _check_edges(inst, comp, position, users, module_comps)
     _check_result(inst, comp)
     check = CALL_CHECKS.get(inst.opcode)
-    msg = check(inst) if check is not None else None
+    msg = (check(inst) if check is not None else None) or check_dynamic(inst)
     if msg:
         raise _err(inst, comp, msg)
 

@@ -25,6 +25,7 @@ PASSES: dict[str, str] = {
     "float-normalization-bf16": "hlotools.passes.float_normalization:FloatNormalization",
     "fma-contraction": "hlotools.passes.fma_contraction:FmaContraction",
     "transpose-folding": "hlotools.passes.transpose_folding:TransposeFolding",
+    "dynamic-padder": "hlotools.passes.dynamic_padder:DynamicPadder",
 }
 
 

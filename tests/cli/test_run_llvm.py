@@ -27,19 +27,17 @@ MLP = MODELS / "mlp2_relu.hlo"
 MLP_IN = MODELS / "mlp2_relu.inputs.npz"
 MLP_OUT = MODELS / "mlp2_relu.expected.npz"
 PLAIN = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None}
-# get-dimension-size stays refused by the LLVM backend (lower/unsupported.py); the interpreter
-# runs it (4, the size of dimension 0).
-REFUSED = """HloModule gds
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
+# ragged-dot stays refused by the LLVM backend (lower/unsupported.py); the interpreter runs it
+# (one group of 4 rows times 1: x itself).
+REFUSED = """HloModule rd
 
 ENTRY main {
   x = f32[4] parameter(0)
-  ROOT r = s32[] get-dimension-size(x), dimensions={0}
+  a = f32[4,1] reshape(x)
+  b = f32[1,1,1] constant({ { {1} } })
+  g = s32[1] constant({4})
+  c = f32[4,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+  ROOT r = f32[4] reshape(c)
 }
 """
 CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
@@ -86,11 +84,11 @@ def test_refused_module_falls_back_to_the_interpreter_with_a_note(tmp_path: Path
                         "(-v says why)\n")
     doc = json.loads(r.stdout)
     assert doc["backend"] == "interp" and doc["outputs"][0]["max"] == 4
-    assert doc["fallback"]["reason"].startswith(f"{model}:11:")
+    assert doc["fallback"]["reason"].startswith(f"{model}:8:")
     verbose = invoke([model, "--inputs", tmp_path / "x.npy", "-v"])
     assert verbose.exit_code == 0
     (note,) = [line for line in verbose.stderr.splitlines() if line.startswith("note:")]
-    assert f"({model}:11:" in note and "get-dimension-size %r is not supported by the LLVM backend" in note
+    assert f"({model}:8:" in note and "ragged-dot %c is not supported by the LLVM backend" in note
 
 
 def test_explicit_llvm_reports_the_refusal(tmp_path: Path) -> None:
@@ -100,7 +98,7 @@ def test_explicit_llvm_reports_the_refusal(tmp_path: Path) -> None:
         r = invoke([model, "--random", "0", *extra])
         assert r.exit_code == 1, (extra, r.output)
         first = r.stderr.splitlines()[0]
-        assert first.startswith(f"{model}:11:") and "not supported by the LLVM backend" in first
+        assert first.startswith(f"{model}:8:") and "not supported by the LLVM backend" in first
         assert "note:" not in r.stderr and r.stdout == ""
 
 

@@ -56,7 +56,7 @@ def load_emitters() -> None:
 
 def __getattr__(name: str) -> Any:
     """`from hlotools.backend.llvm import compile_module` (and CompiledModule) on first use."""
-    if name in ("CompiledModule", "compile_module"):
+    if name in ("CompiledModule", "PaddedModule", "compile_module"):
         load_emitters()
         from hlotools.backend.llvm.driver import runtime
         return getattr(runtime, name)

@@ -23,6 +23,7 @@ from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     import llvmlite.ir as ir
+    import numpy as np
 
     from hlotools.backend.llvm.native import jit
     from hlotools.backend.llvm.native.cache import CompileCache
@@ -296,5 +297,28 @@ def kernel_level(ir_module: ir.Module, opt_level: int) -> tuple[int, bool]:
     return level, size <= SLP_MAX_INSTRUCTIONS
 
 
-def compile_module(module: Module, **kw: Any) -> CompiledModule:
+def compile_module(module: Module, **kw: Any) -> CompiledModule | PaddedModule:
+    """The module compiled; one with bounded dynamic dims compiles its padded static form once
+    and runs at any size within the bounds (PaddedModule)."""
+    from hlotools.ir.dynamic import has_dynamic_shapes
+    if has_dynamic_shapes(module):
+        return PaddedModule(module, **kw)
     return CompiledModule(module, **kw)
+
+
+class PaddedModule:
+    """The dynamic padder's static form of `module`, compiled: arguments at runtime sizes are
+    padded to the bounds, results trimmed to the sizes the module computed."""
+
+    def __init__(self, module: Module, **kw: Any) -> None:
+        from hlotools.passes.dynamic_padder import pad_module
+        self.module = module
+        self.padded = module.clone()
+        sig = pad_module(self.padded)
+        assert sig is not None
+        self.signature = sig
+        self.compiled = CompiledModule(self.padded, **kw)
+
+    def __call__(self, args: list[np.ndarray | None]) -> list[np.ndarray]:
+        from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
+        return unpad_results(self.signature, self.compiled(pad_arguments(self.module, self.signature, args)))

@@ -6,7 +6,9 @@ from __future__ import annotations
 from hlotools.backend.llvm.codegen.registry import unsupported
 
 unsupported("not implemented in the LLVM backend yet (the interpreter runs it)",
-            "ragged-dot", "scaled-dot",
+            "ragged-dot", "scaled-dot")
+unsupported("dynamic sizes are the dynamic padder's (compile_module and hlo-run run it first, so the "
+            "padded static module is what compiles)",
             "dynamic-reshape", "set-dimension-size", "get-dimension-size")
 unsupported("ragged all-to-all offsets/sizes are not modelled for a single device (nor in the interpreter)",
             "ragged-all-to-all")
