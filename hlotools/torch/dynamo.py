@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch.fx import GraphModule
 
-from hlotools.torch import dtypes
+from hlotools.torch import decompositions, dtypes
 from hlotools.torch.graph_to_hlo import lower_graph
 from hlotools.torch.options import Options
 from hlotools.torch.partition import split, unsupported
@@ -40,7 +40,6 @@ def hlotools_interp_backend(gm: GraphModule, example_inputs: list[Any],
 
 
 def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[str, Any] | None) -> Any:
-    from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
     options = Options.of(given)
     check_inputs(gm, example_inputs)
@@ -49,7 +48,7 @@ def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[
         return lambda graph, inputs: compile_graph(graph, kind, options, side)
     backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
                            inference_compiler=compiler("inference"),
-                           decompositions=core_aten_decompositions())
+                           decompositions=decompositions.table())
     return backend(gm, example_inputs)
 
 
