@@ -63,7 +63,7 @@ def test_model_train_mode_gradients_match_eager(name: str, backend: str) -> None
     _total(want).backward()
     for (where, ours), theirs in zip(model.named_parameters(), reference.parameters()):
         assert ours.grad is not None, where
-        torch.testing.assert_close(ours.grad, theirs.grad, msg=lambda m: f"{where}.grad: {m}")
+        torch.testing.assert_close(ours.grad, theirs.grad, msg=lambda m, where=where: f"{where}.grad: {m}")
     assert_same(list(model.buffers()), list(reference.buffers()))  # batch norm's running statistics
 
 
@@ -93,6 +93,6 @@ def test_training_step_matches_eager(make: Any, shape: tuple[int, ...], backend:
     for _ in range(2):  # the second step runs the cached graphs with momentum buffers set
         torch.testing.assert_close(step(model, ours, x, labels), _sgd_step(reference, theirs, x, labels))
         for (where, p), q in zip(model.named_parameters(), reference.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, msg=lambda m: f"{where}.grad: {m}")
-            torch.testing.assert_close(p, q, msg=lambda m: f"{where}: {m}")
+            torch.testing.assert_close(p.grad, q.grad, msg=lambda m, where=where: f"{where}.grad: {m}")
+            torch.testing.assert_close(p, q, msg=lambda m, where=where: f"{where}: {m}")
     assert_same(list(model.buffers()), list(reference.buffers()))
