@@ -67,7 +67,7 @@ def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inf
     number = next(_NUMBERS)
     refused = unsupported(gm)
     if not refused:
-        return _compile_part(gm, kind, options, f"torch_{side}_{number}")
+        return _compile_part(gm, kind, options, f"torch_{side}")
     parts = split(gm, refused)
     warnings.warn(parts.warning, FallbackWarning, stacklevel=2)
     outer = parts.module
@@ -76,13 +76,14 @@ def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inf
                 + ", ".join(f"{op} x{n} ({parts.reasons[op]})" for op, n in sorted(parts.eager.items())))
     for i, name in enumerate(parts.submodules):
         sub = getattr(outer, name)
-        setattr(outer, name, _Part(_compile_part(sub, kind, options, f"torch_{side}_{number}_part{i}")))
+        setattr(outer, name, _Part(_compile_part(sub, kind, options, f"torch_{side}_part{i}")))
     outer.recompile()
     return _boxed(outer)
 
 
-def _compile_part(gm: GraphModule, kind: str, options: Options, name: str) -> CompiledGraph:
-    lowered = lower_graph(gm, name)
+def _compile_part(gm: GraphModule, kind: str, options: Options, prefix: str) -> CompiledGraph:
+    lowered = lower_graph(gm, prefix).named_by_content()
+    name = lowered.name
     runner, how = cached_runner(lowered, kind, options)
     out = gm.graph.output_node().args[0]
     nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
