@@ -89,5 +89,5 @@ def test_input_of_a_dtype_we_cannot_run_is_an_error_naming_it(dtype: Any) -> Non
 
 def test_unknown_option_is_an_error_naming_it() -> None:
     compiled = torch.compile(lambda x: x + 1, backend="hlotools", options={"dump_dirr": "d"})
-    with pytest.raises(Exception, match=r"unknown option\(s\) dump_dirr \(known: dump_dir, passes, verbose\)"):
+    with pytest.raises(Exception, match=r"unknown option\(s\) dump_dirr \(known: dump_dir, passes, semantics, verbose\)"):
         compiled(torch.ones(2))
