@@ -233,3 +233,35 @@ def _convert(cx: Context, x: Value, dtype: str) -> Value:
 def copy(cx: Context, node: Call) -> Value:
     dst, src = cx.tensors(node.args[:2])
     return ops.broadcast_to(cx.b, _convert(cx, src, dst.dtype), dst.dims)
+
+
+def _float_only(node: Call) -> str | None:
+    return None if out_type(node) in ("f16", "bf16", "f32", "f64") else "integer input"
+
+
+@lowers(aten.elu.default, supports=_float_only)
+def elu(cx: Context, node: Call) -> Value:
+    """scale * (x if x > 0 else alpha * expm1(input_scale * x)), in f32 for f16/bf16."""
+    b, x0 = cx.b, cx.tensor(node.args[0])
+    alpha, scale, input_scale = (arg(node, i, name, 1.0) for i, name in ((1, "alpha"), (2, "scale"), (3, "input_scale")))
+    x = upcast(cx, x0)
+    negative = ops.unary(b, "exponential-minus-one", ops.binary(b, "multiply", x, _c(cx, input_scale, x)))
+    negative = ops.binary(b, "multiply", negative, _c(cx, alpha * scale, x))
+    positive = ops.binary(b, "multiply", x, _c(cx, scale, x)) if scale != 1 else x
+    y = ops.select(b, ops.compare(b, "GT", x, _c(cx, 0, x)), positive, negative)
+    return ops.convert(b, y, x0.dtype)
+
+
+@lowers(aten.leaky_relu.default, supports=_float_only)
+def leaky_relu(cx: Context, node: Call) -> Value:
+    b, x = cx.b, cx.tensor(node.args[0])
+    slope = arg(node, 1, "negative_slope", 0.01)
+    return ops.select(b, ops.compare(b, "GT", x, _c(cx, 0, x)), x, ops.binary(b, "multiply", x, _c(cx, slope, x)))
+
+
+@lowers(aten.hardtanh.default, supports=_no_bool_arith)
+def hardtanh(cx: Context, node: Call) -> Value:
+    """clamp(x, min_val, max_val); NaN stays NaN (maximum/minimum propagate it, as torch)."""
+    b, x = cx.b, cx.tensor(node.args[0])
+    low, high = arg(node, 1, "min_val", -1.0), arg(node, 2, "max_val", 1.0)
+    return ops.binary(b, "minimum", ops.binary(b, "maximum", x, _c(cx, low, x)), _c(cx, high, x))
