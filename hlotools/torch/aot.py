@@ -8,8 +8,10 @@ entry parameters are named after the exported program's inputs (p_fc1_weight, b_
     hlo-run NAME.hlo --inputs NAME.params.npz x.npy
     hlo-translate NAME.hlo --emit=obj|header
 
-run or compile the model with new weights or inputs, and no Python. There is no eager
-fallback here: an op without a lowering is an error naming it."""
+run or compile the model with new weights or inputs, and no Python (`--semantics=spec` gives
+eager PyTorch's numerics where XLA CPU's differ: denormals, f16 rounding; the torch.compile
+backends use it by default). There is no eager fallback here: an op without a lowering is an
+error naming it."""
 from __future__ import annotations
 
 from dataclasses import dataclass

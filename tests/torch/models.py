@@ -132,6 +132,24 @@ def _encoder() -> nn.Module:
     return nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
 
 
+class MaskedEncoder(nn.Module):
+    """A pre-norm GELU encoder layer with a causal mask and a key-padding mask (the fused
+    eval kernel's other branches and its merged mask)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True, activation="gelu",
+                                                norm_first=True)
+        self.register_buffer("causal", nn.Transformer.generate_square_subsequent_mask(5))
+
+    def forward(self, x: Tensor, padding: Tensor) -> Tensor:
+        return self.layer(x, src_mask=self.causal, src_key_padding_mask=padding)
+
+
+def _padding() -> Tensor:
+    return torch.tensor([[0.0] * 5, [0.0, 0.0, 0.0, float("-inf"), float("-inf")]])
+
+
 def _random(*shape: int) -> Tensor:
     return torch.randn(*shape)
 
@@ -140,6 +158,7 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[], list[Any]]]] = {
     "mlp": (MLP, lambda: [_random(4, 8)]),
     "cnn": (CNN, lambda: [_random(2, 3, 8, 8)]),
     "transformer_encoder_layer": (_encoder, lambda: [_random(2, 5, 16)]),
+    "transformer_encoder_layer_masked": (MaskedEncoder, lambda: [_random(2, 5, 16), _padding()]),
     "multihead_attention": (SelfAttention, lambda: [_random(2, 5, 16)]),
     "native_multi_head_attention": (FusedAttention, lambda: [_random(2, 5, 16)]),
     "llama_block": (LlamaBlock, lambda: [_random(2, 5, 16)]),
