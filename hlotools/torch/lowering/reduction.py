@@ -201,8 +201,9 @@ def softmax(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, out_type(node))
 
 
-@lowers(aten.cumsum.default)
-def cumsum(cx: Context, node: Call) -> Value:
+@lowers(aten.cumsum.default, aten.cumprod.default)
+def cumulative(cx: Context, node: Call) -> Value:
+    """A running sum or product along dim: a reduce-window over the n elements up to each."""
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
     if x.rank == 0:
@@ -211,7 +212,8 @@ def cumsum(cx: Context, node: Call) -> Value:
     n = x.dims[axis]
     size = [n if i == axis else 1 for i in range(x.rank)]
     pads = [(n - 1, 0) if i == axis else (0, 0) for i in range(x.rank)]
-    return ops.convert(cx.b, ops.reduce_window(cx.b, x, "add", 0, size, [1] * x.rank, pads), ct)
+    opcode, init = ("add", 0) if node.target == aten.cumsum.default else ("multiply", 1)
+    return ops.convert(cx.b, ops.reduce_window(cx.b, x, opcode, init, size, [1] * x.rank, pads), ct)
 
 
 def _norm_supported(node: Call) -> str | None:
