@@ -42,6 +42,7 @@ class Exported:
     params: Path
     parameters: list[str]  # every entry parameter, in order
     user_inputs: list[str]  # those the caller passes (the rest are in params)
+    results: list[str]  # what each result leaf (hlo-run's out0, out1, ...) is: "KIND name"
 
 
 def export(model: torch.nn.Module, args: tuple[Any, ...] | list[Any], dynamic_shapes: Any = None,
@@ -64,7 +65,8 @@ def export(model: torch.nn.Module, args: tuple[Any, ...] | list[Any], dynamic_sh
     hlo_path.write_text(lowered.text)
     params_path = hlo_path.with_name(f"{name}.params.npz")
     np.savez(params_path, **{k: state[k] for k in lowered.inputs if k in state})  # type: ignore[arg-type]
-    return Exported(hlo_path, params_path, lowered.inputs, [k for k in lowered.inputs if k not in state])
+    return Exported(hlo_path, params_path, lowered.inputs, [k for k in lowered.inputs if k not in state],
+                    _results(program, lowered.outputs))
 
 
 def _exported(model: torch.nn.Module, args: tuple[Any, ...], dynamic_shapes: Any) -> Any:
@@ -96,6 +98,15 @@ def _refuse_symbolic(gm: torch.fx.GraphModule) -> None:
             if not all(isinstance(d, int) for d in val.shape):
                 raise ExportError(f"export: input {node.name} has dynamic dims {list(val.shape)}; "
                                   "hlotools exports static shapes only so far")
+
+
+def _results(program: Any, outputs: list[tuple[str, Any]]) -> list[str]:
+    """'USER_OUTPUT linear', 'BUFFER_MUTATION b_bn_running_mean' (the new value of that
+    parameter), ... for the outputs that are module results (a None or a number is not one)."""
+    signature = program.graph_signature
+    parameter_of = {spec.target: spec.arg.name for spec in signature.input_specs if spec.target}
+    return [f"{spec.kind.name} {parameter_of.get(spec.target, spec.arg.name)}"
+            for spec, (kind, _) in zip(signature.output_specs, outputs) if kind == "result"]
 
 
 def _state(program: Any) -> dict[str, np.ndarray]:

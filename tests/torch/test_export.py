@@ -44,6 +44,7 @@ def test_parameters_are_named_after_the_program_inputs(exported: Any) -> None:
     files, _, _ = exported
     assert files.hlo.name == "cnn.hlo" and files.params.name == "cnn.params.npz"
     assert files.parameters == CNN_PARAMETERS and files.user_inputs == ["x"]
+    assert len(files.results) == 1 and files.results[0].startswith("USER_OUTPUT ")  # (a node's name)
     module = hlotools.parse_module(files.hlo.read_text())
     assert module.entry is not None
     assert [p.name for p in module.entry.parameters] == CNN_PARAMETERS
@@ -152,3 +153,28 @@ def test_dynamic_dims_are_refused_by_name_for_now(tmp_path: Path) -> None:
         hlotools.torch.export(MLP().eval(), (torch.randn(2, 8),), dynamic_shapes={"x": {0: batch}},
                               path=tmp_path / "dyn.hlo")
     assert not (tmp_path / "dyn.hlo").exists()
+
+
+class _TrainBatchNorm(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.bn = torch.nn.BatchNorm1d(3)
+
+    def forward(self, x: Any) -> Any:
+        return self.bn(x), x.sum()
+
+
+def test_buffer_updates_are_named_results(tmp_path: Path) -> None:
+    """A train-mode batch norm's new running statistics come first, named by their parameter."""
+    model, x = _TrainBatchNorm().train(), torch.randn(4, 3)
+    files = hlotools.torch.export(model, (x,), path=tmp_path / "bn.hlo")
+    assert files.results[:3] == ["BUFFER_MUTATION b_bn_running_mean", "BUFFER_MUTATION b_bn_running_var",
+                                 "BUFFER_MUTATION b_bn_num_batches_tracked"]
+    assert [r.split()[0] for r in files.results[3:]] == ["USER_OUTPUT"] * 2
+    state = np.load(files.params)
+    args = [x.numpy() if name == "x" else state[name] for name in files.parameters]
+    got = hlotools.evaluate(hlotools.parse_module(files.hlo.read_text()), args)
+    want_y, want_sum = model(x)  # updates the module's running statistics, as the results say
+    for result, want in zip(got, [model.bn.running_mean, model.bn.running_var, model.bn.num_batches_tracked,
+                                  want_y, want_sum]):
+        torch.testing.assert_close(torch.from_numpy(np.asarray(result)), want.detach())
