@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch.fx import GraphModule
 
-from hlotools.torch import dtypes
+from hlotools.torch import decompositions, dtypes
 from hlotools.torch.graph_to_hlo import lower_graph
 from hlotools.torch.options import Options
 from hlotools.torch.partition import split, unsupported
@@ -40,7 +40,6 @@ def hlotools_interp_backend(gm: GraphModule, example_inputs: list[Any],
 
 
 def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[str, Any] | None) -> Any:
-    from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
     options = Options.of(given)
     check_inputs(gm, example_inputs)
@@ -49,7 +48,7 @@ def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[
         return lambda graph, inputs: compile_graph(graph, kind, options, side)
     backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
                            inference_compiler=compiler("inference"),
-                           decompositions=core_aten_decompositions())
+                           decompositions=decompositions.table())
     return backend(gm, example_inputs)
 
 
@@ -68,7 +67,7 @@ def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inf
     number = next(_NUMBERS)
     refused = unsupported(gm)
     if not refused:
-        return _compile_part(gm, kind, options, f"torch_{side}_{number}")
+        return _compile_part(gm, kind, options, f"torch_{side}")
     parts = split(gm, refused)
     warnings.warn(parts.warning, FallbackWarning, stacklevel=2)
     outer = parts.module
@@ -77,13 +76,14 @@ def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inf
                 + ", ".join(f"{op} x{n} ({parts.reasons[op]})" for op, n in sorted(parts.eager.items())))
     for i, name in enumerate(parts.submodules):
         sub = getattr(outer, name)
-        setattr(outer, name, _Part(_compile_part(sub, kind, options, f"torch_{side}_{number}_part{i}")))
+        setattr(outer, name, _Part(_compile_part(sub, kind, options, f"torch_{side}_part{i}")))
     outer.recompile()
     return _boxed(outer)
 
 
-def _compile_part(gm: GraphModule, kind: str, options: Options, name: str) -> CompiledGraph:
-    lowered = lower_graph(gm, name)
+def _compile_part(gm: GraphModule, kind: str, options: Options, prefix: str) -> CompiledGraph:
+    lowered = lower_graph(gm, prefix).named_by_content()
+    name = lowered.name
     runner, how = cached_runner(lowered, kind, options)
     out = gm.graph.output_node().args[0]
     nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")

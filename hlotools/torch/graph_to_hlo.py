@@ -6,8 +6,9 @@ that are not tensors of the graph (None gradients, Python numbers) are not part 
 module: `Lowered.outputs` says where each result comes from."""
 from __future__ import annotations
 
+import hashlib
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -27,6 +28,17 @@ class Lowered:
     inputs: list[str]  # placeholder names, in parameter order
     outputs: list[tuple[str, Any]]  # ("result", i) | ("constant", value)
     nodes: int  # call_function nodes lowered
+    name: str  # the module's name
+
+    def named_by_content(self) -> Lowered:
+        """The module renamed NAME_<digest of its text>: the same graph traced again (a new
+        Dynamo frame, another process) gives the same text, so both compile caches hit,
+        while different graphs keep apart in dumps and messages."""
+        digest = hashlib.sha256(self.text.encode()).hexdigest()[:10]
+        name = f"{self.name}_{digest}"
+        head, rest = self.text.split("\n", 1)
+        assert head == f"HloModule {self.name}", head
+        return replace(self, text=f"HloModule {name}\n{rest}", name=name)
 
 
 def lower_graph(gm: GraphModule, name: str = "torch_graph") -> Lowered:
@@ -54,7 +66,7 @@ def lower_graph(gm: GraphModule, name: str = "torch_graph") -> Lowered:
             raise LoweringError(f"cannot lower FX node {node.name} ({node.op})")
         else:
             raise LoweringError(f"{node.name}: graph constants (get_attr) are not lowered")
-    return Lowered(b.module_text(results), inputs, outputs, count)
+    return Lowered(b.module_text(results), inputs, outputs, count, name)
 
 
 def _flat(out: Any) -> list[Any]:

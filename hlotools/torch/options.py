@@ -14,6 +14,9 @@ class Options:
     passes: str = "O2"  # a preset (O0, O1, O2, none) or a pass pipeline spec, as hlo-opt takes
     dump_dir: Path | None = None  # HLO text and hlo-opt --dump-dir's per-pass dumps of every graph
     verbose: bool = False  # what was compiled, cache hits and misses, fallbacks, node counts
+    # "spec" (IEEE gradual underflow, f16/bf16 rounded after every op) is what eager PyTorch
+    # computes; "xla-cpu" gives XLA CPU's answers instead (hlotools.ir.semantics)
+    semantics: str = "spec"
 
     @classmethod
     def of(cls, given: dict[str, Any] | None) -> Options:
@@ -28,6 +31,10 @@ class Options:
         passes = given.get("passes", "O2")
         if not isinstance(passes, str):
             raise HloError(f"hlotools backend: option passes must be a string, got {passes!r}")
+        from hlotools.ir.semantics import CHOICES
+        if given.get("semantics", "spec") not in CHOICES:
+            raise HloError(f"hlotools backend: option semantics must be one of {', '.join(CHOICES)}, "
+                           f"got {given['semantics']!r}")
         return cls(**given)
 
     def say(self, message: str) -> None:

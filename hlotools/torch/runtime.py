@@ -14,21 +14,23 @@ from typing import Any
 import numpy as np
 import torch
 
+from hlotools.ir import semantics
 from hlotools.ir.module import Module
 from hlotools.torch import dtypes
 from hlotools.torch.graph_to_hlo import Lowered
 from hlotools.torch.options import Options
 
 Runner = Callable[[Sequence[np.ndarray]], list[np.ndarray]]
-_CACHE: dict[tuple[str, str, str], Runner] = {}
+_CACHE: dict[tuple[str, str, str, str], Runner] = {}
 _LOCK = threading.Lock()
 _DUMPED = [0]
 
 
 def cached_runner(lowered: Lowered, backend: str, options: Options) -> tuple[Runner, str]:
-    """The runner of `lowered.text` on `backend` ("llvm" or "interp") and how it was found."""
-    key = (backend, options.passes, lowered.text)
-    with _LOCK:
+    """The runner of `lowered.text` on `backend` ("llvm" or "interp") and how it was found,
+    compiled (and, for the interpreter, run) under `options.semantics`."""
+    key = (backend, options.passes, options.semantics, lowered.text)
+    with _LOCK, semantics.using(options.semantics):
         found = _CACHE.get(key)
         if found is not None and options.dump_dir is None:
             return found, "in-process cache hit (same HLO text)"
@@ -95,7 +97,8 @@ def _interpreter(module: Module, options: Options) -> tuple[Runner, str]:
     rounded = as_xla_cpu_rounds(module)
 
     def run(args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return list(evaluate(rounded, list(args)))
+        with semantics.using(options.semantics):  # the interpreter reads it as it evaluates
+            return list(evaluate(rounded, list(args)))
     return run, "reference interpreter (nothing to compile)"
 
 

@@ -3,7 +3,6 @@ core-ATen decompositions, as aot_autograd builds them) compiled by hlotools.torc
 Dynamo, and eager references for them."""
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,10 +16,9 @@ from hlotools.torch.options import Options
 BACKENDS = ("interp", "llvm")
 
 
-@functools.cache
 def decompositions() -> dict[Any, Any]:
-    from torch._decomp import core_aten_decompositions
-    return dict(core_aten_decompositions())
+    from hlotools.torch.decompositions import table
+    return table()
 
 
 def trace(fn: Callable[..., Any], args: list[torch.Tensor]) -> torch.fx.GraphModule:

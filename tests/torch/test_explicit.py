@@ -5,6 +5,7 @@ with hlotools compiling each graph, against eager, outputs and gradients.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +79,16 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]], set[Any]]] =
     "gt_scalar": (lambda x: (x > 0.1).to(x.dtype) * x, lambda: [_r(3, 4)], {torch.ops.aten.gt.Scalar}),
     "copy_into": (lambda x: torch.zeros(3, 4).copy_(x) + 1, lambda: [_r(3, 4)], {torch.ops.aten.copy.default}),
     "assign_column": (_assign_row, lambda: [_r(3, 4), _r(3)], {torch.ops.aten.copy.default}),
+    "bitwise_scalar": (lambda x: ((x & 6) | 1) ^ 3, lambda: [torch.arange(-6, 6)],
+                       {torch.ops.aten.bitwise_and.Scalar, torch.ops.aten.bitwise_or.Scalar,
+                        torch.ops.aten.bitwise_xor.Scalar}),
+    "scalar_modes": (lambda x, n: (torch.div(x, -1.5, rounding_mode="floor"), torch.div(n, 4, rounding_mode="trunc"),
+                                   torch.fmod(x, 1.5), torch.remainder(x, -1.5), torch.remainder(n, 4)),
+                     lambda: [_r(3, 4, grad=False) * 4, torch.arange(-6, 6)],
+                     {torch.ops.aten.fmod.Scalar, torch.ops.aten.remainder.Scalar}),
+    "isinf_complex": (torch.isinf, lambda: [torch.tensor([complex(1, math.inf), complex(-math.inf, 0), 1 + 2j,
+                                                          complex(math.nan, math.inf), complex(math.nan, 0)])],
+                      {torch.ops.aten.isinf.default}),
     "empty_then_fill": (lambda x: torch.empty(3, 4).fill_(2.0) + x, lambda: [_r(3, 4)],
                         {torch.ops.aten.empty.memory_format}),
 }

@@ -29,7 +29,8 @@ UNARY = {
 }
 BINARY = {aten.mul.Tensor: "multiply", aten.mul.Scalar: "multiply", aten.maximum.default: "maximum",
           aten.minimum.default: "minimum", aten.atan2.default: "atan2",
-          aten.bitwise_and.Tensor: "and", aten.bitwise_or.Tensor: "or", aten.bitwise_xor.Tensor: "xor"}
+          aten.bitwise_and.Tensor: "and", aten.bitwise_or.Tensor: "or", aten.bitwise_xor.Tensor: "xor",
+          aten.bitwise_and.Scalar: "and", aten.bitwise_or.Scalar: "or", aten.bitwise_xor.Scalar: "xor"}
 LOGICAL = {aten.logical_and.default: "and", aten.logical_or.default: "or", aten.logical_xor.default: "xor"}
 COMPARES = {getattr(aten, name).Tensor: d for name, d in ops.COMPARE.items()} | {
     getattr(aten, name).Scalar: d for name, d in ops.COMPARE.items()}
@@ -233,3 +234,83 @@ def _convert(cx: Context, x: Value, dtype: str) -> Value:
 def copy(cx: Context, node: Call) -> Value:
     dst, src = cx.tensors(node.args[:2])
     return ops.broadcast_to(cx.b, _convert(cx, src, dst.dtype), dst.dims)
+
+
+def _float_only(node: Call) -> str | None:
+    return None if out_type(node) in ("f16", "bf16", "f32", "f64") else "integer input"
+
+
+@lowers(aten.elu.default, supports=_float_only)
+def elu(cx: Context, node: Call) -> Value:
+    """scale * (x if x > 0 else alpha * expm1(input_scale * x)), in f32 for f16/bf16."""
+    b, x0 = cx.b, cx.tensor(node.args[0])
+    alpha, scale, input_scale = (arg(node, i, name, 1.0) for i, name in ((1, "alpha"), (2, "scale"), (3, "input_scale")))
+    x = upcast(cx, x0)
+    negative = ops.unary(b, "exponential-minus-one", ops.binary(b, "multiply", x, _c(cx, input_scale, x)))
+    negative = ops.binary(b, "multiply", negative, _c(cx, alpha * scale, x))
+    positive = ops.binary(b, "multiply", x, _c(cx, scale, x)) if scale != 1 else x
+    y = ops.select(b, ops.compare(b, "GT", x, _c(cx, 0, x)), positive, negative)
+    return ops.convert(b, y, x0.dtype)
+
+
+@lowers(aten.leaky_relu.default, supports=_float_only)
+def leaky_relu(cx: Context, node: Call) -> Value:
+    b, x = cx.b, cx.tensor(node.args[0])
+    slope = arg(node, 1, "negative_slope", 0.01)
+    return ops.select(b, ops.compare(b, "GT", x, _c(cx, 0, x)), x, ops.binary(b, "multiply", x, _c(cx, slope, x)))
+
+
+@lowers(aten.hardtanh.default, supports=_no_bool_arith)
+def hardtanh(cx: Context, node: Call) -> Value:
+    """clamp(x, min_val, max_val); NaN stays NaN (maximum/minimum propagate it, as torch)."""
+    b, x = cx.b, cx.tensor(node.args[0])
+    low, high = arg(node, 1, "min_val", -1.0), arg(node, 2, "max_val", 1.0)
+    return ops.binary(b, "minimum", ops.binary(b, "maximum", x, _c(cx, low, x)), _c(cx, high, x))
+
+
+@lowers(aten.isinf.default)
+def isinf(cx: Context, node: Call) -> Value:
+    b, x = cx.b, cx.tensor(node.args[0])
+    if x.dtype not in ("f16", "bf16", "f32", "f64", "c64"):
+        return ops.full(b, False, "pred", x.dims)
+    if x.dtype == "c64":  # inf when either part is (the other may be NaN)
+        real, imag = (b.emit(part, [x], "f32", x.dims) for part in ("real", "imag"))
+        return ops.binary(b, "or", _infinite(cx, real), _infinite(cx, imag))
+    return _infinite(cx, x)
+
+
+def _infinite(cx: Context, x: Value) -> Value:
+    return ops.compare(cx.b, "EQ", ops.unary(cx.b, "abs", x), ops.constant(cx.b, float("inf"), x.dtype))
+
+
+@lowers(aten.log2.default, aten.log10.default, supports=_float_unary)
+def log_base(cx: Context, node: Call) -> Value:
+    """log(x) / log(base): HLO has the natural logarithm only."""
+    x = cx.operand(node.args[0], out_type(node))
+    base = 2.0 if node.target == aten.log2.default else 10.0
+    return ops.binary(cx.b, "divide", ops.unary(cx.b, "log", x), ops.constant(cx.b, math.log(base), x.dtype))
+
+
+@lowers(aten.trunc.default)
+def trunc(cx: Context, node: Call) -> Value:
+    x = cx.tensor(node.args[0])
+    if x.dtype not in ("f16", "bf16", "f32", "f64"):
+        return x
+    b = cx.b  # sign(x) * floor(|x|): rounds towards zero, keeps -0.0 and NaN
+    return ops.binary(b, "multiply", ops.unary(b, "sign", x), ops.unary(b, "floor", ops.unary(b, "abs", x)))
+
+
+@lowers(aten.fmod.Tensor, aten.fmod.Scalar, aten.remainder.Tensor, aten.remainder.Scalar,
+        supports=_no_bool_arith)
+def remainder(cx: Context, node: Call) -> Value:
+    """fmod is HLO's remainder (the dividend's sign, C's fmod and %); torch.remainder takes the
+    divisor's sign instead, as torch's CPU kernel does: fmod, plus y where the signs differ."""
+    b, ct = cx.b, out_type(node)
+    x, y = _operands(cx, node, ct)
+    r = ops.binary(b, "remainder", x, y)
+    if node.target in (aten.fmod.Tensor, aten.fmod.Scalar) or ct.startswith("u"):
+        return r
+    zero = ops.constant(b, 0, ct)
+    differ = ops.binary(b, "and", ops.compare(b, "NE", r, zero),
+                        ops.compare(b, "NE", ops.compare(b, "LT", r, zero), ops.compare(b, "LT", y, zero)))
+    return ops.select(b, differ, ops.binary(b, "add", r, y), r)

@@ -201,8 +201,9 @@ def softmax(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, out_type(node))
 
 
-@lowers(aten.cumsum.default)
-def cumsum(cx: Context, node: Call) -> Value:
+@lowers(aten.cumsum.default, aten.cumprod.default)
+def cumulative(cx: Context, node: Call) -> Value:
+    """A running sum or product along dim: a reduce-window over the n elements up to each."""
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
     if x.rank == 0:
@@ -211,4 +212,41 @@ def cumsum(cx: Context, node: Call) -> Value:
     n = x.dims[axis]
     size = [n if i == axis else 1 for i in range(x.rank)]
     pads = [(n - 1, 0) if i == axis else (0, 0) for i in range(x.rank)]
-    return ops.convert(cx.b, ops.reduce_window(cx.b, x, "add", 0, size, [1] * x.rank, pads), ct)
+    opcode, init = ("add", 0) if node.target == aten.cumsum.default else ("multiply", 1)
+    return ops.convert(cx.b, ops.reduce_window(cx.b, x, opcode, init, size, [1] * x.rank, pads), ct)
+
+
+def _norm_supported(node: Call) -> str | None:
+    if arg(node, 4, "dtype") is not None:
+        return "dtype argument"
+    return None if out_type(node) in ("f16", "bf16", "f32", "f64") else "integer or complex input"
+
+
+@lowers(aten.linalg_vector_norm.default, supports=_norm_supported)
+def vector_norm(cx: Context, node: Call) -> Value:
+    """sum(|x|^ord)^(1/ord) over dim, with torch's special orders (2, 1, inf, -inf, 0) exact,
+    accumulated in f32 for f16/bf16."""
+    b, x0 = cx.b, cx.tensor(node.args[0])
+    order = float(arg(node, 1, "ord", 2))
+    x = upcast(cx, x0)
+    axes = axes_of(x, arg(node, 2, "dim"))
+    keep = bool(arg(node, 3, "keepdim", False))
+    magnitude = ops.unary(b, "abs", x)
+    if order in (float("inf"), float("-inf")):
+        opcode, init = ("maximum", 0.0) if order > 0 else ("minimum", float("inf"))  # |x| >= 0
+        return ops.convert(b, ops.reduce(b, magnitude, axes, opcode, init, keep), x0.dtype)
+    if order == 0:
+        nonzero = ops.convert(b, ops.compare(b, "NE", x, ops.constant(b, 0, x.dtype)), x.dtype)
+        return ops.convert(b, ops.reduce(b, nonzero, axes, "add", 0, keep), x0.dtype)
+    if order == 2:
+        powered = ops.binary(b, "multiply", x, x)
+    elif order == 1:
+        powered = magnitude
+    else:
+        powered = ops.binary(b, "power", magnitude, ops.constant(b, order, x.dtype))
+    total = ops.reduce(b, powered, axes, "add", 0, keep)
+    if order == 2:
+        total = ops.unary(b, "sqrt", total)
+    elif order != 1:
+        total = ops.binary(b, "power", total, ops.constant(b, 1 / order, x.dtype))
+    return ops.convert(b, total, x0.dtype)

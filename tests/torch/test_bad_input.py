@@ -1,0 +1,93 @@
+"""What the backends do with what they cannot run: an op without a lowering splits the graph
+(the rest compiles, one FallbackWarning names the op, the result is eager's, gradients too);
+an input of a dtype hlotools has no type for is an error naming that input; an unknown option
+is an error naming it."""
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from hlotools.errors import HloError  # noqa: E402
+from hlotools.torch import FallbackWarning  # noqa: E402
+from hlotools.torch.lowering import TABLE  # noqa: E402
+from tests.torch.models import MLP  # noqa: E402
+from tests.torch.support import assert_same  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo() -> Iterator[None]:
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+class TopTwo(MLP):
+    """An MLP whose scores go through topk (a core ATen op hlotools does not lower) and on."""
+
+    def forward(self, x: Any) -> Any:
+        return torch.topk(super().forward(x), 2).values.relu() * 3
+
+
+def _fallbacks(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, FallbackWarning)]
+
+
+@pytest.mark.parametrize("backend", ["hlotools", "hlotools_interp"])
+def test_op_without_lowering_runs_eagerly_and_the_rest_compiles(backend: str, capsys: Any) -> None:
+    assert torch.ops.aten.topk.default not in TABLE
+    torch.manual_seed(0)
+    model, x = TopTwo().eval(), torch.randn(3, 8)
+    compiled = torch.compile(model, backend=backend, options={"verbose": True})
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = compiled(x)
+        again = compiled(x * 2)
+        want, want_again = model(x), model(x * 2)
+    fallbacks = _fallbacks(caught)
+    assert len(fallbacks) == 1, fallbacks
+    assert "aten.topk.default (no lowering, 1 node)" in fallbacks[0]
+    assert_same([got, again], [want, want_again])
+    err = capsys.readouterr().err
+    assert "2 part(s) on hlotools, 1 node(s) eager: aten.topk.default x1 (no lowering)" in err
+    assert "torch_inference_part0_" in err and "torch_inference_part1_" in err
+
+
+def test_gradients_through_a_split_graph_match_eager() -> None:
+    torch.manual_seed(0)
+    model, x = TopTwo(), torch.randn(3, 8)
+    reference = copy.deepcopy(model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="hlotools")(x)
+        got.sum().backward()
+    want = reference(x)
+    want.sum().backward()
+    assert len(_fallbacks(caught)) >= 1 and all("aten.topk" in f for f in _fallbacks(caught))
+    assert_same(got, want)
+    assert_same([p.grad for p in model.parameters()], [p.grad for p in reference.parameters()])
+
+
+@pytest.mark.parametrize("dtype", [torch.uint32, torch.complex128, torch.float8_e4m3fn], ids=str)
+def test_input_of_a_dtype_we_cannot_run_is_an_error_naming_it(dtype: Any) -> None:
+    def f(x: Any, scale: Any) -> Any:
+        return (x * 2).sum() * scale
+    compiled = torch.compile(f, backend="hlotools")
+    with pytest.raises(Exception) as caught:
+        compiled(torch.ones(3).to(dtype), torch.ones(()))
+    inner = caught.value.__cause__ or getattr(caught.value, "inner_exception", None)
+    name = str(dtype).removeprefix("torch.")
+    assert isinstance(inner, HloError), repr(caught.value)
+    assert str(inner).startswith(f"input L['x'] has dtype {name}, which hlotools cannot run"), str(inner)
+    assert "\n" not in str(inner)
+
+
+def test_unknown_option_is_an_error_naming_it() -> None:
+    compiled = torch.compile(lambda x: x + 1, backend="hlotools", options={"dump_dirr": "d"})
+    with pytest.raises(Exception, match=r"unknown option\(s\) dump_dirr \(known: dump_dir, passes, semantics, verbose\)"):
+        compiled(torch.ones(2))
