@@ -22,6 +22,8 @@ reads), and nothing dies before the whole set is done.
 """
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -297,21 +299,39 @@ def _pack_arena(order: list[Instruction], buffers: list[LogicalBuffer], find: Ca
             p = pos[id(inst)]
             items.append((p, p, _align(size), ("scratch", id(inst), k)))
     items.sort(key=lambda t: (t[0], -t[2]))
-    active: list[tuple[int, int, int]] = []  # (offset, size, end)
-    peak = 0
+    offsets, peak = first_fit([(start, end, size) for start, end, size, _ in items])
     scratch: dict[int, dict[int, int]] = {}
-    for start, end, size, (what, key, k) in items:
-        active = [a for a in active if a[2] >= start]
-        active.sort()
-        offset = 0
-        for a_off, a_size, _ in active:
-            if a_off - offset >= size:
-                break
-            offset = max(offset, a_off + a_size)
-        active.append((offset, size, end))
-        peak = max(peak, offset + size)
+    for (_, _, _, (what, key, k)), offset in zip(items, offsets):
         if what == "group":
             location[key] = Location("arena", offset)
         else:
             scratch.setdefault(key, {})[k] = offset
     return peak, {key: [d[k] for k in sorted(d)] for key, d in scratch.items()}
+
+
+def first_fit(items: list[tuple[int, int, int]]) -> tuple[list[int], int]:
+    """Offsets for live intervals (start, end, size), taken in the order given, each at the
+    lowest offset that overlaps no interval still live at its start; and the peak bytes.
+
+    The live intervals are kept sorted by offset, with a heap of them by end: a training step
+    keeps its forward activations live for the backward, so re-filtering and re-sorting all of
+    them per buffer made the arena quadratic in depth."""
+    active: list[tuple[int, int, int]] = []  # (offset, size, end), sorted
+    ending: list[tuple[int, tuple[int, int, int]]] = []  # (end, its active entry), a heap
+    offsets: list[int] = []
+    peak = 0
+    for start, end, size in items:
+        while ending and ending[0][0] < start:
+            gone = heapq.heappop(ending)[1]
+            del active[bisect.bisect_left(active, gone)]
+        offset = 0
+        for a_off, a_size, _ in active:
+            if a_off - offset >= size:
+                break
+            offset = max(offset, a_off + a_size)
+        entry = (offset, size, end)
+        bisect.insort(active, entry)
+        heapq.heappush(ending, (end, entry))
+        offsets.append(offset)
+        peak = max(peak, offset + size)
+    return offsets, peak
