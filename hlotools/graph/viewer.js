@@ -568,7 +568,12 @@
   initialView();
   draw();
   // For scripts and tests: the state, the scene and the actions.
-  window.hloView = { model: M, state, get scene() { return scene; }, drawn, fit, centreOn, toggle, reveal, select,
+  function screenBox(k) {  // where instruction k is drawn, in page coordinates (or null)
+    const b = scene.where.get(k), r = canvas.getBoundingClientRect();
+    return b ? { x: r.left + b.x * state.scale + state.tx, y: r.top + b.y * state.scale + state.ty,
+                 w: b.w * state.scale, h: b.h * state.scale } : null;
+  }
+  window.hloView = { model: M, state, get scene() { return scene; }, drawn, fit, centreOn, toggle, reveal, select, screenBox,
                      search, setRoot, relayout, setColour(c) { $("colour").value = c; state.colour = c; updateColourRange(); legend(); draw(); }, draw };
   document.body.dataset.ready = "1";
 })();
