@@ -13,7 +13,7 @@ from importlib import resources
 from hlotools.graph.model import module_model
 from hlotools.ir.module import Module
 
-_PLACEHOLDER = re.compile(r"__(TITLE|MODEL|SCRIPT)__")
+_PLACEHOLDER = re.compile(r"__([A-Z]+)__")
 
 
 def package_text(name: str) -> str:
@@ -31,8 +31,9 @@ def html_escape(text: str) -> str:
 
 
 def fill_template(template: str, parts: dict[str, str]) -> str:
-    """Replaces __NAME__ placeholders in one pass (inserted text is never scanned again)."""
-    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], template)
+    """Replaces the __NAME__ placeholders named in `parts` in one pass (inserted text is never
+    scanned again)."""
+    return _PLACEHOLDER.sub(lambda m: parts.get(m.group(1), m.group(0)), template)
 
 
 def module_to_html(module: Module) -> str:

@@ -115,7 +115,7 @@ def test_search_reveals_and_called_computations_open(browser: Browser, tmp_path:
     assert browser.evaluate(f"hloView.state.expanded.has({w})")
     frames = browser.evaluate("hloView.scene.frames.map(f => f.role)")
     assert sorted(frames) == ["body", "condition"]
-    assert browser.evaluate(f"hloView.state.selected") == e and browser.evaluate(f"hloView.screenBox({e}) !== null")
+    assert browser.evaluate("hloView.state.selected") == e and browser.evaluate(f"hloView.screenBox({e}) !== null")
     # double-clicking the while's cluster collapses it; opening the body shows it alone
     browser.evaluate(f"hloView.centreOn({w}, 1); hloView.draw(); 0")
     box = browser.evaluate(f"hloView.screenBox({w})")
@@ -153,4 +153,27 @@ def test_ten_thousand_instructions_render_within_seconds(browser: Browser, tmp_p
     assert browser.evaluate("hloView.drawn.nodes") == 3341 - 1110 + 6 * 1110  # all in view when fitted
     hits = browser.evaluate("hloView.search('dot')")
     assert hits == 1110
+    assert browser.errors() == []
+
+
+def test_compile_report_page_loads_and_draws(browser: Browser, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hlotools.cli.opt import main as opt_main
+    from tests.graph.test_html import MLP
+
+    page = tmp_path / "report.html"
+    r = CliRunner().invoke(opt_main, [str(MLP), "-O2", "--report=html", "--report-file", str(page), "-o", "/dev/null"])
+    assert r.exit_code == 0, r.output
+    _clean_load(browser, page)
+    text = browser.evaluate("document.body.innerText")
+    for part in ("jit_mlp2_relu", "pass timeline", "compile time", "kernels", "fusion decisions", "temp arena"):
+        assert part in text, part
+    rows = browser.evaluate("document.querySelectorAll('section.module table tr.changed').length")
+    assert rows > 3
+    # the charts are drawn: some of their pixels are not the background
+    inked = browser.evaluate("[...document.querySelectorAll('canvas.chart')].map(c => { const d = c.getContext('2d')"
+                             ".getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < d.length; i += 4)"
+                             " if (d[i]) n++; return n; })")
+    assert len(inked) == 2 and min(inked) > 500
     assert browser.errors() == []
