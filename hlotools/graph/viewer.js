@@ -200,12 +200,11 @@
     for (const box of scene.nodes) costMax = Math.max(costMax, I[box.k][field]);
     for (const box of scene.clusters) costMax = Math.max(costMax, I[box.k][field]);
   }
+  const HEAT = [[255, 255, 255], [255, 236, 153], [252, 174, 96], [238, 104, 88]];  // light enough for black text
   function heat(v) {
-    const t = v > 0 ? Math.log1p(v) / Math.log1p(costMax) : 0;
-    const lerp = (a, b, s) => Math.round(a + (b - a) * s);
-    const [r, g, b] = t < 0.5 ? [lerp(255, 255, t * 2), lerp(255, 212, t * 2), lerp(255, 120, t * 2)]
-      : [lerp(255, 214, (t - 0.5) * 2), lerp(212, 40, (t - 0.5) * 2), lerp(120, 40, (t - 0.5) * 2)];
-    return `rgb(${r},${g},${b})`;
+    const t = v > 0 ? Math.log1p(v) / Math.log1p(costMax) : 0, seg = Math.min(HEAT.length - 2, Math.floor(t * (HEAT.length - 1)));
+    const f = t * (HEAT.length - 1) - seg, a = HEAT[seg], b = HEAT[seg + 1];
+    return `rgb(${a.map((x, i) => Math.round(x + (b[i] - x) * f)).join(",")})`;
   }
   function fill(k) {
     const r = I[k];
@@ -240,8 +239,15 @@
       drawn.clusters++;
       const r = I[b.k], [bg, border] = CLUSTER[r.op === "fusion" ? "fusion" : "called"];
       roundRect(b.x, b.y, b.w, b.h, 8);
-      ctx.fillStyle = state.colour === "category" ? bg : heat(state.colour === "bytes" ? r.b : r.f);
+      ctx.fillStyle = bg;
       ctx.fill();
+      if (state.colour !== "category") {  // the cost shows in the header strip; the inside stays readable
+        ctx.save(); ctx.clip();
+        ctx.fillStyle = heat(state.colour === "bytes" ? r.b : r.f);
+        ctx.fillRect(b.x, b.y, b.w, HEAD);
+        ctx.restore();
+        roundRect(b.x, b.y, b.w, b.h, 8);
+      }
       ctx.lineWidth = (b.k === state.selected ? 3 : 1.5) * Math.max(1, px * 0.7);
       ctx.strokeStyle = b.k === state.selected ? "#ff8c00" : border;
       ctx.stroke();
