@@ -25,7 +25,7 @@
     ["fusion (collapsed)", "#efe3fb"]];
   const CLUSTER = { fusion: ["#f4ecfc", "#9b59b6"], called: ["#e9f3fd", "#4a90d9"], entry: ["#f5f5f5", "#999999"] };
   const FUSION_NODE = "#efe3fb";
-  const NODE_H = 44, GAP_X = 18, GAP_Y = 34, PAD = 10, HEAD = 20, MAX_W = 260, MIN_W = 70;
+  const NODE_H = 44, GAP_X = 18, GAP_Y = 34, PAD = 10, HEAD = 20, MAX_W = 260, MIN_W = 70, DUMMY_W = 4, MAX_SPAN = 60;
 
   const canvas = document.getElementById("graph");
   const ctx = canvas.getContext("2d");
@@ -85,42 +85,69 @@
       for (const u of users[k]) if (local.has(u)) r = Math.min(r, rank.get(u) - 1);
       if (r !== Infinity && r > rank.get(k)) rank.set(k, r);
     }
+    // Edges spanning several layers run through one small dummy node per layer they cross, so
+    // the ordering sees them and they pass between nodes, not through them (within a budget:
+    // beyond it, or beyond MAX_SPAN layers, an edge is drawn straight).
+    const up = new Map(), down = new Map(), chains = new Map();
+    for (const k of order) { up.set(k, []); down.set(k, []); }
+    let budget = 4 * order.length + 100;
+    for (const k of order) {
+      for (const o of new Set(I[k].o)) {
+        if (!local.has(o)) continue;
+        const span = rank.get(k) - rank.get(o);
+        if (span <= 1 || span > MAX_SPAN || budget < span - 1) { up.get(k).push(o); down.get(o).push(k); continue; }
+        budget -= span - 1;
+        let prev = o;
+        const chain = [];
+        for (let r = rank.get(o) + 1; r < rank.get(k); r++) {
+          const d = "d" + k + "_" + o + "_" + r;
+          node.set(d, { k: d, x: 0, y: 0, w: DUMMY_W, h: 0, dummy: true });
+          rank.set(d, r); up.set(d, [prev]); down.set(d, []); down.get(prev).push(d);
+          chain.push(d);
+          prev = d;
+        }
+        up.get(k).push(prev); down.get(prev).push(k);
+        chains.set(o + ">" + k, chain);
+      }
+    }
     const layers = [];
-    for (const k of order) (layers[rank.get(k)] = layers[rank.get(k)] || []).push(k);
+    for (const [k, r] of rank) (layers[r] = layers[r] || []).push(k);
     for (let i = 0; i < layers.length; i++) if (!layers[i]) layers[i] = [];
     const cx = new Map();
     for (const layer of layers) pack(layer, node, cx, null);
     const mean = (ks) => {
       let s = 0, n = 0;
-      for (const k of ks) if (cx.has(k) && local.has(k)) { s += cx.get(k); n++; }
+      for (const k of ks) { s += cx.get(k); n++; }
       return n ? s / n : null;
     };
     for (let sweep = 0; sweep < 5; sweep++) {
-      const down = sweep % 2 === 0;
+      const goingDown = sweep % 2 === 0;
       for (let j = 0; j < layers.length; j++) {
-        const layer = layers[down ? j : layers.length - 1 - j];
+        const layer = layers[goingDown ? j : layers.length - 1 - j];
         const want = new Map();
-        for (const k of layer) { const m = mean(down ? I[k].o : users[k]); want.set(k, m === null ? cx.get(k) : m); }
+        for (const k of layer) { const m = mean(goingDown ? up.get(k) : down.get(k)); want.set(k, m === null ? cx.get(k) : m); }
         pack(layer, node, cx, want);
       }
     }
     let minX = Infinity, maxX = -Infinity;
-    for (const k of order) { const w = node.get(k).w; minX = Math.min(minX, cx.get(k) - w / 2); maxX = Math.max(maxX, cx.get(k) + w / 2); }
+    for (const [k, n] of node) { minX = Math.min(minX, cx.get(k) - n.w / 2); maxX = Math.max(maxX, cx.get(k) + n.w / 2); }
     if (!order.length) { minX = 0; maxX = 120; }
     let y = PAD;
-    const items = [];
+    const items = [], span = new Map();  // dummy -> [x, top, bottom] of the layer it crosses
     for (const layer of layers) {
       let h = 0;
+      for (const k of layer) h = Math.max(h, node.get(k).h);
       for (const k of layer) {
         const n = node.get(k);
         n.x = cx.get(k) - n.w / 2 - minX + PAD;
         n.y = y;
-        h = Math.max(h, n.h);
-        items.push(n);
+        if (n.dummy) span.set(k, [n.x + n.w / 2, y, y + h]); else items.push(n);
       }
       y += h + GAP_Y;
     }
-    return { ci, w: maxX - minX + 2 * PAD, h: Math.max(y - GAP_Y + PAD, NODE_H + 2 * PAD), items, local };
+    const routes = new Map();
+    for (const [key, chain] of chains) routes.set(key, chain.map((d) => span.get(d)));
+    return { ci, w: maxX - minX + 2 * PAD, h: Math.max(y - GAP_Y + PAD, NODE_H + 2 * PAD), items, local, routes };
   }
 
   // Orders a layer by wanted centre (or keeps its order) and places nodes left to right without
@@ -156,6 +183,11 @@
 
   // -- the flat scene (world coordinates) -------------------------------------------------
   let scene = null;
+  function edge(a, b, pts, ctrl) {  // pts: the route, top to bottom; x0..y1 its bounding box
+    let x0 = Infinity, x1 = -Infinity;
+    for (const [x] of pts) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); }
+    return { a, b, pts, ctrl, x0, x1, y0: pts[0][1], y1: pts[pts.length - 1][1] };
+  }
   function buildScene() {
     const t0 = performance.now();
     const nodes = [], clusters = [], frames = [], edges = [], where = new Map();
@@ -174,13 +206,14 @@
       for (const n of layout.items) {
         const r = I[n.k], to = where.get(n.k), ops = r.o.filter((o) => layout.local.has(o));
         ops.forEach((o, i) => {
-          const from = where.get(o);
-          edges.push({ a: o, b: n.k, x1: from.x + from.w / 2, y1: from.y + from.h,
-                       x2: to.x + to.w * (i + 1) / (ops.length + 1), y2: to.y, ctrl: false });
+          const from = where.get(o), pts = [[from.x + from.w / 2, from.y + from.h]];
+          for (const [x, top, bottom] of layout.routes.get(o + ">" + n.k) || []) pts.push([x + ox, top + oy], [x + ox, bottom + oy]);
+          pts.push([to.x + to.w * (i + 1) / (ops.length + 1), to.y]);
+          edges.push(edge(o, n.k, pts, false));
         });
         for (const p of r.ctrl || []) {
           const from = where.get(p);
-          if (from) edges.push({ a: p, b: n.k, x1: from.x + from.w / 2, y1: from.y + from.h, x2: to.x + to.w / 2, y2: to.y, ctrl: true });
+          if (from) edges.push(edge(p, n.k, [[from.x + from.w / 2, from.y + from.h], [to.x + to.w / 2, to.y]], true));
         }
       }
     }
@@ -269,11 +302,16 @@
       ctx.beginPath();
       for (const e of scene.edges) {
         if (e.ctrl !== ctrl) continue;
-        if (Math.max(e.x1, e.x2) < v.x0 || Math.min(e.x1, e.x2) > v.x1 || e.y2 < v.y0 || e.y1 > v.y1) continue;
+        if (e.x1 < v.x0 || e.x0 > v.x1 || e.y1 < v.y0 || e.y0 > v.y1) continue;
         drawn.edges++;
-        const dy = Math.max(12, (e.y2 - e.y1) / 2);
-        ctx.moveTo(e.x1, e.y1);
-        ctx.bezierCurveTo(e.x1, e.y1 + dy, e.x2, e.y2 - dy, e.x2, e.y2);
+        const p = e.pts;
+        ctx.moveTo(p[0][0], p[0][1]);
+        for (let i = 1; i < p.length; i++) {
+          const [xa, ya] = p[i - 1], [xb, yb] = p[i];
+          if (xa === xb) { ctx.lineTo(xb, yb); continue; }  // down through a layer
+          const dy = Math.max(12, Math.abs(yb - ya) / 2);
+          ctx.bezierCurveTo(xa, ya + dy, xb, yb - dy, xb, yb);
+        }
       }
       ctx.strokeStyle = ctrl ? "#cc0000" : "#8a8f98";
       if (ctrl) ctx.setLineDash([3 * px, 3 * px]);

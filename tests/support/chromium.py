@@ -52,7 +52,7 @@ class Browser:
             os.dup2(hi_w, 4)
 
         args = [require_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-                "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--no-first-run",
+                "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--no-first-run", "--disable-dev-shm-usage",
                 "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--mute-audio", "--hide-scrollbars",
                 f"--window-size={width},{height}", f"--user-data-dir={self.profile}", "about:blank"]
