@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -35,7 +36,6 @@ from hlotools.cli.common import (
     version_option,
     write_output,
 )
-from hlotools.cli.compile_report import ReportCollector
 from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
 from hlotools.errors import HloError
@@ -44,6 +44,9 @@ from hlotools.passes.manager import ManagerOptions, PassManager, PipelineReport
 from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, pipeline_lines, pipeline_text
 from hlotools.passes.registry import ALIASES, PASSES, pass_class
 from hlotools.passes.timing import timing_json, timing_table
+
+if TYPE_CHECKING:  # --report only: hlo-opt does not import the analyses it measures with otherwise
+    from hlotools.cli.compile_report import ReportCollector
 
 EPILOG = """\b
 Examples:
@@ -297,6 +300,7 @@ def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: s
         options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
         _check_report(report, report_file, steps, bisect_against, xla_passes)
         if report:
+            from hlotools.cli.compile_report import ReportCollector
             options.collector = ReportCollector()
             if report_file is None and output == "-":
                 output = ""  # the page takes standard output: the module text only with -o
