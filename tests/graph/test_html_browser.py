@@ -108,9 +108,10 @@ def test_search_reveals_and_called_computations_open(browser: Browser, tmp_path:
     _clean_load(browser, _page(tmp_path, WHILE, "while"))
     assert browser.evaluate("hloView.search('exponential')") == 1
     assert "e exponential" in browser.evaluate("document.getElementById('results').innerText")
-    # revealing an instruction of the while body expands the while in place around it
+    # typing and Enter reveal the hit: the while around it is expanded in place
     e = _index(browser, "e")
-    browser.evaluate(f"hloView.reveal({e}); 0")
+    browser.evaluate("document.getElementById('search').value = ''; hloView.search(''); 0")
+    browser.type_text("#search", "exponential", enter=True)
     w = _index(browser, "w")
     assert browser.evaluate(f"hloView.state.expanded.has({w})")
     frames = browser.evaluate("hloView.scene.frames.map(f => f.role)")
@@ -128,6 +129,20 @@ def test_search_reveals_and_called_computations_open(browser: Browser, tmp_path:
     assert browser.evaluate("hloView.scene.nodes.length") == 7
     browser.evaluate("hloView.setColour('flops'); 0")
     assert "flops" in browser.evaluate("document.getElementById('legend').innerText")
+    assert browser.errors() == []
+
+
+def test_wheel_zooms_and_drag_pans(browser: Browser, tmp_path: Path) -> None:
+    from tests.graph.test_html import MLP
+
+    _clean_load(browser, _page(tmp_path, MLP.read_text(), "mlp"))
+    before = browser.evaluate("[hloView.state.scale, hloView.state.tx, hloView.state.ty]")
+    browser.wheel(600, 400, -300)  # zoom in around the pointer
+    after = browser.evaluate("[hloView.state.scale, hloView.state.tx, hloView.state.ty]")
+    assert after[0] > before[0] * 1.3
+    browser.drag(600, 400, 500, 300)
+    moved = browser.evaluate("[hloView.state.scale, hloView.state.tx, hloView.state.ty]")
+    assert moved[0] == after[0] and moved[1] == after[1] - 100 and moved[2] == after[2] - 100
     assert browser.errors() == []
 
 

@@ -151,6 +151,22 @@ class Browser:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": count})
 
+    def wheel(self, x: float, y: float, delta_y: float) -> None:
+        self.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": delta_y})
+
+    def drag(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        self.call("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x0, "y": y0, "button": "left", "clickCount": 1})
+        self.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x1, "y": y1, "button": "left", "buttons": 1})
+        self.call("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x1, "y": y1, "button": "left", "clickCount": 1})
+
+    def type_text(self, selector: str, text: str, enter: bool = False) -> None:
+        self.evaluate(f"document.querySelector({selector!r}).focus(); 0")
+        self.call("Input.insertText", {"text": text})
+        if enter:
+            for kind in ("keyDown", "keyUp"):
+                self.call("Input.dispatchKeyEvent", {"type": kind, "key": "Enter", "code": "Enter",
+                                                     "windowsVirtualKeyCode": 13})
+
     def screenshot(self) -> bytes:
         """The viewport as PNG (optimizeForSpeed: chromium then filters every row with Up, which
         png_pixels decodes with numpy at once)."""
