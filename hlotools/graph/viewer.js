@@ -604,6 +604,12 @@
     requestDraw();
   }, { passive: false });
   window.addEventListener("resize", resize);
+  window.addEventListener("keydown", (e) => {  // "/" search, "f" fit, Escape closes the panel
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "/") { e.preventDefault(); $("search").focus(); }
+    else if (e.key === "f") fit();
+    else if (e.key === "Escape") { $("results").style.display = "none"; select(-1); }
+  });
 
   sel.value = String(state.root);
   buildScene();
