@@ -35,6 +35,7 @@
 
     s.append(el("h3", "pass timeline"));
     s.append(timeline(pts.slice(1), total));
+    s.append(el("div", "Times are measured with the decision log on (as under -vv); --time-passes measures without it.", "note"));
     s.append(el("h3", "instructions and kernels after each pass"));
     s.append(chart(pts, [["instructions", "#4a90d9"], ["kernels", "#e8590c"]], String));
     s.append(el("h3", "entry peak live bytes after each pass"));
