@@ -191,10 +191,12 @@
   function buildScene() {
     const t0 = performance.now();
     const nodes = [], clusters = [], frames = [], edges = [], where = new Map();
-    function place(layout, ox, oy) {
+    function place(layout, ox, oy) {  // a computation called from several places is drawn at each
+      const here = new Map();
       for (const n of layout.items) {
         const box = { k: n.k, x: n.x + ox, y: n.y + oy, w: n.w, h: n.h, sub: !!n.sub };
-        where.set(n.k, box);
+        here.set(n.k, box);
+        if (!where.has(n.k)) where.set(n.k, box);
         if (n.sub) {
           clusters.push(box);
           for (const [role, ci, sub, fx, fy] of n.sub) {
@@ -204,15 +206,15 @@
         } else nodes.push(box);
       }
       for (const n of layout.items) {
-        const r = I[n.k], to = where.get(n.k), ops = r.o.filter((o) => layout.local.has(o));
+        const r = I[n.k], to = here.get(n.k), ops = r.o.filter((o) => layout.local.has(o));
         ops.forEach((o, i) => {
-          const from = where.get(o), pts = [[from.x + from.w / 2, from.y + from.h]];
+          const from = here.get(o), pts = [[from.x + from.w / 2, from.y + from.h]];
           for (const [x, top, bottom] of layout.routes.get(o + ">" + n.k) || []) pts.push([x + ox, top + oy], [x + ox, bottom + oy]);
           pts.push([to.x + to.w * (i + 1) / (ops.length + 1), to.y]);
           edges.push(edge(o, n.k, pts, false));
         });
         for (const p of r.ctrl || []) {
-          const from = where.get(p);
+          const from = here.get(p);
           if (from) edges.push(edge(p, n.k, [[from.x + from.w / 2, from.y + from.h], [to.x + to.w / 2, to.y]], true));
         }
       }

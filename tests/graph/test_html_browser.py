@@ -192,3 +192,35 @@ def test_compile_report_page_loads_and_draws(browser: Browser, tmp_path: Path) -
                              " if (d[i]) n++; return n; })")
     assert len(inked) == 2 and min(inked) > 500
     assert browser.errors() == []
+
+
+SHARED_REDUCER = """HloModule r
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8,4] parameter(0)
+  z = f32[] constant(0)
+  r0 = f32[8] reduce(p, z), dimensions={1}, to_apply=sum
+  r1 = f32[4] reduce(p, z), dimensions={0}, to_apply=sum
+  ROOT t = (f32[8], f32[4]) tuple(r0, r1)
+}
+"""
+
+
+def test_a_computation_called_twice_is_drawn_at_each_caller(browser: Browser, tmp_path: Path) -> None:
+    _clean_load(browser, _page(tmp_path, SHARED_REDUCER, "shared"))
+    browser.evaluate(f"hloView.toggle({_index(browser, 'r0')}); hloView.toggle({_index(browser, 'r1')}); 0")
+    frames = browser.evaluate("hloView.scene.frames.map(f => [f.x, f.y, f.w, f.h])")
+    assert len(frames) == 2
+    s = _index(browser, "s")
+    edges = browser.evaluate(f"hloView.scene.edges.filter(e => e.b === {s}).map(e => [e.pts[0], e.pts[e.pts.length - 1]])")
+    assert len(edges) == 4  # x -> s and y -> s in each copy, each inside its own frame
+    inside = [next(i for i, (x, y, w, h) in enumerate(frames)
+                   if all(x <= px <= x + w and y <= py <= y + h for px, py in ends)) for ends in edges]
+    assert sorted(inside) == [0, 0, 1, 1]
+    assert browser.errors() == []
