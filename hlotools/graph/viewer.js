@@ -372,9 +372,14 @@
     state.ty = H / 2 - (b.y + Math.min(b.h, 80) / 2) * state.scale;
     requestDraw();
   }
-  function initialView() {
+  function initialView() {  // the whole graph if it is readable so, else its top (the inputs) at a readable size
     fit();
-    if (state.scale < 0.35) centreOn(C[state.root].root >= 0 ? C[state.root].root : C[state.root].insts[0], 0.8);
+    if (state.scale >= 0.35) return;
+    const [W] = viewSize();
+    state.scale = 0.8;
+    state.tx = (W - scene.w * state.scale) / 2;
+    state.ty = 10;
+    requestDraw();
   }
   function relayout(keep) {
     const before = keep !== undefined ? scene.where.get(keep) : null;
