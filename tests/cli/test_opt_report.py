@@ -49,7 +49,9 @@ def test_report_file_holds_every_pass_application_with_counts(tmp_path: Path) ->
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("HloModule jit_mlp2_relu")  # the module still goes to stdout
     timing.write_text(r.stderr)
-    data = report_data(page.read_text())
+    text = page.read_text()
+    assert not re.search(r"https?://", text) and "default-src 'none'" in text  # self-contained
+    data = report_data(text)
     assert data["pipeline"].startswith("fixed-point(") and len(data["modules"]) == 1
     m = data["modules"][0]
     assert m["module"] == "jit_mlp2_relu" and m["file"].endswith("mlp2_relu.hlo")
