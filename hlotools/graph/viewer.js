@@ -300,25 +300,25 @@
       if (text) { ctx.fillStyle = "#666"; ctx.font = F_TEXT; ctx.fillText(clip(`${f.role}: ${C[f.ci].name}`, f.w, F_TEXT), f.x + 2, f.y - 4); }
     }
     ctx.lineWidth = Math.max(1, px * 0.8);
+    const sel = state.selected, mine = [];  // the selected instruction's edges go on top, in its colour
     for (const ctrl of [false, true]) {
       ctx.beginPath();
       for (const e of scene.edges) {
         if (e.ctrl !== ctrl) continue;
         if (e.x1 < v.x0 || e.x0 > v.x1 || e.y1 < v.y0 || e.y0 > v.y1) continue;
         drawn.edges++;
-        const p = e.pts;
-        ctx.moveTo(p[0][0], p[0][1]);
-        for (let i = 1; i < p.length; i++) {
-          const [xa, ya] = p[i - 1], [xb, yb] = p[i];
-          if (xa === xb) { ctx.lineTo(xb, yb); continue; }  // down through a layer
-          const dy = Math.max(12, Math.abs(yb - ya) / 2);
-          ctx.bezierCurveTo(xa, ya + dy, xb, yb - dy, xb, yb);
-        }
+        if (e.a === sel || e.b === sel) mine.push(e); else route(e);
       }
       ctx.strokeStyle = ctrl ? "#cc0000" : "#8a8f98";
       if (ctrl) ctx.setLineDash([3 * px, 3 * px]);
       ctx.stroke();
       ctx.setLineDash([]);
+    }
+    if (mine.length) {
+      ctx.beginPath();
+      for (const e of mine) route(e);
+      ctx.strokeStyle = "#ff8c00"; ctx.lineWidth = 2.5 * Math.max(1, px * 0.8);
+      ctx.stroke();
     }
     const hits = new Set(state.hits);
     for (const b of scene.nodes) {
@@ -341,6 +341,16 @@
       ctx.fillText(clip(shapeText(r), b.w - 12, F_SHAPE), b.x + 6, b.y + 38);
     }
     document.body.dataset.drawnNodes = drawn.nodes;
+  }
+  function route(e) {  // adds an edge's path: curves between layers, straight down through them
+    const p = e.pts;
+    ctx.moveTo(p[0][0], p[0][1]);
+    for (let i = 1; i < p.length; i++) {
+      const [xa, ya] = p[i - 1], [xb, yb] = p[i];
+      if (xa === xb) { ctx.lineTo(xb, yb); continue; }
+      const dy = Math.max(12, Math.abs(yb - ya) / 2);
+      ctx.bezierCurveTo(xa, ya + dy, xb, yb - dy, xb, yb);
+    }
   }
   function roundRect(x, y, w, h, r) {
     ctx.beginPath();
