@@ -55,9 +55,10 @@ def _own_flops(inst: Instruction) -> int:
         labels = inst.attrs.get("dim_labels")
         out_features = kernel.dims[labels.kernel_output_feature] if isinstance(labels, ConvDimLabels) else 1
         return 2 * _elements(inst.shape) * (kernel.size // max(out_features, 1))
-    if op in ("reduce", "reduce-precision", "all-reduce", "reduce-scatter"):
-        half = inst.operands[: max(1, len(inst.operands) // 2)]
-        return sum(_elements(o.shape) for o in half)
+    if op == "reduce":  # inputs, then as many init values
+        return sum(_elements(o.shape) for o in inst.operands[: max(1, len(inst.operands) // 2)])
+    if op in ("all-reduce", "reduce-scatter"):
+        return sum(_elements(o.shape) for o in inst.operands)
     if op == "reduce-window":
         window = inst.attrs.get("window")
         size = math.prod(d.size for d in window.dims) if isinstance(window, Window) else 1
