@@ -99,12 +99,28 @@ class _Writer:
                 raise DotError(f"no instruction named '{self.options.node}' in module {self.module.name}")
             self.focus, self.rim = _neighbourhood(inst, self.options.radius)
             return [inst.parent] if inst.parent is not None else []
-        in_place = {id(b) for c in self.module.computations for i in c.instructions
-                    if (b := self.expanded(i)) is not None}
-        comps = [c for c in self.module.computations if id(c) not in in_place
-                 and (self.options.fusions or not c.is_fusion_computation)]
+        fused = {id(b) for c in self.module.computations for i in c.instructions if (b := _fused(i)) is not None}
+        shown = self.reachable(fused)
+        comps = [c for c in self.module.computations if id(c) in shown and id(c) not in fused]
         entry = self.module.entry
         return sorted(comps, key=lambda c: c is not entry)
+
+    def reachable(self, fused: set[int]) -> set[int]:
+        """ids of the computations reached from those nobody calls, through called computations
+        but not into collapsed fusions (a reducer used only inside them is not drawn either)."""
+        called = {id(c) for comp in self.module.computations for i in comp.instructions for _, c in callees(i)}
+        stack = [c for c in self.module.computations if id(c) not in called]
+        seen = {id(c) for c in stack}
+        while stack:
+            comp = stack.pop()
+            for inst in comp.instructions:
+                if inst.opcode == "fusion" and not self.options.fusions:
+                    continue
+                for _, callee in callees(inst):
+                    if id(callee) not in seen:
+                        seen.add(id(callee))
+                        stack.append(callee)
+        return seen
 
     # -- nodes and clusters -------------------------------------------------------------
     def node_count(self, inst: Instruction) -> int:

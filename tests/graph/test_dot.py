@@ -73,3 +73,32 @@ def test_max_nodes_stops_and_says_how_much_is_left_out() -> None:
     total = module.instruction_count() - 40  # fusions drawn as clusters have no node
     assert f"{total - 50} more instructions not drawn (--max-nodes 50)" in dot
     assert 'label="ENTRY main"' in dot.split("subgraph")[1]  # the entry comes first
+
+
+def test_collapsed_fusions_hide_the_computations_only_they_call() -> None:
+    text = """HloModule r
+
+sum {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+fused {
+  a = f32[8] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=sum
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT f = f32[] fusion(p), kind=kInput, calls=fused
+}
+"""
+    module = parse_module(text, "r")
+    expanded = module_to_dot(module)
+    assert 'label="sum"' in expanded and 'label="f (kInput)"' in expanded
+    n = _nodes(expanded)
+    assert f"{n['s']} -> {n['r']} [style=dashed" in expanded  # the reducer feeds the reduce in place
+    collapsed = module_to_dot(module, DotOptions(fusions=False))
+    assert 'label="sum"' not in collapsed and set(_nodes(collapsed)) == {"p", "f"}
