@@ -223,7 +223,40 @@
     place(top, 0, 0);
     scene = { w: top.w, h: top.h, nodes, clusters, frames, edges, where, ms: performance.now() - t0 };
     updateColourRange();
+    renderMinimap();
     updateStatus();
+  }
+
+  // -- the minimap: the whole scene, drawn once per layout, with the view's rectangle on top ----
+  const mini = $("minimap"), miniCtx = mini.getContext("2d"), miniImage = document.createElement("canvas");
+  let miniScale = 1;
+  function renderMinimap() {
+    const aspect = scene.w / scene.h;  // the minimap hugs the scene's shape, within 200 x 140 px
+    const W = mini.width = miniImage.width = Math.round(Math.max(40, Math.min(200, 140 * aspect)));
+    const H = mini.height = miniImage.height = Math.round(Math.max(40, Math.min(140, 200 / aspect)));
+    mini.style.width = W + "px"; mini.style.height = H + "px";
+    miniScale = Math.min(W / scene.w, H / scene.h);
+    const g = miniImage.getContext("2d");
+    g.clearRect(0, 0, W, H);
+    for (const b of scene.clusters) { g.fillStyle = "#e4d3f5"; g.fillRect(b.x * miniScale, b.y * miniScale, b.w * miniScale, b.h * miniScale); }
+    for (const b of scene.nodes) {
+      g.fillStyle = fill(b.k);
+      g.fillRect(b.x * miniScale, b.y * miniScale, Math.max(1, b.w * miniScale), Math.max(1, b.h * miniScale));
+    }
+  }
+  function drawMinimap() {
+    const dpr = window.devicePixelRatio || 1;
+    miniCtx.clearRect(0, 0, mini.width, mini.height);
+    miniCtx.drawImage(miniImage, 0, 0);
+    const s = state.scale / miniScale;
+    miniCtx.strokeStyle = "#d6336c"; miniCtx.lineWidth = 1.5;
+    miniCtx.strokeRect(-state.tx / s, -state.ty / s, canvas.width / dpr / s, canvas.height / dpr / s);
+  }
+  function miniJump(e) {  // centre the view on the point of the minimap under the pointer
+    const r = mini.getBoundingClientRect(), [W, H] = viewSize();
+    const x = (e.clientX - r.left) / miniScale, y = (e.clientY - r.top) / miniScale;
+    state.tx = W / 2 - x * state.scale; state.ty = H / 2 - y * state.scale;
+    requestDraw();
   }
 
   // -- colours ----------------------------------------------------------------------------
@@ -341,6 +374,7 @@
       ctx.fillText(clip(shapeText(r), b.w - 12, F_SHAPE), b.x + 6, b.y + 38);
     }
     document.body.dataset.drawnNodes = drawn.nodes;
+    drawMinimap();
   }
   function route(e) {  // adds an edge's path: curves between layers, straight down through them
     const p = e.pts;
@@ -440,7 +474,15 @@
   function select(k) {
     state.selected = k;
     showPanel(k);
+    try {  // the address names the selection (g.html#NAME opens there)
+      history.replaceState(null, "", k >= 0 ? "#" + encodeURIComponent(I[k].n) : location.pathname);
+    } catch (err) { /* a browser refusing to rewrite a file:// address: the page works without */ }
     requestDraw();
+  }
+  function revealHash() {
+    const name = decodeURIComponent(location.hash.slice(1));
+    const k = name ? I.findIndex((r) => r.n === name) : -1;
+    if (k >= 0 && k !== state.selected) reveal(k);
   }
 
   // -- the panel --------------------------------------------------------------------------
@@ -581,7 +623,12 @@
   let searchTimer = 0;
   $("search").addEventListener("input", (e) => { clearTimeout(searchTimer); searchTimer = setTimeout(() => search(e.target.value), 150); });
   $("search").addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(searchTimer); if (!state.hits.length) search(e.target.value); nextHit(); } if (e.key === "Escape") $("results").style.display = "none"; });
-  $("colour").addEventListener("change", (e) => { state.colour = e.target.value; updateColourRange(); legend(); requestDraw(); });
+  $("colour").addEventListener("change", (e) => { state.colour = e.target.value; updateColourRange(); renderMinimap(); legend(); requestDraw(); });
+  let miniDrag = false;
+  mini.addEventListener("mousedown", (e) => { miniDrag = true; miniJump(e); e.stopPropagation(); });
+  window.addEventListener("mousemove", (e) => { if (miniDrag) miniJump(e); });
+  window.addEventListener("mouseup", () => { miniDrag = false; });
+  window.addEventListener("hashchange", revealHash);
   $("fit").addEventListener("click", fit);
   $("expand").addEventListener("click", () => { I.forEach((r, k) => { if (r.op === "fusion") state.expanded.add(k); }); relayout(); });
   $("collapse").addEventListener("click", () => { state.expanded.clear(); relayout(); fit(); });
@@ -633,6 +680,7 @@
   resize();
   legend();
   initialView();
+  revealHash();
   draw();
   // For scripts and tests: the state, the scene and the actions.
   function screenBox(k) {  // where instruction k is drawn, in page coordinates (or null)
@@ -641,6 +689,6 @@
                  w: b.w * state.scale, h: b.h * state.scale } : null;
   }
   window.hloView = { model: M, state, get scene() { return scene; }, drawn, fit, centreOn, toggle, reveal, select, screenBox,
-                     search, setRoot, relayout, setColour(c) { $("colour").value = c; state.colour = c; updateColourRange(); legend(); draw(); }, draw };
+                     search, setRoot, relayout, setColour(c) { $("colour").value = c; state.colour = c; updateColourRange(); renderMinimap(); legend(); draw(); }, draw };
   document.body.dataset.ready = "1";
 })();

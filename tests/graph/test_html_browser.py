@@ -227,3 +227,32 @@ def test_a_computation_called_twice_is_drawn_at_each_caller(browser: Browser, tm
                    if all(x <= px <= x + w and y <= py <= y + h for px, py in ends)) for ends in edges]
     assert sorted(inside) == [0, 0, 1, 1]
     assert browser.errors() == []
+
+
+def test_the_address_names_the_selection_and_the_minimap_moves_the_view(browser: Browser, tmp_path: Path) -> None:
+    from tests.graph.test_html import MLP
+
+    page = _page(tmp_path, MLP.read_text(), "mlp")
+    _clean_load(browser, page)
+    k = _index(browser, "dot_general.2")
+    browser.evaluate(f"hloView.select({k}); 0")
+    assert browser.evaluate("location.hash") == "#dot_general.2"
+    # opening page.html#NAME selects NAME and shows it
+    browser.events.clear()
+    browser.call("Page.navigate", {"url": "about:blank"})
+    while browser.evaluate("location.href") != "about:blank":
+        time.sleep(0.05)
+    browser.call("Page.navigate", {"url": page.resolve().as_uri() + "#max.3"})
+    deadline = time.monotonic() + 10
+    while browser.evaluate("document.body && document.body.dataset.ready === '1' && hloView.state.selected") in (None, -1, False):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert browser.evaluate("hloView.state.selected") == _index(browser, "max.3")
+    assert browser.evaluate(f"hloView.state.expanded.has({_index(browser, 'jit_relu_.1')})")  # its call opened
+    # a click on the minimap's corner moves the view there
+    before = browser.evaluate("[hloView.state.tx, hloView.state.ty]")
+    box = browser.evaluate("(() => { const r = document.getElementById('minimap').getBoundingClientRect(); "
+                           "return [r.left, r.top, r.width, r.height]; })()")
+    browser.click(box[0] + 3, box[1] + 3)
+    assert browser.evaluate("[hloView.state.tx, hloView.state.ty]") != before
+    assert browser.errors() == []
