@@ -7,12 +7,14 @@ manager (hlotools/passes/manager.py) does verify-each, dumps, printing after pas
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -43,6 +45,9 @@ from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, 
 from hlotools.passes.registry import ALIASES, PASSES, pass_class
 from hlotools.passes.timing import timing_json, timing_table
 
+if TYPE_CHECKING:  # --report only: hlo-opt does not import the analyses it measures with otherwise
+    from hlotools.cli.compile_report import ReportCollector
+
 EPILOG = """\b
 Examples:
   hlo-opt model.hlo                      check model.hlo and print it canonically
@@ -59,6 +64,7 @@ Examples:
   hlo-opt DUMP_DIR --module jit_f --xla-passes   what each XLA pass changed, and what ours change
   hlo-opt m.hlo -O2 --print-changed      a unified diff on stderr for each pass that changed it
   hlo-opt m.hlo -O2 --time-passes        per-pass times on stderr (--time-passes=json for CI)
+  hlo-opt m.hlo -O2 --report=html --report-file r.html   a page: pass timeline, counts, fusion decisions, memory
   hlo-opt m.hlo -O2 --bisect-limit=7:3   run 7 pass applications, the 7th with fuel for 3 rewrites
   hlo-opt m.hlo -O2 --bisect-against=interp --random 0   find the pass that changes the results
   hlo-opt m.hlo -O2 -vv                  log pass decisions (HLOTOOLS_LOG=debug does the same)
@@ -90,18 +96,26 @@ class OptOptions:
     pipeline: list[Step] = field(default_factory=list)  # from --passes / -O; empty: print only
     manager: ManagerOptions = field(default_factory=ManagerOptions)
     reports: list[PipelineReport] = field(default_factory=list)  # one per module that ran passes
+    collector: ReportCollector | None = None  # --report: what each compile did
 
 
 def process_module(text: str, filename: str, options: OptOptions, module_id: int = 0) -> str:
     """One module's text in, its canonical text out (raises HloError on bad input)."""
     module = parse_module(text, filename, verify=options.verify)
     if options.pipeline:
-        manager = PassManager(dataclasses.replace(options.manager, module_id=module_id))
+        collector = options.collector
+        manager_options = dataclasses.replace(options.manager, module_id=module_id)
+        if collector is not None:
+            collector.file = filename
+            manager_options.observer = collector.observe
+        manager = PassManager(manager_options)
         options.reports.append(manager.report)
         try:
             manager.run(module, options.pipeline)
         except HloError as e:  # a verifier failure after a pass: name the input file
             raise e.with_place(filename) from None
+        if collector is not None:
+            collector.finish(module)
     style = options.style or module.source_style or "short"
     return print_module(module, style)
 
@@ -148,7 +162,7 @@ def _join(outputs: list[str]) -> str:
 # Options whose value is optional: the bare flag means this value (click options take a fixed
 # count, and an optional value would swallow FILE in `hlo-opt --time-passes m.hlo`).
 _BARE_DEFAULTS = {"--time-passes": "--time-passes=table", "--print-changed": "--print-changed=diff",
-                  "-O": "-O2"}
+                  "-O": "-O2", "--report": "--report=html"}
 
 
 class OptCommand(VariadicCommand):
@@ -224,6 +238,11 @@ def _check_env() -> None:
 @click.option("--time-passes", type=click.Choice(["table", "json"]), default=None, metavar="[=table|json]",
               help="Print per-pass times on stderr: pass, runs, wall ms, % of total, instructions "
                    "before -> after, changed; compile time is the sum of pass times.")
+@click.option("--report", type=click.Choice(["html"]), default=None, metavar="[=html]",
+              help="One HTML page about the compile: the pass timeline, instructions, kernels and entry "
+                   "peak bytes after each pass, the fusion decisions, the backend's buffer assignment. "
+                   "Written to --report-file, else to standard output (the module then only with -o).")
+@click.option("--report-file", default=None, metavar="FILE", help="Where --report writes its page.")
 @click.option("--bisect-limit", callback=_parse_bisect_limit, default=None, metavar="N[:M]",
               help="Run only the first N pass applications (the N-th with fuel for M rewrites, for "
                    "passes that take fuel); logs 'BISECT: running|NOT running pass (n) NAME'.")
@@ -257,7 +276,8 @@ def _check_env() -> None:
 def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: str | None, split_input_file: bool,
          no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
          dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
-         print_changed: str | None, time_passes: str | None, bisect_limit: tuple[int, int | None] | None,
+         print_changed: str | None, time_passes: str | None, report: str | None, report_file: str | None,
+         bisect_limit: tuple[int, int | None] | None,
          bisect_against: str | None, inputs: tuple[str, ...], seed: int | None, rtol: float | None,
          atol: float | None, dump_module: str | None, stage: str | None, xla_passes: bool, as_json: bool,
          verbose: int, debug: bool) -> None:
@@ -278,6 +298,12 @@ def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: s
                                  bisect_limit=bisect_limit[0] if bisect_limit else None,
                                  bisect_rewrites=bisect_limit[1] if bisect_limit else None)
         options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
+        _check_report(report, report_file, steps, bisect_against, xla_passes)
+        if report:
+            from hlotools.cli.compile_report import ReportCollector
+            options.collector = ReportCollector()
+            if report_file is None and output == "-":
+                output = ""  # the page takes standard output: the module text only with -o
         if xla_passes:
             from hlotools.cli.xla_passes import xla_passes_report
             click.echo(xla_passes_report(_one_input(input_files), dump_module, as_json))
@@ -294,10 +320,29 @@ def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: s
             _bisect(ctx, text, name, options, bisect_limit, split_input_file, inputs, seed, rtol, atol)
             return
         try:
-            _run(ctx, files, options, split_input_file, output, debug)
+            with options.collector.capturing() if options.collector else contextlib.nullcontext():
+                _run(ctx, files, options, split_input_file, output, debug)
         finally:
             if time_passes and options.reports:
                 err((timing_json if time_passes == "json" else timing_table)(options.reports).rstrip("\n"))
+            if options.collector is not None and options.collector.modules:
+                _write_report(options.collector, steps, report_file)
+
+
+def _check_report(report: str | None, report_file: str | None, steps: list[Step], bisect_against: str | None,
+                  xla_passes: bool) -> None:
+    if report_file is not None and not report:
+        raise usage_error("--report-file goes with --report=html")
+    if report and not steps:
+        raise usage_error("--report describes a compile: give -O1/-O2 or --passes=...")
+    if report and (bisect_against or xla_passes):
+        raise usage_error("--report goes with a compile, not with --bisect-against or --xla-passes")
+
+
+def _write_report(collector: ReportCollector, steps: list[Step], report_file: str | None) -> None:
+    from hlotools.graph.report import report_to_html
+    data = collector.data() | {"pipeline": pipeline_text(steps)}
+    write_output(report_file or "-", report_to_html(data))
 
 
 def _check_dump_dir(folder: Path) -> None:
@@ -335,7 +380,9 @@ def _run(ctx: click.Context, files: list[str], options: OptOptions, split_input_
     if not split_input_file and len(files) == 1:
         text, name = read_input(files[0])
         check_no_separator(text, name)
-        write_output(output, process_module(text, name, options))
+        result = process_module(text, name, options)
+        if output:
+            write_output(output, result)
         return
     outputs: list[str] = []
     failed = 0
@@ -349,7 +396,8 @@ def _run(ctx: click.Context, files: list[str], options: OptOptions, split_input_
                 raise
             err(e.with_place(name, chunk_text).format())
             failed += 1
-    write_output(output, _join(outputs))
+    if output:
+        write_output(output, _join(outputs))
     if failed:
         ctx.exit(EXIT_BAD_INPUT)
 

@@ -26,14 +26,19 @@ from hlotools.cli.common import (
 )
 from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.errors import HloError
-from hlotools.graph.dot import module_to_dot
+from hlotools.graph.dot import DotError, DotOptions, module_to_dot
 from hlotools.ir.module import Module
 
 EMITTERS: dict[str, Callable[[Module, str | None], str]] = {
     "hlo": lambda m, style: print_module(m, style or m.source_style or "short"),
-    "dot": lambda m, style: module_to_dot(m),
+    "html": lambda m, style: _html(m),
     "stablehlo": lambda m, style: _stablehlo(m),
 }
+
+
+def _html(module: Module) -> str:
+    from hlotools.graph.html import module_to_html
+    return module_to_html(module)
 
 
 def _stablehlo(module: Module) -> str:
@@ -45,6 +50,9 @@ EPILOG = """\b
 Examples:
   hlo-translate model.hlo --emit=hlo --style=long    canonical text in XLA's dump form
   hlo-translate model.hlo --emit=dot -o model.dot    Graphviz; then: dot -Tsvg model.dot
+  hlo-translate m.hlo --emit=dot --node dot.3 --radius 2   only the neighbourhood of dot.3
+  hlo-translate m.hlo --emit=dot --collapse-fusions --max-nodes 300   a smaller picture
+  hlo-translate model.hlo --emit=html -o g.html   one self-contained page: the graph, clusters, search
   hlo-translate model.hlo --emit=stablehlo           StableHLO text (MLIR generic form)
   hlo-opt model.hlo | hlo-translate - --emit=dot     read standard input
   hlo-translate model.hlo --emit=llvm-opt            LLVM IR after LLVM's -O3
@@ -64,16 +72,19 @@ Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
 """
 
 
+FORMS = ("hlo", "dot", "html", "stablehlo", *LLVM_FORMS)
+
+
 def _check_emit(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if value in EMITTERS or value in LLVM_FORMS:
+    if value in FORMS:
         return value
-    raise click.BadParameter(f"'{value}' is not a known form; choose from {', '.join(list(EMITTERS) + list(LLVM_FORMS))}")
+    raise click.BadParameter(f"'{value}' is not a known form; choose from {', '.join(FORMS)}")
 
 
 @click.command(cls=HloCommand, context_settings=CONTEXT_SETTINGS, epilog=EPILOG)
 @input_argument
 @click.option("--emit", default="hlo", show_default=True, callback=_check_emit, metavar="FORM",
-              help=f"What to write: {', '.join(list(EMITTERS) + list(LLVM_FORMS))}.")
+              help=f"What to write: {', '.join(FORMS)}.")
 @output_option
 @style_option
 @click.option("--target-triple", default=None, metavar="TRIPLE",
@@ -85,18 +96,31 @@ def _check_emit(ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="LLVM forms: target features, e.g. +avx2,+fma (default: the host CPU's with it, else none).")
 @click.option("--function-name", default=None, metavar="NAME",
               help="obj/header: the C function's name (default: the module name as a C identifier).")
+@click.option("--collapse-fusions", is_flag=True,
+              help="dot: one node per fusion (default: each fusion a cluster holding its fused computation).")
+@click.option("--node", "focus", default=None, metavar="NAME",
+              help="dot: draw only the instructions within --radius operand/user steps of NAME.")
+@click.option("--radius", type=click.IntRange(min=0), default=None, metavar="R",
+              help="dot: with --node, how many steps out to draw (default 3).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="dot: draw at most N nodes (entry computation first) and a note saying how many were left out.")
 @click.option("--no-verify", is_flag=True, help="Parse only: skip the verifier.")
 @dump_options
 @version_option
 @debug_option
 def main(input_file: str, emit: str, output: str, style: str | None, target_triple: str | None, cpu: str | None,
-         features: str | None, function_name: str | None, no_verify: bool, dump_module: str | None,
-         stage: str | None, debug: bool) -> None:
+         features: str | None, function_name: str | None, collapse_fusions: bool, focus: str | None, radius: int | None,
+         max_nodes: int | None, no_verify: bool, dump_module: str | None, stage: str | None, debug: bool) -> None:
     """Translate an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
     --module/--stage) to another form."""
     if emit not in LLVM_FORMS and (target_triple or cpu or features or function_name):
         raise usage_error(f"--target-triple, --cpu, --features and --function-name apply to "
                           f"{', '.join(LLVM_FORMS)}, not --emit={emit}")
+    graph_given = collapse_fusions or focus is not None or max_nodes is not None or radius is not None
+    if emit != "dot" and graph_given:
+        raise usage_error(f"--collapse-fusions, --node, --radius and --max-nodes apply to dot, not --emit={emit}")
+    if radius is not None and focus is None:
+        raise usage_error("--radius goes with --node NAME")
     if emit == "obj" and output == "-" and sys.stdout.isatty():
         raise usage_error("an object file is binary: give -o FILE (or redirect standard output)")
     picked = pick_input(input_file, dump_module, stage)
@@ -104,6 +128,14 @@ def main(input_file: str, emit: str, output: str, style: str | None, target_trip
         return  # a dump folder was listed
     text, name = read_input(picked)
     module = parse_module(text, name, verify=not no_verify)
+    if emit == "dot":
+        options = DotOptions(fusions=not collapse_fusions, node=focus, radius=3 if radius is None else radius,
+                             max_nodes=max_nodes)
+        try:
+            write_output(output, module_to_dot(module, options))
+        except DotError as e:
+            raise usage_error(f"--node: {e}") from None
+        return
     if emit in EMITTERS:
         write_output(output, EMITTERS[emit](module, style))
         return

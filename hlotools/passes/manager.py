@@ -49,6 +49,9 @@ class ManagerOptions:
     module_id: int = 0  # the NNNN of module_NNNN in dump names (the module's place in the input)
     pipeline_name: str = "transforms_pipeline"  # the PIPELINE of per-pass dump names (XLA hlo-opt's)
     reproducer_dir: Path | None = None  # where a verify failure's reproducer goes (default: dump_dir or TMPDIR)
+    # Told of the module before the first pass (record None) and after each pass application
+    # that ran (hlo-opt --report measures kernels and memory there; not counted in pass times).
+    observer: Callable[[Module, PassRecord | None], None] | None = None
 
 
 @dataclass
@@ -137,6 +140,8 @@ class PassManager:
         if log.isEnabledFor(logging.INFO):
             log.info("running pipeline on module %s: %s", module.name, ",".join(s.text() for s in steps))
         self._dump(module, "before_optimizations", force=True)
+        if self.options.observer is not None:
+            self.options.observer(module, None)
         try:
             with _quiet_gc():
                 self._run_steps(module, steps)
@@ -185,6 +190,7 @@ class PassManager:
                                                   options=p.options_text()))
             log.info("HLO pass (%d) %s: no change (the module is as this pass left it without "
                      "changes in its last application; not re-run)", n, p.name)
+            self._observe(module)
             return False
         ctx = _FuelContext(fuel, p.name)
         before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
@@ -207,6 +213,7 @@ class PassManager:
         record = PassRecord(n, p.name, changed, seconds, count_before, module.instruction_count(),
                             ctx.rewrites, options=p.options_text(), rewrite_log=ctx.rewrite_log)
         self.report.records.append(record)
+        self._observe(module)
         log.info("HLO pass (%d) %s: %s in %.3f ms (%d -> %d instructions)", n, p.name,
                  "changed" if changed else "no change", seconds * 1e3, count_before, record.instructions_after)
         if changed:
@@ -225,6 +232,10 @@ class PassManager:
         if log.isEnabledFor(TRACE):
             log.log(TRACE, "module after %s:\n%s", p.name, self._text_of(module))
         return changed
+
+    def _observe(self, module: Module) -> None:
+        if self.options.observer is not None:
+            self.options.observer(module, self.report.records[-1])
 
     def _unchanged_since_clean_run(self, step: PassStep) -> bool:
         """True when `step` last ran without changing the module and no application changed it

@@ -145,6 +145,10 @@ class HloPrinter:
         return attr_order(inst)
 
     def _attrs_text(self, inst: Instruction, skip: str | None = None) -> str:
+        return "".join([f", {name}={text}" for name, text in self.attribute_items(inst, skip)])
+
+    def attribute_items(self, inst: Instruction, skip: str | None = None) -> list[tuple[str, str]]:
+        """(name, value text) of each attribute the instruction line prints, in its order."""
         attrs = inst.attrs
         cache = self._value_cache
         parts = []
@@ -153,19 +157,19 @@ class HloPrinter:
                 continue
             if name == "control-predecessors" and name not in attrs:
                 preds = ", ".join(self.pct + p.name for p in inst.control_predecessors)
-                parts.append(", control-predecessors={" + preds + "}")
+                parts.append((name, "{" + preds + "}"))
                 continue
             value = attrs[name]
             if value is None or (name in MAYBE_DEFAULT and is_default_attr(inst, name, value)):
                 continue  # None: a pass cleared the attribute
             if isinstance(value, Raw):  # metadata, frontend_attributes, ...: verbatim
-                parts.append(f", {name}={precision_text(value) if name == 'operand_precision' else value}")
+                parts.append((name, precision_text(value) if name == 'operand_precision' else str(value)))
                 continue
             if isinstance(value, VERBATIM_TYPES):  # decoded, printed as written
-                parts.append(f", {name}={value.text}")
+                parts.append((name, value.text))
                 continue
             if isinstance(value, Enum) and name in ENUM_CASE:
-                parts.append(f", {name}={ENUM_CASE[name](value)}")
+                parts.append((name, ENUM_CASE[name](value)))
                 continue
             key = (type(value), type(value[0]) if type(value) is tuple and value else None, value)
             try:
@@ -174,8 +178,8 @@ class HloPrinter:
                 text = cache[key] = self.value(value)
             except TypeError:  # unhashable (a list)
                 text = self.value(value)
-            parts.append(f", {name}={text}")
-        return "".join(parts)
+            parts.append((name, text))
+        return parts
 
     def operands(self, inst: Instruction) -> str:
         opcode = inst.opcode

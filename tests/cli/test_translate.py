@@ -87,3 +87,27 @@ def test_stdin_and_bad_input() -> None:
     assert r.exit_code == 0 and 'label="p\\nparameter 0\\nf32[]"' in r.stdout
     r = invoke(["-", "--emit=dot"], input="HloModule m\n\nENTRY e {\n  ROOT p = f32[] bogus(\n}\n")
     assert r.exit_code == 1 and r.stderr.startswith("<stdin>:")
+
+
+def test_emit_html_to_a_file_and_to_stdout(tmp_path: Path) -> None:
+    r = invoke([MLP, "--emit=html", "-o", tmp_path / "g.html"])
+    assert r.exit_code == 0 and r.stdout == ""
+    page = (tmp_path / "g.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and '"module":"jit_mlp2_relu"' in page
+    r = invoke([MLP, "--emit=html"])
+    assert r.exit_code == 0 and r.stdout == page
+
+
+def test_dot_size_options() -> None:
+    r = invoke([MLP, "--emit=dot", "--node", "dot_general.2", "--radius", "1"])
+    assert r.exit_code == 0, r.output
+    names = {label.split("\\n")[0] for label in re.findall(r'^\s+n\d+ \[label="([^"]*)"', r.stdout, re.M)}
+    assert names == {"dot_general.2", "x.1", "w1.1", "add.11"}
+    r = invoke([MLP, "--emit=dot", "--max-nodes", "5"])
+    assert r.exit_code == 0 and "more instructions not drawn (--max-nodes 5)" in r.stdout
+    r = invoke([MLP, "--emit=dot", "--node", "nope"])
+    assert r.exit_code == 2 and "no instruction named 'nope'" in r.stderr
+    r = invoke([MLP, "--emit=hlo", "--collapse-fusions"])
+    assert r.exit_code == 2 and "apply to dot, not --emit=hlo" in r.stderr
+    r = invoke([MLP, "--emit=dot", "--radius", "2"])
+    assert r.exit_code == 2 and "--radius goes with --node" in r.stderr

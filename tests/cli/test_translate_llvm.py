@@ -123,7 +123,7 @@ def test_bad_module_is_exit_1(tmp_path: Path) -> None:
 def test_unknown_form_lists_every_form(tmp_path: Path) -> None:
     r = invoke([model(tmp_path), "--emit=png"])
     assert r.exit_code == 2
-    assert "'png' is not a known form; choose from hlo, dot, stablehlo, llvm, llvm-opt, asm, obj, header" in r.stderr
+    assert "'png' is not a known form; choose from hlo, dot, html, stablehlo, llvm, llvm-opt, asm, obj, header" in r.stderr
 
 
 def test_llvm_opt_of_the_jit_and_aot_agree_on_the_target() -> None:

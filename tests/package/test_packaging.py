@@ -21,6 +21,8 @@ def test_wheel_contains_grammar_and_entry_points(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("hlotools-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "hlotools/grammar/hlo.lark" in names
+    for page in ("viewer.html", "viewer.js", "report.html", "report.js"):  # the HTML views' templates
+        assert f"hlotools/graph/{page}" in names
     assert "hlotools/text/parser.py" in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry).decode()

@@ -97,6 +97,15 @@ def test_instruction_counts_and_rewrites_are_recorded() -> None:
     assert report.total_seconds == pytest.approx(alg.seconds + dce.seconds)
 
 
+def test_observer_sees_the_input_then_every_application_that_ran() -> None:
+    seen: list[tuple[int | None, int]] = []
+    observer = lambda m, r: seen.append((None if r is None else r.index, m.instruction_count()))  # noqa: E731
+    _, report = run("dce,fixed-point(test-countdown{times=1},dce),cse", observer=observer, bisect_limit=5)
+    # the input (5 instructions), dce leaves 4; applications past the bisect limit are not observed
+    assert seen == [(None, 5), (1, 4), (2, 4), (3, 4), (4, 4), (5, 4)]
+    assert [r.index for r in report.records if r.ran] == [1, 2, 3, 4, 5]
+
+
 def test_verify_each_names_the_pass_the_passes_before_it_and_writes_a_reproducer(tmp_path: Path) -> None:
     module = hlotools.parse_module(DEAD)
     manager = PassManager(ManagerOptions(verify_each=True, reproducer_dir=tmp_path))
