@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import numpy as np
@@ -88,7 +88,7 @@ absolute and relative difference with its index.
 \b
 Exit status: 0 ok (and results match --expected), 1 bad input or a runtime refusal,
 2 bad usage, 3 results differ from --expected or between backends (--compare),
-70 internal error (add --debug).
+70 internal error (add --debug), 124 --timeout expired, 130 stopped with Ctrl-C.
 """
 
 
@@ -413,15 +413,26 @@ class RunCommand(VariadicCommand):
               is_eager=True,
               help="LLVM backend: the CPU to generate code for, as $HLOTOOLS_TARGET_CPU: host (default), "
                    "x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or an LLVM CPU name (one this host can run).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Stop after S seconds (compiling or running), with a one-line message and exit 124. "
+                   "Ctrl-C stops a run at once too (exit 130), even inside generated code.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on a terminal.")
 @semantics_option
 @debug_option
 @click.pass_context
-def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
-         expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
-         repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
-         save_inputs: str | None, dump_module: str | None, stage: str | None, verbose: int, debug: bool) -> None:
+def main(ctx: click.Context, timeout: float | None, quiet: bool, **options: Any) -> None:
     """Run an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
     --module/--stage) and show, save or check its results."""
+    from hlotools.cli.stoppable import run_stoppable
+    what = f"running {options['input_file']}" if options["input_file"] != "-" else "running"
+    run_stoppable(lambda: _main(ctx, **options), timeout, quiet, what)
+
+
+def _main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
+          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
+          repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool,
+          no_cache: bool, save_inputs: str | None, dump_module: str | None, stage: str | None, verbose: int,
+          debug: bool) -> None:
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
     if output == "-":
