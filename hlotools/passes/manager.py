@@ -49,6 +49,8 @@ class ManagerOptions:
     module_id: int = 0  # the NNNN of module_NNNN in dump names (the module's place in the input)
     pipeline_name: str = "transforms_pipeline"  # the PIPELINE of per-pass dump names (XLA hlo-opt's)
     reproducer_dir: Path | None = None  # where a verify failure's reproducer goes (default: dump_dir or TMPDIR)
+    # told of each pass application before it runs: (application number, pass name, instructions)
+    on_pass: Callable[[int, str, int], None] | None = None
 
 
 @dataclass
@@ -189,6 +191,8 @@ class PassManager:
         ctx = _FuelContext(fuel, p.name)
         before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
+        if opts.on_pass is not None:
+            opts.on_pass(n, p.name, count_before)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
         t0 = time.perf_counter()
