@@ -505,17 +505,17 @@ class ObjectPool:
             self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hlotools-llvm")
         self._jobs: dict[object, object] = {}
         self.done = 0  # jobs compiled, of len(self._jobs) submitted (a progress line reads them)
+        self._done_lock = threading.Lock()
 
     def submit(self, key: object, text: str, level: int, slp: bool) -> None:
-        if self._pool is None:
-            self._jobs[key] = compile_object(text, level, slp)
-            self.done += 1
-            return
-        job = self._jobs[key] = self._pool.submit(compile_object, text, level, slp)
-        job.add_done_callback(self._count)
+        self._jobs[key] = (self._compile(text, level, slp) if self._pool is None
+                           else self._pool.submit(self._compile, text, level, slp))
 
-    def _count(self, _job: object) -> None:
-        self.done += 1  # one int store under the GIL: a reader sees the old or the new count
+    def _compile(self, text: str, level: int, slp: bool) -> bytes:
+        obj = compile_object(text, level, slp)
+        with self._done_lock:  # counted before the job's result is seen
+            self.done += 1
+        return obj
 
     @property
     def submitted(self) -> int:
