@@ -179,6 +179,14 @@ def main(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline:
          as_json: bool, markdown: str | None, quiet: bool, debug: bool) -> None:
     """Measure modules (files, folders of .hlo/.mlir files, XLA dump folders) and record the
     figures (--save) or compare them with a baseline (--baseline)."""
+    from hlotools.cli.stoppable import run_stoppable  # Ctrl-C stops a module's native run at once
+    run_stoppable(lambda: _bench(ctx, paths, save, baseline, threshold, noise_floor, checksum_rtol, repeat,
+                                 retries, seed, jobs, as_json, markdown, quiet), quiet=True)
+
+
+def _bench(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline: str | None, threshold: float,
+           noise_floor: float, checksum_rtol: float, repeat: int, retries: int, seed: int, jobs: int,
+           as_json: bool, markdown: str | None, quiet: bool) -> None:
     base = _load_baseline(baseline) if baseline else None
     inputs = collect_inputs(paths)
     measured = measure_all(inputs, repeat, seed, jobs, quiet)

@@ -464,6 +464,8 @@ def _main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: in
     if output:
         from hlotools.io.npz import save_npz
         save_npz(output, [(s.name, a) for s, a in data_outputs(result)])
+    from hlotools.cli.stoppable import end_progress
+    end_progress()  # the results go where the progress line was
     if as_json:
         click.echo(_json_report(result, comparisons, repeat is not None, print_literals, differences))
     else:

@@ -54,24 +54,53 @@ def run_stoppable(fn: Callable[[], T], timeout: float | None = None, quiet: bool
     return box["value"]  # type: ignore[no-any-return]
 
 
+class _Spinner:
+    """The waiting thread's progress line, which the worker ends (`end_progress`) before it
+    prints its results, so no line is drawn over them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.progress: Any = None
+        self.ended = False
+
+    def show(self, what: str) -> None:
+        from hlotools.cli.progress import Progress
+        with self.lock:
+            if self.progress is None and not self.ended:
+                self.progress = Progress(what).__enter__()
+            if self.progress is not None:
+                self.progress.update(description=_status(what))
+
+    def end(self) -> None:
+        with self.lock:
+            self.ended = True
+            if self.progress is not None:
+                self.progress.__exit__(None, None, None)
+                self.progress = None
+
+
+_SPINNER = _Spinner()
+
+
+def end_progress() -> None:
+    """Called by the work before it writes its output: the progress line is gone for good."""
+    _SPINNER.end()
+
+
 def _wait(worker: threading.Thread, start: float, timeout: float | None, quiet: bool, what: str) -> None:
-    from hlotools.cli.progress import Progress, progress_wanted
-    progress: Progress | None = None
+    from hlotools.cli.progress import progress_wanted
+    wanted = progress_wanted(quiet)
     try:
         while worker.is_alive():
             worker.join(0.05)
             elapsed = time.monotonic() - start
             if timeout is not None and elapsed >= timeout and worker.is_alive():
-                if progress is not None:
-                    progress.__exit__(None, None, None)
+                _SPINNER.end()
                 _stop(EXIT_TIMEOUT, f"error: timed out after {timeout:g} s (--timeout) while {what}")
-            if progress is None and elapsed >= PROGRESS_AFTER_S and progress_wanted(quiet):
-                progress = Progress(what).__enter__()
-            if progress is not None:
-                progress.update(description=_status(what))
+            if wanted and elapsed >= PROGRESS_AFTER_S and worker.is_alive():
+                _SPINNER.show(what)
     finally:
-        if progress is not None:
-            progress.__exit__(None, None, None)
+        _SPINNER.end()
 
 
 def _status(what: str) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.paths import ROOT
 
-LONG = ROOT / "testdata" / "models" / "long_while.hlo"
+LONG = ROOT / "testdata" / "run" / "long_while.hlo"
 MLP = ROOT / "testdata" / "models" / "mlp2_relu.hlo"
 TOOLS = {"hlo-opt": "hlotools.cli.opt", "hlo-run": "hlotools.cli.run", "hlo-bench": "hlotools.cli.bench"}
 

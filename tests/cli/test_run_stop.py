@@ -1,5 +1,5 @@
 """hlo-run can be stopped: Ctrl-C inside generated code exits at once with 130, --timeout with
-124 and one line (testdata/models/long_while.hlo runs a while loop of 10^10 iterations)."""
+124 and one line (testdata/run/long_while.hlo runs a while loop of 10^10 iterations)."""
 from __future__ import annotations
 
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.support.paths import ROOT
 
-LONG = ROOT / "testdata" / "models" / "long_while.hlo"
+LONG = ROOT / "testdata" / "run" / "long_while.hlo"
 RUN = [sys.executable, "-c", "from hlotools.cli.run import main; main()"]
 
 
