@@ -188,11 +188,21 @@ def test_usage_and_input_errors(corpus: tuple[Path, Path], tmp_path: Path) -> No
     assert r.exit_code == 1
 
 
+def test_a_terminal_gets_a_rich_table(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    folder, baseline = corpus
+    edited = _edited(baseline, tmp_path, "mlp.hlo", kernels=1)
+    r = _bench(str(folder), "--baseline", str(edited), "--threshold", "1000%", env={"TTY_COMPATIBLE": "1",
+                                                                                    "COLUMNS": "200"})
+    assert r.exit_code == 1
+    assert "┏" in r.output and "module" in r.output.splitlines()[2]  # rich's table
+    assert "mlp.hlo: regressed: kernels 1 -> 2" in r.output and "FAIL (1 regressed)" in r.output
+
+
 def test_help_and_version() -> None:
     r = CliRunner().invoke(main, ["--help"])
     assert r.exit_code == 0 and "--baseline baseline.json" in r.output and "Exit status" in r.output
-    r = CliRunner().invoke(main, ["--version"])
-    assert r.exit_code == 0 and "(hlotools)" in r.output
+    r = CliRunner().invoke(main, ["--version"], prog_name="hlo-bench")  # click keeps the first prog name
+    assert r.exit_code == 0 and r.output.startswith("hlo-bench (hlotools) ")
 
 
 def test_checksums_hash_exact_types_and_sum_floats() -> None:
