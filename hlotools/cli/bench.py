@@ -144,8 +144,11 @@ def _write_markdown(path: str, text: str) -> None:
 
 
 def _document(measured: list[dict[str, Any]], repeat: int, seed: int) -> dict[str, Any]:
-    return {"format": FORMAT, "hlotools": __version__, "host": {"machine": platform.machine(),
-            "python": platform.python_version()}, "repeat": repeat, "seed": seed,
+    """The --save file: the figures and where they were measured (times hold for that host only;
+    kernels, bytes and checksums for every host)."""
+    from hlotools.backend.llvm.native.cache import environment
+    host = {"machine": platform.machine(), "cpu": environment()["cpu"], "python": platform.python_version()}
+    return {"format": FORMAT, "hlotools": __version__, "host": host, "repeat": repeat, "seed": seed,
             "modules": [{k: v for k, v in m.items() if k != "traceback"} for m in measured]}
 
 
@@ -163,7 +166,8 @@ def _document(measured: list[dict[str, Any]], repeat: int, seed: int) -> dict[st
               help="Timed runs per module (the median counts).")
 @click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
               help="Measure a module that looks slower again, up to N times (the best median counts).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Random arguments from SEED.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="SEED",
+              help="Random arguments from SEED.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Measure modules in N worker processes (faster, noisier times).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table (errors too).")

@@ -221,3 +221,24 @@ def test_checksums_hash_exact_types_and_sum_floats() -> None:
     j[5] += 1
     assert mismatch(checksum(i), checksum(i.copy())) is None
     assert "hashes differ" in (mismatch(checksum(i), checksum(j)) or "")
+
+
+def test_a_baseline_from_this_cpu_holds_for_code_made_for_another(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    """Outputs must not depend on the CPU the code is generated for: the same modules compiled
+    for baseline x86-64 (no AVX) match the checksums recorded with the host's code."""
+    import os
+    import platform
+    import subprocess
+    import sys
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86-64 target levels")
+    folder, baseline = corpus
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "GITHUB_STEP_SUMMARY")}
+    env |= {"HLOTOOLS_TARGET_CPU": "x86-64", "HLOTOOLS_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-c", "from hlotools.cli.bench import main; main()", str(folder),
+                        "--baseline", str(baseline), "--threshold", "1000%", "--repeat", "1", "--json"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    assert not doc["failed"] and len(doc["comparison"]) == 2
+    assert all(v["status"] in ("ok", "improved") and not v["problems"] for v in doc["comparison"])
