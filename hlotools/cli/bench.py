@@ -54,7 +54,8 @@ which compare within --checksum-rtol, so a baseline made on one CPU holds on ano
 Verdicts: a time is a regression when it grew by more than --threshold and by more than
 --noise-floor ms; a suspect is measured again (--retries) and the best median counts. Kernels
 and peak bytes compare exactly (more: regressed; fewer: improved). An output that differs, a
-module that fails, or one the baseline has but the run lacks fails the gate; a module the
+module that fails (and did not in the baseline), or one the baseline has but the run lacks fails
+the gate; a module the
 baseline lacks is new. $GITHUB_STEP_SUMMARY, when set, gets the markdown summary too.
 
 \b

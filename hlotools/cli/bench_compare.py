@@ -5,7 +5,8 @@ threshold AND by more than a noise floor in milliseconds (a 30 us run twice as s
 loaded machine is not a finding). Kernel count and peak bytes compare exactly (more is a
 regression, fewer an improvement to record with --save). An output whose checksum does not
 match (io/checksum.py: hashes for exact types, sums within a tolerance for floats) is a failure,
-and so is a module that no longer compiles and runs, or that the baseline has and the run lacks.
+and so is a module that no longer compiles and runs (one that failed in the baseline too is not
+news), or that the baseline has and the run lacks.
 """
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def compare(base: dict[str, Any] | None, cur: dict[str, Any] | None, th: Thresho
     if cur is None:
         return Verdict(key, "missing", {"verdict": "missing"}, ["in the baseline, not measured now"])
     if "error" in cur:
+        if base is not None and "error" in base:  # a known failure the baseline records: no news
+            return Verdict(key, "ok", {"verdict": "fails as in the baseline"})
         return Verdict(key, "error", {"verdict": "error"}, [cur["error"]])
     v = Verdict(key, "ok", measurement_cells(cur))
     if base is None:

@@ -186,6 +186,16 @@ def test_usage_and_input_errors(corpus: tuple[Path, Path], tmp_path: Path) -> No
     assert "broken.hlo:" in json.loads(r.output)["modules"][0]["error"]
     r = _bench(str(tmp_path / "empty_dir_that_is_missing"), "--json")
     assert r.exit_code == 1
+    # a module that failed in the baseline and fails now is no news; one that starts failing is
+    saved = tmp_path / "broken.json"
+    assert _bench(str(broken), "--save", str(saved)).exit_code == 1
+    r = _bench(str(broken), "--baseline", str(saved))
+    assert r.exit_code == 0 and "fails as in the baseline" in r.output
+    doc = json.loads(saved.read_text())
+    doc["modules"][0] = {"key": str(broken), "file": str(broken), "run_ms": 1.0, "run_min_ms": 1.0, "outputs": []}
+    saved.write_text(json.dumps(doc))
+    r = _bench(str(broken), "--baseline", str(saved))
+    assert r.exit_code == 1 and "error: " in r.output and "FAIL (1 error)" in r.output
 
 
 def test_a_terminal_gets_a_rich_table(corpus: tuple[Path, Path], tmp_path: Path) -> None:
