@@ -42,6 +42,7 @@ Examples:
   hlo-bench models/ --baseline b.json --save b.json   compare, then record the new figures
   hlo-bench models/ --baseline b.json --markdown "$GITHUB_STEP_SUMMARY"   a summary for CI
   hlo-bench models/ --jobs 2 --repeat 10 --json   two worker processes, JSON on stdout
+  hlo-bench models/ --baseline b.json --timeout 300   a module that hangs fails instead
 
 \b
 What is measured, per module: compile time (passes, codegen, llvm; no compile cache), kernels
@@ -88,11 +89,11 @@ def _load_baseline(path: str) -> dict[str, dict[str, Any]]:
 
 
 def measure_all(inputs: list[BenchInput], repeat: int, seed: int, jobs: int, quiet: bool,
-                what: str = "measuring") -> list[dict[str, Any]]:
-    """Every module's measurement, in input order: in this process, or in `jobs` worker
-    processes (spawned: the JIT's threads make fork unsafe)."""
+                timeout: float | None = None, what: str = "measuring") -> list[dict[str, Any]]:
+    """Every module's measurement, in input order: in this process, or in worker processes
+    (bench_workers.py) for --jobs above 1 or a --timeout."""
     with Progress(what, total=len(inputs), quiet=quiet) as progress:
-        if jobs <= 1 or len(inputs) <= 1:
+        if timeout is None and (jobs <= 1 or len(inputs) <= 1):
             warm_up()
             out = []
             for item in inputs:
@@ -100,20 +101,14 @@ def measure_all(inputs: list[BenchInput], repeat: int, seed: int, jobs: int, qui
                 out.append(measure(item, repeat, seed))
                 progress.advance()
             return out
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(min(jobs, len(inputs)), mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=warm_up) as pool:
-            futures = {pool.submit(measure, item, repeat, seed): k for k, item in enumerate(inputs)}
-            results: dict[int, dict[str, Any]] = {}
-            for done in as_completed(futures):
-                results[futures[done]] = done.result()
-                progress.advance(description=f"{what} {inputs[futures[done]].key}")
-        return [results[k] for k in range(len(inputs))]
+        from hlotools.cli.bench_workers import measure_in_workers
+        return measure_in_workers(inputs, repeat, seed, jobs, timeout,
+                                  lambda k: progress.advance(description=f"{what} {inputs[k].key}"))
 
 
 def _verdicts(inputs: list[BenchInput], measured: list[dict[str, Any]], baseline: dict[str, dict[str, Any]],
-              th: Thresholds, retries: int, repeat: int, seed: int, jobs: int, quiet: bool) -> list[Verdict]:
+              th: Thresholds, retries: int, repeat: int, seed: int, jobs: int, quiet: bool,
+              timeout: float | None) -> list[Verdict]:
     """Compare; measure suspected time regressions again (up to `retries` times, best median
     kept) before calling them regressions. Updates `measured` in place."""
     by_key = {m["key"]: k for k, m in enumerate(measured)}
@@ -122,7 +117,7 @@ def _verdicts(inputs: list[BenchInput], measured: list[dict[str, Any]], baseline
         suspects = [i for i in inputs if verdicts[i.key].time_only]
         if not suspects:
             break
-        again = measure_all(suspects, repeat, seed, jobs, quiet, "measuring again")
+        again = measure_all(suspects, repeat, seed, jobs, quiet, timeout, "measuring again")
         for item, doc in zip(suspects, again):
             k = by_key[item.key]
             measured[k] = merge_min(measured[k], doc)
@@ -171,6 +166,9 @@ def _document(measured: list[dict[str, Any]], repeat: int, seed: int) -> dict[st
               help="Random arguments from SEED.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="Measure modules in N worker processes (faster, noisier times).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Stop a module's measurement after S seconds (in a worker process, whose start counts): "
+                   "it fails as timed out, and the sweep goes on.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table (errors too).")
 @click.option("--markdown", default=None, metavar="FILE",
               help="Append a markdown summary to FILE ('-': standard output), e.g. $GITHUB_STEP_SUMMARY.")
@@ -181,23 +179,23 @@ def _document(measured: list[dict[str, Any]], repeat: int, seed: int) -> dict[st
 @click.pass_context
 def main(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline: str | None, threshold: float,
          noise_floor: float, checksum_rtol: float, repeat: int, retries: int, seed: int, jobs: int,
-         as_json: bool, markdown: str | None, quiet: bool, debug: bool) -> None:
+         timeout: float | None, as_json: bool, markdown: str | None, quiet: bool, debug: bool) -> None:
     """Measure modules (files, folders of .hlo/.mlir files, XLA dump folders) and record the
     figures (--save) or compare them with a baseline (--baseline)."""
     from hlotools.cli.stoppable import run_stoppable  # Ctrl-C stops a module's native run at once
     run_stoppable(lambda: _bench(ctx, paths, save, baseline, threshold, noise_floor, checksum_rtol, repeat,
-                                 retries, seed, jobs, as_json, markdown, quiet), quiet=True)
+                                 retries, seed, jobs, timeout, as_json, markdown, quiet), quiet=True)
 
 
 def _bench(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline: str | None, threshold: float,
            noise_floor: float, checksum_rtol: float, repeat: int, retries: int, seed: int, jobs: int,
-           as_json: bool, markdown: str | None, quiet: bool) -> None:
+           timeout: float | None, as_json: bool, markdown: str | None, quiet: bool) -> None:
     base = _load_baseline(baseline) if baseline else None
     inputs = collect_inputs(paths)
-    measured = measure_all(inputs, repeat, seed, jobs, quiet)
+    measured = measure_all(inputs, repeat, seed, jobs, quiet, timeout)
     th = Thresholds(threshold, noise_floor, checksum_rtol)
     if base is not None:
-        verdicts = _verdicts(inputs, measured, base, th, retries, repeat, seed, jobs, quiet)
+        verdicts = _verdicts(inputs, measured, base, th, retries, repeat, seed, jobs, quiet, timeout)
     else:
         verdicts = [compare(None, m, th) for m in measured]
         for v in verdicts:

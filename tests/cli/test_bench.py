@@ -252,3 +252,15 @@ def test_a_baseline_from_this_cpu_holds_for_code_made_for_another(corpus: tuple[
     doc = json.loads(r.stdout)
     assert not doc["failed"] and len(doc["comparison"]) == 2
     assert all(v["status"] in ("ok", "improved") and not v["problems"] for v in doc["comparison"])
+
+
+def test_a_module_over_its_timeout_fails_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "a_long.hlo").write_text((ROOT / "testdata" / "run" / "long_while.hlo").read_text())
+    (folder / "b_mlp.hlo").write_text(MLP.read_text())
+    r = _bench(str(folder), "--timeout", "3", "--json")
+    assert r.exit_code == 1
+    long, mlp = json.loads(r.output)["modules"]
+    assert long["error"] == f"{folder / 'a_long.hlo'}: error: timed out after 3 s (--timeout)"
+    assert "error" not in mlp and mlp["kernels"] == 2
