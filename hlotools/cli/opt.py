@@ -7,6 +7,7 @@ manager (hlotools/passes/manager.py) does verify-each, dumps, printing after pas
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -35,6 +36,7 @@ from hlotools.cli.common import (
     write_output,
 )
 from hlotools.cli.dump_folder import dump_options, pick_input
+from hlotools.cli.progress import Progress
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
@@ -93,10 +95,13 @@ class OptOptions:
     reports: list[PipelineReport] = field(default_factory=list)  # one per module that ran passes
     metrics: list[dict] | None = None  # --json: one module_metrics document per module
     quiet: bool = False  # -q: no progress line
+    sweep: Progress | None = None  # the progress line of several modules, which passes report to
 
 
-# A progress line (on a terminal) for pipelines over modules at least this large.
+# A progress line (on a terminal) for pipelines over modules at least this large, and for
+# sweeps over at least this many files (or the parts of a --split-input-file, however many).
 PROGRESS_INSTRUCTIONS = 1000
+SWEEP_FILES = 10
 
 
 def process_module(text: str, filename: str, options: OptOptions, module_id: int = 0) -> str:
@@ -104,9 +109,9 @@ def process_module(text: str, filename: str, options: OptOptions, module_id: int
     module = parse_module(text, filename, verify=options.verify)
     report = None
     if options.pipeline:
-        from hlotools.cli.progress import Progress
         large = module.instruction_count() >= PROGRESS_INSTRUCTIONS
-        with Progress(f"{module.name}: passes", quiet=options.quiet or not large) as progress:
+        own = Progress(f"{module.name}: passes", quiet=options.quiet or not large or options.sweep is not None)
+        with own if options.sweep is None else contextlib.nullcontext(options.sweep) as progress:
             def on_pass(n: int, name: str, instructions: int) -> None:
                 progress.update(description=f"{module.name}: pass {n} {name} ({instructions} instructions)")
             manager = PassManager(dataclasses.replace(options.manager, module_id=module_id,
@@ -391,16 +396,22 @@ def _run(ctx: click.Context, files: list[str], options: OptOptions, split_input_
         return
     outputs: list[str] = []
     failed = 0
-    for name, chunk_text in _modules(files, split_input_file):
-        try:
-            if not split_input_file:
-                check_no_separator(chunk_text, name)
-            outputs.append(process_module(chunk_text, name, options, len(outputs) + failed))
-        except HloError as e:
-            if debug:
-                raise
-            err(e.with_place(name, chunk_text).format())
-            failed += 1
+    total = None if split_input_file else len(files)  # the parts of a split file are not known yet
+    with Progress("hlo-opt", total=total, quiet=options.quiet or (total or SWEEP_FILES) < SWEEP_FILES) as sweep:
+        options.sweep = sweep if sweep.enabled else None
+        for name, chunk_text in _modules(files, split_input_file):
+            sweep.update(description=f"hlo-opt {name}")
+            try:
+                if not split_input_file:
+                    check_no_separator(chunk_text, name)
+                outputs.append(process_module(chunk_text, name, options, len(outputs) + failed))
+            except HloError as e:
+                if debug:
+                    raise
+                err(e.with_place(name, chunk_text).format())
+                failed += 1
+            sweep.advance()
+        options.sweep = None
     _write(output, outputs, options)
     if failed:
         ctx.exit(EXIT_BAD_INPUT)

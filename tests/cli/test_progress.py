@@ -75,6 +75,20 @@ def test_hlo_opt_shows_the_pass_running_on_a_large_module(tmp_path: Path) -> Non
     assert piped.returncode == 0 and piped.stderr == ""
 
 
+def test_hlo_opt_counts_the_files_of_a_sweep(tmp_path: Path) -> None:
+    files = []
+    for k in range(12):
+        files.append(tmp_path / f"m{k}.hlo")
+        files[-1].write_text(MLP.read_text())
+    code, seen = _on_a_terminal(_command("hlo-opt", *map(str, files), "-O2", "-o", str(tmp_path / "o.hlo")),
+                                _env(tmp_path))
+    assert code == 0, seen
+    assert "hlo-opt " in seen and "/12" in seen
+    code, seen = _on_a_terminal(_command("hlo-opt", *map(str, files[:3]), "-O2", "-o", str(tmp_path / "o.hlo")),
+                                _env(tmp_path))
+    assert code == 0 and seen == ""  # three files: over before a line is worth drawing
+
+
 def test_hlo_opt_shows_no_progress_for_a_small_module(tmp_path: Path) -> None:
     code, seen = _on_a_terminal(_command("hlo-opt", str(MLP), "-O2", "-o", str(tmp_path / "o.hlo")),
                                 _env(tmp_path))
