@@ -190,6 +190,8 @@ def main(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline:
 def _bench(ctx: click.Context, paths: tuple[str, ...], save: str | None, baseline: str | None, threshold: float,
            noise_floor: float, checksum_rtol: float, repeat: int, retries: int, seed: int, jobs: int,
            timeout: float | None, as_json: bool, markdown: str | None, quiet: bool) -> None:
+    if as_json and markdown == "-":
+        raise usage_error("--json and --markdown - both write to standard output: give --markdown a file")
     base = _load_baseline(baseline) if baseline else None
     inputs = collect_inputs(paths)
     measured = measure_all(inputs, repeat, seed, jobs, quiet, timeout)

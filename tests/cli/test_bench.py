@@ -177,6 +177,8 @@ def test_usage_and_input_errors(corpus: tuple[Path, Path], tmp_path: Path) -> No
     assert r.exit_code == 2 and "not JSON" in r.output
     r = _bench(str(folder), "--baseline", str(tmp_path / "none.json"))
     assert r.exit_code == 2 and "cannot read" in r.output
+    r = _bench(str(folder), "--json", "--markdown", "-")
+    assert r.exit_code == 2 and "standard output" in r.output
     r = _bench(str(folder), "--threshold", "ten")
     assert r.exit_code == 2 and "percentage" in r.output
     broken = tmp_path / "broken.hlo"
