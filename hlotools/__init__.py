@@ -12,9 +12,11 @@ if TYPE_CHECKING:
 
     from hlotools.ir.dynamic import PaddedSignature
     from hlotools.ir.module import Module
+    from hlotools.passes.manager import PipelineReport
 
 __version__ = "0.1.0"
-__all__ = ["HloError", "evaluate", "pad_dynamic", "parse_module", "print_module", "verify_module", "__version__"]
+__all__ = ["HloError", "Rewriter", "compile", "evaluate", "pad_dynamic", "parse_module", "print_module",
+           "run_pipeline", "verify_module", "__version__"]
 
 
 def parse_module(text: str, filename: str | None = None, *, verify: bool = True) -> Module:
@@ -74,3 +76,33 @@ def pad_dynamic(module: Module) -> tuple[Module, PaddedSignature]:
     padded = module.clone()
     sig = pad_module(padded)
     return padded, sig if sig is not None else PaddedSignature()
+
+
+def run_pipeline(module: Module, passes: str = "O2", *, verify_each: bool = False) -> PipelineReport:
+    """Run passes on `module` in place, as `hlo-opt --passes=SPEC` does: a preset (O1, O2) or a
+    spec ('algsimp,cse,dce', 'fixed-point(algsimp,dce)', 'cse{is-layout-sensitive=true}').
+    The report has one record per pass application (name, changed, seconds, instructions)."""
+    from hlotools.passes.manager import ManagerOptions
+    from hlotools.passes.manager import run_pipeline as run
+    from hlotools.passes.pipeline import parse_pipeline
+
+    return run(module, parse_pipeline(passes), ManagerOptions(verify_each=verify_each))
+
+
+def compile(module: Module, passes: str = "O2") -> Any:  # noqa: A001 - the API's name for it
+    """Native code for `module` through the LLVM backend, after the backend's pipeline for
+    `passes` (O2, as hlo-run; "none" compiles the module as given); the module itself is not
+    changed. The result is called like `evaluate`: flattened argument leaves in, result leaves
+    out; `.stats` has the kernel count and the arena bytes."""
+    from hlotools.backend.llvm import compile_module
+    from hlotools.backend.llvm.driver.compile import optimise
+
+    return compile_module(optimise(module, passes))
+
+
+def __getattr__(name: str) -> Any:
+    """`hlotools.Rewriter` on first use (the package's import stays small)."""
+    if name == "Rewriter":
+        from hlotools.ir.rewriter import Rewriter
+        return Rewriter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

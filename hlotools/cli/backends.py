@@ -39,9 +39,20 @@ class Compiled:
     phases: dict[str, float] = field(default_factory=dict)  # [cache,] passes, codegen, llvm[, link] | cache-load
     cache: str = "none"  # 'hit' (machine code from the cache), 'miss' (compiled, stored), 'off', 'none'
     loader: str = ""  # how a cached entry was loaded: 'shared-library' (dlopen) or 'jit' (MCJIT)
+    stats: Any = None  # the LLVM backend's abi.CompileStats (also on a compile cache hit)
 
     def __call__(self, args: list[np.ndarray | None]) -> list[np.ndarray]:
         return self.run(args)
+
+    def metrics(self) -> dict[str, Any]:
+        """What a CI gate watches of a compile (hlo-run --json, hlo-bench): the kernel count
+        (fusions + unfused non-trivial instructions of the optimised module), peak bytes (the
+        temp arena buffer assignment packed: the most bytes of temporaries live at once,
+        parameters and outputs aside) and each compile phase's milliseconds."""
+        doc: dict[str, Any] = {"compile_ms": {p: round(s * 1e3, 4) for p, s in self.phases.items()}}
+        if self.stats is not None:
+            doc |= {"kernels": self.stats.kernel_count, "peak_bytes": self.stats.arena_bytes}
+        return doc
 
 
 @dataclass(frozen=True)
@@ -79,7 +90,7 @@ def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
     if request.use_cache:
         compiled = compile_cached(module, options, compile_cache=CompileCache(log=request.log),
                                   source_text=request.source_text)
-        return Compiled(compiled, *_cache_phases(compiled, time.perf_counter() - start))
+        return Compiled(compiled, *_cache_phases(compiled, time.perf_counter() - start), stats=compiled.stats)
     # No cache: the same steps as compile_cached's, with the passes timed here.
     from hlotools.backend.llvm.driver.pipeline import optimise_module
     from hlotools.backend.llvm.driver.runtime import CompiledModule
@@ -89,7 +100,7 @@ def _llvm_with(module: Module, request: CompileRequest) -> Compiled:
     passes = time.perf_counter() - t0
     compiled = CompiledModule(optimised, opt_level=options.opt_level, implicit_fusion=options.implicit_fusion)
     return Compiled(compiled, {"passes": passes, "codegen": compiled.timings.codegen_s,
-                               "llvm": compiled.timings.llvm_s}, "off")
+                               "llvm": compiled.timings.llvm_s}, "off", stats=compiled.stats)
 
 
 def _cache_phases(compiled: Any, total: float) -> tuple[dict[str, float], str, str]:

@@ -33,7 +33,12 @@ class HloCommand(click.Command):
     """A click command whose callback's failures become messages and exit codes, not tracebacks."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, self.preprocess(list(args)))
+        try:
+            return super().parse_args(ctx, self.preprocess(list(args)))
+        except click.ClickException as e:  # a bad option value: JSON too under --json
+            if "--json" in args[:args.index("--") if "--" in args else len(args)]:
+                json_error(e.format_message(), e.exit_code)
+            raise
 
     def preprocess(self, args: list[str]) -> list[str]:
         """The command line as click should read it: LLVM's single-dash long options accepted."""

@@ -37,8 +37,10 @@ from hlotools.cli.common import (
     write_output,
 )
 from hlotools.cli.dump_folder import dump_options, pick_input
+from hlotools.cli.progress import Progress
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
 from hlotools.errors import HloError
+from hlotools.ir.module import Module
 from hlotools.log import ENV, cli_logging, env_level
 from hlotools.passes.manager import ManagerOptions, PassManager, PipelineReport
 from hlotools.passes.pipeline import PRESET_DESCRIPTIONS, Step, parse_pipeline, pipeline_lines, pipeline_text
@@ -97,27 +99,64 @@ class OptOptions:
     manager: ManagerOptions = field(default_factory=ManagerOptions)
     reports: list[PipelineReport] = field(default_factory=list)  # one per module that ran passes
     collector: ReportCollector | None = None  # --report: what each compile did
+    metrics: list[dict] | None = None  # --json: one module_metrics document per module
+    quiet: bool = False  # -q: no progress line
+    sweep: Progress | None = None  # the progress line of several modules, which passes report to
+
+
+# A progress line (on a terminal) for pipelines over modules at least this large, and for
+# sweeps over at least this many files (or the parts of a --split-input-file, however many).
+PROGRESS_INSTRUCTIONS = 1000
+SWEEP_FILES = 10
 
 
 def process_module(text: str, filename: str, options: OptOptions, module_id: int = 0) -> str:
     """One module's text in, its canonical text out (raises HloError on bad input)."""
     module = parse_module(text, filename, verify=options.verify)
+    report = None
     if options.pipeline:
         collector = options.collector
-        manager_options = dataclasses.replace(options.manager, module_id=module_id)
-        if collector is not None:
-            collector.file = filename
-            manager_options.observer = collector.observe
-        manager = PassManager(manager_options)
-        options.reports.append(manager.report)
-        try:
-            manager.run(module, options.pipeline)
-        except HloError as e:  # a verifier failure after a pass: name the input file
-            raise e.with_place(filename) from None
+        large = module.instruction_count() >= PROGRESS_INSTRUCTIONS
+        own = Progress(f"{module.name}: passes", quiet=options.quiet or not large or options.sweep is not None)
+        with own if options.sweep is None else contextlib.nullcontext(options.sweep) as progress:
+            def on_pass(n: int, name: str, instructions: int) -> None:
+                progress.update(description=f"{module.name}: pass {n} {name} ({instructions} instructions)")
+            manager_options = dataclasses.replace(options.manager, module_id=module_id,
+                                                  on_pass=on_pass if progress.enabled else None)
+            if collector is not None:
+                collector.file = filename
+                manager_options.observer = collector.observe
+            manager = PassManager(manager_options)
+            report = manager.report
+            options.reports.append(report)
+            try:
+                manager.run(module, options.pipeline)
+            except HloError as e:  # a verifier failure after a pass: name the input file
+                raise e.with_place(filename) from None
         if collector is not None:
             collector.finish(module)
     style = options.style or module.source_style or "short"
+    if options.metrics is not None:
+        options.metrics.append({"file": filename} | module_metrics(module, report))
     return print_module(module, style)
+
+
+def module_metrics(module: Module, report: PipelineReport | None) -> dict:
+    """What hlo-run --json and hlo-bench report of a compile, as far as the passes decide it:
+    the kernel count (fusions + unfused non-trivial instructions: passes/fusion_stats.py), the
+    entry's peak live bytes in its order (the scheduling pass's memory model; hlo-run's
+    peak_bytes is the backend's buffer assignment) and the passes' times."""
+    from hlotools.passes.fusion_stats import kernel_count
+    from hlotools.passes.scheduling import peak_bytes
+    entry = module.entry
+    doc: dict = {"module": module.name, "instructions": module.instruction_count(),
+                 "kernels": kernel_count(module),
+                 "peak_live_bytes": peak_bytes(entry, entry.instructions) if entry is not None else 0}
+    if report is not None:
+        timing = report.to_json()
+        doc["compile_ms"] = {"passes": timing["total_ms"]}
+        doc["passes"] = timing["passes"]
+    return doc
 
 
 def _parse_passes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[Step]:
@@ -243,6 +282,9 @@ def _check_env() -> None:
                    "peak bytes after each pass, the fusion decisions, the backend's buffer assignment. "
                    "Written to --report-file, else to standard output (the module then only with -o).")
 @click.option("--report-file", default=None, metavar="FILE", help="Where --report writes its page.")
+@click.option("--time-passes-file", default=None, metavar="FILE",
+              help="Write --time-passes' output to FILE instead of stderr (JSON unless --time-passes=table), "
+                   "so -v logging cannot mix with it.")
 @click.option("--bisect-limit", callback=_parse_bisect_limit, default=None, metavar="N[:M]",
               help="Run only the first N pass applications (the N-th with fuel for M rewrites, for "
                    "passes that take fuel); logs 'BISECT: running|NOT running pass (n) NAME'.")
@@ -265,7 +307,10 @@ def _check_env() -> None:
                    "hlo-diff summary per pass) and, for passes hlotools implements, what ours changes "
                    "on the same input and how far its result is from XLA's.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Machine-readable output: a dump folder's listing, --xla-passes, and errors.")
+              help="Machine-readable output: per module its kernels, peak live bytes, instructions and "
+                   "pass times (and its text, unless -o names a file); a dump folder's listing, "
+                   "--xla-passes, and errors.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on a terminal.")
 @version_option
 @click.option("-v", "--verbose", count=True,
               help=f"-v: info (passes run, times), -vv: debug (pass decisions), -vvv: trace (module "
@@ -276,11 +321,10 @@ def _check_env() -> None:
 def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: str | None, split_input_file: bool,
          no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
          dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
-         print_changed: str | None, time_passes: str | None, report: str | None, report_file: str | None,
-         bisect_limit: tuple[int, int | None] | None,
-         bisect_against: str | None, inputs: tuple[str, ...], seed: int | None, rtol: float | None,
-         atol: float | None, dump_module: str | None, stage: str | None, xla_passes: bool, as_json: bool,
-         verbose: int, debug: bool) -> None:
+         print_changed: str | None, time_passes: str | None, time_passes_file: str | None, report: str | None,
+         report_file: str | None, bisect_limit: tuple[int, int | None] | None, bisect_against: str | None,
+         inputs: tuple[str, ...], seed: int | None, rtol: float | None, atol: float | None, dump_module: str | None,
+         stage: str | None, xla_passes: bool, as_json: bool, quiet: bool, verbose: int, debug: bool) -> None:
     """Parse, verify, optionally transform, and print HLO modules (FILE..., '-' for stdin, or an XLA
     dump folder: listed, or one file of it picked with --module/--stage)."""
     _check_env()
@@ -297,7 +341,8 @@ def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: s
                                  print_changed=print_changed,
                                  bisect_limit=bisect_limit[0] if bisect_limit else None,
                                  bisect_rewrites=bisect_limit[1] if bisect_limit else None)
-        options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager)
+        options = OptOptions(style=style, verify=not no_verify, pipeline=steps, manager=manager,
+                             metrics=[] if as_json else None, quiet=quiet)
         _check_report(report, report_file, steps, bisect_against, xla_passes)
         if report:
             from hlotools.cli.compile_report import ReportCollector
@@ -323,8 +368,7 @@ def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: s
             with options.collector.capturing() if options.collector else contextlib.nullcontext():
                 _run(ctx, files, options, split_input_file, output, debug)
         finally:
-            if time_passes and options.reports:
-                err((timing_json if time_passes == "json" else timing_table)(options.reports).rstrip("\n"))
+            _time_passes(options.reports, time_passes, time_passes_file)
             if options.collector is not None and options.collector.modules:
                 _write_report(options.collector, steps, report_file)
 
@@ -343,6 +387,17 @@ def _write_report(collector: ReportCollector, steps: list[Step], report_file: st
     from hlotools.graph.report import report_to_html
     data = collector.data() | {"pipeline": pipeline_text(steps)}
     write_output(report_file or "-", report_to_html(data))
+
+
+def _time_passes(reports: list[PipelineReport], how: str | None, path: str | None) -> None:
+    """--time-passes on stderr, or (--time-passes-file) in a file of its own."""
+    if not reports or not (how or path):
+        return
+    text = (timing_table if how == "table" else timing_json)(reports)
+    if path is None:
+        err(text.rstrip("\n"))
+    else:
+        write_output(path, text if text.endswith("\n") else text + "\n")
 
 
 def _check_dump_dir(folder: Path) -> None:
@@ -380,26 +435,46 @@ def _run(ctx: click.Context, files: list[str], options: OptOptions, split_input_
     if not split_input_file and len(files) == 1:
         text, name = read_input(files[0])
         check_no_separator(text, name)
-        result = process_module(text, name, options)
-        if output:
-            write_output(output, result)
+        _write(output, [process_module(text, name, options)], options)
         return
     outputs: list[str] = []
     failed = 0
-    for name, chunk_text in _modules(files, split_input_file):
-        try:
-            if not split_input_file:
-                check_no_separator(chunk_text, name)
-            outputs.append(process_module(chunk_text, name, options, len(outputs) + failed))
-        except HloError as e:
-            if debug:
-                raise
-            err(e.with_place(name, chunk_text).format())
-            failed += 1
-    if output:
-        write_output(output, _join(outputs))
+    total = None if split_input_file else len(files)  # the parts of a split file are not known yet
+    with Progress("hlo-opt", total=total, quiet=options.quiet or (total or SWEEP_FILES) < SWEEP_FILES) as sweep:
+        options.sweep = sweep if sweep.enabled else None
+        for name, chunk_text in _modules(files, split_input_file):
+            sweep.update(description=f"hlo-opt {name}")
+            try:
+                if not split_input_file:
+                    check_no_separator(chunk_text, name)
+                outputs.append(process_module(chunk_text, name, options, len(outputs) + failed))
+            except HloError as e:
+                if debug:
+                    raise
+                err(e.with_place(name, chunk_text).format())
+                failed += 1
+            sweep.advance()
+        options.sweep = None
+    _write(output, outputs, options)
     if failed:
         ctx.exit(EXIT_BAD_INPUT)
+
+
+def _write(output: str, outputs: list[str], options: OptOptions) -> None:
+    """The modules' text to -o; under --json one document on stdout, with the text in it when
+    -o is stdout. An empty `output`: --report's page has standard output, the text goes nowhere."""
+    if not output:
+        return
+    if options.metrics is None:
+        write_output(output, outputs[0] if len(outputs) == 1 else _join(outputs))
+        return
+    import json
+    if output != "-":
+        write_output(output, outputs[0] if len(outputs) == 1 else _join(outputs))
+    else:
+        for doc, text in zip(options.metrics, outputs):
+            doc["text"] = text
+    click.echo(json.dumps({"modules": options.metrics}, indent=1))
 
 
 def _modules(files: list[str], split_input_file: bool) -> Iterator[tuple[str, str]]:

@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import numpy as np
@@ -88,7 +88,7 @@ absolute and relative difference with its index.
 \b
 Exit status: 0 ok (and results match --expected), 1 bad input or a runtime refusal,
 2 bad usage, 3 results differ from --expected or between backends (--compare),
-70 internal error (add --debug).
+70 internal error (add --debug), 124 --timeout expired, 130 stopped with Ctrl-C.
 """
 
 
@@ -183,7 +183,7 @@ def _compile(backend: Backend, module: Module, request: CompileRequest) -> Compi
     return Compiled(made, {"compile": time.perf_counter() - start} if backend.compiles else {})
 
 
-def _execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
+def execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
              repeat: int, request: CompileRequest | None = None, fallback: Backend | None = None,
              warmup: int = 0) -> RunResult:
     """Parse `repeat` times, compile once, run `warmup` times untimed and `repeat` times timed.
@@ -229,7 +229,7 @@ def _fallback_note(result: RunResult, verbose: int) -> str:
     return f"note: the LLVM backend cannot compile this module; ran it on the interpreter ({why})"
 
 
-def _data_outputs(result: RunResult) -> list[tuple[LeafSpec, np.ndarray]]:
+def data_outputs(result: RunResult) -> list[tuple[LeafSpec, np.ndarray]]:
     """(leaf, array) for every result leaf that carries data (tokens carry none)."""
     return [(s, np.asarray(result.outputs[s.index])) for s in result_leaves(result.module) if not s.is_token]
 
@@ -259,7 +259,7 @@ def _compare_all(result: RunResult, expected_path: str, rtol: float | None,
     from hlotools.io.npz import bind, read_arrays
     expected = bind(read_arrays([expected_path]), result_leaves(result.module), what="result")
     out = []
-    for (spec, actual), want in zip(_data_outputs(result), expected):
+    for (spec, actual), want in zip(data_outputs(result), expected):
         assert spec.shape.element_type is not None
         out.append(compare(spec.name, actual, want, spec.shape.element_type.name, rtol, atol))
     return out
@@ -272,7 +272,7 @@ def _compare_backends(result: RunResult, reference: RunResult, rtol: float | Non
     from hlotools.cli.difference import largest_difference
     from hlotools.io.compare import compare
     out, differences = [], {}
-    for (spec, actual), (_, want) in zip(_data_outputs(result), _data_outputs(reference)):
+    for (spec, actual), (_, want) in zip(data_outputs(result), data_outputs(reference)):
         assert spec.shape.element_type is not None
         c = compare(f"{spec.name} ({result.backend.name} vs {reference.backend.name})", actual, want,
                     spec.shape.element_type.name, rtol, atol)
@@ -294,6 +294,8 @@ def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_t
     if comparisons is not None:
         doc["match"] = all(c.ok for c in comparisons)
         doc["comparisons"] = [_comparison_json(c, differences or {}) for c in comparisons]
+    if result.backend.compiles and result.compiled is not None:
+        doc["metrics"] = result.compiled.metrics()  # kernels, peak bytes, compile phases (hlo-bench's)
     if show_timings:
         doc["timings"] = {t.phase: t.to_json() for t in result.timings}
         if result.backend.compiles and result.compiled is not None:
@@ -411,15 +413,26 @@ class RunCommand(VariadicCommand):
               is_eager=True,
               help="LLVM backend: the CPU to generate code for, as $HLOTOOLS_TARGET_CPU: host (default), "
                    "x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or an LLVM CPU name (one this host can run).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Stop after S seconds (compiling or running), with a one-line message and exit 124. "
+                   "Ctrl-C stops a run at once too (exit 130), even inside generated code.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on a terminal.")
 @semantics_option
 @debug_option
 @click.pass_context
-def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
-         expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
-         repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool, no_cache: bool,
-         save_inputs: str | None, dump_module: str | None, stage: str | None, verbose: int, debug: bool) -> None:
+def main(ctx: click.Context, timeout: float | None, quiet: bool, **options: Any) -> None:
     """Run an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
     --module/--stage) and show, save or check its results."""
+    from hlotools.cli.stoppable import run_stoppable
+    what = f"running {options['input_file']}" if options["input_file"] != "-" else "running"
+    run_stoppable(lambda: _main(ctx, **options), timeout, quiet, what)
+
+
+def _main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int | None, output: str | None,
+          expected: str | None, rtol: float | None, atol: float | None, backend: str | None,
+          repeat: int | None, warmup: int, compare_backends: bool, print_literals: bool, as_json: bool,
+          no_cache: bool, save_inputs: str | None, dump_module: str | None, stage: str | None, verbose: int,
+          debug: bool) -> None:
     if inputs and seed is not None:
         raise usage_error("--inputs and --random exclude each other")
     if output == "-":
@@ -435,7 +448,7 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     # Only the default falls back: --backend=llvm and --compare need LLVM's own answer.
     fallback = fallback_for(chosen) if backend is None and not compare_backends else None
     with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
-        result = _execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup)
+        result = execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup)
     if result.refusal is not None:
         err(_fallback_note(result, verbose))
     if save_inputs:
@@ -445,12 +458,14 @@ def main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: int
     if compare_backends:
         other = _select_backend("interp" if chosen.name != "interp" else "llvm")
         with cli_logging(verbose):
-            reference = _execute(text, name, other, inputs, seed, 1, request)
+            reference = execute(text, name, other, inputs, seed, 1, request)
         between, differences = _compare_backends(result, reference, rtol, atol)
         comparisons = (comparisons or []) + between
     if output:
         from hlotools.io.npz import save_npz
-        save_npz(output, [(s.name, a) for s, a in _data_outputs(result)])
+        save_npz(output, [(s.name, a) for s, a in data_outputs(result)])
+    from hlotools.cli.stoppable import end_progress
+    end_progress()  # the results go where the progress line was
     if as_json:
         click.echo(_json_report(result, comparisons, repeat is not None, print_literals, differences))
     else:

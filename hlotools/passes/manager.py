@@ -52,6 +52,8 @@ class ManagerOptions:
     # Told of the module before the first pass (record None) and after each pass application
     # that ran (hlo-opt --report measures kernels and memory there; not counted in pass times).
     observer: Callable[[Module, PassRecord | None], None] | None = None
+    # told of each pass application before it runs: (application number, pass name, instructions)
+    on_pass: Callable[[int, str, int], None] | None = None
 
 
 @dataclass
@@ -195,6 +197,8 @@ class PassManager:
         ctx = _FuelContext(fuel, p.name)
         before_text = self._text_of(module) if (opts.verify_each or opts.print_changed) else None
         count_before = module.instruction_count()
+        if opts.on_pass is not None:
+            opts.on_pass(n, p.name, count_before)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("HLO pass (%d) %s%s on %d instructions", n, p.name, p.options_text(), count_before)
         t0 = time.perf_counter()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from hlotools.cli.bench import main as bench_main
 from hlotools.cli.diff import main as diff_main
 from hlotools.cli.opt import main as opt_main
 from hlotools.cli.run import main as run_main
@@ -18,7 +19,8 @@ NEG = "HloModule neg\nENTRY e {\n  p = f32[3] parameter(0)\n  ROOT n = f32[3] ne
 
 
 @pytest.mark.parametrize("main, prog", [(opt_main, "hlo-opt"), (run_main, "hlo-run"),
-                                        (translate_main, "hlo-translate"), (diff_main, "hlo-diff")])
+                                        (translate_main, "hlo-translate"), (diff_main, "hlo-diff"),
+                                        (bench_main, "hlo-bench")])
 def test_every_tool_has_version(main: object, prog: str) -> None:
     r = CliRunner().invoke(main, ["--version"], prog_name=prog)  # type: ignore[arg-type]
     assert r.exit_code == 0

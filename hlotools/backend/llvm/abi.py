@@ -42,6 +42,9 @@ class CompileStats:
     kernels: int = 0  # distinct kernels (codegen/kernels.py), and how many of them this compile emitted
     kernels_emitted: int = 0
     kernel_calls: int = 0
+    # XLA's kernel count of the optimised module: fusions + unfused non-trivial instructions
+    # (passes/fusion_stats.kernel_count), what hlo-run --json and hlo-bench report
+    kernel_count: int = 0
 
 
 def layout_of(shape: Shape) -> tuple[int, ...]:

@@ -92,6 +92,8 @@ class CompiledModule(EntryCaller):
                                             kernel_cached=store.lookup, kernel_emitted=start_llvm)
                 ir_module = mc.compile()
                 stats = mc.stats
+            from hlotools.passes.fusion_stats import kernel_count
+            stats.kernel_count = kernel_count(module)
             emitted = mc.kernel_modules()
             self.llvm_ir = str(ir_module)
             self.kernel_ir = [kernel_jobs[k.key][0] for k in emitted]

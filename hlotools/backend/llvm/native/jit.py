@@ -504,10 +504,22 @@ class ObjectPool:
             from concurrent.futures import ThreadPoolExecutor
             self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hlotools-llvm")
         self._jobs: dict[object, object] = {}
+        self.done = 0  # jobs compiled, of len(self._jobs) submitted (a progress line reads them)
+        self._done_lock = threading.Lock()
 
     def submit(self, key: object, text: str, level: int, slp: bool) -> None:
-        self._jobs[key] = (compile_object(text, level, slp) if self._pool is None
-                           else self._pool.submit(compile_object, text, level, slp))
+        self._jobs[key] = (self._compile(text, level, slp) if self._pool is None
+                           else self._pool.submit(self._compile, text, level, slp))
+
+    def _compile(self, text: str, level: int, slp: bool) -> bytes:
+        obj = compile_object(text, level, slp)
+        with self._done_lock:  # counted before the job's result is seen
+            self.done += 1
+        return obj
+
+    @property
+    def submitted(self) -> int:
+        return len(self._jobs)
 
     def results(self) -> dict[object, bytes]:
         """Every job's object, by key, in submission order (waits for them)."""
@@ -515,11 +527,25 @@ class ObjectPool:
                 for k, job in self._jobs.items()}
 
     def __enter__(self) -> ObjectPool:
+        ACTIVE_POOLS.add(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        ACTIVE_POOLS.discard(self)
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# The pools compiling now, for a progress line ("LLVM: 3/12 kernels"): compile_progress.
+ACTIVE_POOLS: weakref.WeakSet[ObjectPool] = weakref.WeakSet()
+
+
+def compile_progress() -> tuple[int, int] | None:
+    """(objects compiled, objects submitted) of the compiles under way, or None when there is none."""
+    pools = list(ACTIVE_POOLS)
+    if not pools:
+        return None
+    return sum(p.done for p in pools), sum(p.submitted for p in pools)
 
 
 def link_texts(texts: list[str]) -> str:

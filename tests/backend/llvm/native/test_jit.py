@@ -81,3 +81,15 @@ define void @hlo_entry(ptr %arena, ptr %params, ptr %outs) {
     cell = ctypes.c_double(1.0)
     jit.CFUNC_ENTRY(jm.address("hlo_entry"))(ctypes.addressof(cell), None, None)
     assert abs(cell.value - 2.718281828459045) < 1e-12
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_object_pools_count_what_they_compiled_for_a_progress_line(threads: int) -> None:
+    assert jit.compile_progress() is None  # no compile under way
+    with jit.ObjectPool(threads) as pool:
+        pool.submit("a", ADD_ONE, 2, False)
+        pool.submit("b", ADD_ONE, 2, False)
+        done = pool.results()
+        assert set(done) == {"a", "b"} and all(isinstance(o, bytes) for o in done.values())
+        assert jit.compile_progress() == (2, 2)
+    assert jit.compile_progress() is None
