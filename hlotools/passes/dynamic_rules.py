@@ -411,6 +411,7 @@ def _dot(w: Walk, inst: Instruction) -> Tree:
     for i, j in zip(lc, rc):
         s = lt[i] or rt[j]
         contract_l[i], contract_r[j] = s, s
+    w.note_reads(inst, contract_l)
     _mask_zero(w, inst, 0, contract_l)
     _mask_zero(w, inst, 1, contract_r)
     out = [lt[i] or rt[j] for i, j in zip(lb, rb)]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import leaf_bytes
-from hlotools.backend.llvm.codegen import buffers, kernels, placement
+from hlotools.backend.llvm.codegen import buffers, dynamic_extent, kernels, placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
 from hlotools.backend.llvm.codegen.kernels import KernelContext
@@ -33,7 +33,7 @@ from hlotools.backend.llvm.codegen.registry import (
     UNSUPPORTED,
 )
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest, outer_offset
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -433,11 +433,13 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
                     fe.store_element(val, p, s, index)
     from hlotools.backend.llvm.codegen.outline import parallel_loop_nest, work_per_element
     flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
-    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat):
+    extent = dynamic_extent.outer_extent(fe, inst, loop_shape)  # a run-time size (issue 14)
+    stop = extent[1] if extent is not None else None
+    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat, outer_stop=stop):
         if flat:
-            flat_loop(fe.b, loop_shape, body)
+            flat_loop(fe.b, loop_shape, body, stop=outer_offset(fe.b, loop_shape, stop))
         else:
-            loop_nest(fe.b, loop_shape, body)
+            loop_nest(fe.b, loop_shape, body, outer_stop=stop)
 
 
 def schedule(comp: Computation) -> list[Instruction]:

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.codegen import buffers
+from hlotools.backend.llvm.codegen import buffers, dynamic_extent
 from hlotools.backend.llvm.codegen.alias_scopes import AliasScopes, scopes_of
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
+from hlotools.ir import runtime_sizes
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR])
 PREFIX = "k."
-FORMAT = "kernel-v1"  # bump when what a key covers changes
+FORMAT = "kernel-v2"  # bump when what a key covers changes
 
 # Opcodes never made kernels: control flow calls computations' functions with the caller's
 # arena; custom calls may embed this process's addresses; the rest have no loop to move.
@@ -281,7 +282,8 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
     for inst in insts:
         results = slot_text([location_of(fe, lf) for lf in fe.plan.leaves[id(inst)]])
         scratch = slot_text([(-3, off) for off in fe.plan.scratch.get(id(inst), [])])
-        lines.append(f"member results={results} scratch={scratch}")
+        sizes = slot_text([(-1, leaf) for leaf in dynamic_extent.locations(fe, inst)])
+        lines.append(f"member results={results} scratch={scratch} sizes={sizes}")
         lines.append(f"root={node(inst)}")
     text = "\n".join(lines)
     if sum(1 for loc in order if loc[0] in (-1, -2)) < 2:
@@ -297,6 +299,9 @@ def _node_text(x: Instruction, operands: list[int], comps: dict[int, str]) -> st
         text += f" literal={_literal_digest(x)}"
     if x.opcode == "parameter":
         text += f" number={x.parameter_number}"
+    sizes, reads = runtime_sizes.result_sizes(x), runtime_sizes.read_sizes(x)
+    if sizes is not None or reads is not None:  # run-time loop bounds (codegen/dynamic_extent.py)
+        text += f" sizes={sizes} reads={reads}"
     return text
 
 

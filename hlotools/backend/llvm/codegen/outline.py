@@ -65,7 +65,7 @@ def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Valu
     fe.last_ctx = ctx  # type: ignore[attr-defined]
 
 
-def run_parallel(fe: FunctionEmitter, name: str, n: int,
+def run_parallel(fe: FunctionEmitter, name: str, n: int | ir.Value,
                  body: Callable[[ir.Value, ir.Value], None]) -> None:
     """Run body(begin, end) (emitted into a worker) over [0, n) on several threads."""
     with outlined(fe, name) as (begin, end):
@@ -74,11 +74,13 @@ def run_parallel(fe: FunctionEmitter, name: str, n: int,
 
 
 def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
-                       work_per_element: int = 1, name: str = "d", flat: bool = False) -> bool:
+                       work_per_element: int = 1, name: str = "d", flat: bool = False,
+                       outer_stop: ir.Value | None = None) -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
     nest is big enough; returns False (emitting nothing) when it should stay serial.
     `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
-    (for bodies whose reads all share the shape's layout)."""
+    (for bodies whose reads all share the shape's layout). `outer_stop`: the outermost loop
+    runs to this run-time value (at most its size) instead, and only that is split."""
     dims = shape.dims  # type: ignore[attr-defined]
     total = 1
     for d in dims:
@@ -98,7 +100,7 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
             return
         with nested_loops(fe.b, dims, order, name=name, first=(begin, end)) as index:
             body(list(index))
-    run_parallel(fe, name, dims[outer], chunk)
+    run_parallel(fe, name, dims[outer] if outer_stop is None else outer_stop, chunk)
     return True
 
 

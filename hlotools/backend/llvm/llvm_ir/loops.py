@@ -152,14 +152,33 @@ def nested_loops(b: ir.IRBuilder, dims: Sequence[int], order: Iterable[int], ind
 
 
 def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
-              name: str = "d") -> None:
+              name: str = "d", outer_stop: ir.Value | None = None) -> None:
     """Run `body(index)` over every index of `shape`, major dimension outermost, so the
     innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
-    size 1 get no loop."""
+    size 1 get no loop. `outer_stop`: where the outermost loop (the most major dim of size
+    > 1) stops instead of at its size (a run-time size, at most the size)."""
     if any(n == 0 for n in shape.dims):
         return
-    with nested_loops(b, shape.dims, reversed(layout_of(shape)), name=name) as index:  # major -> minor
+    order = list(reversed(layout_of(shape)))  # major -> minor
+    first = None
+    if outer_stop is not None:
+        live = [d for d in order if shape.dims[d] > 1]
+        if live:
+            order = live + [d for d in order if shape.dims[d] <= 1]
+            first = (c64(0), outer_stop)
+    with nested_loops(b, shape.dims, order, name=name, first=first) as index:
         body(list(index))
+
+
+def outer_offset(b: ir.IRBuilder, shape: Shape, outer_stop: ir.Value | None) -> ir.Value | None:
+    """The element offset where a flat loop over `shape` stops when its most major dim of
+    size > 1 stops at `outer_stop` (None: None, the whole shape)."""
+    if outer_stop is None:
+        return None
+    live = [d for d in reversed(layout_of(shape)) if shape.dims[d] > 1]
+    if not live:
+        return None
+    return b.mul(outer_stop, c64(strides(shape)[live[0]]), flags=["nsw"])
 
 
 class FlatIndex(list[ir.Value]):

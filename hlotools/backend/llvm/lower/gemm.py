@@ -41,7 +41,7 @@ from functools import cache
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
-from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen import dynamic_extent, outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.backend.llvm.kernels import gemm as gemm_kernel
@@ -63,6 +63,7 @@ BLAS_MIN_WORK = 1 << 15  # m*n*k below which the generated kernel wins (call ove
 _BLAS = ContextVar("hlotools_llvm_blas", default=False)
 _FORCE_GENERATED = ContextVar("hlotools_llvm_generated_gemm", default=False)
 CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS = 101, 111, 112
+Extents = tuple[ir.Value | int, ir.Value | int, ir.Value | int]  # run-time (M, N, K)
 
 
 @contextmanager
@@ -322,9 +323,19 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
         tail = b_extra if p.tail else None
         if tail is not None:
             _pack_tail(fe, p, b_ptr, tail)
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=_extents(fe, p, inst, owner))
     if p.c.packed:
         _unstage(fe, owner, c_ptr, p)
+
+
+def _extents(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction) -> Extents | None:
+    """The run-time (M, N, K) of a dot of the dynamic padder's module (codegen/dynamic_extent.py),
+    or None (the bounds)."""
+    dd = p.dims
+    nb = len(dd.batch)
+    om = tuple(range(nb, nb + len(dd.lfree)))
+    on = tuple(range(nb + len(dd.lfree), len(inst.shape.dims)))
+    return dynamic_extent.gemm_extents(fe, inst, owner, om, on, dd.lc, dd.m, dd.n, dd.k)
 
 
 def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
@@ -567,12 +578,15 @@ def tasks(p: Plan, fill: bool = False) -> Tasks:
 
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
                     tail: ir.Value | None, epilogue: ir.Value | None = None,
-                    fill: tuple[ir.Value, ir.Value] | None = None) -> None:
+                    fill: tuple[ir.Value, ir.Value] | None = None, extents: Extents | None = None) -> None:
     """Fill the kernel's descriptor and run its tasks (on several threads when big);
     `epilogue`: the address of an epilogue block, or None; `fill`: (A's producer, its
     argument) as kernels/gemm.py's D_FILL, or None (A is ready). With a fill a task covers
     every panel (each row of A is filled once) and a_ptr holds the tasks' buffers
-    (tasks(p, True): count * fill_rows rows)."""
+    (tasks(p, True): count * fill_rows rows). `extents`: run-time (M, N, K) at most the
+    plan's (a bounded dynamic dot): the fields then live in the frame with those sizes, the
+    panels and row chunks they need, and only those chunks' tasks run (the split's row
+    chunk length stays the bound's)."""
     dd = p.dims
     b = fe.b
     blk = blocking(p.ct)
@@ -603,6 +617,9 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, vals)
+    count_v: ir.Value = c64(count)
+    if extents is not None:
+        g, count_v = _runtime_fields(fe, g, nfields, extents, nbatch, ppt, rpc, blk)
     slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
                                          (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
                                          (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
@@ -615,9 +632,27 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, blk)
     dptr = b.bitcast(desc, types.PTR)
     if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and count > 1:
-        outline.call_parallel_for(fe, kern, dptr, count)
+        outline.call_parallel_for(fe, kern, dptr, count_v)
     else:
-        b.call(kern, [dptr, c64(0), c64(count)])
+        b.call(kern, [dptr, c64(0), count_v])
+
+
+def _runtime_fields(fe: FunctionEmitter, fields: ir.GlobalVariable, nfields: int, extents: Extents,
+                    nbatch: int, ppt: int, rpc: int, blk: gemm_kernel.Blocking) -> tuple[ir.Value, ir.Value]:
+    """A copy of the constant fields in the frame with the run-time M, N, K and the panels
+    and row chunks they cover; (the copy, the task count)."""
+    b = fe.b
+    copy = fe.in_entry().alloca(types.I64, size=c64(nfields), name="gemm.fields.rt")
+    fe.memcpy(copy, fields, 8 * nfields)
+    m, n, k = (c64(v) if isinstance(v, int) else v for v in extents)
+    panels = b.udiv(b.add(n, c64(blk.nv - 1)), c64(blk.nv))
+    mblocks = b.udiv(b.add(m, c64(blk.rows - 1)), c64(blk.rows))
+    rchunks = b.udiv(b.add(mblocks, c64(rpc - 1)), c64(rpc))
+    groups = b.udiv(b.add(panels, c64(ppt - 1)), c64(ppt))
+    for slot, v in ((gemm_kernel.D_M, m), (gemm_kernel.D_N, n), (gemm_kernel.D_K, k),
+                    (gemm_kernel.D_PANELS, panels), (gemm_kernel.D_RCHUNKS, rchunks)):
+        b.store(v, b.gep(copy, [c64(slot)], source_etype=types.I64))
+    return copy, b.mul(c64(nbatch), b.mul(groups, rchunks))
 
 
 EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)
