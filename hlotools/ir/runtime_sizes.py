@@ -7,9 +7,9 @@ parameter's number: frontend_attributes={_dynamic_sizes="6,-"} (dim 0 runs to th
 parameter 6, dim 1 is static). What the record promises, and why a backend may act on it:
 the elements past the size are padding, whose content no reader depends on (the padder
 masks or moves padding before every op that reads across a dynamic dim), so they may be left
-unwritten. `_dynamic_reads` records, for a dot, the sizes of its lhs's contracting dims in the
-same form (per dim of operand 0): the contraction may stop there (the padder's zero masks
-make the rest neutral anyway).
+unwritten. `_dynamic_reads` records, for a dot and a reduce, the sizes of the dims of operand
+0 it reads across (a dot's lhs contracting dims, a reduce's reduced dims) in the same form:
+the read may stop there (the padder's masks make the rest neutral anyway).
 
 Frontend attributes survive the passes: fusion copies them into fused computations (and onto
 the fusion), a rewrite that replaces an instruction by an equal value inherits them (the same

@@ -301,8 +301,8 @@ class Walk:
             self.rw.replace_operand(inst, k, new)
 
     def note_reads(self, inst: Instruction, sizes: list[Size]) -> None:
-        """The sizes of the dims of operand 0 that `inst` reads across (a dot's contracting
-        dims): where a backend may stop the read (ir/runtime_sizes.py)."""
+        """The sizes of the dims of operand 0 that `inst` reads across (a dot's contracting,
+        a reduce's reduced dims): where a backend may stop the read (ir/runtime_sizes.py)."""
         if any(s is not None for s in sizes):
             self.reads[id(inst)] = sizes
 

@@ -358,6 +358,7 @@ def _reduce(w: Walk, inst: Instruction) -> Tree:
     n = len(inst.operands) // 2
     reduced = set(_attr_dims(inst))
     sizes = w.tree(inst.operands[0])
+    w.note_reads(inst, [s if d in reduced else None for d, s in enumerate(sizes)])
     for k in range(n):
         x, init = inst.operands[k], inst.operands[n + k]
         own = w.tree(x)

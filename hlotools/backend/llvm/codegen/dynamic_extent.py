@@ -10,18 +10,20 @@ run past its buffer. Only records of the entry computation and of the computatio
 into its instructions count (parameter numbers are the entry's). Anything not recorded runs
 to its bound, which is always correct: the padded module stays the oracle.
 
-Taken here: the outermost (most major) dim of an elemental loop (elementwise and loop
-fusions, reductions' kept dims: the valid data of a dynamic major dim is a row-major prefix,
-so the loop is shorter and its parallel split covers the prefix only) and a GEMM's M, N and
-K (lower/gemm.py).
+Taken here: the dims of an elemental loop (elementwise and loop fusions, reductions' kept
+dims; a dynamic major dim's valid data is a row-major prefix, so its loop is one shorter flat
+loop whose parallel split covers the prefix only; a dynamic minor dim, the keys of attention
+scores [seq, seq], stops its inner loop), a reduce's loops over its reduced dims
+(lower/reduction.py) and a GEMM's M, N and K and its operands' packing (lower/gemm.py).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.ir import runtime_sizes
 from hlotools.ir.computation import Computation
@@ -70,21 +72,18 @@ def result_record(fe: FunctionEmitter, inst: Instruction) -> Record | None:
     return runtime_sizes.result_sizes(target)
 
 
-def outer_dim(shape: Shape) -> int | None:
-    """The most major dim of size > 1 (the one a loop nest's outermost loop walks)."""
-    order = [d for d in reversed(layout_of(shape)) if shape.dims[d] > 1]
-    return order[0] if order else None
-
-
-def outer_parameter(fe: FunctionEmitter, inst: Instruction, shape: Shape) -> tuple[int, int] | None:
-    """(dim, entry parameter leaf) when the outermost loop over `shape` (inst's result) may
-    stop at a run-time size."""
+def stopped_dims(fe: FunctionEmitter, inst: Instruction, shape: Shape) -> dict[int, int]:
+    """dim -> entry parameter leaf, for the dims of a loop over `shape` (inst's result) that
+    may stop at a run-time size."""
     rec = result_record(fe, inst)
-    d = outer_dim(shape)
-    if rec is None or d is None or len(rec) != shape.rank or rec[d] is None:
-        return None
-    leaf = parameter_leaf(fe, rec[d])
-    return None if leaf is None else (d, leaf)
+    if rec is None or len(rec) != shape.rank:
+        return {}
+    out: dict[int, int] = {}
+    for d, number in enumerate(rec):
+        leaf = parameter_leaf(fe, number) if number is not None and shape.dims[d] > 1 else None
+        if leaf is not None:
+            out[d] = leaf
+    return out
 
 
 def load_size(fe: FunctionEmitter, leaf: int, bound: int) -> ir.Value:
@@ -98,13 +97,29 @@ def load_size(fe: FunctionEmitter, leaf: int, bound: int) -> ir.Value:
     return b.select(b.icmp_signed(">", v, hi), hi, v)
 
 
-def outer_extent(fe: FunctionEmitter, inst: Instruction, shape: Shape) -> tuple[int, ir.Value] | None:
-    """(dim, its run-time extent as i64) for the outermost loop over `shape`, or None."""
-    got = outer_parameter(fe, inst, shape)
-    if got is None:
+def loop_stops(fe: FunctionEmitter, inst: Instruction, shape: Shape) -> Callable[[], dict[int, ir.Value]] | None:
+    """None when no loop over `shape` (inst's result) may stop early; else what emits, where
+    it is called (the caller or a parallel worker: fe is retargeted there), the loads of the
+    run-time stops: dim -> i64."""
+    dims = stopped_dims(fe, inst, shape)
+    if not dims:
         return None
-    d, leaf = got
-    return d, load_size(fe, leaf, shape.dims[d])
+    return lambda: {d: load_size(fe, leaf, shape.dims[d]) for d, leaf in dims.items()}
+
+
+def read_stops(fe: FunctionEmitter, inst: Instruction) -> dict[int, ir.Value]:
+    """Where inst's read across dims of operand 0 may stop (a reduce of the entry or fused
+    into one of its instructions): operand dim -> i64, loaded here."""
+    rec = runtime_sizes.read_sizes(inst) if _in_entry(fe) else None
+    if rec is None:
+        return {}
+    bounds = inst.operands[0].shape.dims
+    out: dict[int, ir.Value] = {}
+    for d, number in enumerate(rec):
+        leaf = parameter_leaf(fe, number) if number is not None else None
+        if leaf is not None:
+            out[d] = load_size(fe, leaf, bounds[d])
+    return out
 
 
 def locations(fe: FunctionEmitter, inst: Instruction) -> list[int]:
@@ -116,6 +131,8 @@ def locations(fe: FunctionEmitter, inst: Instruction) -> list[int]:
     numbers.update(p for p in rec or () if p is not None)
     comp = inst.attrs.get("calls") if inst.opcode == "fusion" else None
     for i in ([inst] + (list(comp.instructions) if isinstance(comp, Computation) else [])):
+        if i.opcode == "reduce":
+            numbers.update(p for p in runtime_sizes.read_sizes(i) or () if p is not None)
         if i.opcode == "dot":
             numbers.update(p for p in runtime_sizes.result_sizes(i) or () if p is not None)
             numbers.update(p for p in runtime_sizes.read_sizes(i) or () if p is not None)
@@ -123,39 +140,62 @@ def locations(fe: FunctionEmitter, inst: Instruction) -> list[int]:
     return [leaf for leaf in leaves if leaf is not None]
 
 
-def _group_extent(fe: FunctionEmitter, rec: Record | None, dims: tuple[int, ...], sizes: tuple[int, ...],
-                  total: int) -> ir.Value | None:
-    """The run-time extent of a GEMM dim that collapses `dims` (row-major, the first slowest;
-    `sizes` their bounds): a prefix when only the first of them has a run-time size."""
-    if rec is None or not dims or rec[dims[0]] is None or any(rec[d] is not None for d in dims[1:]):
-        return None
-    leaf = parameter_leaf(fe, rec[dims[0]])
-    if leaf is None:
-        return None
-    n = load_size(fe, leaf, sizes[0])
-    rest = total // sizes[0] if sizes[0] else 0
-    return n if rest == 1 else fe.b.mul(n, ir.Constant(types.I64, rest), flags=["nsw"])
+@dataclass
+class GemmExtents:
+    """A dot's run-time GEMM sizes (each an int, the bound, where nothing is recorded) and
+    where packing its operands may stop: operand dim -> i64 (lhs, rhs)."""
+
+    m: ir.Value | int
+    n: ir.Value | int
+    k: ir.Value | int
+    lhs: dict[int, ir.Value] = field(default_factory=dict)
+    rhs: dict[int, ir.Value] = field(default_factory=dict)
 
 
-def gemm_extents(fe: FunctionEmitter, dot: Instruction, owner: Instruction, m_dims: tuple[int, ...],
-                 n_dims: tuple[int, ...], k_dims: tuple[int, ...], m: int, n: int, k: int
-                 ) -> tuple[ir.Value | int, ir.Value | int, ir.Value | int] | None:
-    """Run-time (M, N, K) of `dot` (written into `owner`'s buffer: itself or its kOutput
-    fusion in the entry) as a GEMM whose M collapses result dims `m_dims`, N result dims
-    `n_dims` and K lhs dims `k_dims`; each an int (the bound) where nothing is recorded; None
-    when nothing is. A run-time K of 0 runs the bound instead: the padder's zero masks make
-    that contraction exact too, and the kernel's k loop runs at least once."""
+def _first_dim(fe: FunctionEmitter, rec: Record | None, dims: tuple[int, ...], bounds: tuple[int, ...]
+               ) -> ir.Value | None:
+    """The run-time size of the first of `dims` (a GEMM dim collapsing them row-major, the
+    first slowest, so a size of the first alone is a prefix), or None (none, or one of the
+    others has one)."""
+    number = rec[dims[0]] if rec is not None and dims else None
+    if rec is None or number is None or any(rec[d] is not None for d in dims[1:]):
+        return None
+    leaf = parameter_leaf(fe, number)
+    return None if leaf is None else load_size(fe, leaf, bounds[0])
+
+
+def _times(fe: FunctionEmitter, v: ir.Value, factor: int) -> ir.Value:
+    return v if factor == 1 else fe.b.mul(v, ir.Constant(types.I64, factor), flags=["nsw"])
+
+
+def gemm_extents(fe: FunctionEmitter, dot: Instruction, owner: Instruction, groups: tuple[tuple[int, ...], ...],
+                 m: int, n: int, k: int) -> GemmExtents | None:
+    """Run-time sizes of `dot` (written into `owner`'s buffer: itself or its kOutput fusion
+    in the entry) as a GEMM; `groups`: (lhs free, rhs free, lhs contracting, rhs contracting)
+    operand dims in the dot's order. None when nothing is recorded. A run-time K of 0 runs the
+    bound instead: the padder's zero masks make that contraction exact too, and the kernel's
+    k loop runs at least once."""
     if not _in_entry(fe) or owner.parent is not fe.comp:
         return None
-    out, reads = runtime_sizes.result_sizes(dot), runtime_sizes.read_sizes(dot)
+    lhs, rhs = (o.shape.dims for o in dot.operands)
+    lfree, rfree, lc, rc = groups
+    out = runtime_sizes.result_sizes(dot)
+    rank_l = len(lhs) - len(lfree) - len(lc)  # batch dims lead the result
+    om = tuple(range(rank_l, rank_l + len(lfree)))
+    on = tuple(range(rank_l + len(lfree), rank_l + len(lfree) + len(rfree)))
     dims = dot.shape.dims
-    lhs = dot.operands[0].shape.dims
-    rm = _group_extent(fe, out, m_dims, tuple(dims[d] for d in m_dims), m)
-    rn = _group_extent(fe, out, n_dims, tuple(dims[d] for d in n_dims), n)
-    rk = _group_extent(fe, reads, k_dims, tuple(lhs[d] for d in k_dims), k)
-    if rm is None and rn is None and rk is None:
+    sm = _first_dim(fe, out, om, tuple(dims[d] for d in om))
+    sn = _first_dim(fe, out, on, tuple(dims[d] for d in on))
+    sk = _first_dim(fe, runtime_sizes.read_sizes(dot), lc, tuple(lhs[d] for d in lc))
+    if sm is None and sn is None and sk is None:
         return None
-    if rk is not None:
+    got = GemmExtents(m, n, k)
+    if sm is not None:
+        got.m, got.lhs[lfree[0]] = _times(fe, sm, m // lhs[lfree[0]]), sm
+    if sn is not None:
+        got.n, got.rhs[rfree[0]] = _times(fe, sn, n // rhs[rfree[0]]), sn
+    if sk is not None:
         b = fe.b
-        rk = b.select(b.icmp_signed("==", rk, ir.Constant(types.I64, 0)), ir.Constant(types.I64, k), rk)
-    return (m if rm is None else rm, n if rn is None else rn, k if rk is None else rk)
+        sk = b.select(b.icmp_signed("==", sk, ir.Constant(types.I64, 0)), ir.Constant(types.I64, lhs[lc[0]]), sk)
+        got.k, got.lhs[lc[0]], got.rhs[rc[0]] = _times(fe, sk, k // lhs[lc[0]]), sk, sk
+    return got

@@ -33,7 +33,7 @@ from hlotools.backend.llvm.codegen.registry import (
     UNSUPPORTED,
 )
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest, outer_offset
+from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, flat_stops, linear_index, loop_nest, outer_offset
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -432,14 +432,15 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
     from hlotools.backend.llvm.codegen.outline import parallel_loop_nest, work_per_element
-    flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
-    extent = dynamic_extent.outer_extent(fe, inst, loop_shape)  # a run-time size (issue 14)
-    stop = extent[1] if extent is not None else None
-    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat, outer_stop=stop):
+    stops = dynamic_extent.loop_stops(fe, inst, loop_shape)  # run-time sizes (issue 14)
+    flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape) and \
+        (stops is None or flat_stops(loop_shape, dynamic_extent.stopped_dims(fe, inst, loop_shape)))
+    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat, stops=stops):
+        at = stops() if stops is not None else None
         if flat:
-            flat_loop(fe.b, loop_shape, body, stop=outer_offset(fe.b, loop_shape, stop))
+            flat_loop(fe.b, loop_shape, body, stop=outer_offset(fe.b, loop_shape, at))
         else:
-            loop_nest(fe.b, loop_shape, body, outer_stop=stop)
+            loop_nest(fe.b, loop_shape, body, stops=at)
 
 
 def schedule(comp: Computation) -> list[Instruction]:

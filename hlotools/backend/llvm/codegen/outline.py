@@ -75,12 +75,13 @@ def run_parallel(fe: FunctionEmitter, name: str, n: int | ir.Value,
 
 def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
                        work_per_element: int = 1, name: str = "d", flat: bool = False,
-                       outer_stop: ir.Value | None = None) -> bool:
+                       stops: Callable[[], dict[int, ir.Value]] | None = None) -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
     nest is big enough; returns False (emitting nothing) when it should stay serial.
     `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
-    (for bodies whose reads all share the shape's layout). `outer_stop`: the outermost loop
-    runs to this run-time value (at most its size) instead, and only that is split."""
+    (for bodies whose reads all share the shape's layout). `stops`: emits the loads of
+    run-time stops (dim -> i64, at most the dim's size) where it is called, in the caller for
+    the outermost loop (only its run-time range is split) and in the worker for the others."""
     dims = shape.dims  # type: ignore[attr-defined]
     total = 1
     for d in dims:
@@ -91,14 +92,16 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
     if not order or dims[order[0]] < 2:
         return False
     outer = order[0]
+    outer_stop = stops().get(outer) if stops is not None else None
 
     def chunk(begin: ir.Value, end: ir.Value) -> None:
+        inner = stops() if stops is not None else None
         if flat:
             step = c64(strides(shape)[outer])  # type: ignore[arg-type]
             flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
                       fe.b.mul(end, step, flags=["nsw"]), name=name)
             return
-        with nested_loops(fe.b, dims, order, name=name, first=(begin, end)) as index:
+        with nested_loops(fe.b, dims, order, name=name, first=(begin, end), stops=inner) as index:
             body(list(index))
     run_parallel(fe, name, dims[outer] if outer_stop is None else outer_stop, chunk)
     return True

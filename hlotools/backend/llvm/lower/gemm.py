@@ -308,12 +308,14 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
     b_extra = next(scratch) if p.b.packed or p.tail else None
     c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(owner)[0]
     assert epilogue is None or not (p.blas or p.c.packed), "an epilogue needs the generated kernel writing C"
+    extents = _extents(fe, p, inst, owner)
     if p.a.packed:
-        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None)
+        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None, extents.lhs if extents else None)
     if p.b.packed:
         assert b_extra is not None
         b_ptr = b_extra
-        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct))
+        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct),
+              extents.rhs if extents else None)
     assert b_ptr is not None
     if p.blas:
         _emit_blas(fe, p, a_ptr, b_ptr, c_ptr)
@@ -323,28 +325,34 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
         tail = b_extra if p.tail else None
         if tail is not None:
             _pack_tail(fe, p, b_ptr, tail)
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=_extents(fe, p, inst, owner))
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=extents)
     if p.c.packed:
         _unstage(fe, owner, c_ptr, p)
 
 
-def _extents(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction) -> Extents | None:
-    """The run-time (M, N, K) of a dot of the dynamic padder's module (codegen/dynamic_extent.py),
-    or None (the bounds)."""
+def _extents(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction
+             ) -> dynamic_extent.GemmExtents | None:
+    """The run-time sizes of a dot of the dynamic padder's module (codegen/dynamic_extent.py),
+    or None (the bounds). Not for BLAS (its own sizes) and never N for an in-place B with a
+    tail copy: a panel that only the run-time N makes partial would read the tail's columns."""
     dd = p.dims
-    nb = len(dd.batch)
-    om = tuple(range(nb, nb + len(dd.lfree)))
-    on = tuple(range(nb + len(dd.lfree), len(inst.shape.dims)))
-    return dynamic_extent.gemm_extents(fe, inst, owner, om, on, dd.lc, dd.m, dd.n, dd.k)
+    if p.blas:
+        return None
+    got = dynamic_extent.gemm_extents(fe, inst, owner, (dd.lfree, dd.rfree, dd.lc, dd.rc), dd.m, dd.n, dd.k)
+    if got is not None and p.tail and not p.b.packed:
+        got.n = dd.n
+        got.rhs = {d: v for d, v in got.rhs.items() if d not in dd.rfree}
+    return got
 
 
 def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
           cols: tuple[int, ...], dst: ir.Value, ct: ElementType, view: View, row_len: int,
-          panel: int | None) -> None:
+          panel: int | None, stops: dict[int, ir.Value] | None = None) -> None:
     """Copy an operand into canonical [batch, rows, cols] with rows `row_len` long (zero
     padded past cols), or with `panel`, into panel-major [batch][row_len / panel][rows]
     [panel], in the compute type, looping in the operand's physical order so the reads are
-    sequential. Values come through value_at (any operand kind)."""
+    sequential. Values come through value_at (any operand kind). `stops`: operand dims whose
+    loop stops at a run-time size (what the kernel reads of a bounded dynamic dot)."""
     b = fe.b
     shape = op.shape
     et = shape.element_type
@@ -401,7 +409,7 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
         if shape.dims[d] == 1:
             level(k + 1)
             return
-        with for_range(b, 0, shape.dims[d], name=f"pk{d}") as iv:
+        with for_range(b, 0, (stops or {}).get(d, shape.dims[d]), name=f"pk{d}") as iv:
             index[d] = iv
             level(k + 1)
     level(0)
@@ -578,7 +586,8 @@ def tasks(p: Plan, fill: bool = False) -> Tasks:
 
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
                     tail: ir.Value | None, epilogue: ir.Value | None = None,
-                    fill: tuple[ir.Value, ir.Value] | None = None, extents: Extents | None = None) -> None:
+                    fill: tuple[ir.Value, ir.Value] | None = None,
+                    extents: dynamic_extent.GemmExtents | None = None) -> None:
     """Fill the kernel's descriptor and run its tasks (on several threads when big);
     `epilogue`: the address of an epilogue block, or None; `fill`: (A's producer, its
     argument) as kernels/gemm.py's D_FILL, or None (A is ready). With a fill a task covers
@@ -619,7 +628,7 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     g.initializer = ir.Constant(ty, vals)
     count_v: ir.Value = c64(count)
     if extents is not None:
-        g, count_v = _runtime_fields(fe, g, nfields, extents, nbatch, ppt, rpc, blk)
+        g, count_v = _runtime_fields(fe, g, nfields, (extents.m, extents.n, extents.k), nbatch, ppt, rpc, blk)
     slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
                                          (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
                                          (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),

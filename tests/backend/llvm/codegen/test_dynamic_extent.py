@@ -77,6 +77,19 @@ ENTRY e {{
   ROOT out = (s32[6,6], s32[SEQ], s32[6], s32[6,SEQ]) tuple(g, rows, cols, s32[6,SEQ] add(t, one))
 }}
 """
+# a dynamic N with few rows (B read in place, its last partial panel from a tail copy) and a
+# dynamic batch of matrix products
+WIDE = f"""HloModule wide
+ENTRY e {{
+  x = f32[5,16] parameter(0)
+  y = f32[16,SEQ] parameter(1)
+  a = f32[3,SEQ,7] parameter(2)
+  w = f32[3,7,9] parameter(3)
+  d = f32[5,SEQ] dot(x, y), {DOT}
+  bd = f32[3,SEQ,9] dot(a, w), lhs_batch_dims={{0}}, rhs_batch_dims={{0}}, lhs_contracting_dims={{2}}, rhs_contracting_dims={{1}}
+  ROOT t = (f32[5,SEQ], f32[3,SEQ,9]) tuple(d, bd)
+}}
+"""
 BOUND = 37
 
 
@@ -90,10 +103,13 @@ def _args(name: str, s: int, rng: np.random.Generator) -> list[np.ndarray]:
         return [f(s, 20), f(20, 40), f(40), f(40, 12)]
     if name == "attention":
         return [f(s, 24), f(s, 24), f(s, 24)]
+    if name == "wide":
+        return [f(5, 16), f(16, s), f(3, s, 7), f(3, 7, 9)]
     return [rng.integers(-9, 9, (s, 6)).astype(np.int32)]
 
 
 def _poison(dtype: np.dtype) -> float:
+    """What the padding holds: NaN, or an int far from the data."""
     return float("nan") if dtype.kind == "f" else 77_777
 
 
@@ -119,7 +135,7 @@ def _same(got: list[np.ndarray], want: list[np.ndarray]) -> None:
             assert np.array_equal(g, w)
 
 
-@pytest.mark.parametrize("name,template", [("mlp", MLP), ("attention", ATTENTION), ("ints", INTS)])
+@pytest.mark.parametrize("name,template", [("mlp", MLP), ("attention", ATTENTION), ("ints", INTS), ("wide", WIDE)])
 def test_runtime_sizes_agree_with_padded_and_static_modules(name: str, template: str) -> None:
     rng = np.random.default_rng(14)
     text = _text(template, f"<={BOUND}")
@@ -141,33 +157,33 @@ def sentinel_outputs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(abi, "alloc_physical", filled)
 
 
-@pytest.mark.parametrize("root", ["elementwise", "dot", "scores", "reduce"])
+@pytest.mark.parametrize("root", ["elementwise", "minor", "dot", "scores", "reduce"])
 def test_loops_stop_at_the_runtime_size(root: str, sentinel_outputs: None) -> None:
-    """The padded module's result buffer: rows (and for [seq, seq] scores, columns) past the
-    size are never written, everything within is."""
+    """The padded module's result buffer: rows (and for a dynamic minor dim, columns) past
+    the size are never written, everything within is."""
+    x = "f32[48,<=64]" if root == "minor" else "f32[<=64,48]"
     body = {
         "elementwise": "ROOT y = f32[<=64,48] exponential(x)",
+        "minor": "ROOT y = f32[48,<=64] exponential(x)",
         "dot": f"w = f32[48,40] parameter(1)\n  ROOT y = f32[<=64,40] dot(x, w), {DOT}",
         "scores": "ROOT y = f32[<=64,<=64] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
         "reduce": "z = f32[] constant(0)\n  ROOT y = f32[<=64] reduce(x, z), dimensions={1}, to_apply=add",
     }[root]
-    text = f"HloModule m\n{ADD}ENTRY e {{\n  x = f32[<=64,48] parameter(0)\n  {body}\n}}\n"
+    text = f"HloModule m\n{ADD}ENTRY e {{\n  x = {x} parameter(0)\n  {body}\n}}\n"
     compiled = compile_module(hlotools.parse_module(text))
     assert isinstance(compiled, PaddedModule)
     rng = np.random.default_rng(0)
     for s in (0, 5, 21):
-        args = [rng.standard_normal((s, 48)).astype(np.float32)]
+        args = [rng.standard_normal((48, s) if root == "minor" else (s, 48)).astype(np.float32)]
         if root == "dot":
             args.append(rng.standard_normal((48, 40)).astype(np.float32))
         padded = pad_arguments(compiled.module, compiled.signature, args)
         outs = compiled.compiled(padded)
         raw = np.asarray(outs[0])
-        valid = (slice(0, s), slice(0, s)) if root == "scores" else (slice(0, s),)
+        valid = {"scores": (slice(0, s), slice(0, s)), "minor": (slice(None), slice(0, s))}.get(root, (slice(0, s),))
         assert not np.any(raw[valid] == -12345)
         outside = np.ones(raw.shape, bool)
         outside[valid] = False
-        if root == "scores":
-            outside[:s, :] = False  # (columns past the size of a row are written when N is not a whole panel)
         assert np.all(raw[outside] == -12345), f"{root}: elements past size {s} were written"
         want = hlotools.evaluate(hlotools.parse_module(text), args)[0]
         np.testing.assert_allclose(unpad_results(compiled.signature, outs)[0], want, rtol=1e-5, atol=1e-5)
