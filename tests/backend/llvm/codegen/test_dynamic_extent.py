@@ -235,3 +235,28 @@ def test_random_chains_on_llvm_equal_the_static_chain(case: tuple[str, str, tupl
     compiled = compile_module(hlotools.parse_module(dynamic))
     got = _llvm(compiled, [x]) if isinstance(compiled, PaddedModule) else compiled([x])
     assert got[0].shape == want[0].shape and np.array_equal(got[0], want[0]), (dynamic, static)
+
+
+def test_a_concurrent_set_of_bounded_loops_splits_their_runtime_ranges() -> None:
+    """Two independent dots with a dynamic batch (each under the size that splits itself over
+    threads: codegen/concurrent.py makes them one set) run as one merged parallel_for whose
+    parts' lengths are run-time values."""
+    text = f"""HloModule two_dots
+ENTRY e {{
+  x = f32[<=16,128] parameter(0)
+  w = f32[128,1024] parameter(1)
+  h = f32[<=16,256] parameter(2)
+  u = f32[256,1024] parameter(3)
+  d1 = f32[<=16,1024] dot(x, w), {DOT}
+  d2 = f32[<=16,1024] dot(h, u), {DOT}
+  ROOT s = f32[<=16,1024] add(d1, d2)
+}}
+"""
+    compiled = compile_module(hlotools.parse_module(text))
+    assert isinstance(compiled, PaddedModule)
+    assert re.search(r"define internal void @\"?par\.tasks\.\d+", compiled.compiled.llvm_ir)
+    rng = np.random.default_rng(3)
+    w, u = rng.standard_normal((128, 1024)).astype(np.float32), rng.standard_normal((256, 1024)).astype(np.float32)
+    for s in (0, 1, 7, 16):
+        args = [rng.standard_normal((s, 128)).astype(np.float32), w, rng.standard_normal((s, 256)).astype(np.float32), u]
+        _same(_llvm(compiled, args), [args[0] @ w + args[2] @ u])
