@@ -10,6 +10,9 @@ value. The rewritten entry's form (what `PaddedSignature` records, and what runn
     its bound: the entry's own and those of the calls and conditional branches it reaches; a
     while loop's are not returned). Inside, a requested size is clamped into 0..bound.
 Sizes flow through while/call/conditional as extra tuple elements of parameters and results.
+Each entry instruction also records which of its dims run to which size parameter, and a dot
+or reduce the sizes it reads across (ir/runtime_sizes.py): the LLVM backend stops its loops
+there, while the module itself still computes the whole bound (the oracle).
 Per-opcode rules (dynamic_rules.py) follow XLA's dynamic dimension inference; an opcode whose
 dynamic behaviour is not defined is an HloError naming the instruction.
 """

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import leaf_bytes
-from hlotools.backend.llvm.codegen import buffers, dynamic_extent, kernels, placement
+from hlotools.backend.llvm.codegen import buffers, kernels, placement
 from hlotools.backend.llvm.codegen.alias_scopes import scopes_of
 from hlotools.backend.llvm.codegen.elemental import CacheKey, ElementalGen, Value, fusion_is_elemental
 from hlotools.backend.llvm.codegen.kernels import KernelContext
@@ -33,7 +33,7 @@ from hlotools.backend.llvm.codegen.registry import (
     UNSUPPORTED,
 )
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, flat_stops, linear_index, loop_nest, outer_offset
+from hlotools.backend.llvm.llvm_ir.loops import c64, linear_index, loop_nest
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -431,16 +431,9 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
             for val, p, s in zip(vals, fe.leaf_ptrs(inst) if ptrs else ptrs, shapes):
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
-    from hlotools.backend.llvm.codegen.outline import parallel_loop_nest, work_per_element
-    stops = dynamic_extent.loop_stops(fe, inst, loop_shape)  # run-time sizes (issue 14)
-    flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape) and \
-        (stops is None or flat_stops(loop_shape, dynamic_extent.stopped_dims(fe, inst, loop_shape)))
-    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat, stops=stops):
-        at = stops() if stops is not None else None
-        if flat:
-            flat_loop(fe.b, loop_shape, body, stop=outer_offset(fe.b, loop_shape, at))
-        else:
-            loop_nest(fe.b, loop_shape, body, stops=at)
+    from hlotools.backend.llvm.codegen.outline import result_loop, work_per_element
+    flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
+    result_loop(fe, inst, loop_shape, body, work_per_element(inst), flat)
 
 
 def schedule(comp: Computation) -> list[Instruction]:

@@ -13,10 +13,20 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import dynamic_extent
 from hlotools.backend.llvm.kernels.parallel_for import WORKER_TYPE, parallel_for_function, worth_parallel
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, nested_loops, strides
+from hlotools.backend.llvm.llvm_ir.loops import (
+    c64,
+    flat_loop,
+    flat_stops,
+    loop_nest,
+    nested_loops,
+    outer_offset,
+    strides,
+)
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
@@ -105,6 +115,23 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
             body(list(index))
     run_parallel(fe, name, dims[outer] if outer_stop is None else outer_stop, chunk)
     return True
+
+
+def result_loop(fe: FunctionEmitter, inst: Instruction, shape: Shape, body: Callable[[list[ir.Value]], None],
+                work_per_element: int = 1, flat: bool = False) -> None:
+    """The loop over `shape`, inst's result: split across threads when big enough
+    (parallel_loop_nest), else one flat loop (`flat`) or a nest; the dims inst records a
+    run-time size of stop there (codegen/dynamic_extent.py; a flat loop only when the
+    outermost is the only one)."""
+    stops = dynamic_extent.loop_stops(fe, inst, shape)
+    flat = flat and (stops is None or flat_stops(shape, dynamic_extent.stopped_dims(fe, inst, shape)))
+    if parallel_loop_nest(fe, shape, body, work_per_element, flat=flat, stops=stops):
+        return
+    at = stops() if stops is not None else None
+    if flat:
+        flat_loop(fe.b, shape, body, stop=outer_offset(fe.b, shape, at))
+    else:
+        loop_nest(fe.b, shape, body, stops=at)
 
 
 def work_per_element(inst: object) -> int:
