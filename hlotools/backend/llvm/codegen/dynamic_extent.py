@@ -14,7 +14,8 @@ Taken here: the dims of an elemental loop (elementwise and loop fusions, reducti
 dims; a dynamic major dim's valid data is a row-major prefix, so its loop is one shorter flat
 loop whose parallel split covers the prefix only; a dynamic minor dim, the keys of attention
 scores [seq, seq], stops its inner loop), a reduce's loops over its reduced dims
-(lower/reduction.py) and a GEMM's M, N and K and its operands' packing (lower/gemm.py).
+(lower/reduction.py), a GEMM's batch, M, N and K and its operands' packing (lower/gemm.py)
+and a convolution's batch (lower/conv_gemm.py).
 """
 from __future__ import annotations
 
@@ -133,7 +134,7 @@ def locations(fe: FunctionEmitter, inst: Instruction) -> list[int]:
     for i in ([inst] + (list(comp.instructions) if isinstance(comp, Computation) else [])):
         if i.opcode == "reduce":
             numbers.update(p for p in runtime_sizes.read_sizes(i) or () if p is not None)
-        if i.opcode == "dot":
+        if i.opcode in ("dot", "convolution"):
             numbers.update(p for p in runtime_sizes.result_sizes(i) or () if p is not None)
             numbers.update(p for p in runtime_sizes.read_sizes(i) or () if p is not None)
     leaves = [parameter_leaf(fe, n) for n in sorted(numbers)]
@@ -150,6 +151,7 @@ class GemmExtents:
     k: ir.Value | int
     lhs: dict[int, ir.Value] = field(default_factory=dict)
     rhs: dict[int, ir.Value] = field(default_factory=dict)
+    batch: ir.Value | None = None  # how many of the flat batch index's values run (a prefix)
 
 
 def _first_dim(fe: FunctionEmitter, rec: Record | None, dims: tuple[int, ...], bounds: tuple[int, ...]
@@ -171,25 +173,31 @@ def _times(fe: FunctionEmitter, v: ir.Value, factor: int) -> ir.Value:
 def gemm_extents(fe: FunctionEmitter, dot: Instruction, owner: Instruction, groups: tuple[tuple[int, ...], ...],
                  m: int, n: int, k: int) -> GemmExtents | None:
     """Run-time sizes of `dot` (written into `owner`'s buffer: itself or its kOutput fusion
-    in the entry) as a GEMM; `groups`: (lhs free, rhs free, lhs contracting, rhs contracting)
-    operand dims in the dot's order. None when nothing is recorded. A run-time K of 0 runs the
-    bound instead: the padder's zero masks make that contraction exact too, and the kernel's
-    k loop runs at least once."""
+    in the entry) as a GEMM; `groups`: (lhs free, rhs free, lhs contracting, rhs contracting,
+    lhs batch, rhs batch) operand dims in the dot's order. None when nothing is recorded. A
+    run-time K of 0 runs the bound instead: the padder's zero masks make that contraction
+    exact too, and the kernel's k loop runs at least once."""
     if not _in_entry(fe) or owner.parent is not fe.comp:
         return None
     lhs, rhs = (o.shape.dims for o in dot.operands)
-    lfree, rfree, lc, rc = groups
+    lfree, rfree, lc, rc, lb, rb = groups
     out = runtime_sizes.result_sizes(dot)
-    rank_l = len(lhs) - len(lfree) - len(lc)  # batch dims lead the result
-    om = tuple(range(rank_l, rank_l + len(lfree)))
-    on = tuple(range(rank_l + len(lfree), rank_l + len(lfree) + len(rfree)))
+    nb = len(lb)  # batch dims lead the result
+    om = tuple(range(nb, nb + len(lfree)))
+    on = tuple(range(nb + len(lfree), nb + len(lfree) + len(rfree)))
     dims = dot.shape.dims
+    sb = _first_dim(fe, out, tuple(range(nb)), dims[:nb])
     sm = _first_dim(fe, out, om, tuple(dims[d] for d in om))
     sn = _first_dim(fe, out, on, tuple(dims[d] for d in on))
     sk = _first_dim(fe, runtime_sizes.read_sizes(dot), lc, tuple(lhs[d] for d in lc))
-    if sm is None and sn is None and sk is None:
+    if sb is None and sm is None and sn is None and sk is None:
         return None
     got = GemmExtents(m, n, k)
+    if sb is not None:
+        rest = 1
+        for d in dims[1:nb]:
+            rest *= d
+        got.batch, got.lhs[lb[0]], got.rhs[rb[0]] = _times(fe, sb, rest), sb, sb
     if sm is not None:
         got.m, got.lhs[lfree[0]] = _times(fe, sm, m // lhs[lfree[0]]), sm
     if sn is not None:
@@ -199,3 +207,14 @@ def gemm_extents(fe: FunctionEmitter, dot: Instruction, owner: Instruction, grou
         sk = b.select(b.icmp_signed("==", sk, ir.Constant(types.I64, 0)), ir.Constant(types.I64, lhs[lc[0]]), sk)
         got.k, got.lhs[lc[0]], got.rhs[rc[0]] = _times(fe, sk, k // lhs[lc[0]]), sk, sk
     return got
+
+
+def conv_batch(fe: FunctionEmitter, conv: Instruction, owner: Instruction, batch_dim: int) -> ir.Value | None:
+    """The run-time size of a convolution's output batch dim (written into `owner`'s buffer:
+    itself or its kOutput fusion in the entry), or None: its GEMM's batch is a prefix."""
+    if not _in_entry(fe) or owner.parent is not fe.comp:
+        return None
+    rec = runtime_sizes.result_sizes(conv)
+    number = rec[batch_dim] if rec is not None else None
+    leaf = parameter_leaf(fe, number) if number is not None else None
+    return None if leaf is None else load_size(fe, leaf, conv.shape.dims[batch_dim])

@@ -338,7 +338,8 @@ def _extents(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction
     dd = p.dims
     if p.blas:
         return None
-    got = dynamic_extent.gemm_extents(fe, inst, owner, (dd.lfree, dd.rfree, dd.lc, dd.rc), dd.m, dd.n, dd.k)
+    got = dynamic_extent.gemm_extents(fe, inst, owner, (dd.lfree, dd.rfree, dd.lc, dd.rc, dd.lb, dd.rb),
+                                      dd.m, dd.n, dd.k)
     if got is not None and p.tail and not p.b.packed:
         got.n = dd.n
         got.rhs = {d: v for d, v in got.rhs.items() if d not in dd.rfree}
@@ -628,7 +629,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     g.initializer = ir.Constant(ty, vals)
     count_v: ir.Value = c64(count)
     if extents is not None:
-        g, count_v = _runtime_fields(fe, g, nfields, (extents.m, extents.n, extents.k), nbatch, ppt, rpc, blk)
+        g, count_v = _runtime_fields(fe, g, nfields, (extents.m, extents.n, extents.k),
+                                     extents.batch if extents.batch is not None else c64(nbatch), ppt, rpc, blk)
     slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
                                          (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
                                          (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
@@ -647,9 +649,10 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
 
 
 def _runtime_fields(fe: FunctionEmitter, fields: ir.GlobalVariable, nfields: int, extents: Extents,
-                    nbatch: int, ppt: int, rpc: int, blk: gemm_kernel.Blocking) -> tuple[ir.Value, ir.Value]:
+                    nbatch: ir.Value, ppt: int, rpc: int, blk: gemm_kernel.Blocking) -> tuple[ir.Value, ir.Value]:
     """A copy of the constant fields in the frame with the run-time M, N, K and the panels
-    and row chunks they cover; (the copy, the task count)."""
+    and row chunks they cover; (the copy, the task count: the first `nbatch` batch elements'
+    tasks, which come first)."""
     b = fe.b
     copy = fe.in_entry().alloca(types.I64, size=c64(nfields), name="gemm.fields.rt")
     fe.memcpy(copy, fields, 8 * nfields)
@@ -661,7 +664,7 @@ def _runtime_fields(fe: FunctionEmitter, fields: ir.GlobalVariable, nfields: int
     for slot, v in ((gemm_kernel.D_M, m), (gemm_kernel.D_N, n), (gemm_kernel.D_K, k),
                     (gemm_kernel.D_PANELS, panels), (gemm_kernel.D_RCHUNKS, rchunks)):
         b.store(v, b.gep(copy, [c64(slot)], source_etype=types.I64))
-    return copy, b.mul(c64(nbatch), b.mul(groups, rchunks))
+    return copy, b.mul(nbatch, b.mul(groups, rchunks))
 
 
 EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)
