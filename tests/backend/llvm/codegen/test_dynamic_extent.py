@@ -108,6 +108,17 @@ ENTRY e {
   ROOT t = (f32[SEQ,8,8,2], f32[SEQ,10,10,32], f32[SEQ,4,4,256]) tuple(c1, c2, c3)
 }
 """
+# the dynamic dim minor in the layout: its loop is the inner one
+LAYOUT = f"""HloModule layout
+{ADD}
+ENTRY e {{
+  x = f32[SEQ,20]{{0,1}} parameter(0)
+  e = f32[SEQ,20]{{0,1}} exponential(x)
+  z = f32[] constant(0)
+  r = f32[20]{{0}} reduce(e, z), dimensions={{0}}, to_apply=add
+  ROOT t = (f32[SEQ,20]{{0,1}}, f32[20]{{0}}) tuple(e, r)
+}}
+"""
 BOUND = 37
 
 
@@ -121,6 +132,8 @@ def _args(name: str, s: int, rng: np.random.Generator) -> list[np.ndarray]:
         return [f(s, 20), f(20, 40), f(40), f(40, 12)]
     if name == "attention":
         return [f(s, 24), f(s, 24), f(s, 24)]
+    if name == "layout":
+        return [f(s, 20)]
     if name == "wide":
         return [f(5, 16), f(16, s), f(3, s, 7), f(3, 7, 9), f(s, 4, 7), f(s, 7, 9)]
     if name == "conv":
@@ -156,7 +169,7 @@ def _same(got: list[np.ndarray], want: list[np.ndarray]) -> None:
 
 
 @pytest.mark.parametrize("name,template", [("mlp", MLP), ("attention", ATTENTION), ("ints", INTS), ("wide", WIDE),
-                                           ("conv", CONV)])
+                                           ("conv", CONV), ("layout", LAYOUT)])
 def test_runtime_sizes_agree_with_padded_and_static_modules(name: str, template: str) -> None:
     rng = np.random.default_rng(14)
     text = _text(template, f"<={BOUND if name != 'conv' else 5}")
