@@ -14,7 +14,9 @@ the read may stop there (the padder's masks make the rest neutral anyway).
 Frontend attributes survive the passes: fusion copies them into fused computations (and onto
 the fusion), a rewrite that replaces an instruction by an equal value inherits them (the same
 value has the same padding), and CSE merges only instructions whose attributes agree. Only
-the entry computation's records are meaningful (parameter numbers are the entry's).
+the entry computation's records are meaningful (parameter numbers are the entry's), and only
+the padder writes them: a record is a promise about padding, which a module carrying one is
+taken to keep.
 """
 from __future__ import annotations
 

@@ -10,15 +10,17 @@ kernel lives in an LLVM module of its own that the driver compiles in parallel w
 and caches as an object under its key (a second model sharing layers reuses it).
 
 A kernel reads and writes memory only through its slot array: the distinct buffer locations
-its code touches (result and scratch leaves, and the leaves of every materialised value it
-reads directly or through the instructions inlined into its loop), in a canonical order. The
-key covers everything the code depends on: the structure of the instruction and of what is
-inlined into it (opcodes, shapes with layouts, attributes, called computations, constants'
-values), which slots coincide (in-place updates) and which are the caller's parameters or
-outputs (those may alias each other; arena buffers and constants never do). The emitters run
-unchanged: the FunctionEmitter is retargeted at the kernel (function.py asks `slot` for every
-leaf pointer while `fe.kernel` is set); code that reaches for anything else (a callee's arena,
-a computation's function) raises Escape and the instruction is emitted inline after all.
+its code touches (result and scratch leaves, the leaves of every materialised value it reads
+directly or through the instructions inlined into its loop, and the size parameters its loops
+stop at: codegen/dynamic_extent.py), in a canonical order. The key covers everything the code
+depends on: the structure of the instruction and of what is inlined into it (opcodes, shapes
+with layouts, attributes, called computations, constants' values, the run-time size records
+of ir/runtime_sizes.py), which slots coincide (in-place updates) and which are the caller's
+parameters or outputs (those may alias each other; arena buffers and constants never do).
+The emitters run unchanged: the FunctionEmitter is retargeted at the kernel (function.py asks
+`slot` for every leaf pointer while `fe.kernel` is set); code that reaches for anything else
+(a callee's arena, a computation's function) raises Escape and the instruction is emitted
+inline after all.
 """
 from __future__ import annotations
 
