@@ -24,8 +24,10 @@ Size = Instruction | None  # None: the dim is static (its size is its bound)
 class Builder:
     """Makes instructions before `anchor` in `comp`."""
 
-    def __init__(self, rw: Rewriter, comp: Computation, anchor: Instruction | None) -> None:
+    def __init__(self, rw: Rewriter, comp: Computation, anchor: Instruction | None,
+                 masks: list[tuple[Instruction, Instruction, list[Size]]] | None = None) -> None:
         self.rw, self.comp, self.anchor = rw, comp, anchor  # anchor None: append (after the walk)
+        self.masks = masks  # where mask() notes (mask, operand, masked sizes) for the walk
 
     def _add(self, inst: Instruction) -> Instruction:
         name = f"dyn.{inst.opcode}"
@@ -90,7 +92,10 @@ class Builder:
         pred = self.valid(x.shape.dims, sizes)
         if pred is None:
             return x
-        return self.op("select", x.shape, pred, x, self.broadcast(fill, x.shape.dims))
+        out = self.op("select", x.shape, pred, x, self.broadcast(fill, x.shape.dims))
+        if self.masks is not None:
+            self.masks.append((out, x, list(sizes)))
+        return out
 
     def zero(self, et: ElementType) -> Instruction:
         return self.constant(False if et == PRED else 0, et)

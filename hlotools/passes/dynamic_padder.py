@@ -10,6 +10,9 @@ value. The rewritten entry's form (what `PaddedSignature` records, and what runn
     its bound: the entry's own and those of the calls and conditional branches it reaches; a
     while loop's are not returned). Inside, a requested size is clamped into 0..bound.
 Sizes flow through while/call/conditional as extra tuple elements of parameters and results.
+Each entry instruction also records which of its dims run to which size parameter, and a dot
+or reduce the sizes it reads across (ir/runtime_sizes.py): the LLVM backend stops its loops
+there, while the module itself still computes the whole bound (the oracle).
 Per-opcode rules (dynamic_rules.py) follow XLA's dynamic dimension inference; an opcode whose
 dynamic behaviour is not defined is an HloError naming the instruction.
 """
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hlotools.errors import HloError
+from hlotools.ir import runtime_sizes
 from hlotools.ir.attributes import ComputationLayout
 from hlotools.ir.computation import Computation
 from hlotools.ir.dynamic import (
@@ -87,6 +91,28 @@ def _dims_of(shape: Shape, tree: Tree | None) -> list[LeafDim]:
     return sorted(found)
 
 
+def _record_sizes(walk: Walk) -> None:
+    """Each entry instruction records which of its dims run to which size parameter, and the
+    sizes it reads across (ir/runtime_sizes.py): a backend may stop its loops there. A mask
+    records only the dims it does not mask (its padding there is the fill, which is read)."""
+    params = {id(p): p.parameter_number for p in walk.comp.parameters if p is not None}
+
+    def numbers(sizes: list[Size]) -> list[int | None]:
+        return [params.get(id(s)) if s is not None else None for s in sizes]
+    for inst in walk.comp.instructions:
+        tree = walk.trees.get(id(inst))
+        if isinstance(tree, list) and inst.shape.is_array and len(tree) == inst.shape.rank:
+            runtime_sizes.record(inst, runtime_sizes.SIZES_KEY, numbers(tree))
+        reads = walk.reads.get(id(inst))
+        if reads is not None:
+            runtime_sizes.record(inst, runtime_sizes.READS_KEY, numbers(reads))
+    for mask, x, masked in walk.masks:
+        tree = walk.trees.get(id(x))
+        if isinstance(tree, list) and len(tree) == len(masked):
+            kept = [None if m is not None else s for s, m in zip(tree, masked)]
+            runtime_sizes.record(mask, runtime_sizes.SIZES_KEY, numbers(kept))
+
+
 class _Padder:
     """Walks computations from the entry down the control-flow calls."""
 
@@ -99,6 +125,7 @@ class _Padder:
         walk = Walk(self, comp, entry=True)
         self._entry_parameters(walk, sig)
         self._entry_result(walk, walk.run(), sig)
+        _record_sizes(walk)
         self._finish()
         if "entry_computation_layout" in self.rw.module.attrs:
             assert comp.root is not None
@@ -224,12 +251,14 @@ class Walk:
         self.replacements: dict[int, Instruction] = {}
         self.checks: list[tuple[str, int, Instruction]] = []
         self.tree_root: Tree = None
-        self.b = Builder(self.rw, comp, comp.instructions[0])
+        self.masks: list[tuple[Instruction, Instruction, list[Size]]] = []  # (mask, operand, masked sizes)
+        self.reads: dict[int, list[Size]] = {}  # note_reads: per dim of operand 0
+        self.b = Builder(self.rw, comp, comp.instructions[0], self.masks)
 
     def run(self) -> Tree:
         for inst in list(self.comp.instructions):
             if id(inst) not in self.trees and id(inst) not in self.done:
-                self.b = Builder(self.rw, self.comp, inst)
+                self.b = Builder(self.rw, self.comp, inst, self.masks)
                 self.trees[id(inst)] = self._rule(inst)
             self.rw.set_shape(inst, static_shape(inst.shape))
         self.rw.flush_deferred(self.comp)
@@ -273,6 +302,12 @@ class Walk:
     def set_operand(self, inst: Instruction, k: int, new: Instruction) -> None:
         if inst.operands[k] is not new:
             self.rw.replace_operand(inst, k, new)
+
+    def note_reads(self, inst: Instruction, sizes: list[Size]) -> None:
+        """The sizes of the dims of operand 0 that `inst` reads across (a dot's contracting,
+        a reduce's reduced dims): where a backend may stop the read (ir/runtime_sizes.py)."""
+        if any(s is not None for s in sizes):
+            self.reads[id(inst)] = sizes
 
     def check_size(self, inst: Instruction, size: Instruction, bound: int) -> None:
         """Every request is returned to the caller (and from the entry to the runner), except

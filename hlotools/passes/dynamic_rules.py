@@ -358,6 +358,7 @@ def _reduce(w: Walk, inst: Instruction) -> Tree:
     n = len(inst.operands) // 2
     reduced = set(_attr_dims(inst))
     sizes = w.tree(inst.operands[0])
+    w.note_reads(inst, [s if d in reduced else None for d, s in enumerate(sizes)])
     for k in range(n):
         x, init = inst.operands[k], inst.operands[n + k]
         own = w.tree(x)
@@ -411,6 +412,7 @@ def _dot(w: Walk, inst: Instruction) -> Tree:
     for i, j in zip(lc, rc):
         s = lt[i] or rt[j]
         contract_l[i], contract_r[j] = s, s
+    w.note_reads(inst, contract_l)
     _mask_zero(w, inst, 0, contract_l)
     _mask_zero(w, inst, 1, contract_r)
     out = [lt[i] or rt[j] for i, j in zip(lb, rb)]

@@ -272,7 +272,7 @@ def emit_set(fe: FunctionEmitter, members: list[Instruction], emit_one: Callable
                         _make_serial(call, worker, ctx, n)
     finally:
         _MODE.reset(tok)
-    if len(parts) < 2 or not all(isinstance(p.n, ir.Constant) for p in parts):
+    if len(parts) < 2:
         for p in parts:
             fe.b.call(p.worker, [p.ctx, c64(0), p.n])
         return
@@ -299,21 +299,38 @@ def _make_serial(call: ir.CallInstr, worker: ir.Value, ctx: ir.Value, n: ir.Valu
     _remove(call)
 
 
-def _merged_worker(fe: FunctionEmitter, parts: list[_Part]) -> tuple[ir.Function, ir.Value, int]:
+def _merged_worker(fe: FunctionEmitter, parts: list[_Part]) -> tuple[ir.Function, ir.Value, ir.Value | int]:
     """worker(ctxs, begin, end): part j owns the indices [offset_j, offset_j + n_j) and runs
-    worker_j(ctxs[j], lo - offset_j, hi - offset_j) on its share of [begin, end)."""
+    worker_j(ctxs[j], lo - offset_j, hi - offset_j) on its share of [begin, end). A part's n
+    may be a run-time value (a loop stopping at a bounded dynamic dim's size,
+    codegen/dynamic_extent.py): then the offsets are summed at run time and passed after the
+    contexts, ctxs[len(parts) + j]."""
     mc = fe.mc
     fn = ir.Function(mc.ir, parallel_for.WORKER_TYPE, mc.unique_name(f"par.{WORKER_PREFIX}"))
     fn.linkage = "internal"
     ctxs_arg, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctxs = fe.in_entry().alloca(types.PTR, size=c64(len(parts)), name="tasks.ctx")
-    offset = 0
+    known = all(isinstance(p.n, ir.Constant) for p in parts)
+    slots = len(parts) if known else 2 * len(parts) + 1
+    ctxs = fe.in_entry().alloca(types.PTR, size=c64(slots), name="tasks.ctx")
+    offset: ir.Value | int = 0
+
+    def store_offset(k: int, v: ir.Value | int) -> None:
+        fe.b.store(c64(v) if isinstance(v, int) else v, fe.b.gep(ctxs, [c64(len(parts) + k)], source_etype=types.I64))
+
+    def load_offset(k: int) -> ir.Value:
+        return b.load(b.gep(ctxs_arg, [c64(len(parts) + k)], source_etype=types.I64), typ=types.I64)
     for j, part in enumerate(parts):
         fe.b.store(part.ctx, fe.b.gep(ctxs, [c64(j)], source_etype=types.PTR))
-        n = part.n.constant  # type: ignore[attr-defined]
-        lo_j, hi_j = c64(offset), c64(offset + n)
-        offset += n
+        if known:
+            n = part.n.constant  # type: ignore[attr-defined]
+            lo_j, hi_j = c64(offset), c64(offset + n)  # type: ignore[operator]
+            offset += n  # type: ignore[operator]
+        else:
+            store_offset(j, offset)
+            offset = fe.b.add(c64(offset) if isinstance(offset, int) else offset, part.n)
+            store_offset(j + 1, offset)
+            lo_j, hi_j = load_offset(j), load_offset(j + 1)
         lo = b.select(b.icmp_signed(">", begin, lo_j), begin, lo_j)
         hi = b.select(b.icmp_signed("<", end, hi_j), end, hi_j)
         with b.if_then(b.icmp_signed("<", lo, hi)):

@@ -33,7 +33,7 @@ from hlotools.backend.llvm.codegen.registry import (
     UNSUPPORTED,
 )
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, linear_index, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64, linear_index, loop_nest
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -431,13 +431,9 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
             for val, p, s in zip(vals, fe.leaf_ptrs(inst) if ptrs else ptrs, shapes):
                 if leaf_bytes(s):
                     fe.store_element(val, p, s, index)
-    from hlotools.backend.llvm.codegen.outline import parallel_loop_nest, work_per_element
+    from hlotools.backend.llvm.codegen.outline import result_loop, work_per_element
     flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
-    if not parallel_loop_nest(fe, loop_shape, body, work_per_element(inst), flat=flat):
-        if flat:
-            flat_loop(fe.b, loop_shape, body)
-        else:
-            loop_nest(fe.b, loop_shape, body)
+    result_loop(fe, inst, loop_shape, body, work_per_element(inst), flat)
 
 
 def schedule(comp: Computation) -> list[Instruction]:

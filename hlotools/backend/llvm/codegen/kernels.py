@@ -10,15 +10,17 @@ kernel lives in an LLVM module of its own that the driver compiles in parallel w
 and caches as an object under its key (a second model sharing layers reuses it).
 
 A kernel reads and writes memory only through its slot array: the distinct buffer locations
-its code touches (result and scratch leaves, and the leaves of every materialised value it
-reads directly or through the instructions inlined into its loop), in a canonical order. The
-key covers everything the code depends on: the structure of the instruction and of what is
-inlined into it (opcodes, shapes with layouts, attributes, called computations, constants'
-values), which slots coincide (in-place updates) and which are the caller's parameters or
-outputs (those may alias each other; arena buffers and constants never do). The emitters run
-unchanged: the FunctionEmitter is retargeted at the kernel (function.py asks `slot` for every
-leaf pointer while `fe.kernel` is set); code that reaches for anything else (a callee's arena,
-a computation's function) raises Escape and the instruction is emitted inline after all.
+its code touches (result and scratch leaves, the leaves of every materialised value it reads
+directly or through the instructions inlined into its loop, and the size parameters its loops
+stop at: codegen/dynamic_extent.py), in a canonical order. The key covers everything the code
+depends on: the structure of the instruction and of what is inlined into it (opcodes, shapes
+with layouts, attributes, called computations, constants' values, the run-time size records
+of ir/runtime_sizes.py), which slots coincide (in-place updates) and which are the caller's
+parameters or outputs (those may alias each other; arena buffers and constants never do).
+The emitters run unchanged: the FunctionEmitter is retargeted at the kernel (function.py asks
+`slot` for every leaf pointer while `fe.kernel` is set); code that reaches for anything else
+(a callee's arena, a computation's function) raises Escape and the instruction is emitted
+inline after all.
 """
 from __future__ import annotations
 
@@ -28,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
 
-from hlotools.backend.llvm.codegen import buffers
+from hlotools.backend.llvm.codegen import buffers, dynamic_extent
 from hlotools.backend.llvm.codegen.alias_scopes import AliasScopes, scopes_of
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import c64
+from hlotools.ir import runtime_sizes
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 
@@ -40,7 +43,7 @@ if TYPE_CHECKING:
 
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [types.PTR])
 PREFIX = "k."
-FORMAT = "kernel-v1"  # bump when what a key covers changes
+FORMAT = "kernel-v2"  # bump when what a key covers changes
 
 # Opcodes never made kernels: control flow calls computations' functions with the caller's
 # arena; custom calls may embed this process's addresses; the rest have no loop to move.
@@ -281,7 +284,8 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
     for inst in insts:
         results = slot_text([location_of(fe, lf) for lf in fe.plan.leaves[id(inst)]])
         scratch = slot_text([(-3, off) for off in fe.plan.scratch.get(id(inst), [])])
-        lines.append(f"member results={results} scratch={scratch}")
+        sizes = slot_text([(-1, leaf) for leaf in dynamic_extent.locations(fe, inst)])
+        lines.append(f"member results={results} scratch={scratch} sizes={sizes}")
         lines.append(f"root={node(inst)}")
     text = "\n".join(lines)
     if sum(1 for loc in order if loc[0] in (-1, -2)) < 2:
@@ -297,6 +301,9 @@ def _node_text(x: Instruction, operands: list[int], comps: dict[int, str]) -> st
         text += f" literal={_literal_digest(x)}"
     if x.opcode == "parameter":
         text += f" number={x.parameter_number}"
+    sizes, reads = runtime_sizes.result_sizes(x), runtime_sizes.read_sizes(x)
+    if sizes is not None or reads is not None:  # run-time loop bounds (codegen/dynamic_extent.py)
+        text += f" sizes={sizes} reads={reads}"
     return text
 
 

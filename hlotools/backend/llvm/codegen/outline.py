@@ -13,10 +13,20 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import dynamic_extent
 from hlotools.backend.llvm.kernels.parallel_for import WORKER_TYPE, parallel_for_function, worth_parallel
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, nested_loops, strides
+from hlotools.backend.llvm.llvm_ir.loops import (
+    c64,
+    flat_loop,
+    flat_stops,
+    loop_nest,
+    nested_loops,
+    outer_offset,
+    strides,
+)
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     from hlotools.backend.llvm.codegen.function import FunctionEmitter
@@ -65,7 +75,7 @@ def outlined(fe: FunctionEmitter, name: str) -> Iterator[tuple[ir.Value, ir.Valu
     fe.last_ctx = ctx  # type: ignore[attr-defined]
 
 
-def run_parallel(fe: FunctionEmitter, name: str, n: int,
+def run_parallel(fe: FunctionEmitter, name: str, n: int | ir.Value,
                  body: Callable[[ir.Value, ir.Value], None]) -> None:
     """Run body(begin, end) (emitted into a worker) over [0, n) on several threads."""
     with outlined(fe, name) as (begin, end):
@@ -74,11 +84,14 @@ def run_parallel(fe: FunctionEmitter, name: str, n: int,
 
 
 def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
-                       work_per_element: int = 1, name: str = "d", flat: bool = False) -> bool:
+                       work_per_element: int = 1, name: str = "d", flat: bool = False,
+                       stops: Callable[[], dict[int, ir.Value]] | None = None) -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
     nest is big enough; returns False (emitting nothing) when it should stay serial.
     `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
-    (for bodies whose reads all share the shape's layout)."""
+    (for bodies whose reads all share the shape's layout). `stops`: emits the loads of
+    run-time stops (dim -> i64, at most the dim's size) where it is called, in the caller for
+    the outermost loop (only its run-time range is split) and in the worker for the others."""
     dims = shape.dims  # type: ignore[attr-defined]
     total = 1
     for d in dims:
@@ -89,17 +102,36 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
     if not order or dims[order[0]] < 2:
         return False
     outer = order[0]
+    outer_stop = stops().get(outer) if stops is not None else None
 
     def chunk(begin: ir.Value, end: ir.Value) -> None:
+        inner = stops() if stops is not None else None
         if flat:
             step = c64(strides(shape)[outer])  # type: ignore[arg-type]
             flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
                       fe.b.mul(end, step, flags=["nsw"]), name=name)
             return
-        with nested_loops(fe.b, dims, order, name=name, first=(begin, end)) as index:
+        with nested_loops(fe.b, dims, order, name=name, first=(begin, end), stops=inner) as index:
             body(list(index))
-    run_parallel(fe, name, dims[outer], chunk)
+    run_parallel(fe, name, dims[outer] if outer_stop is None else outer_stop, chunk)
     return True
+
+
+def result_loop(fe: FunctionEmitter, inst: Instruction, shape: Shape, body: Callable[[list[ir.Value]], None],
+                work_per_element: int = 1, flat: bool = False) -> None:
+    """The loop over `shape`, inst's result: split across threads when big enough
+    (parallel_loop_nest), else one flat loop (`flat`) or a nest; the dims inst records a
+    run-time size of stop there (codegen/dynamic_extent.py; a flat loop only when the
+    outermost is the only one)."""
+    stops = dynamic_extent.loop_stops(fe, inst, shape)
+    flat = flat and (stops is None or flat_stops(shape, dynamic_extent.stopped_dims(fe, inst, shape)))
+    if parallel_loop_nest(fe, shape, body, work_per_element, flat=flat, stops=stops):
+        return
+    at = stops() if stops is not None else None
+    if flat:
+        flat_loop(fe.b, shape, body, stop=outer_offset(fe.b, shape, at))
+    else:
+        loop_nest(fe.b, shape, body, stops=at)
 
 
 def work_per_element(inst: object) -> int:

@@ -9,7 +9,7 @@ All indices are i64.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 
 import llvmlite.ir as ir
@@ -135,11 +135,13 @@ def delinearize(b: ir.IRBuilder, shape: Shape, linear: ir.Value) -> list[ir.Valu
 
 @contextmanager
 def nested_loops(b: ir.IRBuilder, dims: Sequence[int], order: Iterable[int], index: list[ir.Value] | None = None,
-                 name: str = "d", first: tuple[ir.Value, ir.Value] | None = None) -> Iterator[list[ir.Value]]:
+                 name: str = "d", first: tuple[ir.Value, ir.Value] | None = None,
+                 stops: Mapping[int, ir.Value] | None = None) -> Iterator[list[ir.Value]]:
     """One for_range per dimension d of `order` (outermost first) over [0, dims[d]), named
     NAME{d}; the body is emitted inside the `with`, which yields `index` (a fresh list of
     zeros when None) with index[d] set to each loop's variable. A dimension of size 1 gets no
-    loop (index[d] = 0). `first`: the outermost loop's range instead (a parallel chunk's)."""
+    loop (index[d] = 0). `first`: the outermost loop's range instead (a parallel chunk's).
+    `stops`: dims whose loop stops at a run-time value (at most the size) instead."""
     idx: list[ir.Value] = [c64(0)] * len(dims) if index is None else index
     with ExitStack() as loops:
         for k, d in enumerate(order):
@@ -147,19 +149,44 @@ def nested_loops(b: ir.IRBuilder, dims: Sequence[int], order: Iterable[int], ind
                 idx[d] = c64(0)
                 continue
             lo, hi = first if k == 0 and first is not None else (0, dims[d])
+            if stops and d in stops and not (k == 0 and first is not None):
+                hi = stops[d]
             idx[d] = loops.enter_context(for_range(b, lo, hi, name=f"{name}{d}"))
         yield idx
 
 
+def major_to_minor(shape: Shape) -> list[int]:
+    """The dims in loop order: major (outermost) first, dims of size 1 last."""
+    order = list(reversed(layout_of(shape)))
+    return [d for d in order if shape.dims[d] > 1] + [d for d in order if shape.dims[d] <= 1]
+
+
 def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
-              name: str = "d") -> None:
+              name: str = "d", stops: Mapping[int, ir.Value] | None = None) -> None:
     """Run `body(index)` over every index of `shape`, major dimension outermost, so the
     innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
-    size 1 get no loop."""
+    size 1 get no loop. `stops`: dims whose loop stops at a run-time value (at most the size:
+    a bounded dynamic dim's size) instead of at the size."""
     if any(n == 0 for n in shape.dims):
         return
-    with nested_loops(b, shape.dims, reversed(layout_of(shape)), name=name) as index:  # major -> minor
+    with nested_loops(b, shape.dims, major_to_minor(shape), name=name, stops=stops) as index:
         body(list(index))
+
+
+def outer_offset(b: ir.IRBuilder, shape: Shape, stops: Mapping[int, ir.Value] | None) -> ir.Value | None:
+    """Where a flat loop over `shape` stops when only its most major dim of size > 1 has a
+    run-time stop (None: no stop, the whole shape). Not for stops of inner dims: a flat loop
+    cannot skip the elements past those (flat_stops tells)."""
+    order = major_to_minor(shape)
+    if not stops or not order or order[0] not in stops:
+        return None
+    return b.mul(stops[order[0]], c64(strides(shape)[order[0]]), flags=["nsw"])
+
+
+def flat_stops(shape: Shape, dims: Iterable[int]) -> bool:
+    """Can a flat loop honour run-time stops of `dims` (only the outermost live dim's)?"""
+    order = major_to_minor(shape)
+    return all(shape.dims[d] <= 1 or (order and d == order[0]) for d in dims)
 
 
 class FlatIndex(list[ir.Value]):

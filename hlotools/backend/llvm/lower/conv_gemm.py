@@ -45,7 +45,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from hlotools.backend.llvm.abi import layout_of
-from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen import dynamic_extent, outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH
 from hlotools.backend.llvm.kernels import conv as conv_kernel
@@ -176,24 +176,28 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     rhs = operands[1]
     a_ptr, b_ptr, *t_ptr = fe.scratch_ptrs(owner)
+    batch = dynamic_extent.conv_batch(fe, inst, owner, labels.output_batch)  # a bounded dynamic batch
+    extents = dynamic_extent.GemmExtents(p.dims.m, p.dims.n, p.dims.k, batch=batch) if batch is not None else None
     if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
-        fill = _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, t_ptr[0] if t_ptr else None, operands)
-        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill)
+        fill = _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, t_ptr[0] if t_ptr else None, operands,
+                             batch)
+        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill, extents)
         return
     lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
             p.npad, lower_gemm.panel_width(p.ct))
-    _im2col(fe, inst, p, sp_order, k_order, owner, operands[0])
-    lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue)
+    _im2col(fe, inst, p, sp_order, k_order, owner, operands[0], batch)
+    lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, extents=extents)
 
 
 def _im2col(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
-            k_order: tuple[int, ...], owner: Instruction, lhs: Instruction) -> None:
+            k_order: tuple[int, ...], owner: Instruction, lhs: Instruction, batch: ir.Value | None = None) -> None:
+    """A's rows; `batch`: how many batch elements run (a bounded dynamic batch), else all."""
     labels: ConvDimLabels = inst.attrs["dim_labels"]
     out = inst.shape.dims
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
     # the outermost parallel loop: (batch, first output spatial dim in physical order)
     s0 = out[sp_order[0]] if sp_order else 1
-    total = nbatch * s0
+    total: ir.Value | int = nbatch * s0 if batch is None else fe.b.mul(batch, c64(s0))
 
     def chunk(begin: ir.Value, end: ir.Value) -> None:
         b = fe.b
@@ -205,10 +209,10 @@ def _im2col(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order
             a_here = fe.scratch_ptrs(owner)[0]  # asked here: a parallel chunk is emitted in a worker function
             _positions(fe, 1, sp_order, out, o_idx, lambda: _row(fe, inst, p, sp_order, k_order, o_idx, a_here, lhs))
 
-    if parallel_for.worth_parallel(nbatch * m * k) and total > 1:
+    if parallel_for.worth_parallel(nbatch * m * k) and nbatch * s0 > 1:
         outline.run_parallel(fe, "im2col", total, chunk)
     else:
-        chunk(c64(0), c64(total))
+        chunk(c64(0), c64(total) if isinstance(total, int) else total)
 
 
 def _positions(fe: FunctionEmitter, j: int, sp_order: tuple[int, ...], out: tuple[int, ...],
@@ -285,12 +289,12 @@ def fills_in_tasks(p: lower_gemm.Plan) -> bool:
 
 def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
                   k_order: tuple[int, ...], a_ptr: ir.Value, b_ptr: ir.Value, t_ptr: ir.Value | None,
-                  operands: list[Instruction]) -> tuple[ir.Value, ir.Value] | None:
+                  operands: list[Instruction], batch: ir.Value | None = None) -> tuple[ir.Value, ir.Value] | None:
     """Fill the descriptors of conv_kernel's functions and pack the kernel; then either (with
     `t_ptr`, the tables' scratch: fills_in_tasks) the position tables, returning the GEMM's
     fill (conv_kernel's rows and its descriptor: the GEMM's tasks then write A chunk by chunk
     just before they read it), or the whole im2col (on several threads when big, as the
-    generated one), returning None."""
+    generated one; of the first `batch` batch elements when given), returning None."""
     lhs, rhs = operands
 
     def fn(name: str) -> ir.Function:
@@ -307,10 +311,11 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp
     im2col = fn(conv_kernel.im2col_name(p.ct))
     nbatch, m, k = p.dims.batch[0], p.dims.m, p.dims.k
     total = nbatch * fields[conv_kernel.I_S0]
+    run = c64(total) if batch is None else b.mul(batch, c64(fields[conv_kernel.I_S0]))
     if parallel_for.worth_parallel(nbatch * m * k) and total > 1:
-        outline.call_parallel_for(fe, im2col, desc, total)
+        outline.call_parallel_for(fe, im2col, desc, run)
     else:
-        b.call(im2col, [desc, c64(0), c64(total)])
+        b.call(im2col, [desc, c64(0), run])
     return None
 
 

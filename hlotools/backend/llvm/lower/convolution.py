@@ -28,6 +28,7 @@ from collections.abc import Callable
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import dynamic_extent
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.registry import emitter
 from hlotools.backend.llvm.kernels.gemm import canonical_nan
@@ -249,5 +250,6 @@ def emit_convolution(fe: FunctionEmitter, inst: Instruction) -> None:
         v = convert_value(b, b.load(slot, typ=slot.allocated_type), acc_et, out_et)
         fe.store_element(canonical_nan(b, v), out_ptr, out_shape, list(out_idx))
 
-    with nested_loops(b, od, outer_dims, out_idx, name="co"), gen.region():
+    stops = dynamic_extent.loop_stops(fe, inst, out_shape)  # a bounded dynamic batch or spatial dim
+    with nested_loops(b, od, outer_dims, out_idx, name="co", stops=stops() if stops else None), gen.region():
         element()

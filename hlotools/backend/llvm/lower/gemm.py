@@ -41,7 +41,7 @@ from functools import cache
 import llvmlite.ir as ir
 
 from hlotools.backend.llvm.abi import layout_of
-from hlotools.backend.llvm.codegen import outline
+from hlotools.backend.llvm.codegen import dynamic_extent, outline
 from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.registry import EMITTERS, SCRATCH, TASK_WORK
 from hlotools.backend.llvm.kernels import gemm as gemm_kernel
@@ -63,6 +63,7 @@ BLAS_MIN_WORK = 1 << 15  # m*n*k below which the generated kernel wins (call ove
 _BLAS = ContextVar("hlotools_llvm_blas", default=False)
 _FORCE_GENERATED = ContextVar("hlotools_llvm_generated_gemm", default=False)
 CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_TRANS = 101, 111, 112
+Extents = tuple[ir.Value | int, ir.Value | int, ir.Value | int]  # run-time (M, N, K)
 
 
 @contextmanager
@@ -307,12 +308,14 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
     b_extra = next(scratch) if p.b.packed or p.tail else None
     c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(owner)[0]
     assert epilogue is None or not (p.blas or p.c.packed), "an epilogue needs the generated kernel writing C"
+    extents = _extents(fe, p, inst, owner)
     if p.a.packed:
-        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None)
+        _pack(fe, lhs, dd.lb, dd.lfree, dd.lc, a_ptr, p.ct, p.a, dd.k, None, extents.lhs if extents else None)
     if p.b.packed:
         assert b_extra is not None
         b_ptr = b_extra
-        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct))
+        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct),
+              extents.rhs if extents else None)
     assert b_ptr is not None
     if p.blas:
         _emit_blas(fe, p, a_ptr, b_ptr, c_ptr)
@@ -322,18 +325,35 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
         tail = b_extra if p.tail else None
         if tail is not None:
             _pack_tail(fe, p, b_ptr, tail)
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=extents)
     if p.c.packed:
         _unstage(fe, owner, c_ptr, p)
 
 
+def _extents(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instruction
+             ) -> dynamic_extent.GemmExtents | None:
+    """The run-time sizes of a dot of the dynamic padder's module (codegen/dynamic_extent.py),
+    or None (the bounds). Not for BLAS (its own sizes) and never N for an in-place B with a
+    tail copy: a panel that only the run-time N makes partial would read the tail's columns."""
+    dd = p.dims
+    if p.blas:
+        return None
+    got = dynamic_extent.gemm_extents(fe, inst, owner, (dd.lfree, dd.rfree, dd.lc, dd.rc, dd.lb, dd.rb),
+                                      dd.m, dd.n, dd.k)
+    if got is not None and p.tail and not p.b.packed:
+        got.n = dd.n
+        got.rhs = {d: v for d, v in got.rhs.items() if d not in dd.rfree}
+    return got
+
+
 def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tuple[int, ...],
           cols: tuple[int, ...], dst: ir.Value, ct: ElementType, view: View, row_len: int,
-          panel: int | None) -> None:
+          panel: int | None, stops: dict[int, ir.Value] | None = None) -> None:
     """Copy an operand into canonical [batch, rows, cols] with rows `row_len` long (zero
     padded past cols), or with `panel`, into panel-major [batch][row_len / panel][rows]
     [panel], in the compute type, looping in the operand's physical order so the reads are
-    sequential. Values come through value_at (any operand kind)."""
+    sequential. Values come through value_at (any operand kind). `stops`: operand dims whose
+    loop stops at a run-time size (what the kernel reads of a bounded dynamic dot)."""
     b = fe.b
     shape = op.shape
     et = shape.element_type
@@ -390,7 +410,7 @@ def _pack(fe: FunctionEmitter, op: Instruction, bdims: tuple[int, ...], rows: tu
         if shape.dims[d] == 1:
             level(k + 1)
             return
-        with for_range(b, 0, shape.dims[d], name=f"pk{d}") as iv:
+        with for_range(b, 0, (stops or {}).get(d, shape.dims[d]), name=f"pk{d}") as iv:
             index[d] = iv
             level(k + 1)
     level(0)
@@ -567,12 +587,16 @@ def tasks(p: Plan, fill: bool = False) -> Tasks:
 
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
                     tail: ir.Value | None, epilogue: ir.Value | None = None,
-                    fill: tuple[ir.Value, ir.Value] | None = None) -> None:
+                    fill: tuple[ir.Value, ir.Value] | None = None,
+                    extents: dynamic_extent.GemmExtents | None = None) -> None:
     """Fill the kernel's descriptor and run its tasks (on several threads when big);
     `epilogue`: the address of an epilogue block, or None; `fill`: (A's producer, its
     argument) as kernels/gemm.py's D_FILL, or None (A is ready). With a fill a task covers
     every panel (each row of A is filled once) and a_ptr holds the tasks' buffers
-    (tasks(p, True): count * fill_rows rows)."""
+    (tasks(p, True): count * fill_rows rows). `extents`: run-time (M, N, K) at most the
+    plan's (a bounded dynamic dot): the fields then live in the frame with those sizes, the
+    panels and row chunks they need, and only those chunks' tasks run (the split's row
+    chunk length stays the bound's)."""
     dd = p.dims
     b = fe.b
     blk = blocking(p.ct)
@@ -603,6 +627,10 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     g.global_constant = True
     g.linkage = "private"
     g.initializer = ir.Constant(ty, vals)
+    count_v: ir.Value = c64(count)
+    if extents is not None:
+        g, count_v = _runtime_fields(fe, g, nfields, (extents.m, extents.n, extents.k),
+                                     extents.batch if extents.batch is not None else c64(nbatch), ppt, rpc, blk)
     slots: list[tuple[int, ir.Value]] = [(gemm_kernel.D_A, b.ptrtoint(a_ptr, types.I64)), (gemm_kernel.D_B, b.ptrtoint(b_ptr, types.I64)),
                                          (gemm_kernel.D_C, b.ptrtoint(c_ptr, types.I64)),
                                          (gemm_kernel.D_TAIL, b.ptrtoint(tail, types.I64) if tail is not None else c64(0)),
@@ -615,9 +643,28 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, blk)
     dptr = b.bitcast(desc, types.PTR)
     if parallel_for.worth_parallel(nbatch * dd.m * dd.n * dd.k, parallel_for.MIN_PARALLEL_GEMM) and count > 1:
-        outline.call_parallel_for(fe, kern, dptr, count)
+        outline.call_parallel_for(fe, kern, dptr, count_v)
     else:
-        b.call(kern, [dptr, c64(0), c64(count)])
+        b.call(kern, [dptr, c64(0), count_v])
+
+
+def _runtime_fields(fe: FunctionEmitter, fields: ir.GlobalVariable, nfields: int, extents: Extents,
+                    nbatch: ir.Value, ppt: int, rpc: int, blk: gemm_kernel.Blocking) -> tuple[ir.Value, ir.Value]:
+    """A copy of the constant fields in the frame with the run-time M, N, K and the panels
+    and row chunks they cover; (the copy, the task count: the first `nbatch` batch elements'
+    tasks, which come first)."""
+    b = fe.b
+    copy = fe.in_entry().alloca(types.I64, size=c64(nfields), name="gemm.fields.rt")
+    fe.memcpy(copy, fields, 8 * nfields)
+    m, n, k = (c64(v) if isinstance(v, int) else v for v in extents)
+    panels = b.udiv(b.add(n, c64(blk.nv - 1)), c64(blk.nv))
+    mblocks = b.udiv(b.add(m, c64(blk.rows - 1)), c64(blk.rows))
+    rchunks = b.udiv(b.add(mblocks, c64(rpc - 1)), c64(rpc))
+    groups = b.udiv(b.add(panels, c64(ppt - 1)), c64(ppt))
+    for slot, v in ((gemm_kernel.D_M, m), (gemm_kernel.D_N, n), (gemm_kernel.D_K, k),
+                    (gemm_kernel.D_PANELS, panels), (gemm_kernel.D_RCHUNKS, rchunks)):
+        b.store(v, b.gep(copy, [c64(slot)], source_etype=types.I64))
+    return copy, b.mul(nbatch, b.mul(groups, rchunks))
 
 
 EMITTERS.replace("dot", emit_gemm)  # replaces emit_dot's loop nest (which emit_gemm falls back to)

@@ -38,7 +38,7 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.registry import ELEMENTAL
 from hlotools.backend.llvm.kernels import gemm_epilogue
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import c64, flat_loop, loop_nest
+from hlotools.backend.llvm.llvm_ir.loops import c64
 from hlotools.backend.llvm.lower import conv_gemm
 from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.backend.llvm.lower.epilogue_program import Grouping, Program, encode
@@ -224,7 +224,7 @@ def _epilogue_block(fe: FunctionEmitter, program: Program, ct: ElementType) -> i
 
 def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> None:
     """out[i] := root(i), reading D as out[i] before the store (D is already in out)."""
-    from hlotools.backend.llvm.codegen.outline import parallel_loop_nest
+    from hlotools.backend.llvm.codegen.outline import result_loop
     shape = inst.shape
     d = got.d
 
@@ -237,12 +237,7 @@ def _root_in_place(fe: FunctionEmitter, inst: Instruction, got: Decision) -> Non
         with fe.gen.region():
             v = ElementalGen(fe, bindings).value_at(got.root, index)
             fe.store_element(v, out, shape, index)
-    flat = len(shape.dims) > 1 and _reads_in_place(got, shape)
-    if not parallel_loop_nest(fe, shape, body, 1, flat=flat):
-        if flat:
-            flat_loop(fe.b, shape, body)
-        else:
-            loop_nest(fe.b, shape, body)
+    result_loop(fe, inst, shape, body, 1, len(shape.dims) > 1 and _reads_in_place(got, shape))
 
 
 def _reads_in_place(got: Decision, shape: Shape) -> bool:

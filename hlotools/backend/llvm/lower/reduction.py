@@ -15,6 +15,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from hlotools.backend.llvm.abi import layout_of
+from hlotools.backend.llvm.codegen import dynamic_extent
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value
 from hlotools.backend.llvm.codegen.registry import EMITTERS, NO_INLINE, elemental
 from hlotools.backend.llvm.llvm_ir import types
@@ -67,6 +68,8 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     if xla and n == 1 and _xla_order(inst, comp):
         return _xla_tree(gen, inst, comp, src, init_vals[0])
 
+    stops = dynamic_extent.read_stops(gen.fe, inst)  # a bounded dynamic dim's run-time size
+
     def fold(into: list[ir.Value], vals: list[ir.Value]) -> None:
         accs = [b.load(s, typ=v.type) for s, v in zip(into, init_vals)]
         out = _as_list(gen.apply(comp, accs + vals))
@@ -84,7 +87,7 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             return
         d = order[k]
         if d == inner and lanes and src_shape.dims[d] >= 2 * lanes:
-            lane_fold(gen, inst, comp, d, src, slots[0], lanes)
+            lane_fold(gen, inst, comp, d, src, slots[0], lanes, stops.get(d))
             return
         if len(big) >= 2 and d == big[-1] and n == 1:  # variadic: XLA's one sequential fold
             partial_row(d)
@@ -93,7 +96,7 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             src[d] = c64(0)
             level(k + 1)
             return
-        with for_range(b, 0, src_shape.dims[d], name=f"r{d}") as iv:
+        with for_range(b, 0, stops.get(d, src_shape.dims[d]), name=f"r{d}") as iv:
             src[d] = iv
             level(k + 1)
     def partial_row(d: int) -> None:
@@ -237,7 +240,7 @@ def lane_count(inst: Instruction, comp: object) -> int:
 
 
 def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: list[ir.Value],
-              slot: ir.Value, lanes: int) -> None:
+              slot: ir.Value, lanes: int, stop: ir.Value | None = None) -> None:
     """acc = op(acc, fold of dim d), the fold in a fixed order that does not depend on the
     target: element i goes to accumulator i % lanes (each a sequential chain, never marked
     reassociable), the accumulators combine as a balanced tree (pairs of neighbours), then the
@@ -251,14 +254,15 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     NaN comes out is another matter: x86 returns the first operand's NaN and LLVM commutes
     operands as the target likes (SSE's two-operand forms), so a NaN result is replaced by the first NaN
     operand in sequence (a second pass that only runs then), as a sequential fold gives it;
-    maximum/minimum are exact in any order otherwise."""
+    maximum/minimum are exact in any order otherwise. `stop`: a run-time length of dim d (at
+    most its size: a bounded dynamic dim's), folded the same way."""
     b = gen.b
     op = binary_reducer_opcode(comp)
     x = inst.operands[0]
     ty = types.value_type(inst.shape.element_type)  # type: ignore[arg-type]
     vty = ir.VectorType(ty, lanes)
-    size = x.shape.dims[d]
-    full = size - size % lanes
+    size: ir.Value | int = x.shape.dims[d] if stop is None else stop
+    full: ir.Value | int = size - size % lanes if isinstance(size, int) else b.and_(size, c64(-lanes))
     identity = ir.Constant(ty, reducer_identity(op or "", "float", 32))
     eb = gen.fe.in_entry()
     aty = ir.ArrayType(ty, lanes)
@@ -284,7 +288,7 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
         tree = step(even, odd, True)
     part = eb.alloca(ty)
     b.store(b.extract_element(tree, ir.Constant(types.I32, 0)), part)
-    if full < size:  # the leftovers in sequence (a loop: the element's code once, not size % lanes times)
+    if not isinstance(full, int) or full < size:  # the leftovers in sequence (a loop: the element's code once, not size % lanes times)
         with for_range(b, full, size, name=f"rt{d}") as i:
             src[d] = i
             with gen.region():
@@ -292,7 +296,7 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     before = b.load(slot, typ=ty)
     result = combine(before, b.load(part, typ=ty))
     b.store(result, slot)
-    _first_nan_again(gen, x, d, src, slot, before, result, ty)
+    _first_nan_again(gen, x, d, src, slot, before, result, ty, size)
 
 
 def _lane_step(b: ir.IRBuilder, comp: object, op: str | None,
@@ -323,7 +327,7 @@ def _lane_step(b: ir.IRBuilder, comp: object, op: str | None,
 
 
 def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Value], slot: ir.Value,
-                     before: ir.Value, result: ir.Value, ty: ir.Type) -> None:
+                     before: ir.Value, result: ir.Value, ty: ir.Type, size: ir.Value | int) -> None:
     """If the lanes' result is NaN and the accumulator before was not: slot = the first NaN
     of dim d, quieted (what the sequential fold keeps), if there is one (inf - inf makes a
     NaN of no operand: x86's default NaN, the same everywhere)."""
@@ -332,7 +336,7 @@ def _first_nan_again(gen: ElementalGen, x: Instruction, d: int, src: list[ir.Val
     with b.if_then(again, likely=False):
         found = gen.fe.in_entry().alloca(ty)
         b.store(ir.Constant(ty, 0.0), found)
-        with for_range(b, 0, x.shape.dims[d], name=f"rn{d}") as iv:
+        with for_range(b, 0, size, name=f"rn{d}") as iv:
             src[d] = iv
             with gen.region():
                 v = gen.value_at(x, list(src))
