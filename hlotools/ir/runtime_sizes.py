@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from hlotools.ir.attributes import Raw
+from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
 
 SIZES_KEY = "_dynamic_sizes"
@@ -88,3 +89,17 @@ def read_sizes(inst: Instruction) -> Record | None:
             or len(rec) != inst.operands[0].shape.rank:
         return None
     return rec
+
+
+def size_parameter_bounds(computation: Computation) -> dict[int, int]:
+    """Entry parameter number -> the largest bound of a dim whose size it holds, over the
+    records of `computation` (the entry): a caller running the padded module as a static one
+    (the whole bound: a differential test, say) passes each size parameter its bound."""
+    bounds: dict[int, int] = {}
+    for inst in computation.instructions:
+        for rec, shape in ((result_sizes(inst), inst.shape),
+                           (read_sizes(inst), inst.operands[0].shape if inst.operands else None)):
+            for d, p in enumerate(rec or ()):
+                if p is not None and shape is not None:
+                    bounds[p] = max(bounds.get(p, 0), shape.dims[d])
+    return bounds
