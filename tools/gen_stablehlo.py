@@ -52,8 +52,19 @@ def _(rng):
         return (lax.erf_inv(jnp.tanh(x) * 0.9), lax.lgamma(p), lax.digamma(p), jnp.arcsin(jnp.tanh(x)),
                 jnp.arccos(jnp.tanh(x)), jnp.arctan(x), jnp.sinh(x), jnp.cosh(x), jnp.arcsinh(x),
                 jnp.arccosh(p + 1), jnp.arctanh(jnp.tanh(x) * 0.9), lax.erf(x), lax.erfc(x), jnp.tan(x),
-                lax.igamma(p, p + 1), jnp.nextafter(x, p))  # bessel_i1e, polygamma: not translated (yet)
+                lax.igamma(p, p + 1), jnp.nextafter(x, p))
     return x_chlo_special, [f32(rng, 4, 8)]
+
+
+@extra("x_chlo_zeta")
+def _(rng):
+    def x_chlo_zeta(s, q, n, b):  # zeta's and polygamma's domain rules and poles, bessel_i1e across its split
+        return lax.zeta(s, q), lax.polygamma(n, q), lax.bessel_i1e(b), jnp.square(b)
+    s, q = np.meshgrid(np.array([1.0, 0.5, 2.0, 3.0, 4.0, 2.5, 1.5, 6.0], np.float32),
+                       np.array([-2.0, -1.5, 0.0, 1e-3, 0.5, 1.0, 3.7, 20.0], np.float32))
+    n = np.broadcast_to(np.array([0.0, 1.0, 2.0, 3.0, 4.0, -1.0, 1.5, 6.0], np.float32), (8, 8)).copy()
+    b = np.concatenate([np.linspace(-30, 30, 55), [0.0, 1e-30, 8.0, 19.9, 20.0, 20.5, 100.0, 1e4, np.inf]])
+    return x_chlo_zeta, [s, q, n, b.astype(np.float32)]
 
 
 @extra("x_topk_case")

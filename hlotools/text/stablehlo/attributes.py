@@ -24,7 +24,7 @@ class AttrError(Exception):
         self.pos = pos
 
 
-_HASH_ENUM = re.compile(r"#stablehlo<\s*([a-z_]+)\s+(\w+)\s*>$")
+_HASH_ENUM = re.compile(r"#(?:stablehlo|chlo|mhlo)<\s*([a-z_]+)\s+(\w+)\s*>$")
 _DIMS = re.compile(r"tensor<((?:\d+x)*)")
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)$")
 

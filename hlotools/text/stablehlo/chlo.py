@@ -52,3 +52,4 @@ def _top_k(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 
 from hlotools.text.stablehlo import chlo_decompose  # noqa: E402,F401
+from hlotools.text.stablehlo import chlo_broadcast, chlo_special  # noqa: E402,F401

@@ -11,7 +11,7 @@ from typing import Any
 
 from hlotools.ir.opcodes import OPCODES
 from hlotools.text.stablehlo.attributes import AttrError, Dense, dense_literal, split_items
-from hlotools.text.stablehlo.emit import Value, ints
+from hlotools.text.stablehlo.emit import Emitter, Value, ints
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.syntax import Group
 from hlotools.text.stablehlo.translate import Scope, Translate, TranslateError, Translator
@@ -107,23 +107,25 @@ def _constant(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 @register("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(t: Translator, scope: Scope, view: OpView) -> list[Value]:
-    """XLA's form: a broadcast that only adds size-1 dims is a reshape; size-1 operand dims that
-    the broadcast expands are reshaped away first (HLO's broadcast never expands a dim)."""
     (x,) = operands(scope, view)
-    rtype = result_type(view)
-    dims = ints_attr(view, "broadcast_dimensions", "dims")
-    em = scope.emitter
+    return [broadcast_value(scope.emitter, x, result_type(view), ints_attr(view, "broadcast_dimensions", "dims"))]
+
+
+def broadcast_value(em: Emitter, x: Value, rtype: TensorType, dims: list[int]) -> Value:
+    """broadcast_in_dim in XLA's form: a broadcast that only adds size-1 dims is a reshape; size-1
+    operand dims that the broadcast expands are reshaped away first (HLO's broadcast never
+    expands a dim)."""
     src = x.type
     if any(src.dynamic) or any(rtype.dynamic) or len(dims) != src.rank:
-        return [em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")]
+        return em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")
     expanded = [i for i, d in enumerate(dims) if d < rtype.rank and src.dims[i] == 1 and rtype.dims[d] != 1]
     if not expanded and _count(src.dims) == _count(rtype.dims) and dims == sorted(dims) and src.dims != rtype.dims:
-        return [em.emit("reshape", [x], rtype)]
+        return em.emit("reshape", [x], rtype)
     if expanded:
         kept = [i for i in range(src.rank) if i not in expanded]
         x = em.emit("reshape", [x], TensorType(src.element, tuple(src.dims[i] for i in kept), (False,) * len(kept)))
         dims = [dims[i] for i in kept]
-    return [em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")]
+    return em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")
 
 
 def _count(dims: tuple[int, ...]) -> int:

@@ -26,7 +26,7 @@ def error_of(text: str) -> HloError:
 @pytest.mark.parametrize("bad,where,message", [
     (GOOD.replace("stablehlo.negate", "stablehlo.frobnicate"), (3, 10),
      "unsupported op 'stablehlo.frobnicate' (dialect 'stablehlo')"),
-    (GOOD.replace("stablehlo.negate", "chlo.polygamma"), (3, 10), "unsupported op 'chlo.polygamma' (dialect 'chlo')"),
+    (GOOD.replace("stablehlo.negate", "chlo.frobnicate"), (3, 10), "unsupported op 'chlo.frobnicate' (dialect 'chlo')"),
     (GOOD.replace("negate %a", "negate %b"), (3, 27), "use of undefined value '%b'"),
     (GOOD.replace("tensor<2xf32> {", "tensor<2xq7> {"), (2, 57), "unsupported element type 'q7'"),
     (GOOD.replace("%0 = stablehlo.negate %a : tensor<2xf32>", "%0 = stablehlo.negate %a : tensor<3xf32>"), (4, 5),
