@@ -20,6 +20,9 @@ import sys
 import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Eight host devices, for the program lowered with a device mesh (x_sdy_mesh); the others jit
+# onto one device as before. gen_corpus keeps these flags and adds its own.
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 SHARED_TOOLS = os.environ.get("HLOTOOLS_SHARED_TOOLS", "/work/shared/tools")
 sys.path.insert(0, SHARED_TOOLS)
 
@@ -65,6 +68,21 @@ def _(rng):
     n = np.broadcast_to(np.array([0.0, 1.0, 2.0, 3.0, 4.0, -1.0, 1.5, 6.0], np.float32), (8, 8)).copy()
     b = np.concatenate([np.linspace(-30, 30, 55), [0.0, 1e-30, 8.0, 19.9, 20.0, 20.5, 100.0, 1e4, np.inf]])
     return x_chlo_zeta, [s, q, n, b.astype(np.float32)]
+
+
+@extra("x_sdy_mesh")
+def _(rng):
+    """Shardy shardings on a 2x4 mesh (arguments, a constraint, results) and named results."""
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+    def x_sdy_mesh(a, b):
+        c = lax.with_sharding_constraint(a @ b, NamedSharding(mesh, P(None, "y")))
+        return {"act": jnp.tanh(c), "total": c.sum()}
+    shard = {"in_shardings": (NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, ("y", "x")))),
+             "out_shardings": {"act": NamedSharding(mesh, P("y")), "total": NamedSharding(mesh, P())}}
+    return x_sdy_mesh, [f32(rng, 8, 16), f32(rng, 16, 8)], shard
 
 
 @extra("x_topk_case")
@@ -115,8 +133,8 @@ def _(rng):
     return x_while_int64, [rng.standard_normal(5), np.int64(7)]
 
 
-def lower(fn, args):
-    return jax.jit(fn, keep_unused=True).lower(*args)
+def lower(fn, args, jit_options=None):
+    return jax.jit(fn, keep_unused=True, **(jit_options or {})).lower(*args)
 
 
 def write(out, name, lowered, inputs=None, fn=None, args=None):
@@ -165,8 +183,8 @@ def main(argv=None) -> int:
             continue
         with jax.enable_x64(name.endswith("int64")):
             rng = np.random.default_rng([0, zlib.crc32(name.encode())])
-            fn, fargs = build(rng)
-            print(name, write(args.out, name, lower(fn, fargs), fn=fn, args=fargs))
+            fn, fargs, *jit_options = build(rng)
+            print(name, write(args.out, name, lower(fn, fargs, *jit_options), fn=fn, args=fargs))
     return 0
 
 

@@ -7,6 +7,8 @@ cannot name them; the module knows the real type, so the bytes are reinterpreted
 """
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +29,7 @@ class LeafSpec:
     name: str  # parameter name, with a ShapeIndex suffix for tuple leaves: p{1,0}
     shape: Shape
     parameter_number: int | None = None
+    label: str | None = None  # a result's name from the front end (JAX's jax.result_info), if kept
 
     @property
     def is_token(self) -> bool:
@@ -66,7 +69,26 @@ def result_leaves(module: Module) -> list[LeafSpec]:
     entry = _entry(module)
     assert entry.root is not None
     leaves = _leaves_with_index(entry.root.shape)
-    return [LeafSpec(i, f"out{i}", shape) for i, (_, shape) in enumerate(leaves)]
+    labels = result_labels(module)
+    if labels is None or len(labels) != len(leaves):
+        labels = [""] * len(leaves)
+    return [LeafSpec(i, f"out{i}", shape, label=label or None) for i, ((_, shape), label) in enumerate(zip(leaves, labels))]
+
+
+_RESULT_INFO = re.compile(r'(?:^\{|,)\s*jax\.result_info="((?:[^"\\]|\\.)*)"')
+
+
+def result_labels(module: Module) -> list[str] | None:
+    """The result names a StableHLO import kept (module frontend attribute `jax.result_info`, a
+    JSON list), or None."""
+    m = _RESULT_INFO.search(str(module.attrs.get("frontend_attributes", "")))
+    if m is None:
+        return None
+    try:
+        names = json.loads(re.sub(r"\\(.)", r"\1", m.group(1)))
+    except ValueError:
+        return None
+    return [str(n) for n in names] if isinstance(names, list) else None
 
 
 def _entry(module: Module) -> Computation:

@@ -183,11 +183,12 @@ def _scalar(text: str, pos: int) -> Any:
 
 
 def hash_value(text: str, pos: int) -> Any:
-    """`#stablehlo<precision DEFAULT>` -> 'DEFAULT'; `#stablehlo.x<k = v, ...>` -> dict."""
+    """`#stablehlo<precision DEFAULT>` -> 'DEFAULT'; `#stablehlo.x<k = v, ...>` -> dict; `#sdy.*<...>`
+    and aliases (`#loc3`) as written."""
     m = _HASH_ENUM.match(text)
     if m is not None:
         return m.group(2)
-    if "<" not in text:
+    if "<" not in text or text.startswith("#sdy."):  # Shardy attributes are read by sdy.py
         return text  # an alias (#loc3, #map): kept as written
     inner = text[text.index("<") + 1:-1]
     return struct(inner, pos)

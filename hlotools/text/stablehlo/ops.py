@@ -345,11 +345,17 @@ def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 @register("sdy.sharding_constraint")
 def _sharding_constraint(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """A Sharding custom-call, its sharding converted from the Shardy one (kept verbatim too), as
+    XLA's Shardy export writes it."""
+    from hlotools.text.stablehlo.sdy import escaped, hlo_sharding
     (x,) = operands(scope, view)
-    sharding = (view.angle or "").replace('"', '\\"')
-    return [scope.emitter.emit("custom-call", [x], result_type(view),
-                               'custom_call_target="Sharding", sharding={replicated}, '
-                               f'frontend_attributes={{xla.sdy.sharding="#sdy.sharding_per_value<[{sharding}]>"}}')]
+    if view.angle is None:
+        raise AttrError("expected 'sdy.sharding_constraint %x <@mesh, [dims]>'", view.pos)
+    rtype = result_type(view)
+    sharding = hlo_sharding(view.angle, t.meshes, rtype.rank, view.pos)
+    kept = escaped(f"#sdy.sharding_per_value<[{view.angle}]>")
+    return [scope.emitter.emit("custom-call", [x], rtype, f'custom_call_target="Sharding", sharding={sharding}, '
+                               f'frontend_attributes={{xla.sdy.sharding="{kept}"}}')]
 
 
 @register("stablehlo.get_dimension_size")
