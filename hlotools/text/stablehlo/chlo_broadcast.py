@@ -56,8 +56,9 @@ def _broadcasting(target: str) -> Translate:
             name = f"%chlo.broadcast.{k}"
             scope.values[name] = v
             new_operands.append((name, view.pos))
-        inner = OpView(target, view.pos, view.results, operands=new_operands, kw=view.kw, words=view.words,
-                       attrs=view.attrs, out_types=[rtype], generic=True)
+        inner = OpView(target, view.pos, view.results, generic=True)
+        inner.operands, inner.kw, inner.words, inner.attrs, inner.out_types = (new_operands, view.kw, view.words,
+                                                                              view.attrs, [rtype])
         return fn(t, scope, inner)
     return translate
 

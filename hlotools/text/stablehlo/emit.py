@@ -7,12 +7,13 @@ line is reported at the op that produced it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hlotools.text.stablehlo.types import TensorType
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
+    """An HLO instruction's name and its type (a tuple: one is made per instruction emitted)."""
     name: str
     type: TensorType
 
@@ -83,13 +84,17 @@ class Emitter:
     def emit(self, opcode: str, operands: list[Value], rtype: TensorType, attrs: str = "",
              hint: str | None = None, shape_text: str | None = None) -> Value:
         """One instruction; shape_text overrides how its shape is written (a layout, for custom-calls)."""
-        name = self.module.fresh(hint or self.name_hint or opcode)
-        tail = f", {attrs}" if attrs else ""
-        meta = f", {self.metadata}" if self.metadata and opcode not in ("parameter", "get-tuple-element") else ""
-        self.comp.index[name] = len(self.comp.lines)
-        shape = shape_text or rtype.text
-        self.comp.lines.append((f"{name} = {shape} {opcode}({', '.join(o.name for o in operands)}){tail}{meta}",
-                                self.pos))
+        module = self.module
+        module.count += 1
+        name = f"{hint or self.name_hint or opcode}.{module.count}"
+        line = f"{name} = {shape_text or rtype.text} {opcode}({', '.join([o.name for o in operands])})"
+        if attrs:
+            line += ", " + attrs
+        if self.metadata and opcode != "parameter" and opcode != "get-tuple-element":
+            line += ", " + self.metadata
+        comp = self.comp
+        comp.index[name] = len(comp.lines)
+        comp.lines.append((line, self.pos))
         return Value(name, rtype)
 
     def emit_literal(self, literal: str, rtype: TensorType) -> Value:

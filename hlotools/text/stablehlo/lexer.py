@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from hlotools.errors import HloParseError
 from hlotools.text.lexer import LineMap
@@ -17,8 +18,10 @@ Token = tuple[str, str, int, bool]  # (type, text, offset, first on its line)
 
 _ID = r"[A-Za-z_$][\w$.\-]*"
 _SSA = r"%[\w$.\-]+"
-_MASTER = re.compile("|".join([
-    r"(?P<WS>[ \t\r\n]+|//[^\n]*)",
+# Blanks before a token are part of its match (one regex call per token, not two); line breaks
+# and comments are a WS token of their own (a statement may start after one).
+_MASTER = re.compile(r"[ \t]*(?:" + "|".join([
+    r"(?P<WS>(?:[\r\n]|//[^\n]*)(?:[ \t\r\n]+|//[^\n]*)*)",
     rf"(?P<RESULTS>{_SSA}(?::\d+)?(?:[ \t]*,[ \t]*{_SSA}(?::\d+)?)*[ \t]*=(?!=))",
     rf"(?P<VALUE>{_SSA}(?:#\d+)?)",
     rf"(?P<SYMBOL>@(?:{_ID}|\"(?:[^\"\\\n]|\\.)*\"))",
@@ -39,7 +42,9 @@ _MASTER = re.compile("|".join([
     r"(?P<ANGLE><)",
     r"(?P<PUNCT>[(){}\[\],:=])",
     r"(?P<OTHER>[?*+x!|&])",
-]))
+]) + ")")
+_SIMPLE_CLOSE = re.compile(r'[^<>"\n\-]*>')  # the rest of `tensor<2x3xf32>`: no nesting, strings or arrows
+_VALUE_ONLY = re.compile(_SSA + r"(?:#\d+)?")
 _PUNCT = {"(": "LPAR", ")": "RPAR", "{": "LBRACE", "}": "RBRACE", "[": "LBRACK", "]": "RBRACK",
           ",": "COMMA", ":": "COLON", "=": "EQ"}
 _TYPE_WORDS = frozenset({"tensor", "tuple", "complex", "vector", "memref"})
@@ -80,6 +85,34 @@ def scan_balanced(text: str, pos: int, opener: str, closer: str, lines: LineMap)
     raise _error(lines, pos - 1, f"unbalanced '{opener}': no matching '{closer}'")
 
 
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _fast_run(text: str, pos: int, fast_op: Any, fast_return: Any) -> tuple[list, int] | None:
+    """The OpViews of the run of fast-path lines starting at pos (one FASTOP token for them all:
+    the parser then steps once per run, not thrice per op), and where the run ends."""
+    views = []
+    space = _SPACE.match
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c == "%":
+            fast = fast_op(text, pos)
+        elif c == "r" or c == "s" or c == "f":
+            fast = fast_return(text, pos)
+        else:
+            break
+        if fast is None:
+            break
+        views.append(fast[0])
+        end = fast[1]
+        pos = space(text, end).end()
+        if pos < n and "\n" not in text[end:pos]:
+            pos = end  # never here: a fast line ends at a newline
+            break
+    return (views, pos) if views else None
+
+
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
     from hlotools.text.stablehlo.lexer_fast import fast_op, fast_return
     pos = 0
@@ -90,7 +123,10 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
     while pos < n:
         m = match(text, pos)
         if m is None:
-            raise _error(lines, pos, f"unexpected character {text[pos]!r}")
+            if not text[pos:].strip(" \t"):
+                break
+            at = len(text[pos:]) - len(text[pos:].lstrip(" \t")) + pos
+            raise _error(lines, at, f"unexpected character {text[at]!r}")
         kind = m.lastgroup or ""
         end = m.end()
         if kind == "WS":
@@ -98,32 +134,32 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                 line_start = True
             pos = end
             continue
-        start = pos
+        start = m.start(kind)
         first = line_start
         line_start = False
-        c = text[pos]
+        c = text[start]
         if first and (c == "%" or c in "rsf"):
-            fast = fast_op(text, pos) if c == "%" else fast_return(text, pos)
-            if fast is not None:
-                yield ("FASTOP", "", pos, True, fast[0])  # type: ignore[misc]
-                pos = fast[1]
+            run = _fast_run(text, start, fast_op, fast_return)
+            if run is not None:
+                yield ("FASTOP", "", start, True, run[0])  # type: ignore[misc]
+                pos = run[1]
+                line_start = True  # a fast line ends at a newline (or the end)
                 continue
         if kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
-            m2 = re.compile(_SSA + r"(?:#\d+)?").match(text, pos)
+            m2 = _VALUE_ONLY.match(text, start)
             assert m2 is not None
             end = m2.end()
             kind = "VALUE"
         elif kind == "HASHANGLE" or kind == "WORDANGLE":
-            end = scan_balanced(text, end, "<", ">", lines)
+            simple = _SIMPLE_CLOSE.match(text, end)
+            end = simple.end() if simple is not None else scan_balanced(text, end, "<", ">", lines)
             word = text[start:m.end() - 1]
             kind = "HASH" if kind == "HASHANGLE" else ("TYPE" if word in _TYPE_WORDS else "DENSE")
         elif kind == "BANG":
             if end < n and text[end] == "<":
                 end = scan_balanced(text, end + 1, "<", ">", lines)
             kind = "TYPE"
-        elif kind == "LOC":
-            end = scan_balanced(text, end, "(", ")", lines)
-        elif kind == "LOCDEF":
+        elif kind == "LOC" or kind == "LOCDEF":
             end = scan_balanced(text, end, "(", ")", lines)
         elif kind == "ANGLE":
             end = scan_balanced(text, end, "<", ">", lines)
@@ -133,9 +169,9 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                 raise _error(lines, start, "unterminated '{-#' resource section: no '#-}'")
             end = close + 3
         elif kind == "PUNCT":
-            kind = _PUNCT[text[start]]
-        elif (first or after_results) and (kind == "BARE" and ("." in m.group() or m.group() in _STATEMENT_WORDS)
-                                           or kind == "STRING"):
+            kind = _PUNCT[c]
+        elif (first or after_results) and (kind == "BARE" and ("." in m.group(kind) or m.group(kind) in
+                                                               _STATEMENT_WORDS) or kind == "STRING"):
             kind = "OPNAME"
         after_results = kind == "RESULTS"
         yield (kind, text[start:end], start, first)

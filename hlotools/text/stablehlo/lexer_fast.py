@@ -37,7 +37,6 @@ _SLICE = re.compile(rf"({_NAME}) = (stablehlo\.slice) ({_VALUE}) \[([\d:, ]*)\] 
 _IOTA = re.compile(rf"({_NAME}) = (stablehlo\.iota) dim = (\d+) : ({_TYPE}){_END}")
 _RETURN = re.compile(rf"(return|stablehlo\.return|func\.return) ({_VALUE}(?:, {_VALUE})*) : {_TYPE}(?:, {_TYPE})*{_END}")
 _HEAD = re.compile(rf"{_NAME} = ([\w.]+)")
-_OPERAND = re.compile(_VALUE)
 _TYPES = re.compile(_TYPE)
 
 
@@ -71,10 +70,16 @@ def _read_constant(m: re.Match) -> OpView:
     return view
 
 
+# The generic name each `dims = [...]` op gives its list (read straight into the view's attributes).
+_DIMS_NAME = {"stablehlo.broadcast_in_dim": "broadcast_dimensions", "stablehlo.transpose": "permutation",
+              "stablehlo.reverse": "dimensions"}
+
+
 def _read_dims(m: re.Match) -> OpView:
     view = _view(m)
     view.operands = [(m.group(3), m.start(3))]
-    view.kw[m.group(4)] = [_ints(m.group(5), m.start(5) - 1)]
+    body = m.group(5)
+    view.attrs[_DIMS_NAME[m.group(2)]] = [int(d) for d in body.split(",")] if body.strip() else []
     view.in_types = [parse_type(m.group(6))]
     view.out_types = [parse_type(m.group(7))]
     return view
@@ -197,8 +202,16 @@ def _view(m: re.Match) -> OpView:
 
 
 def _operands(m: re.Match, group: int) -> list[tuple[str, int]]:
-    base = m.start(group)
-    return [(o.group(), base + o.start()) for o in _OPERAND.finditer(m.group(group))]
+    """The `%a, %b` of a fast line's group (the line shapes separate operands by ', ' exactly)."""
+    at = m.start(group)
+    out: list[tuple[str, int]] = []
+    text = m.group(group)
+    if not text:
+        return out
+    for name in text.split(", "):
+        out.append((name, at))
+        at += len(name) + 2
+    return out
 
 
 def _ints(body: str, pos: int) -> Group:

@@ -88,8 +88,12 @@ class SyntaxBuilder:
     def block(self, c: list) -> BlockLabel:
         return BlockLabel(c[0][1], c[0][2], c[1])
 
-    def op_fast(self, c: list) -> object:
-        return c[0][4]  # the OpView lexer_fast read
+    def fast_first(self, c: list) -> list:
+        return list(c[0][4])  # the OpViews lexer_fast read
+
+    def fast_extend(self, c: list) -> list:
+        c[0].extend(c[1][4])
+        return c[0]
 
     def locdef(self, c: list) -> LocDef:
         return LocDef(c[0][1], c[0][2])

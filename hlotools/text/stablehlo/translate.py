@@ -54,7 +54,10 @@ class Scope:
     def lookup(self, name: str, pos: int) -> Value:
         v = self.values.get(name)
         if v is None:
-            raise TranslateError(f"use of undefined value '{name}'", pos)
+            if name.endswith("#0"):  # %x#0: the one result of a single-result op
+                v = self.values.get(name[:-2])
+            if v is None:
+                raise TranslateError(f"use of undefined value '{name}'", pos)
         return v
 
 
@@ -265,33 +268,36 @@ class Translator:
         self.op_view(view, scope)
 
     def op_view(self, view: OpView, scope: Scope) -> None:
-        from hlotools.text.stablehlo.ops import TRANSLATORS, unsupported
-        stmt = view
         em = scope.emitter
-        em.pos = stmt.pos
-        em.metadata = self.locations.metadata(view.loc) if view.loc else ""
-        em.name_hint = self.locations.op_name(view.loc) if view.loc else None
-        fn = TRANSLATORS.get(view.name)
+        pos = em.pos = view.pos
+        loc = view.loc
+        if loc:
+            em.metadata = self.locations.metadata(loc)
+            em.name_hint = self.locations.op_name(loc)
+        else:
+            em.metadata, em.name_hint = "", None
+        fn = _translators().get(view.name)
         if fn is None:
+            from hlotools.text.stablehlo.ops import unsupported
             raise unsupported(view)
         try:
             results = fn(self, scope, view)
         except AttrError as e:
-            raise TranslateError(e.message, e.pos if e.pos >= 0 else stmt.pos) from None
+            raise TranslateError(e.message, e.pos if e.pos >= 0 else pos) from None
         except TypeError_ as e:
-            raise TranslateError(e.message, stmt.pos) from None
+            raise TranslateError(e.message, pos) from None
         except (IndexError, KeyError, ValueError, TypeError, AttributeError, ZeroDivisionError) as e:
-            raise TranslateError(f"malformed '{view.name}' op ({type(e).__name__}: {str(e)[:80]})", stmt.pos) from None
-        if len(results) != len(view.results):
-            raise TranslateError(f"'{view.name}' has {len(results)} results, but {len(view.results)} are named",
-                                 stmt.pos)
-        sharding = self._op_sharding(view, results)
-        if sharding is not None:
-            self._add_attribute(em, results[0], f"sharding={sharding}")
-        for name, v in zip(view.results, results):
-            scope.values[name] = v
-        if len(view.results) == 1 and view.results[0] + "#0" not in scope.values:
-            scope.values[view.results[0] + "#0"] = results[0]
+            raise TranslateError(f"malformed '{view.name}' op ({type(e).__name__}: {str(e)[:80]})", pos) from None
+        names = view.results
+        if len(results) != len(names):
+            raise TranslateError(f"'{view.name}' has {len(results)} results, but {len(names)} are named", pos)
+        if view.attrs:
+            sharding = self._op_sharding(view, results)
+            if sharding is not None:
+                self._add_attribute(em, results[0], f"sharding={sharding}")
+        values = scope.values
+        for name, v in zip(names, results):
+            values[name] = v
 
     def _op_sharding(self, view: OpView, results: list[Value]) -> str | None:
         """An op's `mhlo.sharding = "{...}"`, or its `sdy.sharding = #sdy.sharding_per_value<[<@mesh,
@@ -355,6 +361,18 @@ class Translator:
                 raise TranslateError(f"block argument {n} has no type", region.pos)
             out.append((n, t))
         return out
+
+
+_TRANSLATORS: dict[str, Translate] | None = None
+
+
+def _translators() -> dict[str, Translate]:
+    """ops.py's table (it imports this module, so it is looked up once, on first use)."""
+    global _TRANSLATORS
+    if _TRANSLATORS is None:
+        from hlotools.text.stablehlo.ops import TRANSLATORS
+        _TRANSLATORS = TRANSLATORS
+    return _TRANSLATORS
 
 
 def _located(pos: int, fn: Callable[..., Any], *args: Any) -> Any:
