@@ -229,6 +229,8 @@ def dense_literal(text: str, ttype: TensorType, pos: int, resources: dict[str, b
 
     open_at = text.index("<")
     word, inner = text[:open_at], text[open_at + 1:-1].strip()
+    if not ttype.dims and word == "dense" and inner[:1] not in ('"', "[") and "0x" not in inner:
+        return inner  # a scalar: the commonest constant
     shape = array_shape(ttype.text)
     if word == "dense_resource":
         blob = resources.get(inner)

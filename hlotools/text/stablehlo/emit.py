@@ -6,6 +6,7 @@ every line remembers the StableHLO offset it came from, so an error the HLO pars
 line is reported at the op that produced it."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -126,7 +127,13 @@ class Emitter:
         self.comp.root = value.name
 
 
+_PLAIN = re.compile(r"[A-Za-z_][\w.\-]*")
+
+
 def _clean(name: str) -> str:
+    """The name as an HLO identifier (other characters become '_')."""
+    if _PLAIN.fullmatch(name) and name.isascii():
+        return name
     out = "".join(c if c.isalnum() or c in "_.-" else "_" for c in name)
     return out if out and (out[0].isalpha() or out[0] == "_") else "m" + out
 

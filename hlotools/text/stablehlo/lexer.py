@@ -113,13 +113,22 @@ def _fast_run(text: str, pos: int, fast_op: Any, fast_return: Any) -> tuple[list
     return (views, pos) if views else None
 
 
+# The tokens the grammar sees one by one; every other kind (values, types, numbers, ',', ':', ...)
+# is gathered into an ATOMS token whose fifth field is the run, so the LALR loop steps once per run.
+STRUCTURE = frozenset({"FASTOP", "OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE",
+                       "RBRACE", "LBRACK", "RBRACK", "LPROP", "RPROP"})
+
+
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
+    """The grammar's tokens (atom runs merged, see STRUCTURE), then $END."""
     from hlotools.text.stablehlo.lexer_fast import fast_op, fast_return
     pos = 0
     n = len(text)
     line_start = True
     after_results = False
     match = _MASTER.match
+    structure = STRUCTURE
+    atoms: list[Token] = []
     while pos < n:
         m = match(text, pos)
         if m is None:
@@ -141,6 +150,9 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
         if first and (c == "%" or c in "rsf"):
             run = _fast_run(text, start, fast_op, fast_return)
             if run is not None:
+                if atoms:
+                    yield ("ATOMS", atoms[0][1], atoms[0][2], atoms[0][3], atoms)  # type: ignore[misc]
+                    atoms = []
                 yield ("FASTOP", "", start, True, run[0])  # type: ignore[misc]
                 pos = run[1]
                 line_start = True  # a fast line ends at a newline (or the end)
@@ -174,8 +186,17 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                                                                _STATEMENT_WORDS) or kind == "STRING"):
             kind = "OPNAME"
         after_results = kind == "RESULTS"
-        yield (kind, text[start:end], start, first)
+        if kind in structure:
+            if atoms:
+                yield ("ATOMS", atoms[0][1], atoms[0][2], atoms[0][3], atoms)  # type: ignore[misc]
+                atoms = []
+            yield (kind, text[start:end], start, first)
+        else:
+            atoms.append((kind, text[start:end], start, first))
         pos = end
+    if atoms:
+        yield ("ATOMS", atoms[0][1], atoms[0][2], atoms[0][3], atoms)  # type: ignore[misc]
+    yield ("$END", "", n, True)
 
 
-__all__ = ["MLIR_BYTECODE", "Token", "scan_balanced", "tokenize"]
+__all__ = ["MLIR_BYTECODE", "STRUCTURE", "Token", "scan_balanced", "tokenize"]

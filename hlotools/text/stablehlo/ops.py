@@ -79,7 +79,7 @@ def ints_attr(view: OpView, generic: str, pretty: str | None = None, default: li
         v = v.values()
     if v is None:
         raise AttrError(f"'{view.name}' needs its '{pretty or generic}' attribute", view.pos)
-    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+    if type(v) is not list or not all(type(x) is int for x in v):  # (a bool is not an index)
         raise AttrError(f"'{pretty or generic}' of '{view.name}' must be a list of integers", view.pos)
     return v
 
