@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 EXTRA: dict = {}
-GENERIC = ("softmax", "cond_switch", "x_ops_misc")
+GENERIC = ("softmax", "cond_switch", "x_ops_misc", "x_composite")
 WITH_LOC = ("mlp2_relu", "x_ops_misc")
 
 
@@ -83,6 +83,19 @@ def _(rng):
     shard = {"in_shardings": (NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, ("y", "x")))),
              "out_shardings": {"act": NamedSharding(mesh, P("y")), "total": NamedSharding(mesh, P())}}
     return x_sdy_mesh, [f32(rng, 8, 16), f32(rng, 16, 8)], shard
+
+
+@extra("x_composite")
+def _(rng):
+    """stablehlo.composite (lax.composite), with and without composite attributes."""
+    from functools import partial
+
+    def x_composite(x):
+        @partial(lax.composite, name="hlotools.softplus")
+        def softplus(x, beta=2.0):
+            return jnp.log1p(jnp.exp(x * beta)) / beta
+        return softplus(x) + 1.0, softplus(x * 2, beta=3.0)
+    return x_composite, [f32(rng, 4, 8)]
 
 
 @extra("x_topk_case")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hlotools.ir.opcodes import OPCODES
+from hlotools.text.lexer import LineMap
 from hlotools.text.stablehlo.attributes import AttrError, Dense, dense_literal, split_items
 from hlotools.text.stablehlo.emit import Emitter, Value, ints
 from hlotools.text.stablehlo.reader import OpView
@@ -336,11 +337,38 @@ def _call(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 @register("stablehlo.composite")
 def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """A call of the decomposition, marked as XLA marks a composite: is_composite=true and the
+    composite's name, version and attributes (as written) in frontend_attributes."""
+    from hlotools.text.stablehlo.attributes import unquote
+    from hlotools.text.stablehlo.sdy import escaped
     callee = view.attr("decomposition")
     if not isinstance(callee, str):
         raise AttrError("expected 'decomposition = @function' on stablehlo.composite", view.pos)
-    view.symbol = callee
-    return _call(t, scope, view)
+    name = view.attrs.get("name")
+    if not isinstance(name, str):
+        name = unquote(view.strings[0][1]) if view.strings else ""
+    version = view.attrs.get("version", 0)
+    comp = t.function_computation(callee, view.pos)
+    types = view.out_types
+    rtype = types[0] if len(types) == 1 else TensorType("", elements=tuple(types))
+    attrs = (f"to_apply={comp.name}, is_composite=true, frontend_attributes={{composite.attributes="
+             f'{_composite_attributes(t.lines, view)},composite.name="{escaped(name)}",'
+             f'composite.version="{version}"}}')
+    em = scope.emitter
+    v = em.emit("call", operands(scope, view), rtype, attrs)
+    return [v] if len(types) == 1 else em.untuple(v)
+
+
+def _composite_attributes(lines: LineMap, view: OpView) -> str:
+    """The `{...}` of composite_attributes as the source spells it (XLA keeps it verbatim), or {}."""
+    from hlotools.text.stablehlo.lexer import scan_balanced
+    text = lines.text
+    end_of_line = text.find("\n", view.pos)
+    at = text.find("composite_attributes", view.pos, end_of_line if end_of_line >= 0 else len(text))
+    if at < 0 or "composite_attributes" not in view.attrs:
+        return "{}"
+    brace = text.index("{", at)
+    return text[brace:scan_balanced(text, brace + 1, "{", "}", lines)]
 
 
 @register("sdy.sharding_constraint")

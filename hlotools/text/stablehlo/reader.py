@@ -20,7 +20,7 @@ class OpView:
     """One op as the translators read it. A plain class with slots and literal defaults: one is
     made per op, so its construction is on the import's hot path."""
     __slots__ = ("name", "pos", "results", "operands", "kw", "words", "attrs", "regions", "region_args", "bindings",
-                 "brackets", "symbol", "angle", "dense", "loc", "in_types", "out_types", "generic")
+                 "brackets", "symbol", "angle", "dense", "loc", "in_types", "out_types", "generic", "strings")
 
     def __init__(self, name: str, pos: int, results: list[str], generic: bool = False) -> None:
         self.name = name
@@ -41,6 +41,7 @@ class OpView:
         self.in_types: list[TensorType] | None = None
         self.out_types: list[TensorType] = []
         self.generic = generic
+        self.strings: list[Token] = []  # string operands of the pretty form (`composite "name" %x`)
 
     def __repr__(self) -> str:
         return f"OpView({self.name!r} at {self.pos}, results={self.results}, operands={self.operands})"
@@ -121,6 +122,8 @@ def _read_head(view: OpView, items: list[Item]) -> None:
                 view.loc = it[1]
             elif kind == "HASH":
                 view.words.append(it)
+            elif kind == "STRING":
+                view.strings.append(it)
         i += 1
 
 

@@ -92,3 +92,15 @@ def test_the_lexer_fast_paths_read_as_the_general_path_does(name: str, monkeypat
     monkeypatch.setattr(lexer_fast, "fast_op", lambda text, pos: None)
     monkeypatch.setattr(lexer_fast, "fast_return", lambda text, pos: None)
     assert stablehlo_to_hlo(text) == fast
+
+
+@pytest.mark.parametrize("name", ["x_composite", "x_composite.generic"])
+def test_composites_are_calls_marked_as_xla_marks_them(name: str) -> None:
+    from hlotools.text.parser import parse
+    from hlotools.text.stablehlo import parse_stablehlo
+
+    def marks(module) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+        return sorted((str(i.attrs.get("is_composite")), str(i.attrs.get("frontend_attributes")))
+                      for i in module.entry.instructions if i.opcode == "call")
+    ours = marks(parse_stablehlo((DATA / f"{name}.mlir").read_text()))
+    assert ours == marks(parse((DATA / "x_composite.hlo").read_text())) and len(ours) == 2

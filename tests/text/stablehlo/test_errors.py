@@ -117,3 +117,19 @@ def test_mutations_only_yield_located_errors(data: st.DataObject) -> None:
         else:
             del pieces[k]
     _check(" ".join(pieces))
+
+
+def test_glog_prefixed_stablehlo_and_protobuf_text_through_the_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from hlotools.cli.opt import main
+    logged = tmp_path / "log.txt"
+    logged.write_text("".join(f"I0521 12:04:45.883483    1509 dump.cc:186] {line}\n" for line in GOOD.splitlines()))
+    result = CliRunner().invoke(main, [str(logged)])
+    assert result.exit_code == 0, result.output
+    assert " negate(" in result.output
+    pbtxt = tmp_path / "m.txt"
+    pbtxt.write_text('name: "jit_f"\nentry_computation_name: "main"\ncomputations {\n}\n')
+    result = CliRunner().invoke(main, [str(pbtxt)])
+    assert result.exit_code == 1 and f"{pbtxt}:1:1: error: this looks like an HloModuleProto in protobuf text" \
+        in result.output
