@@ -7,8 +7,6 @@ cannot name them; the module knows the real type, so the bytes are reinterpreted
 """
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +17,7 @@ from hlotools.ir.dynamic import fits
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import array_bytes_error, from_dtype
+from hlotools.text.stablehlo.entry_attrs import result_labels
 
 
 @dataclass(frozen=True)
@@ -73,22 +72,6 @@ def result_leaves(module: Module) -> list[LeafSpec]:
     if labels is None or len(labels) != len(leaves):
         labels = [""] * len(leaves)
     return [LeafSpec(i, f"out{i}", shape, label=label or None) for i, ((_, shape), label) in enumerate(zip(leaves, labels))]
-
-
-_RESULT_INFO = re.compile(r'(?:^\{|,)\s*jax\.result_info="((?:[^"\\]|\\.)*)"')
-
-
-def result_labels(module: Module) -> list[str] | None:
-    """The result names a StableHLO import kept (module frontend attribute `jax.result_info`, a
-    JSON list), or None."""
-    m = _RESULT_INFO.search(str(module.attrs.get("frontend_attributes", "")))
-    if m is None:
-        return None
-    try:
-        names = json.loads(re.sub(r"\\(.)", r"\1", m.group(1)))
-    except ValueError:
-        return None
-    return [str(n) for n in names] if isinstance(names, list) else None
 
 
 def _entry(module: Module) -> Computation:

@@ -11,10 +11,14 @@ hlo-run can label its outputs with them.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from hlotools.text.stablehlo.sdy import Mesh, escaped, hlo_sharding, meshes_attribute
 from hlotools.text.stablehlo.types import TensorType
+
+if TYPE_CHECKING:
+    from hlotools.ir.module import Module
 
 
 def sharding_of(attrs: dict[str, Any], t: TensorType, meshes: dict[str, Mesh], pos: int) -> str | None:
@@ -67,4 +71,23 @@ def module_frontend_attributes(meshes: dict[str, Mesh], results: list[tuple[Tens
     return "frontend_attributes={" + ", ".join(parts) + "}" if parts else None
 
 
-__all__ = ["module_frontend_attributes", "parameter_suffix", "root_sharding", "sharding_of"]
+def frontend_value(text: str, key: str) -> str | None:
+    """The (unescaped) string value of `key="..."` in a frontend_attributes text, or None."""
+    m = re.search(r'(?:^\{|,)\s*' + re.escape(key) + r'="((?:[^"\\]|\\.)*)"', text)
+    return None if m is None else re.sub(r"\\(.)", r"\1", m.group(1))
+
+
+def result_labels(module: Module) -> list[str] | None:
+    """The result names a StableHLO import kept (module frontend attribute `jax.result_info`, a
+    JSON list), or None."""
+    listed = frontend_value(str(module.attrs.get("frontend_attributes", "")), "jax.result_info")
+    if listed is None:
+        return None
+    try:
+        names = json.loads(listed)
+    except ValueError:
+        return None
+    return [str(n) for n in names] if isinstance(names, list) else None
+
+
+__all__ = ["module_frontend_attributes", "frontend_value", "parameter_suffix", "result_labels", "root_sharding", "sharding_of"]
