@@ -27,13 +27,20 @@ class Computation:
     is_entry: bool = False
     root: str | None = None
 
-    def text(self) -> list[tuple[str, int]]:
-        head = ("ENTRY " if self.is_entry else "") + self.name + " {"
-        out = [(head, self.lines[0][1] if self.lines else 0)]
+    def text(self, lines: list[str], where: list[int]) -> None:
+        """Append its HLO lines to `lines`, and the StableHLO offset of each to `where`."""
+        start = self.lines[0][1] if self.lines else 0
+        lines.append(("ENTRY " if self.is_entry else "") + self.name + " {")
+        where.append(start)
         root = self.index.get(self.root or "", -1)
-        out.extend((("  ROOT " if i == root else "  ") + line, pos) for i, (line, pos) in enumerate(self.lines))
-        out.append(("}", out[-1][1]))
-        return out
+        for line, pos in self.lines:
+            lines.append("  " + line)
+            where.append(pos)
+        if root >= 0:
+            at = len(lines) - len(self.lines) + root
+            lines[at] = "  ROOT " + lines[at][2:]
+        lines.append("}")
+        where.append(where[-1])
 
 
 class ModuleText:
@@ -64,9 +71,7 @@ class ModuleText:
         lines = [f"HloModule {_clean(self.name)}" + "".join(f", {a}" for a in self.header_attrs), ""]
         where = [0, 0]
         for comp in self.computations:
-            for line, pos in comp.text():
-                lines.append(line)
-                where.append(pos)
+            comp.text(lines, where)
             lines.append("")
             where.append(where[-1])
         return "\n".join(lines), where

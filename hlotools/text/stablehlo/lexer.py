@@ -23,6 +23,7 @@ _SSA = r"%[\w$.\-]+"
 _MASTER = re.compile(r"[ \t]*(?:" + "|".join([
     r"(?P<WS>(?:[\r\n]|//[^\n]*)(?:[ \t\r\n]+|//[^\n]*)*)",
     rf"(?P<RESULTS>{_SSA}(?::\d+)?(?:[ \t]*,[ \t]*{_SSA}(?::\d+)?)*[ \t]*=(?!=))",
+    rf"(?P<TYPED>{_SSA}:[ \t]*tensor<[^<>\"\n\-]*>)",  # `%arg0: tensor<2xf32>`: three atoms from one match
     rf"(?P<VALUE>{_SSA}(?:#\d+)?)",
     rf"(?P<SYMBOL>@(?:{_ID}|\"(?:[^\"\\\n]|\\.)*\"))",
     r"(?P<BLOCK>\^[\w$.\-]+)",
@@ -157,6 +158,15 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                 pos = run[1]
                 line_start = True  # a fast line ends at a newline (or the end)
                 continue
+        if kind == "TYPED":
+            colon = text.index(":", start)
+            at = text.index("t", colon)
+            atoms.append(("VALUE", text[start:colon], start, first))
+            atoms.append(("COLON", ":", colon, False))
+            atoms.append(("TYPE", text[at:end], at, False))
+            pos = end
+            after_results = False
+            continue
         if kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
             m2 = _VALUE_ONLY.match(text, start)
             assert m2 is not None

@@ -35,7 +35,12 @@ def unsupported(view: OpView) -> TranslateError:
 
 
 def operands(scope: Scope, view: OpView) -> list[Value]:
-    return [scope.lookup(n, p) for n, p in view.operands]
+    values = scope.values
+    out = []
+    for n, p in view.operands:
+        v = values.get(n)
+        out.append(v if v is not None else scope.lookup(n, p))  # lookup: %x#0 aliases, and the error
+    return out
 
 
 def result_type(view: OpView) -> TensorType:
@@ -117,6 +122,8 @@ def broadcast_value(em: Emitter, x: Value, rtype: TensorType, dims: list[int]) -
     operand dims that the broadcast expands are reshaped away first (HLO's broadcast never
     expands a dim)."""
     src = x.type
+    if not src.dims and not dims and _count(rtype.dims) != 1:  # a scalar splat, the commonest broadcast
+        return em.emit("broadcast", [x], rtype, "dimensions={}")
     if any(src.dynamic) or any(rtype.dynamic) or len(dims) != src.rank:
         return em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")
     expanded = [i for i, d in enumerate(dims) if d < rtype.rank and src.dims[i] == 1 and rtype.dims[d] != 1]
