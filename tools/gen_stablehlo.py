@@ -146,6 +146,39 @@ def _(rng):
     return x_while_int64, [rng.standard_normal(5), np.int64(7)]
 
 
+EXPORTED: dict = {}  # written from jax.export (with its locations) for another platform; outputs from the CPU
+
+
+def exported(name, platform):
+    def deco(build):
+        EXPORTED[name] = (build, platform)
+        return build
+    return deco
+
+
+@exported("x_ragged_dot", "tpu")
+def _(rng):
+    """lax.ragged_dot as jax.export writes it for TPU: a composite "chlo.ragged_dot" (XLA: ragged-dot)."""
+    def x_ragged_dot(x, w, g):
+        return lax.ragged_dot(x, w, g), lax.ragged_dot(x * 2, w, g[::-1])
+    return x_ragged_dot, [f32(rng, 7, 4), f32(rng, 3, 4, 5), np.array([2, 0, 4], np.int32)]
+
+
+def write_exported(out, name, fn, args, platform):
+    from jax._src.lib import _jax
+    text = jax.export.export(jax.jit(fn), platforms=[platform])(*args).mlir_module()
+    text = text.replace(os.getcwd() + "/", "").replace(os.path.dirname(os.path.abspath(__file__)) + "/", "")
+    with open(os.path.join(out, f"{name}.mlir"), "w") as f:
+        f.write(text)
+    hlo = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False).as_hlo_text()
+    with open(os.path.join(out, f"{name}.hlo"), "w") as f:
+        f.write(hlo)
+    outs = [np.asarray(a) for a in jax.tree_util.tree_leaves(jax.jit(fn)(*args))]
+    np.savez(os.path.join(out, f"{name}.inputs.npz"), **{f"in{i}": a for i, a in enumerate(args)})
+    np.savez(os.path.join(out, f"{name}.expected.npz"), **{f"out{i}": a for i, a in enumerate(outs)})
+    return len(text)
+
+
 def lower(fn, args, jit_options=None):
     return jax.jit(fn, keep_unused=True, **(jit_options or {})).lower(*args)
 
@@ -198,6 +231,12 @@ def main(argv=None) -> int:
             rng = np.random.default_rng([0, zlib.crc32(name.encode())])
             fn, fargs, *jit_options = build(rng)
             print(name, write(args.out, name, lower(fn, fargs, *jit_options), fn=fn, args=fargs))
+    for name, (build, platform) in sorted(EXPORTED.items()):
+        if only and name not in only:
+            continue
+        rng = np.random.default_rng([0, zlib.crc32(name.encode())])
+        fn, fargs = build(rng)
+        print(name, write_exported(args.out, name, fn, fargs, platform))
     return 0
 
 

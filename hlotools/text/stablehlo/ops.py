@@ -354,6 +354,9 @@ def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     name = view.attrs.get("name")
     if not isinstance(name, str):
         name = unquote(view.strings[0][1]) if view.strings else ""
+    if name == "chlo.ragged_dot":  # XLA makes this composite its ragged-dot instruction
+        from hlotools.text.stablehlo.ops_linalg import ragged_dot_composite
+        return ragged_dot_composite(t, scope, view)
     version = view.attrs.get("version", 0)
     comp = t.function_computation(callee, view.pos)
     types = view.out_types

@@ -456,3 +456,18 @@ def test_chlo_broadcast_rejects_shapes_that_do_not_broadcast() -> None:
             "    return %0 : tensor<2x3xf32>")
     with pytest.raises(HloError, match="does not broadcast"):
         parse_stablehlo(main("%a: tensor<2xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>", body))
+
+
+def test_chlo_ragged_dot_is_xlas_ragged_dot() -> None:
+    dn = ("#chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions "
+          "= [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>")
+    body = (f'    %0 = "chlo.ragged_dot"(%x, %w, %g) {{precision_config = [#chlo<precision DEFAULT>, '
+            f"#chlo<precision DEFAULT>], ragged_dot_dimension_numbers = {dn}}} : (tensor<5x3xf32>, tensor<2x3x4xf32>, "
+            "tensor<2xi32>) -> tensor<5x4xf32>\n    return %0 : tensor<5x4xf32>")
+    text = main("%x: tensor<5x3xf32>, %w: tensor<2x3x4xf32>, %g: tensor<2xi32>", "tensor<5x4xf32>", body)
+    assert "ragged-dot(" in hlo(text) and "lhs_ragged_dims={0}, rhs_group_dims={0}" in hlo(text)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((2, 3, 4)).astype(np.float32)
+    g = np.array([2, 2], np.int32)  # rows 0-1 use w[0], rows 2-3 w[1], row 4 no group: zeros
+    want = np.concatenate([x[:2] @ w[0], x[2:4] @ w[1], np.zeros((1, 4), np.float32)])
+    np.testing.assert_allclose(run(text, x, w, g)[0], want, rtol=1e-5, atol=1e-6)
