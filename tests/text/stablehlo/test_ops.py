@@ -361,8 +361,15 @@ def test_collectives_on_one_device() -> None:
 
 def test_bounded_dynamic_dims() -> None:
     t = "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
-    text = main(f"%a: {t}", t, f"    %0 = stablehlo.negate %a : {t}\n    return %0 : {t}")
+    text = main(f"%a: {t}", f"{t}, tensor<i32>", f"    %0 = stablehlo.negate %a : {t}\n"
+                f"    %1 = stablehlo.get_dimension_size %0, dim = 0 : ({t}) -> tensor<i32>\n"
+                f"    return %0, %1 : {t}, tensor<i32>")
     assert "f32[<=8,3]" in hlo(text)
+    from hlotools.backend.llvm import compile_module
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)  # any size up to the bound
+    for got in (run(text, x), [np.asarray(v) for v in compile_module(parse_stablehlo(text))([x])]):
+        np.testing.assert_array_equal(got[0], -x)
+        assert int(got[1]) == 5
 
 
 def test_locations_become_metadata_and_module_attributes_are_kept() -> None:
