@@ -76,7 +76,8 @@ def test_sniffing_never_takes_hlo_for_stablehlo() -> None:
 
 def _programs() -> list[str]:
     return [(DATA / n).read_text() for n in ("softmax.mlir", "cond_switch.generic.mlir", "x_topk_case.mlir",
-                                              "x_ops_misc.loc.mlir")]
+                                              "x_ops_misc.loc.mlir", "x_sdy_mesh.mlir", "x_composite.mlir",
+                                              "x_ragged_dot.mlir", "x_chlo_zeta.mlir")]
 
 
 def _check(text: str) -> None:
@@ -96,7 +97,9 @@ def test_every_truncation_is_a_located_error() -> None:
 
 _TOKENS = ["%0", "%arg0", "(", ")", "{", "}", "[", "]", ",", ":", "=", "->", "tensor<2xf32>", "dense<1.0>",
            "stablehlo.add", "stablehlo.return", "func.func", "^bb0", "@main", "loc(#loc1)", "\n", '"', "<", ">",
-           "tensor<?xf32>", "#stablehlo.gather<>", "0x7F", "-1", "array<i64: 1>", "cond", "do"]
+           "tensor<?xf32>", "#stablehlo.gather<>", "0x7F", "-1", "array<i64: 1>", "cond", "do", '{"x"}', "@mesh",
+           '#sdy.sharding<@mesh, [{}]>', '<["x"=3]>', "sdy.mesh", "chlo.broadcast_add", "composite_attributes",
+           "{broadcast_dimensions = array<i64: 5>}"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
