@@ -12,8 +12,15 @@ import math
 
 from hlotools.text.stablehlo.attributes import Dense
 from hlotools.text.stablehlo.emit import Value
-from hlotools.text.stablehlo.ops import (TRANSLATORS, AttrError, broadcast_value, ints_attr, operands, register,
-                                         result_type)
+from hlotools.text.stablehlo.ops import (
+    TRANSLATORS,
+    AttrError,
+    broadcast_value,
+    ints_attr,
+    operands,
+    register,
+    result_type,
+)
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.translate import Scope, Translate, Translator
 from hlotools.text.stablehlo.types import TensorType

@@ -26,7 +26,8 @@ def _bernoulli(n: int) -> list[Fraction]:
     """B_0 .. B_n (B_1 = -1/2), from the recurrence sum_k C(m+1, k) B_k = 0."""
     b = [Fraction(1)]
     for m in range(1, n + 1):
-        b.append(-sum(math.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
+        total = sum((math.comb(m + 1, k) * b[k] for k in range(m)), Fraction(0))
+        b.append(-total / (m + 1))
     return b
 
 

@@ -106,11 +106,9 @@ def _fast_run(text: str, pos: int, fast_op: Any, fast_return: Any) -> tuple[list
         if fast is None:
             break
         views.append(fast[0])
-        end = fast[1]
-        pos = space(text, end).end()
-        if pos < n and "\n" not in text[end:pos]:
-            pos = end  # never here: a fast line ends at a newline
-            break
+        blank = space(text, fast[1])  # a fast line ends at a newline (or the end): the next line starts here
+        assert blank is not None
+        pos = blank.end()
     return (views, pos) if views else None
 
 

@@ -127,6 +127,6 @@ def ragged_dot_composite(t: Translator, scope: Scope, view: OpView) -> list[Valu
     XLA's translation makes of it (its attributes: the six dimension lists, the precisions)."""
     attrs = view.attrs.get("composite_attributes")
     dn = attrs.get("ragged_dot_dimension_numbers") if isinstance(attrs, dict) else None
-    if not isinstance(dn, list) or len(dn) != len(_RAGGED_KEYS):
+    if not isinstance(attrs, dict) or not isinstance(dn, list) or len(dn) != len(_RAGGED_KEYS):
         raise AttrError("composite chlo.ragged_dot needs its six ragged_dot_dimension_numbers", view.pos)
     return _ragged_dot(scope, view, [_index_list(d, view) for d in dn], attrs.get("precision_config"))
