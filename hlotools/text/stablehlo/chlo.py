@@ -51,8 +51,4 @@ def _top_k(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     return scope.emitter.emit_multi("topk", [x], view.out_types, f"k={k}, largest=true")
 
 
-from hlotools.text.stablehlo import (  # noqa: E402,F401
-    chlo_broadcast,
-    chlo_decompose,  # noqa: E402,F401
-    chlo_special,
-)
+from hlotools.text.stablehlo import chlo_broadcast, chlo_decompose, chlo_special  # noqa: E402,F401
