@@ -98,6 +98,19 @@ def _(rng):
     return x_composite, [f32(rng, 4, 8)]
 
 
+@extra("x_chlo_edges")
+def _(rng):
+    """The special functions at their poles, signs, infinities and domain ends."""
+    def x_chlo_edges(x, u):
+        return (lax.lgamma(x), lax.digamma(x), lax.erf_inv(u), lax.nextafter(x, u), jnp.arcsin(u),
+                jnp.arccosh(x), jnp.arctanh(u), jnp.sinh(x), jnp.tan(x), lax.erfc(x))
+    x = np.array([-3.0, -2.5, -1.0, -0.5, 0.0, -0.0, 1e-3, 0.5, 1.0, 2.0, 7.5, 30.0, 200.0, np.inf, -np.inf, np.nan],
+                 np.float32)
+    u = np.array([-1.0, 1.0, -0.999, 0.999, 0.0, -0.0, 1e-4, 0.5, -0.5, 1.5, -2.0, 0.25, 0.9, np.inf, 0.0, np.nan],
+                 np.float32)
+    return x_chlo_edges, [x, u]
+
+
 @extra("x_topk_case")
 def _(rng):
     def x_topk_case(x, i):

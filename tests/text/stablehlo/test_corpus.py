@@ -16,7 +16,7 @@ DATA = TESTDATA / "stablehlo"
 PROGRAMS = sorted(p.name[:-5] for p in DATA.glob("*.mlir"))
 # The LLVM backend on a few programs covering regions, calls, control flow, gather/scatter and chlo.
 LLVM_SUBSET = ["softmax", "cond_switch.generic", "fori_power_iter", "x_scatter_gather", "x_topk_case",
-               "x_ops_misc", "elementwise_math", "x_chlo_zeta"]
+               "x_ops_misc", "elementwise_math", "x_chlo_zeta", "x_chlo_edges"]
 
 
 def _data(name: str) -> tuple[Path, Path] | None:
