@@ -22,12 +22,14 @@ _SSA = r"%[\w$.\-]+"
 # and comments are a WS token of their own (a statement may start after one).
 _MASTER = re.compile(r"[ \t]*(?:" + "|".join([
     r"(?P<WS>(?:[\r\n]|//[^\n]*)(?:[ \t\r\n]+|//[^\n]*)*)",
+    r"(?P<RESOURCES>\{-#)",
+    r"(?P<RPROP>\}>)",
+    r"(?P<PUNCT>[(){}\[\],:=])",  # the commonest tokens early: the alternatives are tried in order
     rf"(?P<RESULTS>{_SSA}(?::\d+)?(?:[ \t]*,[ \t]*{_SSA}(?::\d+)?)*[ \t]*=(?!=))",
     rf"(?P<TYPED>{_SSA}:[ \t]*tensor<[^<>\"\n\-]*>)",  # `%arg0: tensor<2xf32>`: three atoms from one match
     rf"(?P<VALUE>{_SSA}(?:#\d+)?)",
     rf"(?P<SYMBOL>@(?:{_ID}|\"(?:[^\"\\\n]|\\.)*\"))",
     r"(?P<BLOCK>\^[\w$.\-]+)",
-    r"(?P<RESOURCES>\{-#)",
     r"(?P<LOCDEF>#[\w$.\-]+[ \t]*=[ \t]*loc\()",
     r"(?P<HASHANGLE>#[\w$.\-]*<)",
     r"(?P<HASH>#[\w$.\-]+)",
@@ -39,9 +41,7 @@ _MASTER = re.compile(r"[ \t]*(?:" + "|".join([
     rf"(?P<BARE>{_ID})",
     r"(?P<ARROW>->)",
     r"(?P<LPROP><\{)",
-    r"(?P<RPROP>\}>)",
     r"(?P<ANGLE><)",
-    r"(?P<PUNCT>[(){}\[\],:=])",
     r"(?P<OTHER>[?*+x!|&])",
 ]) + ")")
 _SIMPLE_CLOSE = re.compile(r'[^<>"\n\-]*>')  # the rest of `tensor<2x3xf32>`: no nesting, strings or arrows
@@ -156,7 +156,9 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
                 pos = run[1]
                 line_start = True  # a fast line ends at a newline (or the end)
                 continue
-        if kind == "TYPED":
+        if kind == "PUNCT":
+            kind = _PUNCT[c]
+        elif kind == "TYPED":
             colon = text.index(":", start)
             at = text.index("t", colon)
             atoms.append(("VALUE", text[start:colon], start, first))
@@ -165,7 +167,7 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
             pos = end
             after_results = False
             continue
-        if kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
+        elif kind == "RESULTS" and not first:  # `%iterArg = %x` inside while(...): a value and '='
             m2 = _VALUE_ONLY.match(text, start)
             assert m2 is not None
             end = m2.end()
@@ -188,8 +190,6 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
             if close < 0:
                 raise _error(lines, start, "unterminated '{-#' resource section: no '#-}'")
             end = close + 3
-        elif kind == "PUNCT":
-            kind = _PUNCT[c]
         elif (first or after_results) and (kind == "BARE" and ("." in m.group(kind) or m.group(kind) in
                                                                _STATEMENT_WORDS) or kind == "STRING"):
             kind = "OPNAME"
