@@ -114,13 +114,24 @@ def _fast_run(text: str, pos: int, fast_op: Any, fast_return: Any) -> tuple[list
 
 # The tokens the grammar sees one by one; every other kind (values, types, numbers, ',', ':', ...)
 # is gathered into an ATOMS token whose fifth field is the run, so the LALR loop steps once per run.
-STRUCTURE = frozenset({"FASTOP", "OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE",
+STRUCTURE = frozenset({"FASTOP", "FUNCHEAD", "OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE",
                        "RBRACE", "LBRACK", "RBRACK", "LPROP", "RPROP"})
+
+
+def _fast_lines(text: str, pos: int, c: str) -> tuple[str, Any, int] | None:
+    """A FUNCHEAD (a func.func header line) or a FASTOP (a run of op lines) at the start of a
+    line, as (kind, payload, end), or None: lexer_fast.py reads them."""
+    from hlotools.text.stablehlo import lexer_fast  # (it imports the reader, which imports this module)
+    if c == "f" and text.startswith("func.func ", pos):
+        head = lexer_fast.fast_function(text, pos)
+        if head is not None:
+            return "FUNCHEAD", head[0], head[1]
+    run = _fast_run(text, pos, lexer_fast.fast_op, lexer_fast.fast_return)
+    return None if run is None else ("FASTOP", run[0], run[1])
 
 
 def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
     """The grammar's tokens (atom runs merged, see STRUCTURE), then $END."""
-    from hlotools.text.stablehlo.lexer_fast import fast_op, fast_return
     pos = 0
     n = len(text)
     line_start = True
@@ -147,14 +158,15 @@ def tokenize(text: str, lines: LineMap) -> Iterator[Token]:
         line_start = False
         c = text[start]
         if first and (c == "%" or c in "rsf"):
-            run = _fast_run(text, start, fast_op, fast_return)
-            if run is not None:
+            fast = _fast_lines(text, start, c)
+            if fast is not None:
                 if atoms:
                     yield ("ATOMS", atoms[0][1], atoms[0][2], atoms[0][3], atoms)  # type: ignore[misc]
                     atoms = []
-                yield ("FASTOP", "", start, True, run[0])  # type: ignore[misc]
-                pos = run[1]
-                line_start = True  # a fast line ends at a newline (or the end)
+                yield (fast[0], "", start, True, fast[1])  # type: ignore[misc]
+                pos = fast[2]
+                line_start = True  # fast lines end at a newline (or the end); a header just before one
+                after_results = False
                 continue
         if kind == "PUNCT":
             kind = _PUNCT[c]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.syntax import Group
-from hlotools.text.stablehlo.types import TypeError_, parse_type
+from hlotools.text.stablehlo.types import TensorType, TypeError_, parse_type
 
 _NAME = r"%[\w$.\-]+"
 _VALUE = r"%[\w$.\-]+(?:#\d+)?"
@@ -224,3 +224,36 @@ def _ints(body: str, pos: int) -> Group:
             items.append(("COMMA", ",", pos, False))
         items.append(("NUMBER", part, pos, False))
     return Group("[", items, pos)
+
+
+# `func.func public @main(%arg0: tensor<2xf32>, ...) -> (tensor<2xf32> {jax.result_info = "result"}) {`:
+# arguments and results with plain tensor types and string-valued attributes only.
+_STR_ATTRS = r'\{[\w.]+ = "[^"\\\n]*"(?:, [\w.]+ = "[^"\\\n]*")*\}'
+_ARG = rf"{_NAME}: {_TYPE}(?: {_STR_ATTRS})?"
+_RESULT = rf"{_TYPE}(?: {_STR_ATTRS})?"
+_FUNC = re.compile(rf"func\.func (public |private )?@([\w$.\-]+)\(((?:{_ARG}(?:, {_ARG})*)?)\)"
+                   rf"(?: -> (?:\(((?:{_RESULT}(?:, {_RESULT})*)?)\)|({_TYPE})))? \{{[ \t]*(?=\n)")
+_PIECE = re.compile(rf"(?:({_NAME}): )?({_TYPE})(?: ({_STR_ATTRS}))?")
+_PAIR = re.compile(r'([\w.]+) = "([^"\\\n]*)"')
+
+
+def fast_function(text: str, pos: int) -> tuple[tuple, int] | None:
+    """((name, public, args, results), end) of a func.func header line at pos, or None (then the
+    general path reads it). args: (%name, type, attrs); results: (type, attrs); the end is just
+    past the `{` that opens the body."""
+    m = _FUNC.match(text, pos)
+    if m is None:
+        return None
+    try:
+        args = [(a.group(1), parse_type(a.group(2)), _attrs(a.group(3))) for a in _PIECE.finditer(m.group(3))]
+        if m.group(5) is not None:
+            results: list[tuple[TensorType, dict]] = [(parse_type(m.group(5)), {})]
+        else:
+            results = [(parse_type(r.group(2)), _attrs(r.group(3))) for r in _PIECE.finditer(m.group(4) or "")]
+    except TypeError_:
+        return None
+    return (m.group(2), m.group(1) != "private ", args, results), m.end()
+
+
+def _attrs(text: str | None) -> dict:
+    return {k: v for k, v in _PAIR.findall(text)} if text else {}

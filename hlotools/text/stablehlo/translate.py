@@ -19,7 +19,7 @@ from hlotools.text.stablehlo.entry_attrs import module_frontend_attributes, para
 from hlotools.text.stablehlo.locations import Locations
 from hlotools.text.stablehlo.reader import OpView, block_args, read_op
 from hlotools.text.stablehlo.sdy import Mesh, hlo_sharding, parse_mesh
-from hlotools.text.stablehlo.syntax import BlockLabel, Group, LocDef, Op, Region, Stmt
+from hlotools.text.stablehlo.syntax import BlockLabel, FuncHead, Group, LocDef, Op, Region, Stmt
 from hlotools.text.stablehlo.types import TensorType, TypeError_
 
 _LAYOUT = re.compile(r"\{\s*\d+(?:\s*,\s*\d+)*\s*\}")
@@ -81,7 +81,11 @@ class Translator:
         if modules:
             body = self._module(modules[0])
         for s in body:
-            if isinstance(s, Op) and s.name == "func.func":
+            if isinstance(s, FuncHead):
+                if s.name in self.functions:
+                    raise TranslateError(f"redefinition of function '@{s.name}'", s.pos)
+                self.functions[s.name] = Function(s.name, s.pos, s.args, s.results, s.body, s.public)
+            elif isinstance(s, Op) and s.name == "func.func":
                 try:
                     f = self._function(s)
                 except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
@@ -245,6 +249,8 @@ class Translator:
                 continue
             if isinstance(stmt, LocDef):
                 continue
+            if isinstance(stmt, FuncHead):
+                raise TranslateError("a func.func inside a region: functions are defined at module level", stmt.pos)
             if isinstance(stmt, OpView):
                 if stmt.name in TERMINATORS:
                     self.return_pos = stmt.pos

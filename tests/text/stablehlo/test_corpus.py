@@ -84,13 +84,15 @@ def test_every_listed_difference_names_a_program() -> None:
     assert set(_DIFFERENCES) <= set(PROGRAMS)
 
 
-@pytest.mark.parametrize("name", ["softmax", "transformer_block", "x_ops_misc", "elementwise_math"])
+@pytest.mark.parametrize("name", ["softmax", "transformer_block", "x_ops_misc", "elementwise_math", "x_sdy_mesh",
+                                  "train_step_mlp", "nested_calls"])
 def test_the_lexer_fast_paths_read_as_the_general_path_does(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from hlotools.text.stablehlo import lexer_fast, stablehlo_to_hlo
     text = (DATA / f"{name}.mlir").read_text()
     fast = stablehlo_to_hlo(text)
     monkeypatch.setattr(lexer_fast, "fast_op", lambda text, pos: None)
     monkeypatch.setattr(lexer_fast, "fast_return", lambda text, pos: None)
+    monkeypatch.setattr(lexer_fast, "fast_function", lambda text, pos: None)
     assert stablehlo_to_hlo(text) == fast
 
 
