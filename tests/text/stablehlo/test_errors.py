@@ -38,6 +38,8 @@ def error_of(text: str) -> HloError:
     (GOOD[:-3], (5, 4), "expected"),
     (GOOD.replace("return %0", "return %0)"), (4, 14), "found ')'"),
     (GOOD + "// -----\n" + GOOD, (8, 1), "a second module"),
+    (GOOD.replace("    return %0", "    func.func private @g(%b: tensor<2xf32>) -> tensor<2xf32> {\n      return %b : "
+                  "tensor<2xf32>\n    }\n    return %0"), (4, 5), "a func.func inside a region"),
 ])
 def test_located_errors(bad: str, where: tuple[int, int], message: str) -> None:
     e = error_of(bad)
