@@ -362,22 +362,25 @@ def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     types = view.out_types
     rtype = types[0] if len(types) == 1 else TensorType("", elements=tuple(types))
     attrs = (f"to_apply={comp.name}, is_composite=true, frontend_attributes={{composite.attributes="
-             f'{_composite_attributes(t.lines, view)},composite.name="{escaped(name)}",'
+             f'{source_dict(t.lines, view, "composite_attributes") or "{}"},composite.name="{escaped(name)}",'
              f'composite.version="{version}"}}')
     em = scope.emitter
     v = em.emit("call", operands(scope, view), rtype, attrs)
     return [v] if len(types) == 1 else em.untuple(v)
 
 
-def _composite_attributes(lines: LineMap, view: OpView) -> str:
-    """The `{...}` of composite_attributes as the source spells it (XLA keeps it verbatim), or {}."""
+def source_dict(lines: LineMap, view: OpView, key: str) -> str | None:
+    """The `{...}` after `key = ` on the op's line, as the source spells it (XLA keeps such
+    dictionaries verbatim, element types and all), or None."""
     from hlotools.text.stablehlo.lexer import scan_balanced
+    if key not in view.attrs:
+        return None
     text = lines.text
     end_of_line = text.find("\n", view.pos)
-    at = text.find("composite_attributes", view.pos, end_of_line if end_of_line >= 0 else len(text))
-    if at < 0 or "composite_attributes" not in view.attrs:
-        return "{}"
-    brace = text.index("{", at)
+    at = text.find(key + " = {", view.pos, end_of_line if end_of_line >= 0 else len(text))
+    if at < 0:
+        return None
+    brace = at + len(key) + 3
     return text[brace:scan_balanced(text, brace + 1, "{", "}", lines)]
 
 

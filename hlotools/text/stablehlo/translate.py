@@ -18,7 +18,7 @@ from hlotools.text.stablehlo.emit import Computation, Emitter, ModuleText, Value
 from hlotools.text.stablehlo.entry_attrs import module_frontend_attributes, parameter_suffix, root_sharding
 from hlotools.text.stablehlo.locations import Locations
 from hlotools.text.stablehlo.reader import OpView, block_args, read_op
-from hlotools.text.stablehlo.sdy import Mesh, hlo_sharding, parse_mesh
+from hlotools.text.stablehlo.sdy import Mesh, escaped, hlo_sharding, parse_mesh
 from hlotools.text.stablehlo.syntax import BlockLabel, FuncHead, Group, LocDef, Op, Region, Stmt
 from hlotools.text.stablehlo.types import TensorType, TypeError_
 
@@ -301,6 +301,10 @@ class Translator:
             sharding = self._op_sharding(view, results)
             if sharding is not None:
                 self._add_attribute(em, results[0], f"sharding={sharding}")
+            front = view.attrs.get("mhlo.frontend_attributes")
+            if isinstance(front, dict) and front and results:  # on the instruction, as XLA's translation puts them
+                self._add_attribute(em, _defining(em, results[0]), "frontend_attributes={" + ",".join(
+                    f'{k}="{escaped(str(v))}"' for k, v in front.items()) + "}")
         values = scope.values
         for name, v in zip(names, results):
             values[name] = v
@@ -320,11 +324,13 @@ class Translator:
         return None
 
     def _add_attribute(self, em: Emitter, v: Value, attr: str) -> None:
-        """An attribute on the instruction that defines v (mhlo.sharding -> sharding={...})."""
+        """An attribute on the instruction that defines v (mhlo.sharding -> sharding={...}), unless
+        it has one of that name already."""
         at = em.comp.index.get(v.name)
         if at is not None:
             line, pos = em.comp.lines[at]
-            em.comp.lines[at] = (f"{line}, {attr}", pos)
+            if f", {attr.split('=', 1)[0]}=" not in line:
+                em.comp.lines[at] = (f"{line}, {attr}", pos)
 
     def region_computation(self, region: Region, args: list[tuple[str, TensorType]], hint: str,
                            outer: Scope | None = None, captures: list[str] | None = None,
@@ -379,6 +385,14 @@ def _translators() -> dict[str, Translate]:
         from hlotools.text.stablehlo.ops import TRANSLATORS
         _TRANSLATORS = TRANSLATORS
     return _TRANSLATORS
+
+
+def _defining(em: Emitter, v: Value) -> Value:
+    """The op behind v: v itself, or the multi-result op whose get-tuple-element v is."""
+    line, _ = em.comp.lines[em.comp.index[v.name]]
+    if " get-tuple-element(" in line:
+        return Value(line.split(" get-tuple-element(", 1)[1].split(")", 1)[0], v.type)
+    return v
 
 
 def _located(pos: int, fn: Callable[..., Any], *args: Any) -> Any:

@@ -106,3 +106,17 @@ def test_composites_are_calls_marked_as_xla_marks_them(name: str) -> None:
                       for i in module.entry.instructions if i.opcode == "call")
     ours = marks(parse_stablehlo((DATA / f"{name}.mlir").read_text()))
     assert ours == marks(parse((DATA / "x_composite.hlo").read_text())) and len(ours) == 2
+
+
+def test_typed_ffi_custom_calls_keep_what_xla_keeps() -> None:
+    """backend_config with its element types, the output/operand aliasing and the op's frontend
+    attributes, as in XLA's HLO form (XLA's FFI handlers refuse untyped attributes)."""
+    from hlotools.text.parser import parse
+    from hlotools.text.stablehlo import parse_stablehlo
+
+    def calls(module) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+        keys = ("custom_call_target", "backend_config", "output_to_operand_aliasing", "frontend_attributes")
+        return sorted(tuple(str(i.attrs.get(k)).split(",xla.sdy")[0].rstrip("}") for k in keys)
+                      for c in module.computations for i in c.instructions if i.opcode == "custom-call")
+    ours = calls(parse_stablehlo((DATA / "linalg_custom_calls.mlir").read_text()))
+    assert ours == calls(parse((DATA / "linalg_custom_calls.hlo").read_text())) and len(ours) >= 4
