@@ -20,6 +20,9 @@ import sys
 import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Eight host devices, for the program lowered with a device mesh (x_sdy_mesh); the others jit
+# onto one device as before. gen_corpus keeps these flags and adds its own.
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 SHARED_TOOLS = os.environ.get("HLOTOOLS_SHARED_TOOLS", "/work/shared/tools")
 sys.path.insert(0, SHARED_TOOLS)
 
@@ -30,7 +33,7 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 EXTRA: dict = {}
-GENERIC = ("softmax", "cond_switch", "x_ops_misc")
+GENERIC = ("softmax", "cond_switch", "x_ops_misc", "x_composite")
 WITH_LOC = ("mlp2_relu", "x_ops_misc")
 
 
@@ -52,8 +55,60 @@ def _(rng):
         return (lax.erf_inv(jnp.tanh(x) * 0.9), lax.lgamma(p), lax.digamma(p), jnp.arcsin(jnp.tanh(x)),
                 jnp.arccos(jnp.tanh(x)), jnp.arctan(x), jnp.sinh(x), jnp.cosh(x), jnp.arcsinh(x),
                 jnp.arccosh(p + 1), jnp.arctanh(jnp.tanh(x) * 0.9), lax.erf(x), lax.erfc(x), jnp.tan(x),
-                lax.igamma(p, p + 1), jnp.nextafter(x, p))  # bessel_i1e, polygamma: not translated (yet)
+                lax.igamma(p, p + 1), jnp.nextafter(x, p))
     return x_chlo_special, [f32(rng, 4, 8)]
+
+
+@extra("x_chlo_zeta")
+def _(rng):
+    def x_chlo_zeta(s, q, n, b):  # zeta's and polygamma's domain rules and poles, bessel_i1e across its split
+        return lax.zeta(s, q), lax.polygamma(n, q), lax.bessel_i1e(b), jnp.square(b)
+    s, q = np.meshgrid(np.array([1.0, 0.5, 2.0, 3.0, 4.0, 2.5, 1.5, 6.0], np.float32),
+                       np.array([-2.0, -1.5, 0.0, 1e-3, 0.5, 1.0, 3.7, 20.0], np.float32))
+    n = np.broadcast_to(np.array([0.0, 1.0, 2.0, 3.0, 4.0, -1.0, 1.5, 6.0], np.float32), (8, 8)).copy()
+    b = np.concatenate([np.linspace(-30, 30, 55), [0.0, 1e-30, 8.0, 19.9, 20.0, 20.5, 100.0, 1e4, np.inf]])
+    return x_chlo_zeta, [s, q, n, b.astype(np.float32)]
+
+
+@extra("x_sdy_mesh")
+def _(rng):
+    """Shardy shardings on a 2x4 mesh (arguments, a constraint, results) and named results."""
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
+    mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+    def x_sdy_mesh(a, b):
+        c = lax.with_sharding_constraint(a @ b, NamedSharding(mesh, P(None, "y")))
+        return {"act": jnp.tanh(c), "total": c.sum()}
+    shard = {"in_shardings": (NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, ("y", "x")))),
+             "out_shardings": {"act": NamedSharding(mesh, P("y")), "total": NamedSharding(mesh, P())}}
+    return x_sdy_mesh, [f32(rng, 8, 16), f32(rng, 16, 8)], shard
+
+
+@extra("x_composite")
+def _(rng):
+    """stablehlo.composite (lax.composite), with and without composite attributes."""
+    from functools import partial
+
+    def x_composite(x):
+        @partial(lax.composite, name="hlotools.softplus")
+        def softplus(x, beta=2.0):
+            return jnp.log1p(jnp.exp(x * beta)) / beta
+        return softplus(x) + 1.0, softplus(x * 2, beta=3.0)
+    return x_composite, [f32(rng, 4, 8)]
+
+
+@extra("x_chlo_edges")
+def _(rng):
+    """The special functions at their poles, signs, infinities and domain ends."""
+    def x_chlo_edges(x, u):
+        return (lax.lgamma(x), lax.digamma(x), lax.erf_inv(u), lax.nextafter(x, u), jnp.arcsin(u),
+                jnp.arccosh(x), jnp.arctanh(u), jnp.sinh(x), jnp.tan(x), lax.erfc(x))
+    x = np.array([-3.0, -2.5, -1.0, -0.5, 0.0, -0.0, 1e-3, 0.5, 1.0, 2.0, 7.5, 30.0, 200.0, np.inf, -np.inf, np.nan],
+                 np.float32)
+    u = np.array([-1.0, 1.0, -0.999, 0.999, 0.0, -0.0, 1e-4, 0.5, -0.5, 1.5, -2.0, 0.25, 0.9, np.inf, 0.0, np.nan],
+                 np.float32)
+    return x_chlo_edges, [x, u]
 
 
 @extra("x_topk_case")
@@ -104,8 +159,41 @@ def _(rng):
     return x_while_int64, [rng.standard_normal(5), np.int64(7)]
 
 
-def lower(fn, args):
-    return jax.jit(fn, keep_unused=True).lower(*args)
+EXPORTED: dict = {}  # written from jax.export (with its locations) for another platform; outputs from the CPU
+
+
+def exported(name, platform):
+    def deco(build):
+        EXPORTED[name] = (build, platform)
+        return build
+    return deco
+
+
+@exported("x_ragged_dot", "tpu")
+def _(rng):
+    """lax.ragged_dot as jax.export writes it for TPU: a composite "chlo.ragged_dot" (XLA: ragged-dot)."""
+    def x_ragged_dot(x, w, g):
+        return lax.ragged_dot(x, w, g), lax.ragged_dot(x * 2, w, g[::-1])
+    return x_ragged_dot, [f32(rng, 7, 4), f32(rng, 3, 4, 5), np.array([2, 0, 4], np.int32)]
+
+
+def write_exported(out, name, fn, args, platform):
+    from jax._src.lib import _jax
+    text = jax.export.export(jax.jit(fn), platforms=[platform])(*args).mlir_module()
+    text = text.replace(os.getcwd() + "/", "").replace(os.path.dirname(os.path.abspath(__file__)) + "/", "")
+    with open(os.path.join(out, f"{name}.mlir"), "w") as f:
+        f.write(text)
+    hlo = _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False, return_tuple=False).as_hlo_text()
+    with open(os.path.join(out, f"{name}.hlo"), "w") as f:
+        f.write(hlo)
+    outs = [np.asarray(a) for a in jax.tree_util.tree_leaves(jax.jit(fn)(*args))]
+    np.savez(os.path.join(out, f"{name}.inputs.npz"), **{f"in{i}": a for i, a in enumerate(args)})
+    np.savez(os.path.join(out, f"{name}.expected.npz"), **{f"out{i}": a for i, a in enumerate(outs)})
+    return len(text)
+
+
+def lower(fn, args, jit_options=None):
+    return jax.jit(fn, keep_unused=True, **(jit_options or {})).lower(*args)
 
 
 def write(out, name, lowered, inputs=None, fn=None, args=None):
@@ -154,8 +242,14 @@ def main(argv=None) -> int:
             continue
         with jax.enable_x64(name.endswith("int64")):
             rng = np.random.default_rng([0, zlib.crc32(name.encode())])
-            fn, fargs = build(rng)
-            print(name, write(args.out, name, lower(fn, fargs), fn=fn, args=fargs))
+            fn, fargs, *jit_options = build(rng)
+            print(name, write(args.out, name, lower(fn, fargs, *jit_options), fn=fn, args=fargs))
+    for name, (build, platform) in sorted(EXPORTED.items()):
+        if only and name not in only:
+            continue
+        rng = np.random.default_rng([0, zlib.crc32(name.encode())])
+        fn, fargs = build(rng)
+        print(name, write_exported(args.out, name, fn, fargs, platform))
     return 0
 
 

@@ -294,10 +294,20 @@ def read_input(path: str) -> tuple[str, str]:
         line = data[:e.start].count(b"\n") + 1
         column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise HloError("the input is not UTF-8 text", line, column, name) from None
+    text = strip_log_headers(text)  # a module copied out of a glog log, HLO or StableHLO
     if chosen == "stablehlo" or chosen is None and (name.endswith(_STABLEHLO_SUFFIXES) or _is_stablehlo(text)):
         from hlotools.text.stablehlo import stablehlo_to_hlo
         return stablehlo_to_hlo(text, name), name
-    return strip_log_headers(text), name
+    if chosen is None and _PROTO_TEXT.match(text):
+        raise HloError("this looks like an HloModuleProto in protobuf text format, which is not read here: dump "
+                       "HLO text instead (XLA_FLAGS=--xla_dump_hlo_as_text) or the binary proto "
+                       "(--xla_dump_hlo_as_proto, a .pb file)", 1, 1, name)
+    return text, name
+
+
+# The first field of an HloModuleProto printed as protobuf text (`name: "jit_f"`, `computations {`).
+_PROTO_TEXT = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:name|id|entry_computation_name|entry_computation_id|computations"
+                         r"|host_program_shape|schedule|input_output_alias|spmd_output_sharding)\s*(?::\s*\S|\{)")
 
 
 def _is_stablehlo(text: str) -> bool:

@@ -2,7 +2,8 @@
 
 Arguments are the entry parameters' array leaves (tuple parameters flattened depth-first);
 results are the root's leaves, named out0, out1, ... everywhere (summaries, .npz files,
-comparisons, JSON).
+comparisons, JSON); summaries and JSON also show the name a StableHLO import kept for each
+result (JAX's jax.result_info), e.g. `out0 (result[0])`.
 """
 from __future__ import annotations
 
@@ -238,11 +239,12 @@ def _summaries(result: RunResult) -> list[Summary]:
     """One per result leaf; a token leaf shows as just its type."""
     out = []
     for s in result_leaves(result.module):
+        name = s.name if s.label is None else f"{s.name} ({s.label})"  # the name JAX gave the result
         if s.is_token:
-            out.append(Summary(s.name, shape_text(s.shape), "token", 0))
+            out.append(Summary(name, shape_text(s.shape), "token", 0))
         else:
             array = np.asarray(result.outputs[s.index])
-            out.append(summarize(s.name, array, _runtime_shape_text(s, array)))
+            out.append(summarize(name, array, _runtime_shape_text(s, array)))
     return out
 
 
@@ -287,6 +289,8 @@ def _json_report(result: RunResult, comparisons: list[Comparison] | None, show_t
     outputs = []
     for spec, summary in zip(result_leaves(result.module), _summaries(result)):
         entry = summary.to_json()
+        if spec.label is not None:
+            entry["name"], entry["result_info"] = spec.name, spec.label
         if literals:
             entry["literal"] = literal_text(None if spec.is_token else result.outputs[spec.index], spec.shape)
         outputs.append(entry)

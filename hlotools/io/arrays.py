@@ -17,6 +17,7 @@ from hlotools.ir.dynamic import fits
 from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 from hlotools.ir.types import array_bytes_error, from_dtype
+from hlotools.text.stablehlo.entry_attrs import result_labels
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class LeafSpec:
     name: str  # parameter name, with a ShapeIndex suffix for tuple leaves: p{1,0}
     shape: Shape
     parameter_number: int | None = None
+    label: str | None = None  # a result's name from the front end (JAX's jax.result_info), if kept
 
     @property
     def is_token(self) -> bool:
@@ -66,7 +68,10 @@ def result_leaves(module: Module) -> list[LeafSpec]:
     entry = _entry(module)
     assert entry.root is not None
     leaves = _leaves_with_index(entry.root.shape)
-    return [LeafSpec(i, f"out{i}", shape) for i, (_, shape) in enumerate(leaves)]
+    labels = result_labels(module)
+    if labels is None or len(labels) != len(leaves):
+        labels = [""] * len(leaves)
+    return [LeafSpec(i, f"out{i}", shape, label=label or None) for i, ((_, shape), label) in enumerate(zip(leaves, labels))]
 
 
 def _entry(module: Module) -> Computation:

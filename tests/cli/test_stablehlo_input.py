@@ -46,3 +46,16 @@ def test_hlo_translate_reads_stdin_by_content_and_obeys_input_format() -> None:
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(main, ["--emit=hlo", "--input-format=stablehlo", "-"], input="HloModule m\n")
     assert result.exit_code == 1 and "<stdin>:1:1: error:" in result.output
+
+
+def test_hlo_diff_compares_pretty_and_generic_forms(tmp_path: Path) -> None:
+    from hlotools.cli.diff import main
+    generic = TESTDATA / "stablehlo" / "softmax.generic.mlir"
+    result = CliRunner().invoke(main, [str(SOFTMAX), str(generic)])
+    assert result.exit_code == 0 and "summary: same structure" in result.output, result.output
+    changed = tmp_path / "changed.mlir"
+    changed.write_text(GOOD.replace("exponential", "negate"))
+    same = tmp_path / "same.mlir"
+    same.write_text(GOOD)
+    result = CliRunner().invoke(main, [str(same), str(changed)])
+    assert "same structure" not in result.output and "negate" in result.output, result.output

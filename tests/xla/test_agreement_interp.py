@@ -9,9 +9,7 @@ after each pass) and the LLVM backend (as parsed and after -O2) must give them b
 installed, so the table cannot drift from what XLA does."""
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 from pathlib import Path
 
 import ml_dtypes
@@ -23,6 +21,7 @@ from hlotools import evaluate
 from hlotools.ir.module import Module
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec
+from tests.support.xla_batch import AVAILABLE, run_in_xla
 
 # Leaf = (element type, dims, row-major values): a list, or for longer arrays the hex of the
 # little-endian bytes.
@@ -915,44 +914,8 @@ def test_every_case_has_xlas_outputs() -> None:
 
 
 # ------------------------------------------------------------------ the table is XLA's
-XLA_PYTHON = Path.home() / ".cache/hlotools-xla-ref/venv/bin/python"
-XLA_REF = Path("/work/shared/tools/xla_ref.py")
-# Runs in XLA's venv on case files (each with its NAME.in.npz): one JSON line per case, the
-# outputs' bytes in hex or XLA's error. A case that kills XLA ends the child; the parent then
-# starts another on the cases after it.
-_XLA_DRIVER = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import xla_ref as X
-for path in sys.argv[2:]:
-    try:
-        module, _ = X.timed_parse(X.read_text(path), path, 1)
-        z = np.load(path[:-4] + ".in.npz")
-        args = X.check_inputs([z[f"in{i}"] for i in range(len(z.files))], X.entry_params(module))
-        exe, _, _ = X.compile_module(module, path)
-        outs, _ = X.execute(exe, args, 1, 0)
-        print(json.dumps([[list(o.shape), o.tobytes().hex()] for o in outs]), flush=True)
-    except Exception as e:
-        print(json.dumps(str(e)), flush=True)
-"""
-
-
-def _xla_results(files: list[Path]) -> list[object]:
-    results: list[object] = []
-    while len(results) < len(files):
-        rest = [str(f) for f in files[len(results):]]
-        run = subprocess.run([str(XLA_PYTHON), "-c", _XLA_DRIVER, str(XLA_REF.parent), *rest],
-                             capture_output=True, text=True, timeout=900)
-        done = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-        results += done
-        if len(results) < len(files):  # the next case killed XLA
-            results.append(f"XLA died (exit {run.returncode})")
-    return results
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not (XLA_PYTHON.exists() and XLA_REF.exists()), reason="no XLA reference venv")
+@pytest.mark.skipif(not AVAILABLE, reason="no XLA reference venv")
 def test_recorded_values_are_xlas(tmp_path: Path) -> None:
     """Every recorded output is what XLA gives today."""
     names = sorted(CASES)
@@ -961,11 +924,11 @@ def test_recorded_values_are_xlas(tmp_path: Path) -> None:
         args = _inputs(hlotools.parse_module(CASES[name], name), INPUTS.get(name))
         np.savez(tmp_path / f"{name}.in.npz", **{f"in{i}": a for i, a in enumerate(args)})
     bad = []
-    for name, result in zip(names, _xla_results([tmp_path / f"{n}.hlo" for n in names])):
+    for name, result in zip(names, run_in_xla([tmp_path / f"{n}.hlo" for n in names])):
         if isinstance(result, str) or len(result) != len(XLA_OUTPUTS[name]):  # type: ignore[arg-type]
             bad.append(f"{name}: XLA gives {str(result)[:200]}")
             continue
-        for i, ((dims, data), leaf) in enumerate(zip(result, XLA_OUTPUTS[name])):  # type: ignore[arg-type]
+        for i, ((_, dims, data), leaf) in enumerate(zip(result, XLA_OUTPUTS[name])):  # type: ignore[arg-type]
             try:
                 _same(np.frombuffer(bytes.fromhex(data), _dtype(leaf[0])).reshape(dims), leaf, f"{name} out{i}")
             except AssertionError as e:

@@ -6,36 +6,15 @@ prod(runtime dims) elements, row-major, in the bound-sized buffer; ours comes ba
 """
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hlotools
+from tests.support.xla_batch import AVAILABLE, run_in_xla
 
-XLA_PYTHON = Path.home() / ".cache/hlotools-xla-ref/venv/bin/python"
-XLA_REF = Path("/work/shared/tools/xla_ref.py")
-pytestmark = pytest.mark.skipif(not (XLA_PYTHON.exists() and XLA_REF.exists()), reason="no XLA reference venv")
-
-# One process for every case: one JSON line per case, each output's bytes in hex (or XLA's error).
-_DRIVER = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import numpy as np
-import xla_ref as X
-for path in sys.argv[2:]:
-    try:
-        module, _ = X.timed_parse(X.read_text(path), path, 1)
-        z = np.load(path[:-4] + ".in.npz")
-        args = X.check_inputs([z[f"in{i}"] for i in range(len(z.files))], X.entry_params(module))
-        exe, _, _ = X.compile_module(module, path)
-        outs, _ = X.execute(exe, args, 1, 0)
-        print(json.dumps([[str(o.dtype), o.tobytes().hex()] for o in outs]), flush=True)
-    except Exception as e:
-        print(json.dumps(str(e)), flush=True)
-"""
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason="no XLA reference venv")
 
 ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
 CASES = {
@@ -126,14 +105,10 @@ def test_dynamic_results_agree_with_xla(tmp_path: Path) -> None:
         (tmp_path / f"{name}.hlo").write_text(text)
         np.savez(tmp_path / f"{name}.in.npz", **{f"in{i}": a for i, a in enumerate(args)})
         ours[name] = hlotools.evaluate(hlotools.parse_module(text, name), args)
-    run = subprocess.run([str(XLA_PYTHON), "-c", _DRIVER, str(XLA_REF.parent),
-                          *[str(tmp_path / f"{n}.hlo") for n in names]],
-                         capture_output=True, text=True, timeout=600)
-    results = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
-    assert len(results) == len(names), run.stderr[-2000:]
+    results = run_in_xla([tmp_path / f"{n}.hlo" for n in names])
     for name, result in zip(names, results):
         assert not isinstance(result, str), f"{name}: XLA: {result}"
-        for i, (got, (dtype, data)) in enumerate(zip(ours[name], result)):
+        for i, (got, (dtype, _, data)) in enumerate(zip(ours[name], result)):
             theirs = np.frombuffer(bytes.fromhex(data), dtype)[:got.size].reshape(got.shape)  # compacted
             if got.dtype.kind == "i":
                 assert np.array_equal(got, theirs), f"{name} out{i}: {got} != {theirs}"

@@ -24,7 +24,7 @@ class AttrError(Exception):
         self.pos = pos
 
 
-_HASH_ENUM = re.compile(r"#stablehlo<\s*([a-z_]+)\s+(\w+)\s*>$")
+_HASH_ENUM = re.compile(r"#(?:stablehlo|chlo|mhlo)<\s*([a-z_]+)\s+(\w+)\s*>$")
 _DIMS = re.compile(r"tensor<((?:\d+x)*)")
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)$")
 
@@ -183,11 +183,12 @@ def _scalar(text: str, pos: int) -> Any:
 
 
 def hash_value(text: str, pos: int) -> Any:
-    """`#stablehlo<precision DEFAULT>` -> 'DEFAULT'; `#stablehlo.x<k = v, ...>` -> dict."""
+    """`#stablehlo<precision DEFAULT>` -> 'DEFAULT'; `#stablehlo.x<k = v, ...>` -> dict; `#sdy.*<...>`
+    and aliases (`#loc3`) as written."""
     m = _HASH_ENUM.match(text)
     if m is not None:
         return m.group(2)
-    if "<" not in text:
+    if "<" not in text or text.startswith("#sdy."):  # Shardy attributes are read by sdy.py
         return text  # an alias (#loc3, #map): kept as written
     inner = text[text.index("<") + 1:-1]
     return struct(inner, pos)
@@ -228,6 +229,8 @@ def dense_literal(text: str, ttype: TensorType, pos: int, resources: dict[str, b
 
     open_at = text.index("<")
     word, inner = text[:open_at], text[open_at + 1:-1].strip()
+    if not ttype.dims and word == "dense" and inner[:1] not in ('"', "[") and "0x" not in inner:
+        return inner  # a scalar: the commonest constant
     shape = array_shape(ttype.text)
     if word == "dense_resource":
         blob = resources.get(inner)

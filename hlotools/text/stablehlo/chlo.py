@@ -1,6 +1,6 @@
-"""chlo ops as XLA's legalization lowers them. Where our HLO has the function as an opcode
-(asin, acos, sinh, ... are rows of the opcode table), the op maps to it; the rest are
-decomposed into elementwise HLO (chlo_decompose.py)."""
+"""chlo ops as XLA's legalization lowers them. erf and tan map to the HLO opcodes (XLA's backends
+compile them); sinh, cosh and the inverse functions are decomposed (chlo_trig.py), as are the
+special functions (chlo_decompose.py, chlo_special.py)."""
 from __future__ import annotations
 
 from hlotools.text.stablehlo.emit import Value
@@ -9,8 +9,7 @@ from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.translate import Scope, Translator
 from hlotools.text.stablehlo.types import TensorType
 
-_DIRECT = {"erf": "erf", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "asin": "asin", "acos": "acos",
-           "asinh": "asinh", "acosh": "acosh", "atanh": "atanh"}
+_DIRECT = {"erf": "erf", "tan": "tan"}  # opcodes XLA's backends compile; sinh, asin, ...: chlo_trig.py
 
 
 def _direct(opcode: str):  # type: ignore[no-untyped-def]
@@ -51,4 +50,4 @@ def _top_k(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     return scope.emitter.emit_multi("topk", [x], view.out_types, f"k={k}, largest=true")
 
 
-from hlotools.text.stablehlo import chlo_decompose  # noqa: E402,F401
+from hlotools.text.stablehlo import chlo_broadcast, chlo_decompose, chlo_special, chlo_trig  # noqa: E402,F401

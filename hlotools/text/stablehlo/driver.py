@@ -69,7 +69,7 @@ def parse_statements(text: str, lines: LineMap) -> tuple[list[Stmt], Token | Non
     origins = [r[2] for r in rules]
     sstack = [start]
     vstack: list[Any] = []
-    for tok in _with_end(tokenize(text, lines), len(text)):
+    for tok in tokenize(text, lines):
         ttype = tok[0]
         while True:
             act = states[sstack[-1]].get(ttype)
@@ -106,24 +106,3 @@ def _syntax_error(tok: Token, row: dict, lines: LineMap) -> HloParseError:
         message = f"unexpected {found}"
     line, col = lines.locate(tok[2])
     return HloParseError(message, line, col)
-
-
-_STRUCTURE = frozenset({"FASTOP", "OPNAME", "RESULTS", "BLOCK", "LOCDEF", "RESOURCES", "LPAR", "RPAR", "LBRACE", "RBRACE",
-                        "LBRACK", "RBRACK", "LPROP", "RPROP"})
-
-
-def _with_end(tokens: Any, n: int) -> Any:
-    """The tokens, runs of atoms merged into one ATOMS token (its fifth field: the run)."""
-    run: list[Token] = []
-    structure = _STRUCTURE
-    for tok in tokens:
-        if tok[0] in structure:
-            if run:
-                yield ("ATOMS", run[0][1], run[0][2], run[0][3], run)
-                run = []
-            yield tok
-        else:
-            run.append(tok)
-    if run:
-        yield ("ATOMS", run[0][1], run[0][2], run[0][3], run)
-    yield ("$END", "", n, True)

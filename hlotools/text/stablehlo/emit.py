@@ -6,13 +6,15 @@ every line remembers the StableHLO offset it came from, so an error the HLO pars
 line is reported at the op that produced it."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from hlotools.text.stablehlo.types import TensorType
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
+    """An HLO instruction's name and its type (a tuple: one is made per instruction emitted)."""
     name: str
     type: TensorType
 
@@ -25,13 +27,20 @@ class Computation:
     is_entry: bool = False
     root: str | None = None
 
-    def text(self) -> list[tuple[str, int]]:
-        head = ("ENTRY " if self.is_entry else "") + self.name + " {"
-        out = [(head, self.lines[0][1] if self.lines else 0)]
+    def text(self, lines: list[str], where: list[int]) -> None:
+        """Append its HLO lines to `lines`, and the StableHLO offset of each to `where`."""
+        start = self.lines[0][1] if self.lines else 0
+        lines.append(("ENTRY " if self.is_entry else "") + self.name + " {")
+        where.append(start)
         root = self.index.get(self.root or "", -1)
-        out.extend((("  ROOT " if i == root else "  ") + line, pos) for i, (line, pos) in enumerate(self.lines))
-        out.append(("}", out[-1][1]))
-        return out
+        for line, pos in self.lines:
+            lines.append("  " + line)
+            where.append(pos)
+        if root >= 0:
+            at = len(lines) - len(self.lines) + root
+            lines[at] = "  ROOT " + lines[at][2:]
+        lines.append("}")
+        where.append(where[-1])
 
 
 class ModuleText:
@@ -62,9 +71,7 @@ class ModuleText:
         lines = [f"HloModule {_clean(self.name)}" + "".join(f", {a}" for a in self.header_attrs), ""]
         where = [0, 0]
         for comp in self.computations:
-            for line, pos in comp.text():
-                lines.append(line)
-                where.append(pos)
+            comp.text(lines, where)
             lines.append("")
             where.append(where[-1])
         return "\n".join(lines), where
@@ -83,13 +90,17 @@ class Emitter:
     def emit(self, opcode: str, operands: list[Value], rtype: TensorType, attrs: str = "",
              hint: str | None = None, shape_text: str | None = None) -> Value:
         """One instruction; shape_text overrides how its shape is written (a layout, for custom-calls)."""
-        name = self.module.fresh(hint or self.name_hint or opcode)
-        tail = f", {attrs}" if attrs else ""
-        meta = f", {self.metadata}" if self.metadata and opcode not in ("parameter", "get-tuple-element") else ""
-        self.comp.index[name] = len(self.comp.lines)
-        shape = shape_text or rtype.text
-        self.comp.lines.append((f"{name} = {shape} {opcode}({', '.join(o.name for o in operands)}){tail}{meta}",
-                                self.pos))
+        module = self.module
+        module.count += 1
+        name = f"{hint or self.name_hint or opcode}.{module.count}"
+        line = f"{name} = {shape_text or rtype.text} {opcode}({', '.join([o.name for o in operands])})"
+        if attrs:
+            line += ", " + attrs
+        if self.metadata and opcode != "parameter" and opcode != "get-tuple-element":
+            line += ", " + self.metadata
+        comp = self.comp
+        comp.index[name] = len(comp.lines)
+        comp.lines.append((line, self.pos))
         return Value(name, rtype)
 
     def emit_literal(self, literal: str, rtype: TensorType) -> Value:
@@ -121,7 +132,13 @@ class Emitter:
         self.comp.root = value.name
 
 
+_PLAIN = re.compile(r"[A-Za-z_][\w.\-]*")
+
+
 def _clean(name: str) -> str:
+    """The name as an HLO identifier (other characters become '_')."""
+    if _PLAIN.fullmatch(name) and name.isascii():
+        return name
     out = "".join(c if c.isalnum() or c in "_.-" else "_" for c in name)
     return out if out and (out[0].isalpha() or out[0] == "_") else "m" + out
 

@@ -71,16 +71,24 @@ class Exporter:
         self.functions[key] = name
         names: dict[int, str] = {}
         params = sorted(comp.parameters, key=lambda p: p.parameter_number or 0)
+        entry = comp is self.module.entry
         args = []
         for p in params:
             names[id(p)] = f"%arg{p.parameter_number}"
-            args.append(f"{names[id(p)]}: {tensor_type(p.shape)}")
+            attrs = _entry_arg_attrs(p) if entry else ""
+            args.append(f"{names[id(p)]}: {tensor_type(p.shape)}{attrs}")
         body = self.body(comp, names, "    ")
         root = comp.root
         assert root is not None
-        vis = "public" if comp is self.module.entry else "private"
-        self.out.append(f"  func.func {vis} @{name}({', '.join(args)}) -> {tensor_type(root.shape)} {{\n{body}"
-                        f"    func.return {names[id(root)]} : {tensor_type(root.shape)}\n  }}")
+        vis = "public" if entry else "private"
+        if entry and root.opcode == "tuple" and all(o.shape.tuple_shapes is None for o in root.operands):
+            results, values = _entry_results(self.module, root), [names[id(o)] for o in root.operands]  # JAX's form
+            types = ", ".join(tensor_type(o.shape) for o in root.operands)
+        else:
+            results = tensor_type(root.shape) + (_entry_results(self.module, root) if entry else "")
+            values, types = [names[id(root)]], tensor_type(root.shape)
+        self.out.append(f"  func.func {vis} @{name}({', '.join(args)}) -> {results} {{\n{body}"
+                        f"    func.return {', '.join(values)} : {types}\n  }}")
         return name
 
     def body(self, comp: Computation, names: dict[int, str], indent: str, prefix: str = "%") -> str:
@@ -290,13 +298,70 @@ def _literal(inst: Instruction) -> str:
     return f'dense<"0x{arr.tobytes().hex().upper()}"> : {tensor_type(inst.shape)}'
 
 
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _entry_arg_attrs(p: Instruction) -> str:
+    """` {mhlo.sharding = "...", jax.arg_info = "..."}` for an entry parameter (or '')."""
+    from hlotools.text.stablehlo.entry_attrs import frontend_value
+    attrs = []
+    if p.attrs.get("sharding") is not None:
+        attrs.append(f"mhlo.sharding = {_quoted(str(p.attrs['sharding']))}")
+    info = frontend_value(str(p.attrs.get("frontend_attributes", "")), "jax.arg_info")
+    if info is not None:
+        attrs.append(f"jax.arg_info = {_quoted(info)}")
+    return " {" + ", ".join(attrs) + "}" if attrs else ""
+
+
+def _split_braces(text: str) -> list[str]:
+    """`{a}, {b, c}` -> ['{a}', '{b, c}'] (commas inside braces stay; a sharding's `<=` is no bracket)."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += (c == "{") - (c == "}")
+        if c == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return out
+
+
+def _entry_results(module: Module, root: Instruction) -> str:
+    """The entry's results with the names (jax.result_info) and shardings the module keeps: a
+    parenthesized list for a tuple root returned as several results, else the one result's
+    attributes (` {...}` or '')."""
+    from hlotools.text.stablehlo.entry_attrs import result_labels
+    several = root.opcode == "tuple" and all(o.shape.tuple_shapes is None for o in root.operands)
+    shapes = [o.shape for o in root.operands] if several else [root.shape]
+    labels = result_labels(module) or []
+    sharding = root.attrs.get("sharding")
+    shardings: list[str | None] = [None] * len(shapes)
+    if sharding is not None and several and str(sharding).startswith("{{"):
+        shardings = list(_split_braces(str(sharding).strip()[1:-1]))
+    elif sharding is not None and not several:
+        shardings = [str(sharding)]
+    out = []
+    for k, shape in enumerate(shapes):
+        attrs = []
+        if k < len(labels) and len(labels) == len(shapes):
+            attrs.append(f"jax.result_info = {_quoted(labels[k])}")
+        if k < len(shardings) and shardings[k] is not None:
+            attrs.append(f"mhlo.sharding = {_quoted(str(shardings[k]))}")
+        out.append((tensor_type(shape) if several else "") + (" {" + ", ".join(attrs) + "}" if attrs else ""))
+    return "(" + ", ".join(out) + ")" if several else out[0]
+
+
 def export_stablehlo(module: Module) -> str:
     """The module as StableHLO text (generic form)."""
     ex = Exporter(module)
     assert module.entry is not None
     ex.function(module.entry)
     name = module.name.replace("-", "_")
-    return f"module @{name} {{\n" + "\n".join(ex.out) + "\n}\n"
+    counts = [f"mhlo.{key} = {module.attrs[hlo]} : i32" for hlo, key in (("num_partitions", "num_partitions"),
+                                                                           ("replica_count", "num_replicas"))
+              if str(module.attrs.get(hlo, "")).isdigit()]
+    head = f" attributes {{{', '.join(counts)}}}" if counts else ""
+    return f"module @{name}{head} {{\n" + "\n".join(ex.out) + "\n}\n"
 
 
 __all__ = ["export_stablehlo", "tensor_type"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.syntax import Group
-from hlotools.text.stablehlo.types import TypeError_, parse_type
+from hlotools.text.stablehlo.types import TensorType, TypeError_, parse_type
 
 _NAME = r"%[\w$.\-]+"
 _VALUE = r"%[\w$.\-]+(?:#\d+)?"
@@ -37,7 +37,6 @@ _SLICE = re.compile(rf"({_NAME}) = (stablehlo\.slice) ({_VALUE}) \[([\d:, ]*)\] 
 _IOTA = re.compile(rf"({_NAME}) = (stablehlo\.iota) dim = (\d+) : ({_TYPE}){_END}")
 _RETURN = re.compile(rf"(return|stablehlo\.return|func\.return) ({_VALUE}(?:, {_VALUE})*) : {_TYPE}(?:, {_TYPE})*{_END}")
 _HEAD = re.compile(rf"{_NAME} = ([\w.]+)")
-_OPERAND = re.compile(_VALUE)
 _TYPES = re.compile(_TYPE)
 
 
@@ -71,10 +70,16 @@ def _read_constant(m: re.Match) -> OpView:
     return view
 
 
+# The generic name each `dims = [...]` op gives its list (read straight into the view's attributes).
+_DIMS_NAME = {"stablehlo.broadcast_in_dim": "broadcast_dimensions", "stablehlo.transpose": "permutation",
+              "stablehlo.reverse": "dimensions"}
+
+
 def _read_dims(m: re.Match) -> OpView:
     view = _view(m)
     view.operands = [(m.group(3), m.start(3))]
-    view.kw[m.group(4)] = [_ints(m.group(5), m.start(5) - 1)]
+    body = m.group(5)
+    view.attrs[_DIMS_NAME[m.group(2)]] = [int(d) for d in body.split(",")] if body.strip() else []
     view.in_types = [parse_type(m.group(6))]
     view.out_types = [parse_type(m.group(7))]
     return view
@@ -197,8 +202,16 @@ def _view(m: re.Match) -> OpView:
 
 
 def _operands(m: re.Match, group: int) -> list[tuple[str, int]]:
-    base = m.start(group)
-    return [(o.group(), base + o.start()) for o in _OPERAND.finditer(m.group(group))]
+    """The `%a, %b` of a fast line's group (the line shapes separate operands by ', ' exactly)."""
+    at = m.start(group)
+    out: list[tuple[str, int]] = []
+    text = m.group(group)
+    if not text:
+        return out
+    for name in text.split(", "):
+        out.append((name, at))
+        at += len(name) + 2
+    return out
 
 
 def _ints(body: str, pos: int) -> Group:
@@ -211,3 +224,36 @@ def _ints(body: str, pos: int) -> Group:
             items.append(("COMMA", ",", pos, False))
         items.append(("NUMBER", part, pos, False))
     return Group("[", items, pos)
+
+
+# `func.func public @main(%arg0: tensor<2xf32>, ...) -> (tensor<2xf32> {jax.result_info = "result"}) {`:
+# arguments and results with plain tensor types and string-valued attributes only.
+_STR_ATTRS = r'\{[\w.]+ = "[^"\\\n]*"(?:, [\w.]+ = "[^"\\\n]*")*\}'
+_ARG = rf"{_NAME}: {_TYPE}(?: {_STR_ATTRS})?"
+_RESULT = rf"{_TYPE}(?: {_STR_ATTRS})?"
+_FUNC = re.compile(rf"func\.func (public |private )?@([\w$.\-]+)\(((?:{_ARG}(?:, {_ARG})*)?)\)"
+                   rf"(?: -> (?:\(((?:{_RESULT}(?:, {_RESULT})*)?)\)|({_TYPE})))? \{{[ \t]*(?=\n)")
+_PIECE = re.compile(rf"(?:({_NAME}): )?({_TYPE})(?: ({_STR_ATTRS}))?")
+_PAIR = re.compile(r'([\w.]+) = "([^"\\\n]*)"')
+
+
+def fast_function(text: str, pos: int) -> tuple[tuple, int] | None:
+    """((name, public, args, results), end) of a func.func header line at pos, or None (then the
+    general path reads it). args: (%name, type, attrs); results: (type, attrs); the end is just
+    past the `{` that opens the body."""
+    m = _FUNC.match(text, pos)
+    if m is None:
+        return None
+    try:
+        args = [(a.group(1), parse_type(a.group(2)), _attrs(a.group(3))) for a in _PIECE.finditer(m.group(3))]
+        if m.group(5) is not None:
+            results: list[tuple[TensorType, dict]] = [(parse_type(m.group(5)), {})]
+        else:
+            results = [(parse_type(r.group(2)), _attrs(r.group(3))) for r in _PIECE.finditer(m.group(4) or "")]
+    except TypeError_:
+        return None
+    return (m.group(2), m.group(1) != "private ", args, results), m.end()
+
+
+def _attrs(text: str | None) -> dict:
+    return {k: v for k, v in _PAIR.findall(text)} if text else {}

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from hlotools.ir.opcodes import OPCODES
+from hlotools.text.lexer import LineMap
 from hlotools.text.stablehlo.attributes import AttrError, Dense, dense_literal, split_items
-from hlotools.text.stablehlo.emit import Value, ints
+from hlotools.text.stablehlo.emit import Emitter, Value, ints
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.syntax import Group
 from hlotools.text.stablehlo.translate import Scope, Translate, TranslateError, Translator
@@ -34,7 +35,12 @@ def unsupported(view: OpView) -> TranslateError:
 
 
 def operands(scope: Scope, view: OpView) -> list[Value]:
-    return [scope.lookup(n, p) for n, p in view.operands]
+    values = scope.values
+    out = []
+    for n, p in view.operands:
+        v = values.get(n)
+        out.append(v if v is not None else scope.lookup(n, p))  # lookup: %x#0 aliases, and the error
+    return out
 
 
 def result_type(view: OpView) -> TensorType:
@@ -79,7 +85,7 @@ def ints_attr(view: OpView, generic: str, pretty: str | None = None, default: li
         v = v.values()
     if v is None:
         raise AttrError(f"'{view.name}' needs its '{pretty or generic}' attribute", view.pos)
-    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+    if type(v) is not list or not all(type(x) is int for x in v):  # (a bool is not an index)
         raise AttrError(f"'{pretty or generic}' of '{view.name}' must be a list of integers", view.pos)
     return v
 
@@ -107,23 +113,27 @@ def _constant(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 @register("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(t: Translator, scope: Scope, view: OpView) -> list[Value]:
-    """XLA's form: a broadcast that only adds size-1 dims is a reshape; size-1 operand dims that
-    the broadcast expands are reshaped away first (HLO's broadcast never expands a dim)."""
     (x,) = operands(scope, view)
-    rtype = result_type(view)
-    dims = ints_attr(view, "broadcast_dimensions", "dims")
-    em = scope.emitter
+    return [broadcast_value(scope.emitter, x, result_type(view), ints_attr(view, "broadcast_dimensions", "dims"))]
+
+
+def broadcast_value(em: Emitter, x: Value, rtype: TensorType, dims: list[int]) -> Value:
+    """broadcast_in_dim in XLA's form: a broadcast that only adds size-1 dims is a reshape; size-1
+    operand dims that the broadcast expands are reshaped away first (HLO's broadcast never
+    expands a dim)."""
     src = x.type
+    if not src.dims and not dims and _count(rtype.dims) != 1:  # a scalar splat, the commonest broadcast
+        return em.emit("broadcast", [x], rtype, "dimensions={}")
     if any(src.dynamic) or any(rtype.dynamic) or len(dims) != src.rank:
-        return [em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")]
+        return em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")
     expanded = [i for i, d in enumerate(dims) if d < rtype.rank and src.dims[i] == 1 and rtype.dims[d] != 1]
     if not expanded and _count(src.dims) == _count(rtype.dims) and dims == sorted(dims) and src.dims != rtype.dims:
-        return [em.emit("reshape", [x], rtype)]
+        return em.emit("reshape", [x], rtype)
     if expanded:
         kept = [i for i in range(src.rank) if i not in expanded]
         x = em.emit("reshape", [x], TensorType(src.element, tuple(src.dims[i] for i in kept), (False,) * len(kept)))
         dims = [dims[i] for i in kept]
-    return [em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")]
+    return em.emit("broadcast", [x], rtype, f"dimensions={ints(dims)}")
 
 
 def _count(dims: tuple[int, ...]) -> int:
@@ -334,20 +344,59 @@ def _call(t: Translator, scope: Scope, view: OpView) -> list[Value]:
 
 @register("stablehlo.composite")
 def _composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """A call of the decomposition, marked as XLA marks a composite: is_composite=true and the
+    composite's name, version and attributes (as written) in frontend_attributes."""
+    from hlotools.text.stablehlo.attributes import unquote
+    from hlotools.text.stablehlo.sdy import escaped
     callee = view.attr("decomposition")
     if not isinstance(callee, str):
         raise AttrError("expected 'decomposition = @function' on stablehlo.composite", view.pos)
-    view.symbol = callee
-    return _call(t, scope, view)
+    name = view.attrs.get("name")
+    if not isinstance(name, str):
+        name = unquote(view.strings[0][1]) if view.strings else ""
+    if name == "chlo.ragged_dot":  # XLA makes this composite its ragged-dot instruction
+        from hlotools.text.stablehlo.ops_linalg import ragged_dot_composite
+        return ragged_dot_composite(t, scope, view)
+    version = view.attrs.get("version", 0)
+    comp = t.function_computation(callee, view.pos)
+    types = view.out_types
+    rtype = types[0] if len(types) == 1 else TensorType("", elements=tuple(types))
+    attrs = (f"to_apply={comp.name}, is_composite=true, frontend_attributes={{composite.attributes="
+             f'{source_dict(t.lines, view, "composite_attributes") or "{}"},composite.name="{escaped(name)}",'
+             f'composite.version="{version}"}}')
+    em = scope.emitter
+    v = em.emit("call", operands(scope, view), rtype, attrs)
+    return [v] if len(types) == 1 else em.untuple(v)
+
+
+def source_dict(lines: LineMap, view: OpView, key: str) -> str | None:
+    """The `{...}` after `key = ` on the op's line, as the source spells it (XLA keeps such
+    dictionaries verbatim, element types and all), or None."""
+    from hlotools.text.stablehlo.lexer import scan_balanced
+    if key not in view.attrs:
+        return None
+    text = lines.text
+    end_of_line = text.find("\n", view.pos)
+    at = text.find(key + " = {", view.pos, end_of_line if end_of_line >= 0 else len(text))
+    if at < 0:
+        return None
+    brace = at + len(key) + 3
+    return text[brace:scan_balanced(text, brace + 1, "{", "}", lines)]
 
 
 @register("sdy.sharding_constraint")
 def _sharding_constraint(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """A Sharding custom-call, its sharding converted from the Shardy one (kept verbatim too), as
+    XLA's Shardy export writes it."""
+    from hlotools.text.stablehlo.sdy import escaped, hlo_sharding
     (x,) = operands(scope, view)
-    sharding = (view.angle or "").replace('"', '\\"')
-    return [scope.emitter.emit("custom-call", [x], result_type(view),
-                               'custom_call_target="Sharding", sharding={replicated}, '
-                               f'frontend_attributes={{xla.sdy.sharding="#sdy.sharding_per_value<[{sharding}]>"}}')]
+    if view.angle is None:
+        raise AttrError("expected 'sdy.sharding_constraint %x <@mesh, [dims]>'", view.pos)
+    rtype = result_type(view)
+    sharding = hlo_sharding(view.angle, t.meshes, rtype.rank, view.pos)
+    kept = escaped(f"#sdy.sharding_per_value<[{view.angle}]>")
+    return [scope.emitter.emit("custom-call", [x], rtype, f'custom_call_target="Sharding", sharding={sharding}, '
+                               f'frontend_attributes={{xla.sdy.sharding="{kept}"}}')]
 
 
 @register("stablehlo.get_dimension_size")

@@ -7,7 +7,7 @@ from typing import Any
 
 from hlotools.text.stablehlo.attributes import AttrError, Dense
 from hlotools.text.stablehlo.emit import Value
-from hlotools.text.stablehlo.ops import operands, register
+from hlotools.text.stablehlo.ops import operands, register, source_dict
 from hlotools.text.stablehlo.reader import OpView
 from hlotools.text.stablehlo.translate import Scope, Translator
 from hlotools.text.stablehlo.types import TensorType
@@ -42,8 +42,9 @@ def _custom_call(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     if view.attrs.get("has_side_effect") is True:
         attrs.append("custom_call_has_side_effect=true")
     config = view.attrs.get("mhlo.backend_config")
-    if isinstance(config, dict):
-        attrs.append("backend_config={" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}")
+    if isinstance(config, dict):  # the typed-FFI attributes, their types kept (`{uplo = 76 : ui8}`)
+        written = source_dict(t.lines, view, "mhlo.backend_config")
+        attrs.append("backend_config=" + (written or "{" + ", ".join(f"{k} = {v}" for k, v in config.items()) + "}"))
     elif isinstance(view.attrs.get("backend_config"), str) and view.attrs["backend_config"]:
         attrs.append(f"backend_config={_quote(view.attrs['backend_config'])}")
     if view.attrs.get("api_version") == 4 or isinstance(config, dict):
@@ -53,9 +54,24 @@ def _custom_call(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     layouts = view.attrs.get("operand_layouts")
     if isinstance(layouts, list) and len(layouts) == len(ops):
         attrs.append("operand_layout_constraints={" + ", ".join(_laid_out([o.type for o in ops], layouts)) + "}")
+    aliasing = _aliasing(view.attrs.get("output_operand_aliases"))
+    if aliasing:
+        attrs.append(aliasing)
     em = scope.emitter
     if len(view.out_types) == 1:
         return [em.emit("custom-call", ops, view.out_types[0], ", ".join(attrs), shape_text=results[0])]
     whole = TensorType("", elements=tuple(view.out_types))
     v = em.emit("custom-call", ops, whole, ", ".join(attrs), shape_text="(" + ", ".join(results) + ")")
     return em.untuple(v)
+
+
+def _aliasing(aliases: Any) -> str:
+    """`[#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, ...>]` ->
+    HLO's `output_to_operand_aliasing={{0}: (0, {})}` (or '')."""
+    if not isinstance(aliases, list) or not aliases or not all(isinstance(a, dict) for a in aliases):
+        return ""
+    def index(v: Any) -> str:
+        return "{" + ",".join(str(i) for i in v) + "}" if isinstance(v, list) else "{}"
+    pairs = [f"{index(a.get('output_tuple_indices'))}: ({a.get('operand_index', 0)}, "
+             f"{index(a.get('operand_tuple_indices'))})" for a in aliases]
+    return "output_to_operand_aliasing={" + ", ".join(pairs) + "}"

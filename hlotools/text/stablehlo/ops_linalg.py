@@ -87,3 +87,46 @@ def _all_gather(t: Translator, scope: Scope, view: OpView) -> list[Value]:
     d = int_attr(view, "all_gather_dim")
     attrs = ", ".join([f"dimensions={{{d}}}"] + _collective_attrs(view))
     return _results(scope, "all-gather", operands(scope, view), view.out_types, attrs)
+
+
+_RAGGED_KEYS = ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                "rhs_contracting_dimensions", "lhs_ragged_dimensions", "rhs_group_dimensions")
+
+
+def _ragged_dot(scope: Scope, view: OpView, dims: list, precision: object) -> list[Value]:
+    """HLO's ragged-dot from the six dimension lists (batch, contracting, ragged, group)."""
+    lb, rb, lc, rc, lr, rg = dims
+    attrs = []
+    if lb or rb:
+        attrs += [f"lhs_batch_dims={ints(lb)}", f"rhs_batch_dims={ints(rb)}"]
+    attrs += [f"lhs_contracting_dims={ints(lc)}", f"rhs_contracting_dims={ints(rc)}",
+              f"lhs_ragged_dims={ints(lr)}", f"rhs_group_dims={ints(rg)}"]
+    if isinstance(precision, list) and any(str(p).lower() != "default" for p in precision):
+        attrs.append("operand_precision={" + ",".join(str(p).lower() for p in precision) + "}")
+    return [scope.emitter.emit("ragged-dot", operands(scope, view), result_type(view), ", ".join(attrs))]
+
+
+def _index_list(v: object, view: OpView) -> list[int]:
+    v = v.values() if isinstance(v, Dense) else v
+    if not isinstance(v, list) or not all(type(x) is int for x in v):
+        raise AttrError("ragged_dot dimension numbers must be lists of integers", view.pos)
+    return v
+
+
+@register("chlo.ragged_dot")
+def _chlo_ragged_dot(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    dn = view.attr("ragged_dot_dimension_numbers")
+    if not isinstance(dn, dict):
+        raise AttrError("chlo.ragged_dot needs ragged_dot_dimension_numbers = #chlo.ragged_dot<...>", view.pos)
+    return _ragged_dot(scope, view, [_index_list(dn.get(k, []), view) for k in _RAGGED_KEYS],
+                       view.attr("precision_config"))
+
+
+def ragged_dot_composite(t: Translator, scope: Scope, view: OpView) -> list[Value]:
+    """The `stablehlo.composite "chlo.ragged_dot"` JAX exports for TPU and GPU: ragged-dot, as
+    XLA's translation makes of it (its attributes: the six dimension lists, the precisions)."""
+    attrs = view.attrs.get("composite_attributes")
+    dn = attrs.get("ragged_dot_dimension_numbers") if isinstance(attrs, dict) else None
+    if not isinstance(attrs, dict) or not isinstance(dn, list) or len(dn) != len(_RAGGED_KEYS):
+        raise AttrError("composite chlo.ragged_dot needs its six ragged_dot_dimension_numbers", view.pos)
+    return _ragged_dot(scope, view, [_index_list(d, view) for d in dn], attrs.get("precision_config"))

@@ -7,7 +7,6 @@ Both are read into the same view; the translators in ops.py ask it for what they
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from hlotools.text.stablehlo.attributes import AttrError, attr_dict, split_items, value
@@ -17,26 +16,35 @@ from hlotools.text.stablehlo.types import TensorType, TypeError_, parse_type
 Token = tuple
 
 
-@dataclass
 class OpView:
-    name: str
-    pos: int
-    results: list[str]
-    operands: list[tuple[str, int]] = field(default_factory=list)
-    kw: dict[str, list[Item]] = field(default_factory=dict)
-    words: list[Token] = field(default_factory=list)
-    attrs: dict[str, Any] = field(default_factory=dict)
-    regions: list[Region] = field(default_factory=list)
-    region_args: list[list[tuple[str, TensorType | None]]] = field(default_factory=list)
-    bindings: list[tuple[str, str, int]] = field(default_factory=list)  # while(%iterArg = %x)
-    brackets: list[Group] = field(default_factory=list)
-    symbol: str | None = None
-    angle: str | None = None
-    dense: Token | None = None
-    loc: str | None = None
-    in_types: list[TensorType] | None = None
-    out_types: list[TensorType] = field(default_factory=list)
-    generic: bool = False
+    """One op as the translators read it. A plain class with slots and literal defaults: one is
+    made per op, so its construction is on the import's hot path."""
+    __slots__ = ("name", "pos", "results", "operands", "kw", "words", "attrs", "regions", "region_args", "bindings",
+                 "brackets", "symbol", "angle", "dense", "loc", "in_types", "out_types", "generic", "strings")
+
+    def __init__(self, name: str, pos: int, results: list[str], generic: bool = False) -> None:
+        self.name = name
+        self.pos = pos
+        self.results = results
+        self.operands: list[tuple[str, int]] = []
+        self.kw: dict[str, list[Item]] = {}
+        self.words: list[Token] = []
+        self.attrs: dict[str, Any] = {}
+        self.regions: list[Region] = []
+        self.region_args: list[list[tuple[str, TensorType | None]]] = []
+        self.bindings: list[tuple[str, str, int]] = []  # while(%iterArg = %x)
+        self.brackets: list[Group] = []
+        self.symbol: str | None = None
+        self.angle: str | None = None
+        self.dense: Token | None = None
+        self.loc: str | None = None
+        self.in_types: list[TensorType] | None = None
+        self.out_types: list[TensorType] = []
+        self.generic = generic
+        self.strings: list[Token] = []  # string operands of the pretty form (`composite "name" %x`)
+
+    def __repr__(self) -> str:
+        return f"OpView({self.name!r} at {self.pos}, results={self.results}, operands={self.operands})"
 
     def attr(self, generic: str, pretty: str | None = None, default: Any = None) -> Any:
         """An attribute by its generic name (props/attr dict) or its pretty keyword."""
@@ -114,6 +122,8 @@ def _read_head(view: OpView, items: list[Item]) -> None:
                 view.loc = it[1]
             elif kind == "HASH":
                 view.words.append(it)
+            elif kind == "STRING":
+                view.strings.append(it)
         i += 1
 
 

@@ -47,8 +47,19 @@ class LocDef:
     pos: int
 
 
+@dataclass
+class FuncHead:
+    """A func.func whose header line the lexer's fast path read: the signature, then the body."""
+    name: str
+    pos: int
+    public: bool
+    args: list
+    results: list
+    body: Region
+
+
 Item = Token | Group | Region
-Stmt = Op | BlockLabel | LocDef
+Stmt = Op | BlockLabel | LocDef | FuncHead
 
 _OPENERS = {"LPAR": "(", "LBRACK": "[", "LBRACE": "{", "LPROP": "<{"}
 
@@ -88,8 +99,16 @@ class SyntaxBuilder:
     def block(self, c: list) -> BlockLabel:
         return BlockLabel(c[0][1], c[0][2], c[1])
 
-    def op_fast(self, c: list) -> object:
-        return c[0][4]  # the OpView lexer_fast read
+    def fast_first(self, c: list) -> list:
+        return list(c[0][4])  # the OpViews lexer_fast read
+
+    def fast_extend(self, c: list) -> list:
+        c[0].extend(c[1][4])
+        return c[0]
+
+    def function(self, c: list) -> FuncHead:
+        name, public, args, results = c[0][4]
+        return FuncHead(name, c[0][2], public, args, results, Region(c[1], c[0][2]))
 
     def locdef(self, c: list) -> LocDef:
         return LocDef(c[0][1], c[0][2])
@@ -119,4 +138,4 @@ def _op_name(text: str) -> str:
     return text[1:-1] if text.startswith('"') else text
 
 
-__all__ = ["BlockLabel", "Group", "Item", "LocDef", "Op", "Region", "Stmt", "SyntaxBuilder"]
+__all__ = ["BlockLabel", "FuncHead", "Group", "Item", "LocDef", "Op", "Region", "Stmt", "SyntaxBuilder"]

@@ -15,9 +15,11 @@ from typing import Any
 from hlotools.text.lexer import LineMap
 from hlotools.text.stablehlo.attributes import AttrError, unquote, value
 from hlotools.text.stablehlo.emit import Computation, Emitter, ModuleText, Value
+from hlotools.text.stablehlo.entry_attrs import module_frontend_attributes, parameter_suffix, root_sharding
 from hlotools.text.stablehlo.locations import Locations
 from hlotools.text.stablehlo.reader import OpView, block_args, read_op
-from hlotools.text.stablehlo.syntax import BlockLabel, Group, LocDef, Op, Region, Stmt
+from hlotools.text.stablehlo.sdy import Mesh, escaped, hlo_sharding, parse_mesh
+from hlotools.text.stablehlo.syntax import BlockLabel, FuncHead, Group, LocDef, Op, Region, Stmt
 from hlotools.text.stablehlo.types import TensorType, TypeError_
 
 _LAYOUT = re.compile(r"\{\s*\d+(?:\s*,\s*\d+)*\s*\}")
@@ -52,7 +54,10 @@ class Scope:
     def lookup(self, name: str, pos: int) -> Value:
         v = self.values.get(name)
         if v is None:
-            raise TranslateError(f"use of undefined value '{name}'", pos)
+            if name.endswith("#0"):  # %x#0: the one result of a single-result op
+                v = self.values.get(name[:-2])
+            if v is None:
+                raise TranslateError(f"use of undefined value '{name}'", pos)
         return v
 
 
@@ -63,6 +68,7 @@ class Translator:
         self.resources = resources
         self.module = ModuleText("module")
         self.functions: dict[str, Function] = {}
+        self.meshes: dict[str, Mesh] = {}
         self.return_pos = 0
 
     # -- module and functions ----------------------------------------------------------------
@@ -75,7 +81,11 @@ class Translator:
         if modules:
             body = self._module(modules[0])
         for s in body:
-            if isinstance(s, Op) and s.name == "func.func":
+            if isinstance(s, FuncHead):
+                if s.name in self.functions:
+                    raise TranslateError(f"redefinition of function '@{s.name}'", s.pos)
+                self.functions[s.name] = Function(s.name, s.pos, s.args, s.results, s.body, s.public)
+            elif isinstance(s, Op) and s.name == "func.func":
                 try:
                     f = self._function(s)
                 except (IndexError, KeyError, ValueError, TypeError, AttributeError) as e:
@@ -83,7 +93,9 @@ class Translator:
                 if f.name in self.functions:
                     raise TranslateError(f"redefinition of function '@{f.name}'", s.pos)
                 self.functions[f.name] = f
-            elif isinstance(s, (Op, OpView)) and s.name not in ("sdy.mesh", "module", "builtin.module"):
+            elif isinstance(s, Op) and s.name == "sdy.mesh":
+                self._mesh(s)
+            elif isinstance(s, (Op, OpView)) and s.name not in ("module", "builtin.module"):
                 raise TranslateError(f"expected func.func at module level, but found '{s.name}'", s.pos)
         if not self.functions:
             raise TranslateError("no func.func in the input (expected a StableHLO module)", 0)
@@ -92,7 +104,19 @@ class Translator:
         comp = self.function_computation(entry.name, entry.pos, is_entry=True)
         comp.is_entry = True
         self._entry_layout(entry)
+        front = module_frontend_attributes(self.meshes, entry.results)
+        if front is not None:
+            self.module.header_attrs.append(front)
         return self.module
+
+    def _mesh(self, op: Op) -> None:
+        view = read_op(op)
+        if view.symbol is None or view.angle is None:
+            raise TranslateError("expected 'sdy.mesh @name = <[\"axis\"=size, ...]>'", op.pos)
+        try:
+            self.meshes[view.symbol] = parse_mesh(view.angle, op.pos)
+        except AttrError as e:
+            raise TranslateError(e.message, e.pos) from None
 
     def _module(self, op: Op) -> list[Stmt]:
         view = read_op(op)
@@ -167,18 +191,29 @@ class Translator:
             if t is None:
                 raise TranslateError(f"argument {arg} of '@{name}' has no type", f.pos)
             v = em.parameter(i, t, attrs.get("_loc_name") or "Arg")
-            sharding = attrs.get("mhlo.sharding")
-            if isinstance(sharding, str) and sharding.startswith("{"):
+            if is_entry:
                 text, p = comp.lines[-1]
-                comp.lines[-1] = (f"{text}, sharding={sharding}", p)
+                comp.lines[-1] = (text + _located(f.pos, parameter_suffix, attrs, t, self.meshes, f.pos), p)
             scope.values[arg] = v
         returned = self.block(f.body, scope)
         self._check_results(f, returned)
-        self._set_root(em, returned, f.pos)
+        root = self._set_root(em, returned, f.pos)
+        sharding = _located(f.pos, root_sharding, f.results, self.meshes, f.pos) if is_entry else None
+        if sharding is not None:
+            self._shard_root(em, root, sharding)
         f.busy = False
         f.comp = comp
         self.module.computations.append(comp)
         return comp
+
+    def _shard_root(self, em: Emitter, root: Value, sharding: str) -> None:
+        """The result sharding on the root (on a copy of it when the root is a parameter or
+        already carries a sharding of its own)."""
+        line, _ = em.comp.lines[em.comp.index[root.name]]
+        if " parameter(" in line or ", sharding=" in line:
+            root = em.emit("copy", [root], root.type)
+            em.set_root(root)
+        self._add_attribute(em, root, f"sharding={sharding}")
 
     def _check_results(self, f: Function, returned: list[Value]) -> None:
         want = [t.text for t, _ in f.results]
@@ -214,6 +249,8 @@ class Translator:
                 continue
             if isinstance(stmt, LocDef):
                 continue
+            if isinstance(stmt, FuncHead):
+                raise TranslateError("a func.func inside a region: functions are defined at module level", stmt.pos)
             if isinstance(stmt, OpView):
                 if stmt.name in TERMINATORS:
                     self.return_pos = stmt.pos
@@ -237,40 +274,63 @@ class Translator:
         self.op_view(view, scope)
 
     def op_view(self, view: OpView, scope: Scope) -> None:
-        from hlotools.text.stablehlo.ops import TRANSLATORS, unsupported
-        stmt = view
         em = scope.emitter
-        em.pos = stmt.pos
-        em.metadata = self.locations.metadata(view.loc) if view.loc else ""
-        em.name_hint = self.locations.op_name(view.loc) if view.loc else None
-        fn = TRANSLATORS.get(view.name)
+        pos = em.pos = view.pos
+        loc = view.loc
+        if loc:
+            em.metadata = self.locations.metadata(loc)
+            em.name_hint = self.locations.op_name(loc)
+        else:
+            em.metadata, em.name_hint = "", None
+        fn = _translators().get(view.name)
         if fn is None:
+            from hlotools.text.stablehlo.ops import unsupported
             raise unsupported(view)
         try:
             results = fn(self, scope, view)
         except AttrError as e:
-            raise TranslateError(e.message, e.pos if e.pos >= 0 else stmt.pos) from None
+            raise TranslateError(e.message, e.pos if e.pos >= 0 else pos) from None
         except TypeError_ as e:
-            raise TranslateError(e.message, stmt.pos) from None
+            raise TranslateError(e.message, pos) from None
         except (IndexError, KeyError, ValueError, TypeError, AttributeError, ZeroDivisionError) as e:
-            raise TranslateError(f"malformed '{view.name}' op ({type(e).__name__}: {str(e)[:80]})", stmt.pos) from None
-        if len(results) != len(view.results):
-            raise TranslateError(f"'{view.name}' has {len(results)} results, but {len(view.results)} are named",
-                                 stmt.pos)
+            raise TranslateError(f"malformed '{view.name}' op ({type(e).__name__}: {str(e)[:80]})", pos) from None
+        names = view.results
+        if len(results) != len(names):
+            raise TranslateError(f"'{view.name}' has {len(results)} results, but {len(names)} are named", pos)
+        if view.attrs:
+            sharding = self._op_sharding(view, results)
+            if sharding is not None:
+                self._add_attribute(em, results[0], f"sharding={sharding}")
+            front = view.attrs.get("mhlo.frontend_attributes")
+            if isinstance(front, dict) and front and results:  # on the instruction, as XLA's translation puts them
+                self._add_attribute(em, _defining(em, results[0]), "frontend_attributes={" + ",".join(
+                    f'{k}="{escaped(str(v))}"' for k, v in front.items()) + "}")
+        values = scope.values
+        for name, v in zip(names, results):
+            values[name] = v
+
+    def _op_sharding(self, view: OpView, results: list[Value]) -> str | None:
+        """An op's `mhlo.sharding = "{...}"`, or its `sdy.sharding = #sdy.sharding_per_value<[<@mesh,
+        [...]>]>` (one result)."""
+        if len(results) != 1:
+            return None
         sharding = view.attrs.get("mhlo.sharding")
-        if isinstance(sharding, str) and sharding.startswith("{") and len(results) == 1:
-            self._add_attribute(em, results[0], f"sharding={sharding}")
-        for name, v in zip(view.results, results):
-            scope.values[name] = v
-        if len(view.results) == 1 and view.results[0] + "#0" not in scope.values:
-            scope.values[view.results[0] + "#0"] = results[0]
+        if isinstance(sharding, str) and sharding.startswith("{"):
+            return sharding
+        per_value = view.attrs.get("sdy.sharding")
+        if isinstance(per_value, str) and per_value.startswith("#sdy.sharding_per_value<["):
+            return _located(view.pos, hlo_sharding, per_value[len("#sdy.sharding_per_value<["):-2], self.meshes,
+                            results[0].type.rank, view.pos)
+        return None
 
     def _add_attribute(self, em: Emitter, v: Value, attr: str) -> None:
-        """An attribute on the instruction that defines v (mhlo.sharding -> sharding={...})."""
+        """An attribute on the instruction that defines v (mhlo.sharding -> sharding={...}), unless
+        it has one of that name already."""
         at = em.comp.index.get(v.name)
         if at is not None:
             line, pos = em.comp.lines[at]
-            em.comp.lines[at] = (f"{line}, {attr}", pos)
+            if f", {attr.split('=', 1)[0]}=" not in line:
+                em.comp.lines[at] = (f"{line}, {attr}", pos)
 
     def region_computation(self, region: Region, args: list[tuple[str, TensorType]], hint: str,
                            outer: Scope | None = None, captures: list[str] | None = None,
@@ -296,12 +356,11 @@ class Translator:
         self.module.computations.append(comp)
         return comp, [v for _, v in captured]
 
-    def _set_root(self, em: Emitter, returned: list[Value], pos: int) -> None:
+    def _set_root(self, em: Emitter, returned: list[Value], pos: int) -> Value:
         em.pos = pos
-        if len(returned) == 1:
-            em.set_root(returned[0])
-        else:
-            em.set_root(em.tuple(returned))
+        root = returned[0] if len(returned) == 1 else em.tuple(returned)
+        em.set_root(root)
+        return root
 
     def region_args(self, region: Region, given: list[tuple[str, TensorType | None]] | None) -> list[tuple[str, TensorType]]:
         """A region's block arguments: from its ^bb0(...) label, else as the pretty form gave them."""
@@ -314,6 +373,34 @@ class Translator:
                 raise TranslateError(f"block argument {n} has no type", region.pos)
             out.append((n, t))
         return out
+
+
+_TRANSLATORS: dict[str, Translate] | None = None
+
+
+def _translators() -> dict[str, Translate]:
+    """ops.py's table (it imports this module, so it is looked up once, on first use)."""
+    global _TRANSLATORS
+    if _TRANSLATORS is None:
+        from hlotools.text.stablehlo.ops import TRANSLATORS
+        _TRANSLATORS = TRANSLATORS
+    return _TRANSLATORS
+
+
+def _defining(em: Emitter, v: Value) -> Value:
+    """The op behind v: v itself, or the multi-result op whose get-tuple-element v is."""
+    line, _ = em.comp.lines[em.comp.index[v.name]]
+    if " get-tuple-element(" in line:
+        return Value(line.split(" get-tuple-element(", 1)[1].split(")", 1)[0], v.type)
+    return v
+
+
+def _located(pos: int, fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args), its AttrError reported at its own place (or at pos)."""
+    try:
+        return fn(*args)
+    except AttrError as e:
+        raise TranslateError(e.message, e.pos if e.pos >= 0 else pos) from None
 
 
 def free_values(region: Region) -> list[str]:

@@ -16,7 +16,7 @@ DATA = TESTDATA / "stablehlo"
 PROGRAMS = sorted(p.name[:-5] for p in DATA.glob("*.mlir"))
 # The LLVM backend on a few programs covering regions, calls, control flow, gather/scatter and chlo.
 LLVM_SUBSET = ["softmax", "cond_switch.generic", "fori_power_iter", "x_scatter_gather", "x_topk_case",
-               "x_ops_misc", "elementwise_math"]
+               "x_ops_misc", "elementwise_math", "x_chlo_zeta", "x_chlo_edges"]
 
 
 def _data(name: str) -> tuple[Path, Path] | None:
@@ -84,11 +84,39 @@ def test_every_listed_difference_names_a_program() -> None:
     assert set(_DIFFERENCES) <= set(PROGRAMS)
 
 
-@pytest.mark.parametrize("name", ["softmax", "transformer_block", "x_ops_misc", "elementwise_math"])
+@pytest.mark.parametrize("name", ["softmax", "transformer_block", "x_ops_misc", "elementwise_math", "x_sdy_mesh",
+                                  "train_step_mlp", "nested_calls"])
 def test_the_lexer_fast_paths_read_as_the_general_path_does(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from hlotools.text.stablehlo import lexer_fast, stablehlo_to_hlo
     text = (DATA / f"{name}.mlir").read_text()
     fast = stablehlo_to_hlo(text)
     monkeypatch.setattr(lexer_fast, "fast_op", lambda text, pos: None)
     monkeypatch.setattr(lexer_fast, "fast_return", lambda text, pos: None)
+    monkeypatch.setattr(lexer_fast, "fast_function", lambda text, pos: None)
     assert stablehlo_to_hlo(text) == fast
+
+
+@pytest.mark.parametrize("name", ["x_composite", "x_composite.generic"])
+def test_composites_are_calls_marked_as_xla_marks_them(name: str) -> None:
+    from hlotools.text.parser import parse
+    from hlotools.text.stablehlo import parse_stablehlo
+
+    def marks(module) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+        return sorted((str(i.attrs.get("is_composite")), str(i.attrs.get("frontend_attributes")))
+                      for i in module.entry.instructions if i.opcode == "call")
+    ours = marks(parse_stablehlo((DATA / f"{name}.mlir").read_text()))
+    assert ours == marks(parse((DATA / "x_composite.hlo").read_text())) and len(ours) == 2
+
+
+def test_typed_ffi_custom_calls_keep_what_xla_keeps() -> None:
+    """backend_config with its element types, the output/operand aliasing and the op's frontend
+    attributes, as in XLA's HLO form (XLA's FFI handlers refuse untyped attributes)."""
+    from hlotools.text.parser import parse
+    from hlotools.text.stablehlo import parse_stablehlo
+
+    def calls(module) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+        keys = ("custom_call_target", "backend_config", "output_to_operand_aliasing", "frontend_attributes")
+        return sorted(tuple(str(i.attrs.get(k)).split(",xla.sdy")[0].rstrip("}") for k in keys)
+                      for c in module.computations for i in c.instructions if i.opcode == "custom-call")
+    ours = calls(parse_stablehlo((DATA / "linalg_custom_calls.mlir").read_text()))
+    assert ours == calls(parse((DATA / "linalg_custom_calls.hlo").read_text())) and len(ours) >= 4

@@ -26,7 +26,7 @@ def error_of(text: str) -> HloError:
 @pytest.mark.parametrize("bad,where,message", [
     (GOOD.replace("stablehlo.negate", "stablehlo.frobnicate"), (3, 10),
      "unsupported op 'stablehlo.frobnicate' (dialect 'stablehlo')"),
-    (GOOD.replace("stablehlo.negate", "chlo.polygamma"), (3, 10), "unsupported op 'chlo.polygamma' (dialect 'chlo')"),
+    (GOOD.replace("stablehlo.negate", "chlo.frobnicate"), (3, 10), "unsupported op 'chlo.frobnicate' (dialect 'chlo')"),
     (GOOD.replace("negate %a", "negate %b"), (3, 27), "use of undefined value '%b'"),
     (GOOD.replace("tensor<2xf32> {", "tensor<2xq7> {"), (2, 57), "unsupported element type 'q7'"),
     (GOOD.replace("%0 = stablehlo.negate %a : tensor<2xf32>", "%0 = stablehlo.negate %a : tensor<3xf32>"), (4, 5),
@@ -38,6 +38,8 @@ def error_of(text: str) -> HloError:
     (GOOD[:-3], (5, 4), "expected"),
     (GOOD.replace("return %0", "return %0)"), (4, 14), "found ')'"),
     (GOOD + "// -----\n" + GOOD, (8, 1), "a second module"),
+    (GOOD.replace("    return %0", "    func.func private @g(%b: tensor<2xf32>) -> tensor<2xf32> {\n      return %b : "
+                  "tensor<2xf32>\n    }\n    return %0"), (4, 5), "a func.func inside a region"),
 ])
 def test_located_errors(bad: str, where: tuple[int, int], message: str) -> None:
     e = error_of(bad)
@@ -76,7 +78,8 @@ def test_sniffing_never_takes_hlo_for_stablehlo() -> None:
 
 def _programs() -> list[str]:
     return [(DATA / n).read_text() for n in ("softmax.mlir", "cond_switch.generic.mlir", "x_topk_case.mlir",
-                                              "x_ops_misc.loc.mlir")]
+                                              "x_ops_misc.loc.mlir", "x_sdy_mesh.mlir", "x_composite.mlir",
+                                              "x_ragged_dot.mlir", "x_chlo_zeta.mlir")]
 
 
 def _check(text: str) -> None:
@@ -96,7 +99,9 @@ def test_every_truncation_is_a_located_error() -> None:
 
 _TOKENS = ["%0", "%arg0", "(", ")", "{", "}", "[", "]", ",", ":", "=", "->", "tensor<2xf32>", "dense<1.0>",
            "stablehlo.add", "stablehlo.return", "func.func", "^bb0", "@main", "loc(#loc1)", "\n", '"', "<", ">",
-           "tensor<?xf32>", "#stablehlo.gather<>", "0x7F", "-1", "array<i64: 1>", "cond", "do"]
+           "tensor<?xf32>", "#stablehlo.gather<>", "0x7F", "-1", "array<i64: 1>", "cond", "do", '{"x"}', "@mesh",
+           '#sdy.sharding<@mesh, [{}]>', '<["x"=3]>', "sdy.mesh", "chlo.broadcast_add", "composite_attributes",
+           "{broadcast_dimensions = array<i64: 5>}"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -117,3 +122,19 @@ def test_mutations_only_yield_located_errors(data: st.DataObject) -> None:
         else:
             del pieces[k]
     _check(" ".join(pieces))
+
+
+def test_glog_prefixed_stablehlo_and_protobuf_text_through_the_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from hlotools.cli.opt import main
+    logged = tmp_path / "log.txt"
+    logged.write_text("".join(f"I0521 12:04:45.883483    1509 dump.cc:186] {line}\n" for line in GOOD.splitlines()))
+    result = CliRunner().invoke(main, [str(logged)])
+    assert result.exit_code == 0, result.output
+    assert " negate(" in result.output
+    pbtxt = tmp_path / "m.txt"
+    pbtxt.write_text('name: "jit_f"\nentry_computation_name: "main"\ncomputations {\n}\n')
+    result = CliRunner().invoke(main, [str(pbtxt)])
+    assert result.exit_code == 1 and f"{pbtxt}:1:1: error: this looks like an HloModuleProto in protobuf text" \
+        in result.output

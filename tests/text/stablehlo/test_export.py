@@ -48,3 +48,17 @@ def test_hlo_translate_emits_stablehlo() -> None:
     assert result.exit_code == 0, result.output
     assert '"stablehlo.reduce"' in result.output and "func.call" in result.output
     assert parse_stablehlo(result.output).entry is not None
+
+
+def test_round_trip_keeps_shardings_result_names_and_partitions() -> None:
+    from hlotools.io.arrays import result_leaves
+    first = parse_stablehlo((DATA / "x_sdy_mesh.mlir").read_text())
+    text = export_stablehlo(first)
+    assert text.startswith("module @jit_x_sdy_mesh attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1")
+    assert 'jax.result_info = "result[\'act\']"' in text
+    back = parse_stablehlo(text)
+    for a, b in zip(first.entry.parameters, back.entry.parameters):
+        assert str(a.attrs["sharding"]) == str(b.attrs["sharding"])
+    assert str(back.entry.root.attrs["sharding"]) == str(first.entry.root.attrs["sharding"])
+    assert [s.label for s in result_leaves(back)] == ["result['act']", "result['total']"]
+    assert back.attrs.get("num_partitions") == first.attrs.get("num_partitions")

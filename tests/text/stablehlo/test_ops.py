@@ -361,8 +361,15 @@ def test_collectives_on_one_device() -> None:
 
 def test_bounded_dynamic_dims() -> None:
     t = "tensor<?x3xf32, #stablehlo.bounds<8, ?>>"
-    text = main(f"%a: {t}", t, f"    %0 = stablehlo.negate %a : {t}\n    return %0 : {t}")
+    text = main(f"%a: {t}", f"{t}, tensor<i32>", f"    %0 = stablehlo.negate %a : {t}\n"
+                f"    %1 = stablehlo.get_dimension_size %0, dim = 0 : ({t}) -> tensor<i32>\n"
+                f"    return %0, %1 : {t}, tensor<i32>")
     assert "f32[<=8,3]" in hlo(text)
+    from hlotools.backend.llvm import compile_module
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)  # any size up to the bound
+    for got in (run(text, x), [np.asarray(v) for v in compile_module(parse_stablehlo(text))([x])]):
+        np.testing.assert_array_equal(got[0], -x)
+        assert int(got[1]) == 5
 
 
 def test_locations_become_metadata_and_module_attributes_are_kept() -> None:
@@ -383,3 +390,91 @@ def test_locations_become_metadata_and_module_attributes_are_kept() -> None:
                 '{mhlo.sharding = "{maximal device=0}"} : (tensor<2xf32>) -> tensor<2xf32>\n'
                 "    return %0 : tensor<2xf32>")
     assert 'custom_call_target="Sharding", sharding={maximal device=0}' in stablehlo_to_hlo(text)
+
+
+def _i1e(x: float) -> float:
+    """exp(-|x|) I1(x) from I1's power series, summed exactly enough in Python floats."""
+    import math
+    log_h = math.log(abs(x) / 2)
+    terms = [math.exp((2 * k + 1) * log_h - math.lgamma(k + 1) - math.lgamma(k + 2) - abs(x)) for k in range(800)]
+    return math.copysign(math.fsum(terms), x)
+
+
+def test_chlo_zeta_polygamma_and_bessel_i1e() -> None:
+    import math
+    t = "tensor<5xf32>"
+    body = (f"    %0 = chlo.zeta %s, %q : {t}, {t} -> {t}\n    %1 = chlo.polygamma %n, %q : {t}, {t} -> {t}\n"
+            f"    %2 = chlo.bessel_i1e %b : {t} -> {t}\n    return %0, %1, %2 : {t}, {t}, {t}")
+    text = main(f"%s: {t}, %q: {t}, %n: {t}, %b: {t}", f"{t}, {t}, {t}", body)
+    s = np.array([2.0, 3.0, 0.5, 1.0, 3.0], np.float32)
+    q = np.array([1.0, 2.0, 1.0, 1.0, -2.0], np.float32)
+    n = np.array([1.0, 2.0, 0.0, 1.5, 1.0], np.float32)
+    b = np.array([1.0, -3.5, 19.0, 25.0, -200.0], np.float32)
+    got = run(text, s, q, n, b)
+    zeta3 = 1.2020569031595942
+    np.testing.assert_allclose(got[0], [math.pi ** 2 / 6, zeta3 - 1, np.nan, np.inf, np.nan], rtol=1e-6)
+    # polygamma(1, 1) = zeta(2); polygamma(2, 2) = -2 zeta(3, 2); polygamma(0, 1) = digamma(1); n not natural: nan
+    np.testing.assert_allclose(got[1][:4], [math.pi ** 2 / 6, -2 * (zeta3 - 1), -0.5772156649015329, np.nan], rtol=1e-6)
+    assert got[1][4] == np.inf  # polygamma(1, -2): zeta(2, -2), a pole at an even order
+    np.testing.assert_allclose(got[2], [_i1e(float(v)) for v in b], rtol=2e-6)
+
+
+def test_chlo_broadcasting_binary_ops_and_small_ops() -> None:
+    row, mat, cm = "tensor<3xf32>", "tensor<2x3xf32>", "tensor<2x3xcomplex<f32>>"
+    body = (f"    %0 = chlo.broadcast_add %r, %m : ({row}, {mat}) -> {mat}\n"
+            f"    %1 = chlo.broadcast_multiply %c, %m {{broadcast_dimensions = array<i64: 0>}} : "
+            f"(tensor<2xf32>, {mat}) -> {mat}\n"
+            f"    %2 = chlo.broadcast_compare %m, %r {{comparison_direction = #chlo<comparison_direction GT>}} : "
+            f"({mat}, {row}) -> tensor<2x3xi1>\n"
+            f"    %3 = chlo.broadcast_maximum %one, %m : (tensor<1x3xf32>, {mat}) -> {mat}\n"
+            f"    %4 = chlo.is_inf %m : {mat} -> tensor<2x3xi1>\n    %5 = chlo.is_neg_inf %m : {mat} -> tensor<2x3xi1>\n"
+            f"    %6 = chlo.is_pos_inf %m : {mat} -> tensor<2x3xi1>\n"
+            f'    %7 = "chlo.constant_like"(%m) {{value = 2.5 : f32}} : ({mat}) -> {mat}\n'
+            f"    %z = stablehlo.complex %m, %m : {cm}\n"
+            f"    %8 = chlo.conj %z : {cm} -> {cm}\n"
+            f"    %9 = chlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+            f"    return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : {mat}, {mat}, tensor<2x3xi1>, {mat}, tensor<2x3xi1>, "
+            f"tensor<2x3xi1>, tensor<2x3xi1>, {mat}, {cm}, tensor<2xf32>")
+    outs = (f"{mat}, {mat}, tensor<2x3xi1>, {mat}, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, {mat}, "
+            f"{cm}, tensor<2xf32>")
+    text = main(f"%r: {row}, %m: {mat}, %c: tensor<2xf32>, %one: tensor<1x3xf32>", outs, body)
+    r = np.array([1.0, -1.0, 0.5], np.float32)
+    m = np.array([[1.0, np.inf, -2.0], [-np.inf, 0.25, 3.0]], np.float32)
+    c = np.array([10.0, -1.0], np.float32)
+    one = np.array([[0.0, 1.0, 2.0]], np.float32)
+    got = run(text, r, m, c, one)
+    np.testing.assert_array_equal(got[0], r + m)
+    np.testing.assert_array_equal(got[1], c[:, None] * m)
+    np.testing.assert_array_equal(got[2], m > r)
+    np.testing.assert_array_equal(got[3], np.maximum(one, m))
+    np.testing.assert_array_equal(got[4], np.isinf(m))
+    np.testing.assert_array_equal(got[5], np.isneginf(m))
+    np.testing.assert_array_equal(got[6], np.isposinf(m))
+    np.testing.assert_array_equal(got[7], np.full((2, 3), 2.5, np.float32))
+    want = np.zeros((2, 3), np.complex64)
+    want.real, want.imag = m, -m
+    np.testing.assert_array_equal(got[8], want)
+    np.testing.assert_array_equal(got[9], [1.0, 2.0])
+
+
+def test_chlo_broadcast_rejects_shapes_that_do_not_broadcast() -> None:
+    from hlotools.errors import HloError
+    body = ("    %0 = chlo.broadcast_add %a, %b : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+            "    return %0 : tensor<2x3xf32>")
+    with pytest.raises(HloError, match="does not broadcast"):
+        parse_stablehlo(main("%a: tensor<2xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>", body))
+
+
+def test_chlo_ragged_dot_is_xlas_ragged_dot() -> None:
+    dn = ("#chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions "
+          "= [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>")
+    body = (f'    %0 = "chlo.ragged_dot"(%x, %w, %g) {{precision_config = [#chlo<precision DEFAULT>, '
+            f"#chlo<precision DEFAULT>], ragged_dot_dimension_numbers = {dn}}} : (tensor<5x3xf32>, tensor<2x3x4xf32>, "
+            "tensor<2xi32>) -> tensor<5x4xf32>\n    return %0 : tensor<5x4xf32>")
+    text = main("%x: tensor<5x3xf32>, %w: tensor<2x3x4xf32>, %g: tensor<2xi32>", "tensor<5x4xf32>", body)
+    assert "ragged-dot(" in hlo(text) and "lhs_ragged_dims={0}, rhs_group_dims={0}" in hlo(text)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((2, 3, 4)).astype(np.float32)
+    g = np.array([2, 2], np.int32)  # rows 0-1 use w[0], rows 2-3 w[1], row 4 no group: zeros
+    want = np.concatenate([x[:2] @ w[0], x[2:4] @ w[1], np.zeros((1, 4), np.float32)])
+    np.testing.assert_allclose(run(text, x, w, g)[0], want, rtol=1e-5, atol=1e-6)
