@@ -82,7 +82,7 @@ class Shape:
         return Shape(None, (), None, (), tuple(shapes))
 
     # -- queries --------------------------------------------------------------------
-    @property
+    @cached_property
     def is_tuple(self) -> bool:
         return self.tuple_shapes is not None
 
