@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from hlotools.ir.literal import Literal
     from hlotools.ir.types import ElementType
 
-_ANY_COMPUTATION_ATTR = frozenset(COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS)
+# The attributes that hold called computations (one set test tells most instructions call none).
+CALLING_ATTRS = frozenset(COMPUTATION_ATTRS + COMPUTATION_LIST_ATTRS)
 
 
 class Instruction:
@@ -86,7 +87,7 @@ class Instruction:
 
     def called_computations(self) -> list[Computation]:
         a = self.attrs
-        if a.keys().isdisjoint(_ANY_COMPUTATION_ATTR):  # most instructions: one C-level check
+        if a.keys().isdisjoint(CALLING_ATTRS):  # most instructions: one C-level check
             return []
         out: list[Computation] = []
         for key in COMPUTATION_ATTRS:

@@ -82,12 +82,13 @@ class Shape:
         return Shape(None, (), None, (), tuple(shapes))
 
     # -- queries --------------------------------------------------------------------
-    @property
+    @cached_property
     def is_tuple(self) -> bool:
         return self.tuple_shapes is not None
 
-    @property
+    @cached_property
     def is_array(self) -> bool:
+        """Kept (a shape never changes): passes ask it of every operand they look at."""
         return self.tuple_shapes is None and self.element_type is not None and self.element_type.is_array
 
     @property
@@ -182,6 +183,15 @@ class Shape:
                         for d, dyn in zip(self.dims, self.dynamic))
 
     def to_text(self, with_layout: bool = True) -> str:
+        return self.text if with_layout else self._to_text(False)
+
+    @cached_property
+    def text(self) -> str:
+        """to_text(True), kept (a shape never changes): printers and codegen's kernel keys ask
+        it of every instruction, and a training step's instructions share a few hundred shapes."""
+        return self._to_text(True)
+
+    def _to_text(self, with_layout: bool) -> str:
         if self.tuple_shapes is not None:
             return "(" + ", ".join(s.to_text(with_layout) for s in self.tuple_shapes) + ")"
         assert self.element_type is not None

@@ -51,19 +51,19 @@ class ElementType:
     def __repr__(self) -> str:
         return self.name
 
-    @property
+    @cached_property  # (an element type never changes; passes ask per operand)
     def is_integer(self) -> bool:
         return self.kind in ("signed", "unsigned")
 
-    @property
+    @cached_property
     def is_float(self) -> bool:
         return self.kind == "float"
 
-    @property
+    @cached_property
     def is_complex(self) -> bool:
         return self.kind == "complex"
 
-    @property
+    @cached_property
     def is_array(self) -> bool:
         return self.kind not in ("token", "opaque")
 

@@ -328,7 +328,8 @@ def first_fit(items: list[tuple[int, int, int]]) -> tuple[list[int], int]:
         for a_off, a_size, _ in active:
             if a_off - offset >= size:
                 break
-            offset = max(offset, a_off + a_size)
+            if a_off + a_size > offset:  # (max() without the call: this loop is the packer's time)
+                offset = a_off + a_size
         entry = (offset, size, end)
         bisect.insort(active, entry)
         heapq.heappush(ending, (end, entry))

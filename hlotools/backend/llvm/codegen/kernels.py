@@ -252,12 +252,12 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
             # parameter, another kernel's result, an alias of one) does not change the code
             assert fe.plan is not None
             leaves = fe.plan.leaves[id(x)]
-            text = (f"in {x.shape.to_text(True)} slots={slot_text([location_of(fe, lf) for lf in leaves])}"
+            text = (f"in {x.shape.text} slots={slot_text([location_of(fe, lf) for lf in leaves])}"
                     + (f" literal={_literal_digest(x)}" if x.opcode == "constant" else ""))
         elif x.opcode == "fusion" and isinstance(x.attrs.get("calls"), Computation):
             root = fused(x, x.attrs["calls"])
             attrs = _attrs_text(x, comps, skip="calls")
-            text = f"fusion {x.shape.to_text(True)} root={root} {attrs}"
+            text = f"fusion {x.shape.text} root={root} {attrs}"
         else:
             text = _node_text(x, [node(o) for o in x.operands], comps)
         n = numbers[(0, id(x))] = emit_line(text)
@@ -296,7 +296,7 @@ def signature(fe: FunctionEmitter, insts: list[Instruction]) -> tuple[list[tuple
 
 
 def _node_text(x: Instruction, operands: list[int], comps: dict[int, str]) -> str:
-    text = f"{x.opcode} {x.shape.to_text(True)} ({','.join(map(str, operands))}) {_attrs_text(x, comps)}"
+    text = f"{x.opcode} {x.shape.text} ({','.join(map(str, operands))}) {_attrs_text(x, comps)}"
     if x.opcode == "constant":
         text += f" literal={_literal_digest(x)}"
     if x.opcode == "parameter":
@@ -326,6 +326,8 @@ def _value_text(v: Any, comps: dict[int, str]) -> str:
     if isinstance(v, Computation):
         return "comp:" + computation_digest(v, comps)
     if isinstance(v, (list, tuple)):
+        if all(type(e) is int for e in v):  # dimension lists, the common case: repr of each
+            return "[" + ",".join(map(repr, v)) + "]"
         return "[" + ",".join(_value_text(e, comps) for e in v) + "]"
     if isinstance(v, Instruction):
         raise TypeError("an instruction as an attribute")
