@@ -12,7 +12,7 @@ from hlotools.torch import ops
 from hlotools.torch.builder import Value, ints
 from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -26,13 +26,13 @@ def _no_bool(node: Call) -> str | None:
     return "bool matmul" if out_type(node) == "pred" else None
 
 
-@lowers(aten.mm.default, aten.bmm.default, supports=_no_bool)
+@lowers(aten.mm.default, aten.bmm.default, supports=_no_bool, dynamic=FOLLOWS)
 def mm(cx: Context, node: Call) -> Value:
     x, y = cx.tensors(node.args[:2])
     return ops.convert(cx.b, _matmul(cx, x, y, x.rank - 2, out_type(node)), out_type(node))
 
 
-@lowers(aten.addmm.default, supports=_no_bool)
+@lowers(aten.addmm.default, supports=_no_bool, dynamic=FOLLOWS)
 def addmm(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     bias, x, y = cx.tensors(node.args[:3])

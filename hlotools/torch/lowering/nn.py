@@ -12,7 +12,7 @@ from hlotools.torch import ops
 from hlotools.torch.builder import Value
 from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -99,7 +99,15 @@ def _moved(cx: Context, running: Value, batch: Value, momentum: float) -> Value:
     return ops.convert(b, new, running.dtype)
 
 
-@lowers(aten.native_layer_norm.default)
+def _static_normalized_dims(node: Call) -> str | None:
+    """The mean and variance count the normalized dims: a symbolic one is not lowered."""
+    from hlotools.torch.symbolic import is_symbolic
+    shape = node.args[0].meta["val"].shape
+    return "symbolic normalized dims" if any(is_symbolic(d) for d in shape[len(shape) - len(node.args[1]):]) \
+        else None
+
+
+@lowers(aten.native_layer_norm.default, supports=_static_normalized_dims, dynamic=FOLLOWS)
 def layer_norm(cx: Context, node: Call) -> list[Value]:
     b = cx.b
     x0 = cx.tensor(node.args[0])

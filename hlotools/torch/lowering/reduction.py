@@ -11,7 +11,7 @@ from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value
 from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -44,11 +44,11 @@ def _sum(cx: Context, node: Call, mean: bool) -> Value:
     keep = bool(arg(node, 2, "keepdim", False))
     s = ops.reduce(cx.b, x, axes, "add", 0, keep)
     if mean:
-        s = ops.binary(cx.b, "divide", s, ops.constant(cx.b, _count(x, axes), s.dtype))
+        s = ops.binary(cx.b, "divide", s, cx.count(node.args[0], axes, s.dtype))
     return ops.convert(cx.b, s, ct)
 
 
-@lowers(aten.sum.dim_IntList)
+@lowers(aten.sum.dim_IntList, dynamic=FOLLOWS)
 def sum_(cx: Context, node: Call) -> Value:
     return _sum(cx, node, mean=False)
 
@@ -57,12 +57,12 @@ def _float_only(node: Call) -> str | None:
     return None if out_type(node)[0] in "fbc" else "integer input"
 
 
-@lowers(aten.mean.dim, aten.mean.default, supports=_float_only)
+@lowers(aten.mean.dim, aten.mean.default, supports=_float_only, dynamic=FOLLOWS)
 def mean(cx: Context, node: Call) -> Value:
     return _sum(cx, node, mean=True)
 
 
-@lowers(aten.prod.dim_int, aten.prod.default)
+@lowers(aten.prod.dim_int, aten.prod.default, dynamic=FOLLOWS)
 def prod(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
@@ -70,7 +70,7 @@ def prod(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.reduce(cx.b, x, axes_of(x, dims), "multiply", 1, bool(arg(node, 2, "keepdim", False))), ct)
 
 
-@lowers(aten.amax.default, aten.amin.default)
+@lowers(aten.amax.default, aten.amin.default, dynamic=FOLLOWS)
 def amax(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     biggest = node.target == aten.amax.default
@@ -79,7 +79,7 @@ def amax(cx: Context, node: Call) -> Value:
                       init, bool(arg(node, 2, "keepdim", False)))
 
 
-@lowers(aten.any.dim, aten.any.default)
+@lowers(aten.any.dim, aten.any.default, dynamic=FOLLOWS)
 def any_(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     nonzero = x if x.dtype == "pred" else ops.compare(cx.b, "NE", x, ops.constant(cx.b, 0, x.dtype))
@@ -186,7 +186,7 @@ def softmax_parts(cx: Context, x: Value, axis: int) -> tuple[Value, Value]:
     return shifted, total
 
 
-@lowers(aten._softmax.default, aten._log_softmax.default)
+@lowers(aten._softmax.default, aten._log_softmax.default, dynamic=FOLLOWS)
 def softmax(cx: Context, node: Call) -> Value:
     b = cx.b
     x = upcast(cx, cx.tensor(node.args[0]))

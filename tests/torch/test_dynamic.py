@@ -1,0 +1,160 @@
+"""Dynamic sizes: a model marked dynamic (mark_dynamic with a maximum, torch.export's Dim(max),
+dynamic=True's power-of-two buckets) compiles once per bound as a bounded dynamic HLO module
+and runs at any size within it, each result equal to eager at that exact size; neither Dynamo
+nor hlotools compiles again while the sizes stay within the bound."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import hlotools.torch  # noqa: E402
+from hlotools.torch import FallbackWarning, dynamo  # noqa: E402
+from tests.torch.models import MLP, LlamaBlock  # noqa: E402
+from tests.torch.support import assert_same, fresh_dynamo  # noqa: E402, F401
+
+SIZES = (5, 3, 12, 16, 7)  # the first is what Dynamo traces with
+
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
+
+class Counted:
+    """A backend counting Dynamo's calls of it and the HLO modules hlotools lowers."""
+
+    def __init__(self, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.kind, self.calls, self.modules = kind, 0, []
+        lower = dynamo.lower_graph
+
+        def counting(*args: Any) -> Any:
+            lowered = lower(*args)
+            self.modules.append(lowered.text)
+            return lowered
+        monkeypatch.setattr(dynamo, "lower_graph", counting)
+
+    def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
+        self.calls += 1
+        backend = dynamo.hlotools_backend if self.kind == "llvm" else dynamo.hlotools_interp_backend
+        return backend(gm, example_inputs)
+
+
+def _marked(x: Any, dim: int, most: int = 16) -> Any:
+    torch._dynamo.mark_dynamic(x, dim, min=2, max=most)
+    return x
+
+
+@pytest.mark.parametrize("kind", ["interp", "llvm"])
+def test_mlp_batch_dynamic_compiles_once_and_matches_eager_at_each_size(kind: str, monkeypatch: Any) -> None:
+    torch.manual_seed(0)
+    model = MLP().eval()
+    backend = Counted(kind, monkeypatch)
+    compiled = torch.compile(model, backend=backend)
+    with torch.no_grad():
+        for n in SIZES:
+            x = torch.randn(n, 8)
+            got = compiled(_marked(x, 0) if n == SIZES[0] else x)
+            assert got.shape == (n, 4)
+            torch.testing.assert_close(got, model(x))
+    assert backend.calls == 1
+    assert len(backend.modules) == 1
+    assert "[<=16,8] parameter" in backend.modules[0]
+
+
+def _encoder_layer() -> Any:
+    return torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+
+
+@pytest.mark.parametrize("make", [_encoder_layer, LlamaBlock], ids=["transformer_encoder_layer", "llama_block"])
+def test_attention_with_a_dynamic_sequence_length(make: Any, monkeypatch: Any) -> None:
+    """Attention at the runtime length (the LLaMA block: rotary angles from arange(seq),
+    causal attention) for every length within the bound, from one module."""
+    torch.manual_seed(0)
+    layer = make().eval()
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(layer, backend=backend)
+    with torch.no_grad():
+        for n in SIZES:
+            x = torch.randn(2, n, 16)
+            torch.testing.assert_close(compiled(_marked(x, 1) if n == SIZES[0] else x), layer(x))
+    assert (backend.calls, len(backend.modules)) == (1, 1)
+
+
+def test_training_step_batch_dynamic_gradients_match_eager(monkeypatch: Any) -> None:
+    """Forward and backward graphs compile once each; the loss is a mean over the batch
+    (a count read from the runtime size) and every gradient matches eager's."""
+    torch.manual_seed(0)
+    model = MLP()
+    reference = MLP()
+    reference.load_state_dict(model.state_dict())
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(model, backend=backend)
+    for n in SIZES:
+        x, target = torch.randn(n, 8), torch.randn(n, 4)
+        loss = torch.nn.functional.mse_loss(compiled(_marked(x, 0) if n == SIZES[0] else x), target)
+        loss.backward()
+        want = torch.nn.functional.mse_loss(reference(x), target)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for p, q in zip(model.parameters(), reference.parameters()):
+            assert p.grad is not None and q.grad is not None
+            torch.testing.assert_close(p.grad, q.grad)
+            p.grad, q.grad = None, None
+    assert backend.calls == 1
+    assert len(backend.modules) == 2  # one forward, one backward
+
+
+def test_dynamic_true_compiles_one_module_per_power_of_two_bucket(monkeypatch: Any) -> None:
+    torch.manual_seed(0)
+    model = MLP().eval()
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(model, backend=backend, dynamic=True)
+    with torch.no_grad():
+        for n in (5, 3, 7, 8, 12, 6):
+            x = torch.randn(n, 8)
+            torch.testing.assert_close(compiled(x), model(x))
+    assert backend.calls == 1
+    bounds = sorted({int(t.split("[<=")[1].split(",")[0]) for t in backend.modules})
+    assert bounds == [4, 8, 16]  # 5, 7, 8, 6 share the bucket of 8
+
+
+def test_an_op_without_a_dynamic_lowering_runs_eagerly_not_wrongly(monkeypatch: Any) -> None:
+    """sort along the dynamic dim has no bounded lowering: it falls back (one warning) and
+    the rest still compiles; the answer is eager's at every size."""
+    def f(x: Any) -> Any:
+        return torch.sort(x * 2, dim=0).values + 1
+
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(f, backend=backend)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in SIZES:
+            x = torch.randn(n, 3)
+            torch.testing.assert_close(compiled(_marked(x, 0) if n == SIZES[0] else x), f(x))
+    assert [w for w in caught if issubclass(w.category, FallbackWarning)]
+    assert backend.calls == 1
+
+
+def test_export_with_dim_max_runs_through_hlo_run_at_two_sizes(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hlotools.cli.run import main
+    torch.manual_seed(0)
+    model = MLP().eval()
+    batch = torch.export.Dim("batch", max=32)
+    done = hlotools.torch.export(model, (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}},
+                                 path=tmp_path / "mlp.hlo")
+    assert "x = f32[<=32,8] parameter(" in done.hlo.read_text()
+    for n in (3, 20):
+        x = torch.randn(n, 8)
+        np.save(tmp_path / "x.npy", x.numpy())
+        r = CliRunner().invoke(main, [str(done.hlo), "--inputs", str(done.params), str(tmp_path / "x.npy"),
+                                      "-o", str(tmp_path / "out.npz")])
+        assert r.exit_code == 0, r.output
+        out = np.load(tmp_path / "out.npz")["out0"]
+        assert out.shape == (n, 4)
+        assert_same(torch.from_numpy(out), model(x))
