@@ -31,7 +31,7 @@ nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.batch_n
 nn.functional.group_norm nn.functional.embedding gather scatter scatter_add index_put index_select
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
-linalg.vector_norm sort cumprod isinf log2 log10 trunc fmod remainder""".split()
+linalg.vector_norm sort cumprod isinf log2 log10 trunc fmod remainder repeat diagonal""".split()
 SAMPLES = 2  # float32 samples per OpInfo (plus one integer sample where the op takes integers)
 
 

@@ -70,20 +70,37 @@ def prod(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.reduce(cx.b, x, axes_of(x, dims), "multiply", 1, bool(arg(node, 2, "keepdim", False))), ct)
 
 
+def _extreme(cx: Context, x: Value, axes: list[int], biggest: bool, keepdim: bool) -> Value:
+    """HLO's maximum/minimum propagate NaN, as torch's amax/amin/max/min do."""
+    init = LIMITS[x.dtype][0 if biggest else 1]
+    return ops.reduce(cx.b, x, axes, "maximum" if biggest else "minimum", init, keepdim)
+
+
 @lowers(aten.amax.default, aten.amin.default, dynamic=FOLLOWS)
 def amax(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
-    biggest = node.target == aten.amax.default
-    init = LIMITS[x.dtype][0 if biggest else 1]
-    return ops.reduce(cx.b, x, axes_of(x, arg(node, 1, "dim")), "maximum" if biggest else "minimum",
-                      init, bool(arg(node, 2, "keepdim", False)))
+    return _extreme(cx, x, axes_of(x, arg(node, 1, "dim")), node.target == aten.amax.default,
+                    bool(arg(node, 2, "keepdim", False)))
 
 
-@lowers(aten.any.dim, aten.any.default, dynamic=FOLLOWS)
+def _not_empty(node: Call) -> str | None:
+    return None if node.args[0].meta["val"].numel() > 0 else "empty input"  # torch raises
+
+
+@lowers(aten.max.default, aten.min.default, supports=_not_empty, dynamic=FOLLOWS)
+def max_all(cx: Context, node: Call) -> Value:
+    """torch.max(x) without a dim: the extreme of every element (no index)."""
+    x = cx.tensor(node.args[0])
+    return _extreme(cx, x, list(range(x.rank)), node.target == aten.max.default, False)
+
+
+@lowers(aten.any.dim, aten.any.dims, aten.any.default, dynamic=FOLLOWS)
 def any_(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     nonzero = x if x.dtype == "pred" else ops.compare(cx.b, "NE", x, ops.constant(cx.b, 0, x.dtype))
     dims = None if node.target == aten.any.default else arg(node, 1, "dim")
+    if node.target == aten.any.dims and dims is not None and len(dims) == 0:
+        return ops.convert(cx.b, nonzero, out_type(node))  # any over no dims: each element's truth
     return ops.convert(cx.b, ops.reduce(cx.b, nonzero, axes_of(x, dims), "or", False,
                                         bool(arg(node, 2, "keepdim", False))), out_type(node))
 

@@ -111,6 +111,37 @@ def cat(cx: Context, node: Call) -> Value:
     return ops.concatenate(cx.b, values, arg(node, 1, "dim", 0) % len(dims))
 
 
+@lowers(aten.repeat.default)
+def repeat(cx: Context, node: Call) -> Value:
+    """x tiled repeats[i] times along dim i (leading repeats add dims): broadcast to
+    [r0, d0, r1, d1, ...], then merge each (r, d) pair."""
+    x, repeats = cx.tensor(node.args[0]), list(node.args[1])
+    dims = [1] * (len(repeats) - x.rank) + list(x.dims)
+    x = ops.reshape(cx.b, x, dims)
+    pairs = [n for r, d in zip(repeats, dims) for n in (r, d)]
+    tiled = ops.broadcast_in_dim(cx.b, x, pairs, list(range(1, len(pairs), 2)))
+    return ops.reshape(cx.b, tiled, out_dims(node))
+
+
+@lowers(aten.diagonal.default)
+def diagonal(cx: Context, node: Call) -> Value:
+    """The diagonal of dims (dim1, dim2), shifted by offset, as the last dim: those two dims
+    moved last and flattened, the diagonal is a strided slice of n*m elements (stride m+1)."""
+    x = cx.tensor(node.args[0])
+    offset = arg(node, 1, "offset", 0)
+    d1, d2 = arg(node, 2, "dim1", 0) % x.rank, arg(node, 3, "dim2", 1) % x.rank
+    rest = [d for d in range(x.rank) if d not in (d1, d2)]
+    dims = out_dims(node)
+    length = dims[-1]
+    n, m = x.dims[d1], x.dims[d2]
+    if length == 0:
+        return ops.full(cx.b, 0, x.dtype, dims)
+    moved = ops.transpose(cx.b, x, [*rest, d1, d2])
+    flat = ops.reshape(cx.b, moved, [*moved.dims[:-2], n * m])
+    start = offset if offset >= 0 else -offset * m
+    return _slice_dim(cx, flat, flat.rank - 1, start, start + (length - 1) * (m + 1) + 1, m + 1)
+
+
 @lowers(aten.flip.default)
 def flip(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
