@@ -15,10 +15,10 @@ torch = pytest.importorskip("torch")
 
 import hlotools.torch  # noqa: E402
 from hlotools.torch import FallbackWarning, dynamo  # noqa: E402
-from tests.torch.models import MLP, LlamaBlock  # noqa: E402
+from tests.torch.models import CNN, MLP, LlamaBlock  # noqa: E402
 from tests.torch.support import assert_same, fresh_dynamo  # noqa: E402, F401
 
-SIZES = (5, 3, 12, 16, 7)  # the first is what Dynamo traces with
+SIZES = (5, 3, 12, 16, 7)  # five sizes; the first is what Dynamo traces with
 
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -48,21 +48,29 @@ def _marked(x: Any, dim: int, most: int = 16) -> Any:
     return x
 
 
+# (model, one item's shape, the batch bound); the CNN (conv-bn-relu-pool x2 + linear) stays
+# below 16, its channel count, where Dynamo guards the batch size off it
+BATCHED = {"mlp": (MLP, (8,), 16), "cnn": (CNN, (3, 8, 8), 12)}
+
+
 @pytest.mark.parametrize("kind", ["interp", "llvm"])
-def test_mlp_batch_dynamic_compiles_once_and_matches_eager_at_each_size(kind: str, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_batch_dynamic_model_compiles_once_and_matches_eager_at_each_size(name: str, kind: str,
+                                                                          monkeypatch: Any) -> None:
     torch.manual_seed(0)
-    model = MLP().eval()
+    make, item, most = BATCHED[name]
+    model = make().eval()
     backend = Counted(kind, monkeypatch)
     compiled = torch.compile(model, backend=backend)
     with torch.no_grad():
-        for n in SIZES:
-            x = torch.randn(n, 8)
-            got = compiled(_marked(x, 0) if n == SIZES[0] else x)
-            assert got.shape == (n, 4)
+        for n in [n if n <= most else 2 for n in SIZES]:  # five different sizes within the bound
+            x = torch.randn(n, *item)
+            got = compiled(_marked(x, 0, most) if n == SIZES[0] else x)
+            assert got.shape[0] == n
             torch.testing.assert_close(got, model(x))
     assert backend.calls == 1
     assert len(backend.modules) == 1
-    assert "[<=16,8] parameter" in backend.modules[0]
+    assert f"[<={most},{','.join(map(str, item))}] parameter" in backend.modules[0]
 
 
 def _encoder_layer() -> Any:

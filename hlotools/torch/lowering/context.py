@@ -92,6 +92,20 @@ class Context:
         return [self.tensor(a) for a in args]
 
 
+def batch_only(node: Call) -> str | None:
+    """Refuses symbolic sizes but in the leading (batch) dim of the node's tensors: the
+    window and channel arithmetic of convolutions and pooling reads the others as numbers."""
+    tensors = [a.meta.get("val") for a in node.all_input_nodes]
+    for t in tensors + _leaves(node.meta.get("val")):
+        if isinstance(t, torch.Tensor) and any(symbolic.is_symbolic(d) for d in t.shape[1:]):
+            return "symbolic sizes beyond the batch dim"
+    return None
+
+
+def _leaves(v: Any) -> list[Any]:
+    return [x for item in v for x in _leaves(item)] if isinstance(v, list | tuple) else [v]
+
+
 def val(node: Call, index: int | None = None) -> torch.Tensor:
     v = node.meta["val"]
     return v[index] if index is not None else v

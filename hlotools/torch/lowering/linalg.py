@@ -10,7 +10,7 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value, ints
-from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, batch_only, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
 from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
@@ -103,7 +103,11 @@ def transposed_input_pads(size: Sequence[int], k: Sequence[int], stride: Sequenc
     return pads
 
 
-@lowers(aten.convolution.default, supports=_conv_supported)
+def _conv_of_any_batch(node: Call) -> str | None:
+    return _conv_supported(node) or batch_only(node)
+
+
+@lowers(aten.convolution.default, supports=_conv_of_any_batch, dynamic=FOLLOWS)
 def convolution(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     x, w = (upcast(cx, cx.tensor(a)) for a in node.args[:2])

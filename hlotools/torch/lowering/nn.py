@@ -10,7 +10,7 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
-from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, batch_only, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
 from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
@@ -54,7 +54,7 @@ def _empty_like_meta(cx: Context, node: Call, index: int) -> Value:
     return ops.full(cx.b, 0, out_type(node, index), out_dims(node, index))
 
 
-@lowers(aten._native_batch_norm_legit_no_training.default)
+@lowers(aten._native_batch_norm_legit_no_training.default, supports=batch_only, dynamic=FOLLOWS)
 def batch_norm_eval(cx: Context, node: Call) -> list[Value]:
     x0 = cx.tensor(node.args[0])
     x = upcast(cx, x0)
