@@ -22,7 +22,8 @@ from hlotools.torch.builder import Builder, Value
 from hlotools.torch.lowering import TABLE
 from hlotools.torch.lowering.context import Context, LoweringError
 from hlotools.torch.lowering.registry import SETS
-from hlotools.torch.lowering.sizes import Size, SizeError
+from hlotools.torch.lowering.sizes import Size
+from hlotools.torch.symbolic import SizeError
 
 
 @dataclass(frozen=True)

@@ -50,9 +50,11 @@ def _static_form(module: Module, text: str) -> tuple[Module, str | None, Callabl
     from hlotools.ir.dynamic import has_dynamic_shapes
     if not has_dynamic_shapes(module):
         return module, text, lambda runner: runner
-    from hlotools import pad_dynamic
     from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
-    static, sig = pad_dynamic(module)
+    from hlotools.passes.dynamic_padder import pad_module
+    static = module.clone()
+    sig = pad_module(static)
+    assert sig is not None  # the module has dynamic shapes
 
     def wrap(runner: Runner) -> Runner:
         return lambda args: unpad_results(sig, runner(cast(list[np.ndarray], pad_arguments(module, sig, list(args)))))

@@ -25,6 +25,10 @@ SIZE_CHECKS = {torch.ops.aten._assert_scalar.default, torch.ops.aten.sym_constra
                torch.ops.aten.sym_constrain_range.default}
 
 
+class SizeError(Exception):
+    """A size hlotools does not lower (a symbol no input holds, an expression it does not build)."""
+
+
 def is_symbolic(d: Any) -> bool:
     return isinstance(d, torch.SymInt) and not isinstance(d.node.expr, sympy.Integer)
 
@@ -68,6 +72,9 @@ def bound(d: Any, bounds: Bounds) -> int:
     """A dim's size at the bounds (a static dim's own size)."""
     if not is_symbolic(d):
         return int(d)
+    missing = sorted(str(s) for s in d.node.expr.free_symbols if s not in bounds)
+    if missing:  # a data-dependent size, or one of no input
+        raise SizeError(f"size {d.node.expr}: {', '.join(missing)} has no bound (no input dim holds it)")
     value = d.node.expr.xreplace({s: sympy.Integer(bounds[s]) for s in d.node.expr.free_symbols})
     return int(value)
 

@@ -13,10 +13,7 @@ from torch.utils._sympy import functions as fn
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value
-
-
-class SizeError(Exception):
-    """A size expression hlotools does not build (the node is lowered at static sizes only)."""
+from hlotools.torch.symbolic import SizeError
 
 
 @dataclass(frozen=True)
