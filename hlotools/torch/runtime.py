@@ -36,6 +36,9 @@ def cached_runner(lowered: Lowered, backend: str, options: Options) -> tuple[Run
             return found, "in-process cache hit (same HLO text)"
         module = _parse(lowered.text)
         module, text, padded = _static_form(module, lowered.text)
+        if options.dump_dir is not None and text is None:  # the bounded module, before the padder
+            options.dump_dir.mkdir(parents=True, exist_ok=True)
+            (options.dump_dir / f"{module.name}.dynamic.hlo").write_text(lowered.text)
         runner, how = (_llvm(module, text, options) if backend == "llvm"
                        else _interpreter(module, options))
         runner = padded(runner)

@@ -130,6 +130,17 @@ def test_dynamic_true_compiles_one_module_per_power_of_two_bucket(monkeypatch: A
     assert bounds == [4, 8, 16]  # 5, 7, 8, 6 share the bucket of 8
 
 
+def test_dump_dir_holds_the_bounded_module_and_its_padded_form(tmp_path: Path) -> None:
+    model = MLP().eval()
+    compiled = torch.compile(model, backend="hlotools", options={"dump_dir": str(tmp_path)})
+    with torch.no_grad():
+        compiled(_marked(torch.randn(5, 8), 0))
+    [bounded] = tmp_path.glob("*.dynamic.hlo")
+    assert "f32[<=16,8] parameter(" in bounded.read_text()
+    padded = bounded.with_name(bounded.name.replace(".dynamic.hlo", ".hlo")).read_text()
+    assert "<=" not in padded and "s32[] parameter(" in padded  # the size is a parameter there
+
+
 def test_an_op_without_a_dynamic_lowering_runs_eagerly_not_wrongly(monkeypatch: Any) -> None:
     """sort along the dynamic dim has no bounded lowering: it falls back (one warning) and
     the rest still compiles; the answer is eager's at every size."""
