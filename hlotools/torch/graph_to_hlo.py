@@ -32,7 +32,7 @@ class Lowered:
 
     text: str
     inputs: list[str]  # placeholder names, in parameter order
-    outputs: list[tuple[str, Any]]  # ("result", i) | ("size", i): an int | ("constant", value)
+    outputs: list[tuple[str, Any]]  # ("result", i) | ("size", i): a Python number | ("constant", value)
     nodes: int  # call_function nodes lowered
     name: str  # the module's name
     arguments: tuple[int, ...] = ()  # which of the graph's inputs each parameter is
@@ -92,7 +92,7 @@ def _lower(gm: GraphModule, name: str) -> Lowered:
                 value = cx.env.get(item) if isinstance(item, Node) else item
                 if isinstance(value, Size):  # a size the graph returns (saved for backward)
                     outputs.append(("size", len(results)))
-                    results.append(cx.sizes.value(value.expr))
+                    results.append(cx.sizes.scalar(value.expr, "s32" if value.expr.is_integer else "f64"))
                 elif isinstance(value, Value):
                     outputs.append(("result", len(results)))
                     results.append(value)
@@ -139,7 +139,9 @@ def _scalar_input(cx: Context, node: Node, number: int) -> tuple[Any, bool]:
 
 def _size(node: Node) -> Any:
     val = node.meta["val"]
-    return Size(val.node.expr) if symbolic.is_symbolic(val) else int(val)
+    if symbolic.is_symbolic(val):
+        return Size(val.node.expr)
+    return int(val) if isinstance(val, torch.SymInt) else float(val)
 
 
 def _call(cx: Context, node: Node) -> Any:

@@ -171,7 +171,7 @@ class CompiledGraph:
         arrays = [_array(args[i]) for i in lowered.arguments]
         outs = _unaliased(runner(arrays), arrays)
         results = [dtypes.from_numpy(outs[where]) if kind == "result" else
-                   int(outs[where]) if kind == "size" else where for kind, where in lowered.outputs]
+                   outs[where].item() if kind == "size" else where for kind, where in lowered.outputs]
         return results[0] if self.single else results
 
     def forward(self, *args: torch.Tensor) -> Any:

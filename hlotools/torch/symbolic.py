@@ -30,7 +30,7 @@ class SizeError(Exception):
 
 
 def is_symbolic(d: Any) -> bool:
-    return isinstance(d, torch.SymInt) and not isinstance(d.node.expr, sympy.Integer)
+    return isinstance(d, torch.SymInt | torch.SymFloat) and not isinstance(d.node.expr, sympy.Number)
 
 
 def expression(d: Any) -> sympy.Expr:
@@ -114,8 +114,8 @@ def bounds_for(declared: Mapping[sympy.Symbol, int | None], values: Mapping[symp
 
 
 def is_size_node(node: Node) -> bool:
-    """A node computing a size (sym_size, SymInt arithmetic), not a tensor."""
-    return isinstance(node.meta.get("val"), torch.SymInt)
+    """A node computing a size (sym_size, SymInt arithmetic, a SymFloat of sizes), not a tensor."""
+    return isinstance(node.meta.get("val"), torch.SymInt | torch.SymFloat)
 
 
 _BOUNDS: contextvars.ContextVar[Bounds | None] = contextvars.ContextVar("hlotools_torch_bounds", default=None)

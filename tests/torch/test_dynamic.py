@@ -92,26 +92,40 @@ def test_attention_with_a_dynamic_sequence_length(make: Any, monkeypatch: Any) -
     assert (backend.calls, len(backend.modules)) == (1, 1)
 
 
-def test_training_step_batch_dynamic_gradients_match_eager(monkeypatch: Any) -> None:
-    """Forward and backward graphs compile once each; the loss is a mean over the batch
-    (a count read from the runtime size) and every gradient matches eager's."""
+def _mse(out: Any, n: int) -> Any:
+    return torch.nn.functional.mse_loss(out, torch.randn(n, 4, generator=torch.Generator().manual_seed(n)))
+
+
+def _cross_entropy(out: Any, n: int) -> Any:
+    classes = torch.randint(0, 5, (n,), generator=torch.Generator().manual_seed(n))
+    return torch.nn.functional.cross_entropy(out, classes)
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_training_step_batch_dynamic_gradients_match_eager(name: str, monkeypatch: Any) -> None:
+    """Forward and backward graphs compile once each; the losses are means over the batch
+    and batch norm's statistics count it (sizes read at run time, 1/(N*H*W) a SymFloat):
+    loss, every gradient and the running statistics match eager's at each size."""
+    make, item, most = BATCHED[name]
+    loss_of = {"mlp": _mse, "cnn": _cross_entropy}[name]
     torch.manual_seed(0)
-    model = MLP()
-    reference = MLP()
+    model, reference = make(), make()
     reference.load_state_dict(model.state_dict())
     backend = Counted("llvm", monkeypatch)
     compiled = torch.compile(model, backend=backend)
-    for n in SIZES:
-        x, target = torch.randn(n, 8), torch.randn(n, 4)
-        loss = torch.nn.functional.mse_loss(compiled(_marked(x, 0) if n == SIZES[0] else x), target)
+    for n in [n if n <= most else 2 for n in SIZES]:
+        x = torch.randn(n, *item)
+        loss = loss_of(compiled(_marked(x, 0, most) if n == SIZES[0] else x), n)
         loss.backward()
-        want = torch.nn.functional.mse_loss(reference(x), target)
+        want = loss_of(reference(x), n)
         want.backward()
         torch.testing.assert_close(loss, want)
         for p, q in zip(model.parameters(), reference.parameters()):
             assert p.grad is not None and q.grad is not None
             torch.testing.assert_close(p.grad, q.grad)
             p.grad, q.grad = None, None
+        for a, b in zip(model.buffers(), reference.buffers()):
+            torch.testing.assert_close(a, b)
     assert backend.calls == 1
     assert len(backend.modules) == 2  # one forward, one backward
 

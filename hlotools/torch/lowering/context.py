@@ -56,7 +56,7 @@ class Context:
     def operand(self, arg: Any, dtype: str) -> Value:
         """`arg` (a tensor node or a Python number) as a value of `dtype`."""
         if isinstance(arg, Node) and isinstance(self.env.get(arg), Size):
-            return ops.convert(self.b, self.sizes.value(self.env[arg].expr), dtype)
+            return self.sizes.scalar(self.env[arg].expr, dtype)
         if isinstance(arg, Node):
             return ops.convert(self.b, self.tensor(arg), dtype)
         return ops.constant(self.b, arg, dtype)

@@ -131,7 +131,11 @@ def _backward_supported(node: Call) -> str | None:
     return _conv_supported(node) or ("transposed convolution backward" if node.args[7] else None)
 
 
-@lowers(aten.convolution_backward.default, supports=_backward_supported)
+def _backward_of_any_batch(node: Call) -> str | None:
+    return _backward_supported(node) or batch_only(node)
+
+
+@lowers(aten.convolution_backward.default, supports=_backward_of_any_batch, dynamic=FOLLOWS)
 def convolution_backward(cx: Context, node: Call) -> list[Value | None]:
     g0, x0, w0 = cx.tensors(node.args[:3])
     g, x, w = upcast(cx, g0), upcast(cx, x0), upcast(cx, w0)

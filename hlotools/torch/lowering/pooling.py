@@ -125,7 +125,7 @@ def place(cx: Context, g: Value, top: int, left: int, stride: Sequence[int], siz
     return ops.pad(b, g, ops.constant(b, 0, g.dtype), low, high, [0, 0, stride[0] - 1, stride[1] - 1])
 
 
-@lowers(aten.max_pool2d_with_indices_backward.default, supports=_spatial_2d)
+@lowers(aten.max_pool2d_with_indices_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def max_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])
@@ -194,7 +194,7 @@ def avg_pool2d(cx: Context, node: Call) -> Value:
     return ops.convert(b, ops.reshape(b, y, dims), out_type(node))
 
 
-@lowers(aten.avg_pool2d_backward.default, supports=_spatial_2d)
+@lowers(aten.avg_pool2d_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def avg_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])
@@ -245,7 +245,7 @@ def adaptive_avg_pool2d(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.reshape(cx.b, y, dims), out_type(node))
 
 
-@lowers(aten._adaptive_avg_pool2d_backward.default, supports=_spatial_2d)
+@lowers(aten._adaptive_avg_pool2d_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def adaptive_avg_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])

@@ -18,7 +18,8 @@ from hlotools.torch.symbolic import SizeError
 
 @dataclass(frozen=True)
 class Size:
-    """The value of an FX node that computes a size (sym_size, SymInt arithmetic)."""
+    """The value of an FX node that computes a size (sym_size, SymInt arithmetic, or a
+    SymFloat made of sizes)."""
 
     expr: sympy.Expr
 
@@ -44,6 +45,29 @@ class Sizes:
         if expr not in self.built:
             self.built[expr] = self._build(expr)
         return self.built[expr]
+
+    def scalar(self, expr: sympy.Expr, dtype: str) -> Value:
+        """`expr` as a `dtype` scalar: an integer size through s32, a SymFloat (1 / (N*H*W)
+        in a batch norm's backward) computed in f64 and rounded once, as Python computes it."""
+        if not isinstance(expr, sympy.Integer) and expr.is_integer:
+            return ops.convert(self.b, self.value(expr), dtype)
+        return ops.convert(self.b, self._float(expr), dtype)
+
+    def _float(self, e: sympy.Expr) -> Value:
+        if isinstance(e, sympy.Number):
+            return ops.constant(self.b, float(e), "f64")
+        if e.is_integer:
+            return ops.convert(self.b, self.value(e), "f64")
+        if isinstance(e, fn.IntTrueDiv | fn.FloatTrueDiv):
+            return ops.binary(self.b, "divide", self._float(e.args[0]), self._float(e.args[1]))
+        if isinstance(e, fn.ToFloat):
+            return self._float(e.args[0])
+        if isinstance(e, sympy.Add | sympy.Mul):
+            out = self._float(e.args[0])
+            for a in e.args[1:]:
+                out = ops.binary(self.b, "add" if isinstance(e, sympy.Add) else "multiply", out, self._float(a))
+            return out
+        raise SizeError(f"size expression {e} ({type(e).__name__}) is not lowered")
 
     def _build(self, e: sympy.Expr) -> Value:
         if isinstance(e, sympy.Integer):
