@@ -187,22 +187,29 @@ def test_an_op_without_a_dynamic_lowering_runs_eagerly_not_wrongly(monkeypatch: 
     assert backend.calls == 1
 
 
-def test_export_with_dim_max_runs_through_hlo_run_at_two_sizes(tmp_path: Path) -> None:
+# (model, example input, its dynamic dim, the module's parameter line)
+EXPORTS = {"mlp_batch": (MLP, (4, 8), 0, "x = f32[<=32,8] parameter("),
+           "llama_sequence": (LlamaBlock, (2, 6, 16), 1, "x = f32[2,<=32,16] parameter(")}
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_export_with_dim_max_runs_through_hlo_run_at_two_sizes(name: str, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from hlotools.cli.run import main
+    make, shape, dim, parameter = EXPORTS[name]
     torch.manual_seed(0)
-    model = MLP().eval()
-    batch = torch.export.Dim("batch", max=32)
-    done = hlotools.torch.export(model, (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}},
-                                 path=tmp_path / "mlp.hlo")
-    assert "x = f32[<=32,8] parameter(" in done.hlo.read_text()
+    model = make().eval()
+    done = hlotools.torch.export(model, (torch.randn(*shape),), dynamic_shapes={"x": {dim: torch.export.Dim("n", max=32)}},
+                                 path=tmp_path / "m.hlo")
+    assert parameter in done.hlo.read_text()
     for n in (3, 20):
-        x = torch.randn(n, 8)
+        x = torch.randn(*shape[:dim], n, *shape[dim + 1:])
         np.save(tmp_path / "x.npy", x.numpy())
         r = CliRunner().invoke(main, [str(done.hlo), "--inputs", str(done.params), str(tmp_path / "x.npy"),
                                       "-o", str(tmp_path / "out.npz")])
         assert r.exit_code == 0, r.output
         out = np.load(tmp_path / "out.npz")["out0"]
-        assert out.shape == (n, 4)
-        assert_same(torch.from_numpy(out), model(x))
+        assert out.shape == tuple(x.shape[:-1]) + (out.shape[-1],)
+        with torch.no_grad():
+            assert_same(torch.from_numpy(out), model(x))
