@@ -159,6 +159,21 @@ def test_dynamic_true_compiles_one_module_per_power_of_two_bucket(monkeypatch: A
     assert bounds == [4, 8, 16]  # 5, 7, 8, 6 share the bucket of 8
 
 
+def test_slices_from_the_end_of_a_dynamic_dim(monkeypatch: Any) -> None:
+    """x[:-1], x[1:-2:2]: the end counts from the runtime size, not the bound."""
+    def f(x: Any) -> Any:
+        return x[:-1] - x[1:], x[1:-2:2] * 2 + x[:-3:2]
+
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(f, backend=backend)
+    for n in (7, 6, 9, 16, 11):
+        x = torch.randn(n, 3)
+        if n == 7:
+            torch._dynamo.mark_dynamic(x, 0, min=6, max=16)  # Dynamo guards n // 2 - 1 != 1
+        assert_same(compiled(x), f(x))
+    assert (backend.calls, len(backend.modules)) == (1, 1)
+
+
 def test_dump_dir_holds_the_bounded_module_and_its_padded_form(tmp_path: Path) -> None:
     model = MLP().eval()
     compiled = torch.compile(model, backend="hlotools", options={"dump_dir": str(tmp_path)})
@@ -174,7 +189,7 @@ def test_an_op_without_a_dynamic_lowering_runs_eagerly_not_wrongly(monkeypatch: 
     """sort along the dynamic dim has no bounded lowering: it falls back (one warning) and
     the rest still compiles; the answer is eager's at every size."""
     def f(x: Any) -> Any:
-        return torch.sort(x * 2, dim=0).values + 1
+        return torch.sort(x * 2, dim=0).values + 1 + x.sum()
 
     backend = Counted("llvm", monkeypatch)
     compiled = torch.compile(f, backend=backend)

@@ -56,9 +56,20 @@ def _slice_dim(cx: Context, x: Value, dim: int, lo: int, hi: int, step: int) -> 
 
 
 def _static_step_and_start(node: Call) -> str | None:
-    """A symbolic end is a size (valid elements first); a symbolic start or step is not."""
-    return None if not any(isinstance(arg(node, i, k), Node) for i, k in ((2, "start"), (4, "step"))) \
-        else "symbolic start or step"
+    """A symbolic end is a size (valid elements first); a symbolic start or step is not, nor
+    is a bound counted from the end of a symbolic dim (that end is its runtime size)."""
+    if any(isinstance(arg(node, i, k), Node) for i, k in ((2, "start"), (4, "step"))):
+        return "symbolic start or step"
+    if _from_symbolic_end(node, arg(node, 2, "start")):
+        return "a start counted from the end of a symbolic dim"
+    return None
+
+
+def _from_symbolic_end(node: Call, bound: object) -> bool:
+    """`bound` counts from the end of the sliced dim, and that dim is symbolic."""
+    shape = node.args[0].meta["val"].shape
+    dim = arg(node, 1, "dim", 0) % max(len(shape), 1)
+    return bool(shape) and symbolic.is_symbolic(shape[dim]) and isinstance(bound, int) and bound < 0
 
 
 @lowers(aten.slice.Tensor, supports=_static_step_and_start, dynamic=FOLLOWS)
@@ -66,9 +77,13 @@ def slice_tensor(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     dim = arg(node, 1, "dim", 0) % max(x.rank, 1)
     step = arg(node, 4, "step", 1)
-    lo, hi = bounds(x.dims[dim], cx.number(arg(node, 2, "start")), cx.number(arg(node, 3, "end")), step)
+    end = arg(node, 3, "end")
+    sized = isinstance(end, Node) or _from_symbolic_end(node, end)  # then the result's size is torch's
+    lo, hi = bounds(x.dims[dim], cx.number(arg(node, 2, "start")), None if sized else end, step)
+    if sized:  # torch's length at the bound
+        hi = lo + (out_dims(node)[dim] - 1) * step + 1 if out_dims(node)[dim] else lo
     sliced = _slice_dim(cx, x, dim, lo, hi, step)
-    return cx.set_sizes(sliced, val(node), [dim]) if isinstance(arg(node, 3, "end"), Node) else sliced
+    return cx.set_sizes(sliced, val(node), [dim]) if sized else sliced
 
 
 def _index_within(node: Call) -> str | None:
