@@ -174,6 +174,21 @@ def test_slices_from_the_end_of_a_dynamic_dim(monkeypatch: Any) -> None:
     assert (backend.calls, len(backend.modules)) == (1, 1)
 
 
+def test_a_factory_of_a_dynamic_size_filled_by_broadcasting(monkeypatch: Any) -> None:
+    """empty(n, 4).copy_(row): the result has n rows at run time though its data is a
+    broadcast of a static row (the sum over them counts n, not the bound)."""
+    def f(x: Any, row: Any) -> Any:
+        z = torch.empty(x.shape[0], 4).copy_(row)
+        return z.sum(0) + x.sum(0), z, torch.ones_like(x).sum(), torch.arange(x.shape[0]) * 2
+
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(f, backend=backend)
+    for n in SIZES:
+        x, row = torch.randn(n, 4), torch.randn(4)
+        assert_same(compiled(_marked(x, 0) if n == SIZES[0] else x, row), f(x, row))
+    assert (backend.calls, len(backend.modules)) == (1, 1)
+
+
 def test_dump_dir_holds_the_bounded_module_and_its_padded_form(tmp_path: Path) -> None:
     model = MLP().eval()
     compiled = torch.compile(model, backend="hlotools", options={"dump_dir": str(tmp_path)})

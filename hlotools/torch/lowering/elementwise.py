@@ -13,7 +13,7 @@ from torch.fx import Node
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
 from hlotools.torch.lowering.context import Call, Context, arg, compute_type, out_type
-from hlotools.torch.lowering.registry import FOLLOWS, lowers
+from hlotools.torch.lowering.registry import FOLLOWS, SETS, lowers
 
 aten = torch.ops.aten
 
@@ -230,7 +230,7 @@ def _convert(cx: Context, x: Value, dtype: str) -> Value:
     return ops.convert(cx.b, x, dtype)
 
 
-@lowers(aten.copy.default, dynamic=FOLLOWS)
+@lowers(aten.copy.default, dynamic=SETS)  # the result has dst's sizes, whatever src broadcasts from
 def copy(cx: Context, node: Call) -> Value:
     dst, src = cx.tensors(node.args[:2])
     return ops.broadcast_to(cx.b, _convert(cx, src, dst.dtype), dst.dims)
