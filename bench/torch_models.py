@@ -85,8 +85,9 @@ def _Llama(d: int, heads: int, seq: int) -> Any:
             self.register_buffer("sin", ang.sin(), persistent=False)
 
         def rotary(self, x: torch.Tensor) -> torch.Tensor:
-            x1, x2 = x[..., 0::2], x[..., 1::2]
-            return torch.cat([x1 * self.cos - x2 * self.sin, x1 * self.sin + x2 * self.cos], dim=-1)
+            x1, x2 = x[..., 0::2], x[..., 1::2]  # (batch, seq, heads, head_dim / 2)
+            cos, sin = self.cos[:, None, :], self.sin[:, None, :]  # (seq, 1, head_dim / 2)
+            return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             b, s, _ = x.shape
@@ -236,14 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from side_by_side import host
     t0 = time.perf_counter()
-    print(f"host CPU: {host.describe(host.cpu())}; torch {torch.__version__}, {args.threads} thread(s)", flush=True)
+    print(f"{host.describe(host.cpu())}; torch {torch.__version__}, {args.threads} thread(s)", flush=True)
     rows = []
     for name in [m for m in args.only.split(",") if m]:
         for mode in [m for m in args.modes.split(",") if m]:
             rows.append(measure(args, name, mode))
             print(f"  {name} {mode}: done", flush=True)
     print(report(rows))
-    print(f"total time of this run: {time.perf_counter() - t0:.0f} s")
+    print(f"total time of this run: {time.perf_counter() - t0:.0f} s; load average at the end "
+          f"{os.getloadavg()[0]:.2f} (a shared machine inflates every figure; ratios are within one run)")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0

@@ -6,7 +6,8 @@ lower Dynamo's ATen graphs to HLO and run them on hlotools.
     hlotools.torch.export(model, (x,), path="mlp.hlo")  # mlp.hlo + mlp.params.npz (AOT)
 
 Both are registered through the `torch_dynamo_backends` entry point, so no import of
-hlotools is needed. Only this package imports torch."""
+hlotools is needed. Dims marked dynamic (mark_dynamic, Dim(max=), dynamic=True) compile once
+per bound as bounded dynamic modules (symbolic.py). Only this package imports torch."""
 from hlotools.torch.aot import Exported, ExportError, export
 from hlotools.torch.dynamo import FallbackWarning, compile_graph, hlotools_backend, hlotools_interp_backend
 

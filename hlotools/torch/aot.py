@@ -8,7 +8,8 @@ entry parameters are named after the exported program's inputs (p_fc1_weight, b_
     hlo-run NAME.hlo --inputs NAME.params.npz x.npy
     hlo-translate NAME.hlo --emit=obj|header
 
-run or compile the model with new weights or inputs, and no Python (`--semantics=spec` gives
+run or compile the model with new weights or inputs, and no Python. A `Dim(max=N)` in
+`dynamic_shapes` exports that dim as `<=N`: the module runs at any size up to N (`--semantics=spec` gives
 eager PyTorch's numerics where XLA CPU's differ: denormals, f16 rounding; the torch.compile
 backends use it by default). There is no eager fallback here: an op without a lowering is an
 error naming it."""
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 
 from hlotools.errors import HloError
-from hlotools.torch import decompositions, dtypes
+from hlotools.torch import decompositions, dtypes, symbolic
 from hlotools.torch.graph_to_hlo import lower_graph
 from hlotools.torch.lowering.context import LoweringError
 from hlotools.torch.partition import split, unsupported
@@ -55,9 +56,8 @@ def export(model: torch.nn.Module, args: tuple[Any, ...] | list[Any], dynamic_sh
     program = _exported(model, tuple(args), dynamic_shapes)
     gm = program.graph_module
     _refuse_unlowered(gm)
-    _refuse_symbolic(gm)
     try:
-        lowered = lower_graph(gm, name)
+        lowered = lower_graph(gm, name, _bounds(gm))
     except LoweringError as e:
         raise ExportError(f"export of {name}: {e}") from e
     state = _state(program)
@@ -91,13 +91,15 @@ def _refuse_unlowered(gm: torch.fx.GraphModule) -> None:
         raise ExportError(f"export: hlotools cannot lower {ops}; an exported module has no eager fallback")
 
 
-def _refuse_symbolic(gm: torch.fx.GraphModule) -> None:
-    for node in gm.graph.nodes:
-        val = node.meta.get("val")
-        if node.op == "placeholder" and isinstance(val, torch.Tensor):
-            if not all(isinstance(d, int) for d in val.shape):
-                raise ExportError(f"export: input {node.name} has dynamic dims {list(val.shape)}; "
-                                  "hlotools exports static shapes only so far")
+def _bounds(gm: torch.fx.GraphModule) -> dict[Any, int]:
+    """Each Dim's maximum: a dynamic dim exports as `<=max` (hlo-run runs it at any size up to it)."""
+    bounds = {}
+    for s, most in symbolic.symbols(gm).items():
+        if most is None:
+            raise ExportError(f"export: dynamic dim {s} has no maximum; give it one (Dim('{s}', max=...)): "
+                              "an exported module is compiled for a bound")
+        bounds[s] = most
+    return bounds
 
 
 def _results(program: Any, outputs: list[tuple[str, Any]]) -> list[str]:

@@ -20,6 +20,7 @@ class Value:
     name: str
     dtype: str
     dims: Dims
+    dynamic: tuple[bool, ...] = ()  # per dim: `<=N` (bounded dynamic) in the text
 
     @property
     def rank(self) -> int:
@@ -27,11 +28,12 @@ class Value:
 
     @property
     def shape(self) -> str:
-        return shape_text(self.dtype, self.dims)
+        return shape_text(self.dtype, self.dims, self.dynamic)
 
 
-def shape_text(dtype: str, dims: Sequence[int]) -> str:
-    return f"{dtype}[{','.join(str(d) for d in dims)}]"
+def shape_text(dtype: str, dims: Sequence[int], dynamic: Sequence[bool] = ()) -> str:
+    marks = list(dynamic) or [False] * len(dims)
+    return f"{dtype}[{','.join(('<=' if m else '') + str(d) for d, m in zip(dims, marks))}]"
 
 
 def ints(values: Sequence[int]) -> str:
@@ -69,8 +71,8 @@ class Builder:
         return f"{_clean(hint)}.{self._count}"
 
     def emit(self, opcode: str, operands: Sequence[Value], dtype: str, dims: Sequence[int],
-             attrs: str = "", hint: str | None = None) -> Value:
-        value = Value(self.fresh(hint or opcode), dtype, tuple(dims))
+             attrs: str = "", hint: str | None = None, dynamic: Sequence[bool] = ()) -> Value:
+        value = Value(self.fresh(hint or opcode), dtype, tuple(dims), tuple(dynamic) if any(dynamic) else ())
         tail = f", {attrs}" if attrs else ""
         self.lines.append(f"  {value.name} = {value.shape} {opcode}({', '.join(o.name for o in operands)}){tail}")
         return value
@@ -89,8 +91,9 @@ class Builder:
             out.append(value)
         return out
 
-    def parameter(self, number: int, name: str, dtype: str, dims: Sequence[int]) -> Value:
-        value = Value(_clean(name), dtype, tuple(dims))
+    def parameter(self, number: int, name: str, dtype: str, dims: Sequence[int],
+                  dynamic: Sequence[bool] = ()) -> Value:
+        value = Value(_clean(name), dtype, tuple(dims), tuple(dynamic) if any(dynamic) else ())
         self.lines.append(f"  {value.name} = {value.shape} parameter({number})")
         return value
 

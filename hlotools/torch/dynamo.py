@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from torch.fx import GraphModule
 
-from hlotools.torch import decompositions, dtypes
-from hlotools.torch.graph_to_hlo import lower_graph
+from hlotools.torch import decompositions, dtypes, symbolic
+from hlotools.torch.graph_to_hlo import Lowered, lower_graph
 from hlotools.torch.options import Options
 from hlotools.torch.partition import split, unsupported
-from hlotools.torch.runtime import CompiledGraph, cached_runner
+from hlotools.torch.runtime import CompiledGraph, Runner, cached_runner
 
 _NUMBERS = itertools.count()
 
@@ -82,13 +82,30 @@ def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inf
 
 
 def _compile_part(gm: GraphModule, kind: str, options: Options, prefix: str) -> CompiledGraph:
-    lowered = lower_graph(gm, prefix).named_by_content()
-    name = lowered.name
-    runner, how = cached_runner(lowered, kind, options)
+    """The graph compiled at its sizes' bounds: the declared ones, and for a size without one
+    the power-of-two bucket of the example's size (another bucket compiles when a call needs it)."""
+    declared = symbolic.symbols(gm)
+    versions: dict[tuple[int, ...], tuple[Lowered, Runner]] = {}
+
+    def version(bounds: dict[Any, int]) -> tuple[Lowered, Runner]:
+        key = tuple(bounds[s] for s in declared)
+        if key not in versions:
+            lowered = lower_graph(gm, prefix, bounds).named_by_content()
+            runner, how = cached_runner(lowered, kind, options)
+            nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
+            at = ", ".join(f"{s}<={n}" for s, n in bounds.items())
+            options.say(f"{lowered.name}: {nodes} ATen node(s) on hlotools ({kind}), "
+                        f"{lowered.text.count(chr(10))} lines of HLO{f' (sizes {at})' if at else ''}; {how}")
+            versions[key] = (lowered, runner)
+        return versions[key]
+
+    def at_call(args: Sequence[Any]) -> tuple[Lowered, Runner]:
+        return version(symbolic.bounds_for(declared, symbolic.values_at_call(gm, args)))
+    lowered, runner = version(symbolic.bounds_for(declared, symbolic.example_values(gm)))
     out = gm.graph.output_node().args[0]
-    nodes = sum(1 for n in gm.graph.nodes if n.op == "call_function")
-    options.say(f"{name}: {nodes} ATen node(s) on hlotools ({kind}), {lowered.text.count(chr(10))} lines of HLO; {how}")
-    return CompiledGraph(lowered, runner, single=not isinstance(out, list | tuple))
+    bucketed = any(most is None for most in declared.values())
+    return CompiledGraph(lowered, runner, single=not isinstance(out, list | tuple),
+                         version=at_call if bucketed else None)
 
 
 class _Part(torch.nn.Module):

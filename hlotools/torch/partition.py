@@ -15,11 +15,14 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from hlotools.torch.lowering import refusal
+from hlotools.torch.symbolic import SIZE_CHECKS, is_size_node
 
 
 def node_refusal(node: Node) -> str | None:
     if node.op != "call_function":
         return "not a call"
+    if is_size_node(node) or node.target in SIZE_CHECKS:
+        return None
     if node.target is operator.getitem:
         source = node.args[0]
         return refusal(source) if isinstance(source, Node) and source.op == "call_function" else "getitem"

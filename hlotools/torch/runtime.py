@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -35,10 +35,33 @@ def cached_runner(lowered: Lowered, backend: str, options: Options) -> tuple[Run
         if found is not None and options.dump_dir is None:
             return found, "in-process cache hit (same HLO text)"
         module = _parse(lowered.text)
-        runner, how = (_llvm(module, lowered.text, options) if backend == "llvm"
+        module, text, padded = _static_form(module, lowered.text)
+        if options.dump_dir is not None and text is None:  # the bounded module, before the padder
+            options.dump_dir.mkdir(parents=True, exist_ok=True)
+            (options.dump_dir / f"{module.name}.dynamic.hlo").write_text(lowered.text)
+        runner, how = (_llvm(module, text, options) if backend == "llvm"
                        else _interpreter(module, options))
+        runner = padded(runner)
         _CACHE[key] = runner
         return runner, ("in-process cache miss (new HLO text); " if found is None else "dumped again; ") + how
+
+
+def _static_form(module: Module, text: str) -> tuple[Module, str | None, Callable[[Runner], Runner]]:
+    """What compiles: a module with bounded dynamic dims as the dynamic padder's static form
+    (keyed on its own text: the bounds, never a call's sizes), run by padding the arguments to
+    the bounds and trimming the results to the sizes the module computed."""
+    from hlotools.ir.dynamic import has_dynamic_shapes
+    if not has_dynamic_shapes(module):
+        return module, text, lambda runner: runner
+    from hlotools.ir.dynamic_arrays import pad_arguments, unpad_results
+    from hlotools.passes.dynamic_padder import pad_module
+    static = module.clone()
+    sig = pad_module(static)
+    assert sig is not None  # the module has dynamic shapes
+
+    def wrap(runner: Runner) -> Runner:
+        return lambda args: unpad_results(sig, runner(cast(list[np.ndarray], pad_arguments(module, sig, list(args)))))
+    return static, None, wrap
 
 
 def clear_cache() -> None:
@@ -54,7 +77,7 @@ def _parse(text: str) -> Module:
     return module
 
 
-def _llvm(module: Module, text: str, options: Options) -> tuple[Runner, str]:
+def _llvm(module: Module, text: str | None, options: Options) -> tuple[Runner, str]:
     from hlotools.backend.llvm.driver.compile import CompileOptions, compile_cached
     from hlotools.backend.llvm.native.cache import CompileCache
     said: list[str] = []
@@ -68,7 +91,7 @@ def _llvm(module: Module, text: str, options: Options) -> tuple[Runner, str]:
     return compiled, "; ".join(said) or "persistent compile cache"
 
 
-def _optimise_with_dumps(module: Module, text: str, options: Options) -> Module:
+def _optimise_with_dumps(module: Module, text: str | None, options: Options) -> Module:
     """The pass pipeline run by the pass manager with hlo-opt --dump-dir's dumps."""
     from hlotools.backend.llvm.driver.compile import collector_paused
     from hlotools.backend.llvm.driver.pipeline import backend_pipeline
@@ -78,6 +101,9 @@ def _optimise_with_dumps(module: Module, text: str, options: Options) -> Module:
     assert folder is not None
     folder.mkdir(parents=True, exist_ok=True)
     _DUMPED[0] += 1
+    if text is None:
+        from hlotools.text.printer import print_module
+        text = print_module(module)
     (folder / f"{module.name}.hlo").write_text(text)
     copy = module.clone()
     spec = backend_pipeline(options.passes) if options.passes != "none" else ""
@@ -119,20 +145,33 @@ def _unaliased(outs: list[np.ndarray], inputs: list[np.ndarray]) -> list[np.ndar
     return fresh
 
 
+Version = Callable[[Sequence[Any]], tuple[Lowered, Runner]]
+
+
+def _array(value: Any) -> np.ndarray:
+    if isinstance(value, int):  # a size the graph takes as an input (an s32[] parameter)
+        return np.asarray(value, np.int32)
+    return dtypes.to_numpy(value)
+
+
 @dataclass
 class CompiledGraph:
-    """A graph's compiled module as a boxed callable (aot_autograd passes a list of tensors)."""
+    """A graph's compiled module as a boxed callable (aot_autograd passes a list of tensors
+    and, with symbolic sizes, ints). `version` picks the module for a call's sizes when the
+    graph has a size without a declared bound (one module per power-of-two bucket)."""
 
     lowered: Lowered
     runner: Runner
     single: bool = False  # the graph returns one value, not a tuple
+    version: Version | None = None
     _boxed_call: bool = True
 
     def __call__(self, args: list[Any]) -> Any:
-        arrays = [dtypes.to_numpy(a) for a in args]
-        outs = _unaliased(self.runner(arrays), arrays)
-        results = [dtypes.from_numpy(outs[where]) if kind == "result" else where
-                   for kind, where in self.lowered.outputs]
+        lowered, runner = self.version(args) if self.version is not None else (self.lowered, self.runner)
+        arrays = [_array(args[i]) for i in lowered.arguments]
+        outs = _unaliased(runner(arrays), arrays)
+        results = [dtypes.from_numpy(outs[where]) if kind == "result" else
+                   outs[where].item() if kind == "size" else where for kind, where in lowered.outputs]
         return results[0] if self.single else results
 
     def forward(self, *args: torch.Tensor) -> Any:

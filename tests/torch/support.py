@@ -3,14 +3,16 @@ core-ATen decompositions, as aot_autograd builds them) compiled by hlotools.torc
 Dynamo, and eager references for them."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils import _pytree as pytree
 
-from hlotools.torch.dynamo import compile_graph
+from hlotools.torch.dynamo import FallbackWarning, compile_graph
 from hlotools.torch.options import Options
 
 BACKENDS = ("interp", "llvm")
@@ -43,3 +45,13 @@ def assert_same(ours: Any, eager: Any, **tolerances: Any) -> None:
     assert len(got) == len(want), (len(got), len(want))
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w.detach(), equal_nan=True, **tolerances)
+
+
+@pytest.fixture
+def fresh_dynamo() -> Iterator[None]:
+    """Dynamo's caches emptied around a test, and any eager fallback an error in it."""
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FallbackWarning)
+        yield
+    torch._dynamo.reset()

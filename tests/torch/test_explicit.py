@@ -89,6 +89,9 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]], set[Any]]] =
     "isinf_complex": (torch.isinf, lambda: [torch.tensor([complex(1, math.inf), complex(-math.inf, 0), 1 + 2j,
                                                           complex(math.nan, math.inf), complex(math.nan, 0)])],
                       {torch.ops.aten.isinf.default}),
+    "any_of_dims": (lambda x: (x.any(dim=(0, 2)), (x > 0).any(dim=(1,), keepdim=True), x.any(dim=())),
+                    lambda: [torch.tensor([[[0, 1], [0, 0]], [[0, 0], [0, 0]], [[2, 0], [0, -1]]])],
+                    {torch.ops.aten.any.dims}),
     "empty_then_fill": (lambda x: torch.empty(3, 4).fill_(2.0) + x, lambda: [_r(3, 4)],
                         {torch.ops.aten.empty.memory_format}),
 }

@@ -5,8 +5,6 @@ of the MLP and the CNN. Nothing may fall back to eager: a FallbackWarning is an 
 from __future__ import annotations
 
 import copy
-import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,9 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from hlotools.torch import FallbackWarning  # noqa: E402
 from tests.torch.models import CNN, MLP, MODELS  # noqa: E402
-from tests.torch.support import assert_same  # noqa: E402
+from tests.torch.support import assert_same, fresh_dynamo  # noqa: E402, F401
 
 DYNAMO = {"interp": "hlotools_interp", "llvm": "hlotools"}
 EVAL_ONLY = {"native_multi_head_attention",  # the fused kernel has no backward
@@ -24,13 +21,7 @@ EVAL_ONLY = {"native_multi_head_attention",  # the fused kernel has no backward
 STEPPED = {"mlp", "cnn"}  # their gradients are checked by the training-step test
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo() -> Iterator[None]:
-    torch._dynamo.reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FallbackWarning)
-        yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _model(name: str) -> tuple[Any, list[Any]]:

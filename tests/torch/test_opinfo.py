@@ -1,7 +1,8 @@
 """Every lowered ATen op, through OpInfo samples (torch's own op database): each sample as a
 one-op function traced to an ATen graph with the core-ATen decompositions (what
 aot_autograd hands the backend), forward and, where the op is differentiable, its vjp
-graph; hlotools' result against eager's. The last test asserts that every entry of the
+graph; hlotools' result against eager's, every sample on the interpreter and the first
+sample's graphs on the LLVM backend too. The last test asserts that every entry of the
 lowering table is reached by these graphs or by an explicit test."""
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.batch_n
 nn.functional.group_norm nn.functional.embedding gather scatter scatter_add index_put index_select
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
-linalg.vector_norm sort cumprod isinf log2 log10 trunc fmod remainder""".split()
+linalg.vector_norm sort cumprod isinf log2 log10 trunc fmod remainder repeat diagonal""".split()
 SAMPLES = 2  # float32 samples per OpInfo (plus one integer sample where the op takes integers)
 
 
@@ -132,6 +133,25 @@ def test_opinfo_samples_match_eager(op: Any) -> None:
         assert_same(ours, fn(*args))
         checked += 1
     assert checked or _random(op), f"no sample of {op.name} was checked"
+
+
+LLVM_GRAPHS = 2  # per op on the LLVM backend: its first sample's forward and vjp graphs
+
+
+@pytest.mark.parametrize("op", opinfos(), ids=_ids())
+def test_opinfo_samples_on_llvm_match_eager_and_the_interpreter(op: Any) -> None:
+    """The compiled code (passes, codegen) on a subset of the samples: against eager with
+    torch's tolerances, and against the reference interpreter."""
+    found = graphs(op)[:LLVM_GRAPHS]
+    if not found or _random(op):
+        pytest.skip(f"{op.name}: no deterministic sample of a static shape")
+    for gm, args, fn in found:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = run(gm, args, "llvm")
+            reference = run(trace(fn, args), args, "interp")  # a split graph is not split again
+        assert_same(ours, fn(*args))
+        assert_same(ours, reference)
 
 
 def test_every_lowering_is_tested() -> None:

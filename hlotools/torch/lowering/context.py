@@ -9,8 +9,9 @@ from typing import Any, Protocol
 import torch
 from torch.fx import Node
 
-from hlotools.torch import dtypes, ops
+from hlotools.torch import dtypes, ops, symbolic
 from hlotools.torch.builder import Builder, Value
+from hlotools.torch.lowering.sizes import Size, Sizes
 
 
 class Call(Protocol):
@@ -39,6 +40,10 @@ class LoweringError(Exception):
 class Context:
     b: Builder
     env: dict[Node, Any] = field(default_factory=dict)
+    sizes: Sizes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sizes = Sizes(self.b)
 
     def tensor(self, arg: Any) -> Value:
         if not isinstance(arg, Node):
@@ -50,12 +55,55 @@ class Context:
 
     def operand(self, arg: Any, dtype: str) -> Value:
         """`arg` (a tensor node or a Python number) as a value of `dtype`."""
+        if isinstance(arg, Node) and isinstance(self.env.get(arg), Size):
+            return self.sizes.scalar(self.env[arg].expr, dtype)
         if isinstance(arg, Node):
             return ops.convert(self.b, self.tensor(arg), dtype)
         return ops.constant(self.b, arg, dtype)
 
+    def number(self, arg: Any) -> Any:
+        """A size argument (a SymInt node at its bound, else as given)."""
+        if isinstance(arg, Node):
+            return symbolic.at_bound(arg.meta["val"])
+        return arg
+
+    def set_sizes(self, x: Value, val: torch.Tensor, dims: Sequence[int] | None = None) -> Value:
+        """`x` with its `dims` (default: all) that are symbolic in `val` at their runtime
+        sizes (set-dimension-size): for results whose sizes no operand carries."""
+        marks = [symbolic.is_symbolic(d) for d in val.shape]
+        for d in range(x.rank) if dims is None else dims:
+            if marks[d]:
+                n = self.sizes.value(symbolic.expression(val.shape[d]))
+                x = self.b.emit("set-dimension-size", [x, n], x.dtype, x.dims, f"dimensions={{{d}}}", dynamic=marks)
+        return x
+
+    def count(self, node_arg: Any, axes: Sequence[int], dtype: str) -> Value:
+        """The number of elements of `node_arg` over `axes` as a `dtype` scalar (its runtime
+        size where a dim is symbolic)."""
+        shape = node_arg.meta["val"].shape
+        total = symbolic.expression(1)
+        for a in axes:
+            total = total * symbolic.expression(shape[a])
+        if total.free_symbols:
+            return ops.convert(self.b, self.sizes.value(total), dtype)
+        return ops.constant(self.b, int(total), dtype)
+
     def tensors(self, args: Sequence[Any]) -> list[Value]:
         return [self.tensor(a) for a in args]
+
+
+def batch_only(node: Call) -> str | None:
+    """Refuses symbolic sizes but in the leading (batch) dim of the node's tensors: the
+    window and channel arithmetic of convolutions and pooling reads the others as numbers."""
+    tensors = [a.meta.get("val") for a in node.all_input_nodes]
+    for t in tensors + _leaves(node.meta.get("val")):
+        if isinstance(t, torch.Tensor) and any(symbolic.is_symbolic(d) for d in t.shape[1:]):
+            return "symbolic sizes beyond the batch dim"
+    return None
+
+
+def _leaves(v: Any) -> list[Any]:
+    return [x for item in v for x in _leaves(item)] if isinstance(v, list | tuple) else [v]
 
 
 def val(node: Call, index: int | None = None) -> torch.Tensor:
@@ -68,7 +116,7 @@ def out_type(node: Call, index: int | None = None) -> str:
 
 
 def out_dims(node: Call, index: int | None = None) -> tuple[int, ...]:
-    return tuple(int(d) for d in val(node, index).shape)
+    return tuple(symbolic.at_bound(d) for d in val(node, index).shape)
 
 
 def arg(node: Call, index: int, name: str, default: Any = None) -> Any:

@@ -13,7 +13,7 @@ from torch.fx import Node
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
 from hlotools.torch.lowering.context import Call, Context, arg, compute_type, out_type
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, SETS, lowers
 
 aten = torch.ops.aten
 
@@ -50,7 +50,7 @@ def _scaled(cx: Context, node: Call, value: Value) -> Value:
     return value if alpha == 1 else ops.binary(cx.b, "multiply", value, ops.constant(cx.b, alpha, value.dtype))
 
 
-@lowers(aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar)
+@lowers(aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, dynamic=FOLLOWS)
 def add_sub(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     x, y = _operands(cx, node, ct)
@@ -60,7 +60,7 @@ def add_sub(cx: Context, node: Call) -> Value:
     return ops.binary(cx.b, opcode, x, _scaled(cx, node, y))
 
 
-@lowers(*BINARY)
+@lowers(*BINARY, dynamic=FOLLOWS)
 def binary(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     opcode = BINARY[node.target]
@@ -70,7 +70,7 @@ def binary(cx: Context, node: Call) -> Value:
     return ops.binary(cx.b, opcode, x, y)
 
 
-@lowers(*COMPARES)
+@lowers(*COMPARES, dynamic=FOLLOWS)
 def compare(cx: Context, node: Call) -> Value:
     x, y = _operands(cx, node, compute_type(node))
     return ops.compare(cx.b, COMPARES[node.target], x, y)
@@ -82,18 +82,18 @@ def _nonzero(cx: Context, x: Value) -> Value:
     return ops.compare(cx.b, "NE", x, ops.constant(cx.b, 0, x.dtype))
 
 
-@lowers(*LOGICAL)
+@lowers(*LOGICAL, dynamic=FOLLOWS)
 def logical(cx: Context, node: Call) -> Value:
     x, y = (_nonzero(cx, cx.tensor(a)) for a in node.args[:2])
     return ops.convert(cx.b, ops.binary(cx.b, LOGICAL[node.target], x, y), out_type(node))
 
 
-@lowers(aten.logical_not.default)
+@lowers(aten.logical_not.default, dynamic=FOLLOWS)
 def logical_not(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.unary(cx.b, "not", _nonzero(cx, cx.tensor(node.args[0]))), out_type(node))
 
 
-@lowers(aten.bitwise_not.default)
+@lowers(aten.bitwise_not.default, dynamic=FOLLOWS)
 def bitwise_not(cx: Context, node: Call) -> Value:
     return ops.unary(cx.b, "not", cx.tensor(node.args[0]))
 
@@ -103,7 +103,7 @@ def _float_unary(node: Call) -> str | None:
         out_type(node) in ("f16", "bf16", "f32", "f64", "c64") else "integer input"
 
 
-@lowers(*UNARY, supports=_float_unary)
+@lowers(*UNARY, supports=_float_unary, dynamic=FOLLOWS)
 def unary(cx: Context, node: Call) -> Value:
     x = cx.operand(node.args[0], out_type(node))
     if x.dtype == "pred" and node.target == aten.abs.default:
@@ -111,19 +111,19 @@ def unary(cx: Context, node: Call) -> Value:
     return ops.unary(cx.b, UNARY[node.target], x)
 
 
-@lowers(aten.atan.default, supports=_float_unary)
+@lowers(aten.atan.default, supports=_float_unary, dynamic=FOLLOWS)
 def atan(cx: Context, node: Call) -> Value:
     x = cx.operand(node.args[0], out_type(node))  # HLO has no atan opcode: atan2(x, 1)
     return ops.binary(cx.b, "atan2", x, ops.constant(cx.b, 1, x.dtype))
 
 
-@lowers(aten.reciprocal.default)
+@lowers(aten.reciprocal.default, dynamic=FOLLOWS)
 def reciprocal(cx: Context, node: Call) -> Value:
     x = cx.operand(node.args[0], out_type(node))
     return ops.binary(cx.b, "divide", ops.constant(cx.b, 1, x.dtype), x)
 
 
-@lowers(aten.relu.default, supports=_no_bool_arith)
+@lowers(aten.relu.default, supports=_no_bool_arith, dynamic=FOLLOWS)
 def relu(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     return ops.binary(cx.b, "maximum", x, ops.constant(cx.b, 0, x.dtype))
@@ -138,7 +138,7 @@ def _c(cx: Context, value: float, like: Value) -> Value:
     return ops.constant(cx.b, value, like.dtype)
 
 
-@lowers(aten.gelu.default)
+@lowers(aten.gelu.default, dynamic=FOLLOWS)
 def gelu(cx: Context, node: Call) -> Value:
     b, x0 = cx.b, cx.tensor(node.args[0])
     x = upcast(cx, x0)
@@ -153,7 +153,7 @@ def gelu(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, x0.dtype)
 
 
-@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode)
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, dynamic=FOLLOWS)
 def div(cx: Context, node: Call) -> Value:
     mode = node.kwargs.get("rounding_mode")
     ct = out_type(node)
@@ -178,7 +178,7 @@ def div(cx: Context, node: Call) -> Value:
 POW_SPECIAL = {2: "square", 0.5: "sqrt", -0.5: "rsqrt", -1: "reciprocal", 1: "identity"}
 
 
-@lowers(aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar, supports=_no_bool_arith)
+@lowers(aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor, aten.pow.Scalar, supports=_no_bool_arith, dynamic=FOLLOWS)
 def pow_(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     exponent = node.args[1]
@@ -194,7 +194,7 @@ def pow_(cx: Context, node: Call) -> Value:
     return ops.binary(b, "power", x, y)
 
 
-@lowers(aten.clamp.default, aten.clamp.Tensor, supports=_no_bool_arith)
+@lowers(aten.clamp.default, aten.clamp.Tensor, supports=_no_bool_arith, dynamic=FOLLOWS)
 def clamp(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     x = cx.operand(node.args[0], ct)
@@ -206,20 +206,20 @@ def clamp(cx: Context, node: Call) -> Value:
     return x
 
 
-@lowers(aten.where.self)
+@lowers(aten.where.self, dynamic=FOLLOWS)
 def where(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     cond = _nonzero(cx, cx.tensor(node.args[0]))
     return ops.select(cx.b, cond, cx.operand(node.args[1], ct), cx.operand(node.args[2], ct))
 
 
-@lowers(aten.isnan.default)
+@lowers(aten.isnan.default, dynamic=FOLLOWS)
 def isnan(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     return ops.compare(cx.b, "NE", x, x) if x.dtype[0] in "fbc" else ops.full(cx.b, False, "pred", x.dims)
 
 
-@lowers(aten._to_copy.default, aten.clone.default, aten.alias.default)
+@lowers(aten._to_copy.default, aten.clone.default, aten.alias.default, dynamic=FOLLOWS)
 def to_copy(cx: Context, node: Call) -> Value:
     return _convert(cx, cx.tensor(node.args[0]), out_type(node))
 
@@ -230,7 +230,7 @@ def _convert(cx: Context, x: Value, dtype: str) -> Value:
     return ops.convert(cx.b, x, dtype)
 
 
-@lowers(aten.copy.default)
+@lowers(aten.copy.default, dynamic=SETS)  # the result has dst's sizes, whatever src broadcasts from
 def copy(cx: Context, node: Call) -> Value:
     dst, src = cx.tensors(node.args[:2])
     return ops.broadcast_to(cx.b, _convert(cx, src, dst.dtype), dst.dims)
@@ -240,7 +240,7 @@ def _float_only(node: Call) -> str | None:
     return None if out_type(node) in ("f16", "bf16", "f32", "f64") else "integer input"
 
 
-@lowers(aten.elu.default, supports=_float_only)
+@lowers(aten.elu.default, supports=_float_only, dynamic=FOLLOWS)
 def elu(cx: Context, node: Call) -> Value:
     """scale * (x if x > 0 else alpha * expm1(input_scale * x)), in f32 for f16/bf16."""
     b, x0 = cx.b, cx.tensor(node.args[0])
@@ -253,14 +253,14 @@ def elu(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, x0.dtype)
 
 
-@lowers(aten.leaky_relu.default, supports=_float_only)
+@lowers(aten.leaky_relu.default, supports=_float_only, dynamic=FOLLOWS)
 def leaky_relu(cx: Context, node: Call) -> Value:
     b, x = cx.b, cx.tensor(node.args[0])
     slope = arg(node, 1, "negative_slope", 0.01)
     return ops.select(b, ops.compare(b, "GT", x, _c(cx, 0, x)), x, ops.binary(b, "multiply", x, _c(cx, slope, x)))
 
 
-@lowers(aten.hardtanh.default, supports=_no_bool_arith)
+@lowers(aten.hardtanh.default, supports=_no_bool_arith, dynamic=FOLLOWS)
 def hardtanh(cx: Context, node: Call) -> Value:
     """clamp(x, min_val, max_val); NaN stays NaN (maximum/minimum propagate it, as torch)."""
     b, x = cx.b, cx.tensor(node.args[0])
@@ -268,7 +268,7 @@ def hardtanh(cx: Context, node: Call) -> Value:
     return ops.binary(b, "minimum", ops.binary(b, "maximum", x, _c(cx, low, x)), _c(cx, high, x))
 
 
-@lowers(aten.isinf.default)
+@lowers(aten.isinf.default, dynamic=FOLLOWS)
 def isinf(cx: Context, node: Call) -> Value:
     b, x = cx.b, cx.tensor(node.args[0])
     if x.dtype not in ("f16", "bf16", "f32", "f64", "c64"):
@@ -283,7 +283,7 @@ def _infinite(cx: Context, x: Value) -> Value:
     return ops.compare(cx.b, "EQ", ops.unary(cx.b, "abs", x), ops.constant(cx.b, float("inf"), x.dtype))
 
 
-@lowers(aten.log2.default, aten.log10.default, supports=_float_unary)
+@lowers(aten.log2.default, aten.log10.default, supports=_float_unary, dynamic=FOLLOWS)
 def log_base(cx: Context, node: Call) -> Value:
     """log(x) / log(base): HLO has the natural logarithm only."""
     x = cx.operand(node.args[0], out_type(node))
@@ -291,7 +291,7 @@ def log_base(cx: Context, node: Call) -> Value:
     return ops.binary(cx.b, "divide", ops.unary(cx.b, "log", x), ops.constant(cx.b, math.log(base), x.dtype))
 
 
-@lowers(aten.trunc.default)
+@lowers(aten.trunc.default, dynamic=FOLLOWS)
 def trunc(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     if x.dtype not in ("f16", "bf16", "f32", "f64"):
@@ -301,7 +301,7 @@ def trunc(cx: Context, node: Call) -> Value:
 
 
 @lowers(aten.fmod.Tensor, aten.fmod.Scalar, aten.remainder.Tensor, aten.remainder.Scalar,
-        supports=_no_bool_arith)
+        supports=_no_bool_arith, dynamic=FOLLOWS)
 def remainder(cx: Context, node: Call) -> Value:
     """fmod is HLO's remainder (the dividend's sign, C's fmod and %); torch.remainder takes the
     divisor's sign instead, as torch's CPU kernel does: fmod, plus y where the signs differ."""

@@ -12,7 +12,7 @@ import torch
 from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value, ints
 from hlotools.torch.lowering.context import Call, Context, arg, out_dims
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -49,7 +49,7 @@ def scatter(cx: Context, x: Value, indices: Value, updates: Value, window_dims: 
                   f"to_apply={combiner}")
 
 
-@lowers(aten.embedding.default)
+@lowers(aten.embedding.default, dynamic=FOLLOWS)
 def embedding(cx: Context, node: Call) -> Value:
     w, idx = cx.tensors(node.args[:2])
     i = ops.reshape(cx.b, wrapped(cx, idx, w.dims[0]), [*idx.dims, 1])

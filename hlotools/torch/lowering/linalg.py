@@ -10,9 +10,9 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value, ints
-from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, batch_only, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -26,13 +26,13 @@ def _no_bool(node: Call) -> str | None:
     return "bool matmul" if out_type(node) == "pred" else None
 
 
-@lowers(aten.mm.default, aten.bmm.default, supports=_no_bool)
+@lowers(aten.mm.default, aten.bmm.default, supports=_no_bool, dynamic=FOLLOWS)
 def mm(cx: Context, node: Call) -> Value:
     x, y = cx.tensors(node.args[:2])
     return ops.convert(cx.b, _matmul(cx, x, y, x.rank - 2, out_type(node)), out_type(node))
 
 
-@lowers(aten.addmm.default, supports=_no_bool)
+@lowers(aten.addmm.default, supports=_no_bool, dynamic=FOLLOWS)
 def addmm(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     bias, x, y = cx.tensors(node.args[:3])
@@ -103,7 +103,11 @@ def transposed_input_pads(size: Sequence[int], k: Sequence[int], stride: Sequenc
     return pads
 
 
-@lowers(aten.convolution.default, supports=_conv_supported)
+def _conv_of_any_batch(node: Call) -> str | None:
+    return _conv_supported(node) or batch_only(node)
+
+
+@lowers(aten.convolution.default, supports=_conv_of_any_batch, dynamic=FOLLOWS)
 def convolution(cx: Context, node: Call) -> Value:
     b, ct = cx.b, out_type(node)
     x, w = (upcast(cx, cx.tensor(a)) for a in node.args[:2])
@@ -127,7 +131,11 @@ def _backward_supported(node: Call) -> str | None:
     return _conv_supported(node) or ("transposed convolution backward" if node.args[7] else None)
 
 
-@lowers(aten.convolution_backward.default, supports=_backward_supported)
+def _backward_of_any_batch(node: Call) -> str | None:
+    return _backward_supported(node) or batch_only(node)
+
+
+@lowers(aten.convolution_backward.default, supports=_backward_of_any_batch, dynamic=FOLLOWS)
 def convolution_backward(cx: Context, node: Call) -> list[Value | None]:
     g0, x0, w0 = cx.tensors(node.args[:3])
     g, x, w = upcast(cx, g0), upcast(cx, x0), upcast(cx, w0)

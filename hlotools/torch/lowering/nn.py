@@ -10,9 +10,9 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
-from hlotools.torch.lowering.context import Call, Context, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, batch_only, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -30,11 +30,12 @@ def _affine(cx: Context, y: Value, weight: object, bias: object, axis: int = 1) 
     return y
 
 
-def moments(cx: Context, x: Value, axes: Sequence[int]) -> tuple[Value, Value]:
-    """(mean, biased variance) over `axes`, both with the axes kept as size 1."""
+def moments(cx: Context, x: Value, axes: Sequence[int], count: Value | None = None) -> tuple[Value, Value]:
+    """(mean, biased variance) over `axes`, both with the axes kept as size 1; `count` is
+    their number of elements where it is only known at run time."""
     b = cx.b
-    n = math.prod(x.dims[a] for a in axes)
-    count = ops.constant(b, n, x.dtype)
+    if count is None:
+        count = ops.constant(b, math.prod(x.dims[a] for a in axes), x.dtype)
     mean = ops.binary(b, "divide", ops.reduce(b, x, axes, "add", 0, True), count)
     d = ops.binary(b, "subtract", x, mean)
     var = ops.binary(b, "divide", ops.reduce(b, ops.binary(b, "multiply", d, d), axes, "add", 0, True), count)
@@ -54,7 +55,7 @@ def _empty_like_meta(cx: Context, node: Call, index: int) -> Value:
     return ops.full(cx.b, 0, out_type(node, index), out_dims(node, index))
 
 
-@lowers(aten._native_batch_norm_legit_no_training.default)
+@lowers(aten._native_batch_norm_legit_no_training.default, supports=batch_only, dynamic=FOLLOWS)
 def batch_norm_eval(cx: Context, node: Call) -> list[Value]:
     x0 = cx.tensor(node.args[0])
     x = upcast(cx, x0)
@@ -63,7 +64,7 @@ def batch_norm_eval(cx: Context, node: Call) -> list[Value]:
     return [ops.convert(cx.b, y, x0.dtype), _empty_like_meta(cx, node, 1), _empty_like_meta(cx, node, 2)]
 
 
-@lowers(aten._native_batch_norm_legit_functional.default)
+@lowers(aten._native_batch_norm_legit_functional.default, supports=batch_only, dynamic=FOLLOWS)
 def batch_norm_functional(cx: Context, node: Call) -> list[Value]:
     """(out, saved mean, saved rstd, new running mean, new running var): in training the
     batch's statistics normalise and the running ones move by `momentum` (the variance
@@ -78,17 +79,24 @@ def batch_norm_functional(cx: Context, node: Call) -> list[Value]:
         return [ops.convert(b, y, x0.dtype), _empty_like_meta(cx, node, 1), _empty_like_meta(cx, node, 2),
                 running_mean, running_var]
     axes = [0, *range(2, x.rank)]
-    mean, var = moments(cx, x, axes)
+    mean, var = moments(cx, x, axes, cx.count(node.args[0], axes, x.dtype))
     rstd = _rstd(cx, var, eps)
     y = ops.binary(b, "multiply", ops.binary(b, "subtract", x, mean), rstd)
     y = _affine(cx, y, node.args[1], node.args[2])
     c = x.dims[1]
-    n = math.prod(x.dims[a] for a in axes)
     flat_mean, flat_var = ops.reshape(b, mean, [c]), ops.reshape(b, var, [c])
-    unbiased = ops.binary(b, "multiply", flat_var, ops.constant(b, n / max(n - 1, 1), x.dtype))
+    unbiased = ops.binary(b, "multiply", flat_var, _bessel(cx, node.args[0], axes, x.dtype))
     return [ops.convert(b, y, x0.dtype), ops.convert(b, flat_mean, out_type(node, 1)),
             ops.convert(b, ops.reshape(b, rstd, [c]), out_type(node, 2)),
             _moved(cx, running_mean, flat_mean, momentum), _moved(cx, running_var, unbiased, momentum)]
+
+
+def _bessel(cx: Context, x: object, axes: list[int], dtype: str) -> Value:
+    """n / (n - 1) for the unbiased variance, in f64 and rounded once (as torch's constant)."""
+    n = cx.count(x, axes, "f64")
+    one = ops.constant(cx.b, 1, "f64")
+    factor = ops.binary(cx.b, "divide", n, ops.binary(cx.b, "maximum", ops.binary(cx.b, "subtract", n, one), one))
+    return ops.convert(cx.b, factor, dtype)
 
 
 def _moved(cx: Context, running: Value, batch: Value, momentum: float) -> Value:
@@ -99,7 +107,15 @@ def _moved(cx: Context, running: Value, batch: Value, momentum: float) -> Value:
     return ops.convert(b, new, running.dtype)
 
 
-@lowers(aten.native_layer_norm.default)
+def _static_normalized_dims(node: Call) -> str | None:
+    """The mean and variance count the normalized dims: a symbolic one is not lowered."""
+    from hlotools.torch.symbolic import is_symbolic
+    shape = node.args[0].meta["val"].shape
+    return "symbolic normalized dims" if any(is_symbolic(d) for d in shape[len(shape) - len(node.args[1]):]) \
+        else None
+
+
+@lowers(aten.native_layer_norm.default, supports=_static_normalized_dims, dynamic=FOLLOWS)
 def layer_norm(cx: Context, node: Call) -> list[Value]:
     b = cx.b
     x0 = cx.tensor(node.args[0])

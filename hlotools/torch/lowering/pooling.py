@@ -14,10 +14,10 @@ import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Value
-from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
+from hlotools.torch.lowering.context import Call, Context, arg, batch_only, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
 from hlotools.torch.lowering.reduction import LIMITS
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -102,7 +102,11 @@ def _spatial_2d(node: Call) -> str | None:
     return None if x.dim() in (3, 4) and x.numel() > 0 else "only 2-D pooling of non-empty inputs"
 
 
-@lowers(aten.max_pool2d_with_indices.default, supports=_spatial_2d)
+def _spatial_2d_any_batch(node: Call) -> str | None:
+    return _spatial_2d(node) or batch_only(node)
+
+
+@lowers(aten.max_pool2d_with_indices.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def max_pool2d(cx: Context, node: Call) -> list[Value]:
     x0 = cx.tensor(node.args[0])
     x = as_4d(cx, x0)
@@ -121,7 +125,7 @@ def place(cx: Context, g: Value, top: int, left: int, stride: Sequence[int], siz
     return ops.pad(b, g, ops.constant(b, 0, g.dtype), low, high, [0, 0, stride[0] - 1, stride[1] - 1])
 
 
-@lowers(aten.max_pool2d_with_indices_backward.default, supports=_spatial_2d)
+@lowers(aten.max_pool2d_with_indices_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def max_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])
@@ -176,7 +180,7 @@ def window_sum(cx: Context, x: Value, out: Sequence[int], kernel: Sequence[int],
     return ops.slice_(cx.b, total, [0] * 4, [*total.dims[:2], *out], [1] * 4)
 
 
-@lowers(aten.avg_pool2d.default, supports=_spatial_2d)
+@lowers(aten.avg_pool2d.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def avg_pool2d(cx: Context, node: Call) -> Value:
     b = cx.b
     x0 = cx.tensor(node.args[0])
@@ -190,7 +194,7 @@ def avg_pool2d(cx: Context, node: Call) -> Value:
     return ops.convert(b, ops.reshape(b, y, dims), out_type(node))
 
 
-@lowers(aten.avg_pool2d_backward.default, supports=_spatial_2d)
+@lowers(aten.avg_pool2d_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def avg_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])
@@ -230,7 +234,7 @@ def _contract_last_two(cx: Context, x: Value, wh: Value, ww: Value) -> Value:
     return ops.transpose(b, ops.reshape(b, y, [n, c, q, p]), [0, 1, 3, 2])
 
 
-@lowers(aten._adaptive_avg_pool2d.default, supports=_spatial_2d)
+@lowers(aten._adaptive_avg_pool2d.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def adaptive_avg_pool2d(cx: Context, node: Call) -> Value:
     x0 = cx.tensor(node.args[0])
     x = upcast(cx, as_4d(cx, x0))
@@ -241,7 +245,7 @@ def adaptive_avg_pool2d(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.reshape(cx.b, y, dims), out_type(node))
 
 
-@lowers(aten._adaptive_avg_pool2d_backward.default, supports=_spatial_2d)
+@lowers(aten._adaptive_avg_pool2d_backward.default, supports=_spatial_2d_any_batch, dynamic=FOLLOWS)
 def adaptive_avg_pool2d_backward(cx: Context, node: Call) -> Value:
     b = cx.b
     g0, x0 = cx.tensors(node.args[:2])

@@ -11,7 +11,7 @@ from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value
 from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
 from hlotools.torch.lowering.elementwise import upcast
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
 
@@ -44,11 +44,11 @@ def _sum(cx: Context, node: Call, mean: bool) -> Value:
     keep = bool(arg(node, 2, "keepdim", False))
     s = ops.reduce(cx.b, x, axes, "add", 0, keep)
     if mean:
-        s = ops.binary(cx.b, "divide", s, ops.constant(cx.b, _count(x, axes), s.dtype))
+        s = ops.binary(cx.b, "divide", s, cx.count(node.args[0], axes, s.dtype))
     return ops.convert(cx.b, s, ct)
 
 
-@lowers(aten.sum.dim_IntList)
+@lowers(aten.sum.dim_IntList, dynamic=FOLLOWS)
 def sum_(cx: Context, node: Call) -> Value:
     return _sum(cx, node, mean=False)
 
@@ -57,12 +57,12 @@ def _float_only(node: Call) -> str | None:
     return None if out_type(node)[0] in "fbc" else "integer input"
 
 
-@lowers(aten.mean.dim, aten.mean.default, supports=_float_only)
+@lowers(aten.mean.dim, aten.mean.default, supports=_float_only, dynamic=FOLLOWS)
 def mean(cx: Context, node: Call) -> Value:
     return _sum(cx, node, mean=True)
 
 
-@lowers(aten.prod.dim_int, aten.prod.default)
+@lowers(aten.prod.dim_int, aten.prod.default, dynamic=FOLLOWS)
 def prod(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
@@ -70,20 +70,37 @@ def prod(cx: Context, node: Call) -> Value:
     return ops.convert(cx.b, ops.reduce(cx.b, x, axes_of(x, dims), "multiply", 1, bool(arg(node, 2, "keepdim", False))), ct)
 
 
-@lowers(aten.amax.default, aten.amin.default)
+def _extreme(cx: Context, x: Value, axes: list[int], biggest: bool, keepdim: bool) -> Value:
+    """HLO's maximum/minimum propagate NaN, as torch's amax/amin/max/min do."""
+    init = LIMITS[x.dtype][0 if biggest else 1]
+    return ops.reduce(cx.b, x, axes, "maximum" if biggest else "minimum", init, keepdim)
+
+
+@lowers(aten.amax.default, aten.amin.default, dynamic=FOLLOWS)
 def amax(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
-    biggest = node.target == aten.amax.default
-    init = LIMITS[x.dtype][0 if biggest else 1]
-    return ops.reduce(cx.b, x, axes_of(x, arg(node, 1, "dim")), "maximum" if biggest else "minimum",
-                      init, bool(arg(node, 2, "keepdim", False)))
+    return _extreme(cx, x, axes_of(x, arg(node, 1, "dim")), node.target == aten.amax.default,
+                    bool(arg(node, 2, "keepdim", False)))
 
 
-@lowers(aten.any.dim, aten.any.default)
+def _not_empty(node: Call) -> str | None:
+    return None if node.args[0].meta["val"].numel() > 0 else "empty input"  # torch raises
+
+
+@lowers(aten.max.default, aten.min.default, supports=_not_empty, dynamic=FOLLOWS)
+def max_all(cx: Context, node: Call) -> Value:
+    """torch.max(x) without a dim: the extreme of every element (no index)."""
+    x = cx.tensor(node.args[0])
+    return _extreme(cx, x, list(range(x.rank)), node.target == aten.max.default, False)
+
+
+@lowers(aten.any.dim, aten.any.dims, aten.any.default, dynamic=FOLLOWS)
 def any_(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     nonzero = x if x.dtype == "pred" else ops.compare(cx.b, "NE", x, ops.constant(cx.b, 0, x.dtype))
     dims = None if node.target == aten.any.default else arg(node, 1, "dim")
+    if node.target == aten.any.dims and dims is not None and len(dims) == 0:
+        return ops.convert(cx.b, nonzero, out_type(node))  # any over no dims: each element's truth
     return ops.convert(cx.b, ops.reduce(cx.b, nonzero, axes_of(x, dims), "or", False,
                                         bool(arg(node, 2, "keepdim", False))), out_type(node))
 
@@ -186,7 +203,7 @@ def softmax_parts(cx: Context, x: Value, axis: int) -> tuple[Value, Value]:
     return shifted, total
 
 
-@lowers(aten._softmax.default, aten._log_softmax.default)
+@lowers(aten._softmax.default, aten._log_softmax.default, dynamic=FOLLOWS)
 def softmax(cx: Context, node: Call) -> Value:
     b = cx.b
     x = upcast(cx, cx.tensor(node.args[0]))

@@ -2,8 +2,12 @@
 
 Entries are registered by the family modules (elementwise.py, shape.py, ...) with
 `@lowers(aten.addmm.default, ...)`; an entry may carry `supports(node)`, which returns why it
-refuses an argument combination (None when it takes the node). The partitioner, the
-verbose report and the coverage test all read this one table."""
+refuses an argument combination (None when it takes the node), and `dynamic`, how it
+lowers at symbolic sizes: FOLLOWS (its result's dynamic sizes follow from its operands
+through XLA's dynamic dimension inference: it reads no dim as a number), SETS (its result
+takes sizes from its arguments, so each symbolic dim gets a set-dimension-size), or not at
+all (the node is refused at symbolic sizes and runs eagerly). The partitioner, the verbose
+report and the coverage test all read this one table."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -20,6 +24,7 @@ if TYPE_CHECKING:
 
 Build = Callable[["Context", "Call"], Any]
 Supports = Callable[["Call"], "str | None"]
+FOLLOWS, SETS = "follows", "sets"
 
 
 @dataclass(frozen=True)
@@ -27,17 +32,18 @@ class Lowering:
     op: torch._ops.OpOverload
     build: Build
     supports: Supports | None = None
+    dynamic: str = ""  # FOLLOWS, SETS or "" (static sizes only)
 
 
 TABLE: dict[Any, Lowering] = {}
 
 
-def lowers(*ops: Any, supports: Supports | None = None) -> Callable[[Build], Build]:
+def lowers(*ops: Any, supports: Supports | None = None, dynamic: str = "") -> Callable[[Build], Build]:
     def register(build: Build) -> Build:
         for op in ops:
             if op in TABLE:
                 raise AssertionError(f"{op} is lowered twice")
-            TABLE[op] = Lowering(op, build, supports)
+            TABLE[op] = Lowering(op, build, supports, dynamic)
         return build
     return register
 
@@ -51,10 +57,19 @@ def refusal(node: Call) -> str | None:
     for value in _tensors(node):
         if not dtypes.supported(value.dtype):
             return f"dtype {str(value.dtype).removeprefix('torch.')}"
+    if not entry.dynamic and _symbolic(node):
+        return "symbolic sizes (lowered at static sizes only)"
     try:
         return entry.supports(node) if entry.supports else None
     except Exception as e:  # a check that cannot read the node refuses it
         return f"arguments not understood ({type(e).__name__})"
+
+
+def _symbolic(node: Call) -> bool:
+    from hlotools.torch.symbolic import is_symbolic
+    sizes: list[Any] = [d for t in _tensors(node) for d in t.shape]
+    sizes += [a.meta.get("val") for a in node.all_input_nodes]
+    return any(is_symbolic(d) for d in sizes)
 
 
 def _tensors(node: Call) -> list[torch.Tensor]:

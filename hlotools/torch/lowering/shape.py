@@ -5,29 +5,40 @@ resolved them (-1 in view, expand's -1)."""
 from __future__ import annotations
 
 import torch
+from torch.fx import Node
 
-from hlotools.torch import ops
+from hlotools.torch import ops, symbolic
 from hlotools.torch.builder import Value
-from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
-from hlotools.torch.lowering.registry import lowers
+from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type, val
+from hlotools.torch.lowering.registry import FOLLOWS, SETS, lowers
 
 aten = torch.ops.aten
 
 
-@lowers(aten.view.default, aten.squeeze.dims, aten.unsqueeze.default)
+@lowers(aten.view.default, aten.squeeze.dims, aten.unsqueeze.default, dynamic=FOLLOWS)
 def view(cx: Context, node: Call) -> Value:
-    return ops.reshape(cx.b, cx.tensor(node.args[0]), out_dims(node))
+    """The reshape declares the result's symbolic dims dynamic: where a dynamic dim splits,
+    that says which part of it is dynamic (XLA's dynamic dimension inference reads it)."""
+    x, dims = cx.tensor(node.args[0]), out_dims(node)
+    if x.dims == dims:
+        return x
+    return cx.b.emit("reshape", [x], x.dtype, dims, dynamic=[symbolic.is_symbolic(d) for d in val(node).shape])
 
 
-@lowers(aten.permute.default)
+@lowers(aten.permute.default, dynamic=FOLLOWS)
 def permute(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     return ops.transpose(cx.b, x, [d % x.rank for d in node.args[1]])
 
 
-@lowers(aten.expand.default)
+@lowers(aten.expand.default, dynamic=FOLLOWS)
 def expand(cx: Context, node: Call) -> Value:
-    return ops.broadcast_to(cx.b, cx.tensor(node.args[0]), out_dims(node))
+    """Stretched and new dims take their sizes from the arguments; the others keep the operand's."""
+    x, dims = cx.tensor(node.args[0]), out_dims(node)
+    source = node.args[0].meta["val"].shape
+    offset = len(dims) - x.rank
+    stretched = [d for d in range(len(dims)) if d < offset or source[d - offset] != val(node).shape[d]]
+    return cx.set_sizes(ops.broadcast_to(cx.b, x, dims), val(node), stretched)
 
 
 def bounds(size: int, start: int | None, end: int | None, step: int) -> tuple[int, int]:
@@ -44,16 +55,47 @@ def _slice_dim(cx: Context, x: Value, dim: int, lo: int, hi: int, step: int) -> 
     return ops.slice_(cx.b, x, starts, limits, strides)
 
 
-@lowers(aten.slice.Tensor)
+def _static_step_and_start(node: Call) -> str | None:
+    """A symbolic end is a size (valid elements first); a symbolic start or step is not, nor
+    is a bound counted from the end of a symbolic dim (that end is its runtime size)."""
+    if any(isinstance(arg(node, i, k), Node) for i, k in ((2, "start"), (4, "step"))):
+        return "symbolic start or step"
+    if _from_symbolic_end(node, arg(node, 2, "start")):
+        return "a start counted from the end of a symbolic dim"
+    return None
+
+
+def _from_symbolic_end(node: Call, bound: object) -> bool:
+    """`bound` counts from the end of the sliced dim, and that dim is symbolic."""
+    shape = node.args[0].meta["val"].shape
+    dim = arg(node, 1, "dim", 0) % max(len(shape), 1)
+    return bool(shape) and symbolic.is_symbolic(shape[dim]) and isinstance(bound, int) and bound < 0
+
+
+@lowers(aten.slice.Tensor, supports=_static_step_and_start, dynamic=FOLLOWS)
 def slice_tensor(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     dim = arg(node, 1, "dim", 0) % max(x.rank, 1)
     step = arg(node, 4, "step", 1)
-    lo, hi = bounds(x.dims[dim], arg(node, 2, "start"), arg(node, 3, "end"), step)
-    return _slice_dim(cx, x, dim, lo, hi, step)
+    end = arg(node, 3, "end")
+    sized = isinstance(end, Node) or _from_symbolic_end(node, end)  # then the result's size is torch's
+    lo, hi = bounds(x.dims[dim], cx.number(arg(node, 2, "start")), None if sized else end, step)
+    if sized:  # torch's length at the bound
+        hi = lo + (out_dims(node)[dim] - 1) * step + 1 if out_dims(node)[dim] else lo
+    sliced = _slice_dim(cx, x, dim, lo, hi, step)
+    return cx.set_sizes(sliced, val(node), [dim]) if sized else sliced
 
 
-@lowers(aten.select.int)
+def _index_within(node: Call) -> str | None:
+    """An index into a symbolic dim counts from its start (from the end is its runtime size)."""
+    size = node.args[0].meta["val"].shape[node.args[1]]
+    index = node.args[2]
+    if isinstance(index, Node) or (symbolic.is_symbolic(size) and index < 0):
+        return "index from the end of a symbolic dim"
+    return None
+
+
+@lowers(aten.select.int, supports=_index_within, dynamic=FOLLOWS)
 def select_int(cx: Context, node: Call) -> Value:
     x = cx.tensor(node.args[0])
     dim = node.args[1] % x.rank
@@ -73,7 +115,7 @@ def split(cx: Context, node: Call) -> list[Value]:
     return pieces
 
 
-@lowers(aten.cat.default)
+@lowers(aten.cat.default, dynamic=FOLLOWS)
 def cat(cx: Context, node: Call) -> Value:
     ct = out_type(node)
     dims = out_dims(node)
@@ -82,6 +124,37 @@ def cat(cx: Context, node: Call) -> Value:
     if not values:
         return ops.full(cx.b, 0, ct, dims)
     return ops.concatenate(cx.b, values, arg(node, 1, "dim", 0) % len(dims))
+
+
+@lowers(aten.repeat.default)
+def repeat(cx: Context, node: Call) -> Value:
+    """x tiled repeats[i] times along dim i (leading repeats add dims): broadcast to
+    [r0, d0, r1, d1, ...], then merge each (r, d) pair."""
+    x, repeats = cx.tensor(node.args[0]), list(node.args[1])
+    dims = [1] * (len(repeats) - x.rank) + list(x.dims)
+    x = ops.reshape(cx.b, x, dims)
+    pairs = [n for r, d in zip(repeats, dims) for n in (r, d)]
+    tiled = ops.broadcast_in_dim(cx.b, x, pairs, list(range(1, len(pairs), 2)))
+    return ops.reshape(cx.b, tiled, out_dims(node))
+
+
+@lowers(aten.diagonal.default)
+def diagonal(cx: Context, node: Call) -> Value:
+    """The diagonal of dims (dim1, dim2), shifted by offset, as the last dim: those two dims
+    moved last and flattened, the diagonal is a strided slice of n*m elements (stride m+1)."""
+    x = cx.tensor(node.args[0])
+    offset = arg(node, 1, "offset", 0)
+    d1, d2 = arg(node, 2, "dim1", 0) % x.rank, arg(node, 3, "dim2", 1) % x.rank
+    rest = [d for d in range(x.rank) if d not in (d1, d2)]
+    dims = out_dims(node)
+    length = dims[-1]
+    n, m = x.dims[d1], x.dims[d2]
+    if length == 0:
+        return ops.full(cx.b, 0, x.dtype, dims)
+    moved = ops.transpose(cx.b, x, [*rest, d1, d2])
+    flat = ops.reshape(cx.b, moved, [*moved.dims[:-2], n * m])
+    start = offset if offset >= 0 else -offset * m
+    return _slice_dim(cx, flat, flat.rank - 1, start, start + (length - 1) * (m + 1) + 1, m + 1)
 
 
 @lowers(aten.flip.default)
@@ -125,22 +198,27 @@ def slice_scatter(cx: Context, node: Call) -> Value:
     return scatter_into_slice(cx, x, src, dim, lo, step)
 
 
-@lowers(aten.full.default, aten.full_like.default, aten.scalar_tensor.default)
+@lowers(aten.full.default, aten.full_like.default, aten.scalar_tensor.default, dynamic=SETS)
 def full(cx: Context, node: Call) -> Value:
     value = node.args[0] if node.target == aten.scalar_tensor.default else node.args[1]
     return ops.full(cx.b, value, out_type(node), out_dims(node))
 
 
-@lowers(aten.empty.memory_format)
+@lowers(aten.empty.memory_format, dynamic=SETS)
 def zeros(cx: Context, node: Call) -> Value:
     return ops.full(cx.b, 0, out_type(node), out_dims(node))
 
 
-@lowers(aten.arange.start_step)
+def _numeric_start_and_step(node: Call) -> str | None:
+    """A symbolic end only sets the length (the result's size); start and step are data."""
+    return None if isinstance(arg(node, 0, "start", 0), int | float) and \
+        isinstance(arg(node, 2, "step", 1), int | float) else "symbolic start or step"
+
+
+@lowers(aten.arange.start_step, supports=_numeric_start_and_step, dynamic=SETS)
 def arange(cx: Context, node: Call) -> Value:
     ct, dims = out_type(node), out_dims(node)
-    numbers = [a for a in node.args if isinstance(a, int | float)]
-    start, step = (0, 1) if len(numbers) == 1 else (numbers[0], numbers[2] if len(numbers) > 2 else 1)
+    start, step = arg(node, 0, "start", 0), arg(node, 2, "step", 1)
     work = "s64" if ct[0] in "su" else "f64"  # torch steps in its accumulate type
     i = ops.convert(cx.b, ops.iota(cx.b, "s64", dims, 0), work)
     y = ops.binary(cx.b, "add", ops.binary(cx.b, "multiply", i, ops.constant(cx.b, step, work)),
