@@ -8,8 +8,10 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.support.paths import SHARED
+
 XLA_PYTHON = Path.home() / ".cache/hlotools-xla-ref/venv/bin/python"
-XLA_REF = Path("/work/shared/tools/xla_ref.py")
+XLA_REF = SHARED / "tools" / "xla_ref.py"
 AVAILABLE = XLA_PYTHON.exists() and XLA_REF.exists()
 
 _DRIVER = r"""

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.support.paths import TESTDATA
+from tests.support.paths import SHARED, TESTDATA
 
 RECORDED = TESTDATA / "xla_conv" / "recorded.npz"
 Case = dict[str, Any]
@@ -202,7 +202,7 @@ CASES: dict[str, Case] = {
 
 def record() -> None:
     """Run every case through real XLA (xla_ref.py's venv) into RECORDED."""
-    sys.path.insert(0, "/work/shared/tools")
+    sys.path.insert(0, str(SHARED / "tools"))
     import ml_dtypes
     import xla_ref
     dtypes = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16}

@@ -19,7 +19,7 @@ from hlotools import evaluate
 from hlotools.passes.manager import ManagerOptions, run_pipeline
 from hlotools.passes.pipeline import parse_pipeline, preset_spec
 from tests.support.paths import SHARED
-from tests.xla.test_agreement_interp import XLA_PYTHON, XLA_REF, _xla_results
+from tests.support.xla_batch import AVAILABLE, run_in_xla
 
 Leaf = tuple[str, tuple[int, ...], str]
 MODES = ("interp", "interp-O2", "llvm-none", "llvm-O2")
@@ -195,7 +195,7 @@ def test_divide_by_constant_gives_xlas_bits_on_the_jax_corpus(name: str, leaf: i
 
 # ------------------------------------------------------------------ the table is XLA's
 @pytest.mark.slow
-@pytest.mark.skipif(not (XLA_PYTHON.exists() and XLA_REF.exists()), reason="no XLA reference venv")
+@pytest.mark.skipif(not AVAILABLE, reason="no XLA reference venv")
 def test_recorded_values_are_xlas(tmp_path: Path) -> None:
     """Every recorded output is what XLA gives today, for the case's text and for hlotools'
     printed text of it."""
@@ -208,7 +208,7 @@ def test_recorded_values_are_xlas(tmp_path: Path) -> None:
             (tmp_path / f"{stem}.hlo").write_text(body)
             np.savez(tmp_path / f"{stem}.in.npz", **arrays)
             files.append((name, tmp_path / f"{stem}.hlo"))
-    results = _xla_results([f for _, f in files])
+    results = run_in_xla([f for _, f in files])
     bad = [f"{f.name}: XLA gives {str(r)[:300]}" for (n, f), r in zip(files, results)
-           if not isinstance(r, list) or [data for _, data in r] != [leaf[2] for leaf in CASES[n][2]]]
+           if not isinstance(r, list) or [data for _, _, data in r] != [leaf[2] for leaf in CASES[n][2]]]
     assert not bad, "\n".join(bad)
