@@ -9,7 +9,6 @@ depends on the binding layer (and the compile cache can key on `target_descripti
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -33,13 +32,15 @@ def _initialise() -> None:
     # visible to the JIT's resolver (they are in the process, but not necessarily exported
     # through the handle llvmlite searches).
     # glibc's sonames first: dlopen finds them itself, while ctypes.util.find_library runs
-    # ldconfig (~8 ms, a third of a warm cached start).
+    # ldconfig (~8 ms, a third of a warm cached start). ctypes.util is imported only then:
+    # it imports subprocess (~2 ms of every cold compile, for a branch glibc never takes).
     for name in ("m", "c"):
         try:
             llvm.load_library_permanently(f"lib{name}.so.6")
             continue
         except RuntimeError:
             pass
+        import ctypes.util
         path = ctypes.util.find_library(name)
         if path:
             try:
