@@ -128,6 +128,10 @@ class InstructionFusion(HloPass):
                 # A wide fusion is re-queued after each fusion and re-tries all its operands:
                 # most are refused for good (dots, parameters), or while they have other users.
                 skip = refused_for_good.setdefault(consumer, set())
+                # A fusion at max-duplicated refuses every producer that would count while
+                # the producer has other users (refusal() asks the same, after costlier checks).
+                grown = builder.states.get(id(consumer))
+                full = bool(self.max_duplicated) and grown is not None and grown.duplicated >= self.max_duplicated
                 candidates = []
                 for o in unique([o for o in consumer.operands if o in pos and o not in skip]):
                     known = facts.get(o)
@@ -136,6 +140,8 @@ class InstructionFusion(HloPass):
                     elif known.early is not None or known.late is not None:
                         skip.add(o)  # the output-fusion exception between them: plain consumers only
                     elif known.duplication is None or len(o.users) == 1:  # (its one user: the consumer)
+                        if full and counts_as_duplicate(o) and any(u is not consumer for u in o.users):
+                            continue
                         candidates.append(o)
             else:
                 candidates = unique([o for o in consumer.operands if o in pos])

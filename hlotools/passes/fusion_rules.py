@@ -113,7 +113,9 @@ def effectively_at_most_unary(inst: Instruction) -> bool:
             continue
         if op.shape.is_array and sum(1 for d in op.shape.dims if d != 1) >= out_rank:
             large += 1
-    return large <= 1
+            if large > 1:  # (a wide fusion need not be scanned to the end)
+                return False
+    return True
 
 
 def index_preserving(user: Instruction) -> bool:
