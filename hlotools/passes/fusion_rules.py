@@ -106,6 +106,8 @@ def concat_too_wide(inst: Instruction) -> bool:
 def effectively_at_most_unary(inst: Instruction) -> bool:
     """XLA's EffectivelyAtMostUnary: at most one operand is 'large' (not a broadcast, an iota or
     a scalar constant, and of at least the result's true rank)."""
+    if len(inst.operands) < 2:  # (most instructions: no rank to count)
+        return True
     out_rank = sum(1 for d in inst.shape.dims if d != 1) if inst.shape.is_array else 0
     large = 0
     for op in inst.operands:
