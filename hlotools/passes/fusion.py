@@ -337,7 +337,7 @@ class InstructionFusion(HloPass):
             # |consumer's operands but the producer, and the producer's| without a set of a
             # wide fusion's operands per candidate (the producer is one of the consumer's)
             ops = consumer.operands
-            kept = len(unique(ops)) - 1
+            kept = (len(ops) if st.distinct_operands else len(unique(ops))) - 1
             added = sum(1 for o in unique(producer.operands) if o not in ops)
             if kept + added > self.max_operands:
                 return f"more than max-operands={self.max_operands}"
