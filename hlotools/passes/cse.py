@@ -139,9 +139,24 @@ def _cse_computation(rw: Rewriter, comp: Computation, keys: _Keys, ctx: PassCont
     seen: dict[tuple, Instruction] = {}
     merged: dict[int, Instruction] = {}  # id(duplicate) -> representative; uses move in one batch
     duplicates: list[Instruction] = []
+    # The full key (attributes, shape, literal) is built only for an instruction whose opcode
+    # and operands (as a multiset: commutative operands sort) some earlier one shares; a lone
+    # one is keyed later, when a second one arrives (its operands, before it in post-order,
+    # are merged by then, so its key is the same).
+    lone: dict[tuple, Instruction | None] = {}  # (opcode, |operands|, sum of ids) -> unkeyed first
     for inst in comp.post_order():
         if id(inst) in pinned or not is_candidate(inst, keys.effects):
             continue
+        ops = inst.operands
+        coarse = (inst.opcode, len(ops), sum([id(merged.get(id(o), o)) for o in ops]) if merged else
+                  sum(map(id, ops)))
+        if coarse not in lone:
+            lone[coarse] = inst
+            continue
+        alone = lone[coarse]
+        if alone is not None:
+            seen.setdefault(_instruction_key(alone, keys, merged), alone)
+            lone[coarse] = None
         key = _instruction_key(inst, keys, merged)
         first = seen.get(key)
         if first is None:

@@ -128,6 +128,10 @@ class InstructionFusion(HloPass):
                 # A wide fusion is re-queued after each fusion and re-tries all its operands:
                 # most are refused for good (dots, parameters), or while they have other users.
                 skip = refused_for_good.setdefault(consumer, set())
+                # A fusion at max-duplicated refuses every producer that would count while
+                # the producer has other users (refusal() asks the same, after costlier checks).
+                grown = builder.states.get(id(consumer))
+                full = bool(self.max_duplicated) and grown is not None and grown.duplicated >= self.max_duplicated
                 candidates = []
                 for o in unique([o for o in consumer.operands if o in pos and o not in skip]):
                     known = facts.get(o)
@@ -136,6 +140,8 @@ class InstructionFusion(HloPass):
                     elif known.early is not None or known.late is not None:
                         skip.add(o)  # the output-fusion exception between them: plain consumers only
                     elif known.duplication is None or len(o.users) == 1:  # (its one user: the consumer)
+                        if full and counts_as_duplicate(o) and any(u is not consumer for u in o.users):
+                            continue
                         candidates.append(o)
             else:
                 candidates = unique([o for o in consumer.operands if o in pos])
@@ -166,12 +172,14 @@ class InstructionFusion(HloPass):
 
     def refusal(self, builder: FusionBuilder, producer: Instruction, consumer: Instruction, comp: Computation,
                 pinned: set[int], no_dup: set[int], effects: SideEffects,
-                facts: dict[Instruction, _ProducerFacts] | None = None) -> str | None:
+                facts: dict[Instruction, _ProducerFacts] | None = None,
+                static: dict[Instruction, tuple] | None = None) -> str | None:
         """None if `producer` may be fused into `consumer`, else why not (XLA CPU's ShouldFuse).
-        `facts` memoises what depends on the producer alone (see _ProducerFacts)."""
+        `facts` memoises what depends on the producer alone (see _ProducerFacts); `static`,
+        while `no_dup` still grows, all of it but the duplication refusal."""
         known = facts.get(producer) if facts is not None else None
         if known is None:
-            known = self._producer_facts(producer, comp, pinned, no_dup, effects)
+            known = self._producer_facts(producer, comp, pinned, no_dup, effects, static)
             if facts is not None:
                 facts[producer] = known
         if known.early is not None:
@@ -212,7 +220,11 @@ class InstructionFusion(HloPass):
         return self._budget_refusal(st, producer, consumer)
 
     def _producer_facts(self, producer: Instruction, comp: Computation, pinned: set[int], no_dup: set[int],
-                        effects: SideEffects) -> _ProducerFacts:
+                        effects: SideEffects, static: dict[Instruction, tuple] | None = None) -> _ProducerFacts:
+        known = static.get(producer) if static is not None else None
+        if known is not None:
+            early, late, expensive = known
+            return _ProducerFacts(early, late, self._duplication_refusal(producer, no_dup), expensive)
         early = late = None
         if id(producer) in pinned:
             early = "control dependencies"
@@ -224,8 +236,10 @@ class InstructionFusion(HloPass):
             late = "merging fusions is off"
         elif concat_too_wide(producer):
             late = "concatenate with too many operands or along a long minor dimension"
-        return _ProducerFacts(early, late, self._duplication_refusal(producer, no_dup),
-                              _contains_expensive(producer))
+        expensive = _contains_expensive(producer)
+        if static is not None:
+            static[producer] = (early, late, expensive)
+        return _ProducerFacts(early, late, self._duplication_refusal(producer, no_dup), expensive)
 
     def _globally_unfusible(self, order: list[Instruction], pinned: set[int], comp: Computation,
                             effects: SideEffects, builder: FusionBuilder) -> set[int]:
@@ -247,6 +261,7 @@ class InstructionFusion(HloPass):
             below[id(inst)] = bits
         out: set[int] = set()
         cache: dict[tuple[int, int], bool] = {}
+        static: dict[Instruction, tuple] = {}  # the graph does not change here; `out` grows
 
         def takes_operands(c: Instruction) -> bool:  # the fusion loop's own consumer test
             return id(c) not in pinned and is_consumer_fusible(c) and not effects.instruction(c)
@@ -266,7 +281,7 @@ class InstructionFusion(HloPass):
                     if not (below.get(id(o), 0) >> bit) & 1:
                         continue  # not on a path from the producer
                     if id(o) in out or not takes_operands(c) or \
-                            self.refusal(builder, o, c, comp, pinned, out, effects) is not None:
+                            self.refusal(builder, o, c, comp, pinned, out, effects, None, static) is not None:
                         result = False
                         break
                     known = cache.get((id(producer), id(o)), None if o is not producer else True)
@@ -322,7 +337,7 @@ class InstructionFusion(HloPass):
             # |consumer's operands but the producer, and the producer's| without a set of a
             # wide fusion's operands per candidate (the producer is one of the consumer's)
             ops = consumer.operands
-            kept = len(unique(ops)) - 1
+            kept = (len(ops) if st.distinct_operands else len(unique(ops))) - 1
             added = sum(1 for o in unique(producer.operands) if o not in ops)
             if kept + added > self.max_operands:
                 return f"more than max-operands={self.max_operands}"

@@ -45,6 +45,9 @@ class FusionState:
     size: int = 0  # fused instructions, parameters excluded
     reductions: int = 0
     duplicated: int = 0  # fused producers that other users still read unfused (max-duplicated)
+    # No operand twice: true of the fusions built here (each producer's slots all go, new
+    # operands are appended only when absent), so the operand budget need not dedupe them.
+    distinct_operands: bool = True
 
     def operand_index(self, operand: Instruction) -> list[int]:
         ops = self.fusion.operands  # (instructions compare by identity: list.index is a C scan)
@@ -77,7 +80,8 @@ class FusionBuilder:
         st = self.states.get(id(fusion))
         if st is None:
             body = fusion.attrs["calls"]
-            st = FusionState(fusion, body, pending=False)
+            st = FusionState(fusion, body, pending=False,
+                             distinct_operands=len(set(map(id, fusion.operands))) == len(fusion.operands))
             self._analyse(st)
             self.states[id(fusion)] = st
         return st
@@ -119,7 +123,7 @@ class FusionBuilder:
 
     def single_state(self, consumer: Instruction) -> FusionState:
         """Facts for a consumer that is not a fusion yet (as if it were the root of one)."""
-        st = FusionState(consumer, None, pending=True)  # type: ignore[arg-type]
+        st = FusionState(consumer, None, pending=True, distinct_operands=False)  # type: ignore[arg-type]
         st.indices[id(consumer)] = frozenset([0])
         st.reused[id(consumer)] = False
         st.size = 1

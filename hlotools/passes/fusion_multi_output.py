@@ -62,6 +62,7 @@ def _sibling_groups(comp: Computation, max_operands: int, effects: SideEffects) 
     pinned.update(id(p) for i in order for p in i.control_predecessors)
     taken: set[int] = set()
     groups: list[Group] = []
+    exhausted: dict[int, int] = {}  # see _reaches
     for shared in order:
         if len(shared.users) < 2:
             continue
@@ -76,7 +77,7 @@ def _sibling_groups(comp: Computation, max_operands: int, effects: SideEffects) 
             if b.shape.dims != group[0].shape.dims:
                 continue
             more = operands | {id(o) for o in b.operands}
-            if len(more) > max_operands or any(_reaches(a, b, pos) for a in group):
+            if len(more) > max_operands or any(_reaches(a, b, pos, exhausted) for a in group):
                 continue
             group.append(b)
             operands = more
@@ -128,11 +129,15 @@ def _candidate(inst: Instruction, effects: SideEffects) -> bool:
     return is_elementwise(inst)
 
 
-def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
+def _reaches(a: Instruction, b: Instruction, pos: dict[int, int], exhausted: dict[int, int]) -> bool:
     """Is `b` reachable from `a` over user edges? `pos` holds positions in a topological order:
     instructions at or after b's position cannot lead to b and are not searched. A search past
-    SEARCH_BUDGET nodes counts as reaching."""
+    SEARCH_BUDGET nodes counts as reaching. Whatever the order of the search, that answer is
+    "b is among the nodes searched, or there are more than the budget": `exhausted` keeps, per
+    `a`, the lowest position whose search ran out, as any later position's search covers it."""
     limit = pos[id(b)]
+    if exhausted.get(id(a), limit + 1) <= limit:
+        return True
     stack = list(a.users)
     seen: set[int] = set()
     while stack:
@@ -143,6 +148,7 @@ def _reaches(a: Instruction, b: Instruction, pos: dict[int, int]) -> bool:
             continue
         seen.add(id(u))
         if len(seen) > SEARCH_BUDGET:
+            exhausted[id(a)] = limit
             return True
         p = pos.get(id(u))
         if p is not None and p >= limit:

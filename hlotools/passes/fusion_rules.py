@@ -106,14 +106,20 @@ def concat_too_wide(inst: Instruction) -> bool:
 def effectively_at_most_unary(inst: Instruction) -> bool:
     """XLA's EffectivelyAtMostUnary: at most one operand is 'large' (not a broadcast, an iota or
     a scalar constant, and of at least the result's true rank)."""
-    out_rank = sum(1 for d in inst.shape.dims if d != 1) if inst.shape.is_array else 0
+    if len(inst.operands) < 2:  # (unary ops: nothing to count)
+        return True
+    dims = inst.shape.dims
+    out_rank = len(dims) - dims.count(1) if inst.shape.is_array else 0  # (the dims that are not 1)
     large = 0
     for op in inst.operands:
         if op.opcode in ("broadcast", "iota") or is_scalar_constant(op):
             continue
-        if op.shape.is_array and sum(1 for d in op.shape.dims if d != 1) >= out_rank:
+        dims = op.shape.dims
+        if op.shape.is_array and len(dims) - dims.count(1) >= out_rank:
             large += 1
-    return large <= 1
+            if large > 1:  # (a wide fusion need not be scanned to the end)
+                return False
+    return True
 
 
 def index_preserving(user: Instruction) -> bool:

@@ -110,3 +110,40 @@ def test_cse_merges_thousands_of_duplicates_into_one() -> None:
     mult = const.users[0].users[0]
     assert len(mult.users) == n - 1  # every add (the first one twice: m0 + m1 -> m0 + m0)
     hlotools.verify_module(m)
+
+
+CSE_PAIRS = """HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[4] parameter(1)
+  s = f32[4] subtract(p, q)
+  a1 = f32[4] add(p, q)
+  t = f32[4] subtract(q, p)
+  a2 = f32[4] add(q, p)
+  e1 = f32[4] exponential(a1)
+  e2 = f32[4] exponential(a2)
+  b1 = f32[2,4] broadcast(e1), dimensions={1}
+  b2 = f32[4,2] broadcast(e2), dimensions={0}
+  ROOT r = (f32[4], f32[4], f32[2,4], f32[4,2]) tuple(s, t, b1, b2)
+}
+"""
+
+
+def test_cse_keys_only_instructions_sharing_opcode_and_operands(monkeypatch) -> None:
+    """The full key is built only when an earlier instruction has the same opcode and operand
+    multiset (then for both): commutative operands in either order, and merges that make two
+    users alike (the exponentials after the adds merge), still merge; same operands with
+    other attributes (the broadcasts) or operand order (the subtracts) do not."""
+    import hlotools.passes.cse as cse
+    keyed: list[str] = []
+    original = cse._instruction_key
+
+    def counting(inst, *rest):  # type: ignore[no-untyped-def]
+        keyed.append(inst.name)
+        return original(inst, *rest)
+
+    monkeypatch.setattr(cse, "_instruction_key", counting)
+    m = parse(CSE_PAIRS)
+    assert HloCSE().run(m, PassContext())
+    assert names(m) == ["p", "q", "s", "a1", "t", "e1", "b1", "b2", "r"]
+    assert sorted(keyed) == ["a1", "a2", "b1", "b2", "e1", "e2", "s", "t"]  # never p, q or r
