@@ -41,6 +41,7 @@ def hlotools_interp_backend(gm: GraphModule, example_inputs: list[Any],
 
 def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[str, Any] | None) -> Any:
     from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
     options = Options.of(given)
     check_inputs(gm, example_inputs)
 
@@ -48,6 +49,10 @@ def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[
         return lambda graph, inputs: compile_graph(graph, kind, options, side)
     backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
                            inference_compiler=compiler("inference"),
+                           # inductor's partitioner: views and cheap elementwise ops are recomputed in
+                           # the backward, not saved (aot_autograd's default saves x @ W.T's W.T, which
+                           # the forward then materialised as a transpose every step)
+                           partition_fn=min_cut_rematerialization_partition,
                            decompositions=decompositions.table())
     return backend(gm, example_inputs)
 
