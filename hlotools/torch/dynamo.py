@@ -40,16 +40,42 @@ def hlotools_interp_backend(gm: GraphModule, example_inputs: list[Any],
 
 
 def _backend(kind: str, gm: GraphModule, example_inputs: list[Any], given: dict[str, Any] | None) -> Any:
-    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
     options = Options.of(given)
     check_inputs(gm, example_inputs)
 
     def compiler(side: str) -> Callable[[GraphModule, list[Any]], Any]:
         return lambda graph, inputs: compile_graph(graph, kind, options, side)
-    backend = aot_autograd(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
-                           inference_compiler=compiler("inference"),
-                           decompositions=decompositions.table())
-    return backend(gm, example_inputs)
+    kwargs = dict(fw_compiler=compiler("forward"), bw_compiler=compiler("backward"),
+                  inference_compiler=compiler("inference"),
+                  # inductor's partitioner: views and cheap elementwise ops are recomputed in
+                  # the backward, not saved (aot_autograd's default saves x @ W.T's W.T, which
+                  # the forward then materialised as a transpose every step)
+                  partition_fn=min_cut_rematerialization_partition,
+                  decompositions=decompositions.table())
+    if any(isinstance(x, list | tuple | dict) for x in example_inputs):  # Dynamo's wrapper flattens them
+        from torch._dynamo.backends.common import aot_autograd
+        return aot_autograd(**kwargs)(gm, example_inputs)
+    return _aot(gm, example_inputs, kwargs)
+
+
+def _aot(gm: GraphModule, example_inputs: list[Any], kwargs: dict[str, Any]) -> Any:
+    """aot_module_simplified as torch._dynamo's aot_autograd backend wrapper calls it (Dynamo
+    traces neither the backward compiler nor what it returns, nor the compiled graph), without
+    the wrapper's import of torch._inductor.debug for its AOT logging: 0.2 s of every
+    process's first call."""
+    from torch._dynamo import disable
+    from torch._functorch import config as functorch_config
+    from torch._functorch.aot_autograd import aot_module_simplified
+    backward = kwargs["bw_compiler"]
+
+    def bw_compiler(graph: GraphModule, inputs: list[Any]) -> Any:
+        return disable(disable(backward, reason="do not trace backward compiler function")(graph, inputs),
+                       reason="do not trace generated backwards pass")
+    kwargs["bw_compiler"] = bw_compiler
+    with functorch_config.patch(cse=False):
+        compiled = aot_module_simplified(gm, example_inputs, **kwargs)
+    return disable(compiled, reason="do not trace AOT-compiled graph")
 
 
 def check_inputs(gm: GraphModule, example_inputs: list[Any]) -> None:

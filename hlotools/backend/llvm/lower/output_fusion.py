@@ -159,8 +159,9 @@ def _dot_grouping(d: Instruction, p: lower_gemm.Plan) -> Grouping:
     dd = p.dims
     nb = len(dd.batch)
     rank = len(d.shape.dims)
-    return Grouping(tuple(j for j, n in enumerate(dd.batch) if n > 1), tuple(range(nb, nb + len(dd.lfree))),
-                    tuple(range(nb + len(dd.lfree), rank)))
+    split = nb + len(dd.rfree if p.swapped else dd.lfree)  # the result's m dims, then its n dims
+    first, second = tuple(range(nb, split)), tuple(range(split, rank))
+    return Grouping(tuple(j for j, n in enumerate(dd.batch) if n > 1), *((second, first) if p.swapped else (first, second)))
 
 
 def _conv_grouping(d: Instruction, found: ConvFound) -> Grouping:

@@ -125,6 +125,35 @@ def test_transposed_contractions(kind: str) -> None:
     _check_dot(text, "f32", "km,nk->mn", (37, 21), (45, 37), kind)
 
 
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("batch,m,n,k,out_order", [((), 32, 100, 33, "row"), ((), 70, 70, 80, "row"),
+                                                   ((3,), 40, 57, 9, "row"), ((), 45, 1000, 7, "col")])
+def test_weight_transposed_dot_runs_swapped(t: str, batch: tuple[int, ...], m: int, n: int, k: int,
+                                            out_order: str) -> None:
+    """x @ W.T (rhs contracting its minor dim: torch's Linear) as C^T = W x^T, W read in
+    place as the kernel's A and only x packed; the result written through its strides."""
+    nb = len(batch)
+    bd = "lhs_batch_dims={0}, rhs_batch_dims={0}, " if nb else ""
+    lhs, rhs, out = (*batch, m, k), (*batch, n, k), (*batch, m, n)
+    text = dot_module(t, lhs, rhs, out, f"{bd}lhs_contracting_dims={{{nb + 1}}}, rhs_contracting_dims={{{nb + 1}}}",
+                      ("row", "row", out_order))
+    with gemm.generated_only():
+        p = gemm.plan(hlotools.parse_module(text).entry.root)  # type: ignore[union-attr]
+    assert p is not None and p.swapped and not p.a.packed and p.b.packed
+    _check_dot(text, t, "bmk,bnk->bmn" if nb else "mk,nk->mn", lhs, rhs, "generated")
+
+
+def test_few_rows_or_a_packed_weight_are_not_swapped() -> None:
+    """Fewer rows than a panel (they would become the kernel's columns) or more rows than
+    the weight has: B is packed as before."""
+    attrs = "lhs_contracting_dims={1}, rhs_contracting_dims={1}"
+    for m, n in ((3, 100), (200, 50)):
+        p = gemm.plan(hlotools.parse_module(dot_module("f32", (m, 16), (n, 16), (m, n), attrs)).entry.root)  # type: ignore[union-attr]
+        assert p is not None and not p.swapped and p.b.packed
+        _check_dot(dot_module("f32", (m, 16), (n, 16), (m, n), attrs), "f32", "mk,nk->mn", (m, 16), (n, 16),
+                   "generated")
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_batched_attention_shapes(t: str, kind: str) -> None:

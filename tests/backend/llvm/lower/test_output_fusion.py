@@ -219,6 +219,22 @@ def test_transposed_operands_and_column_major_result() -> None:
     run_case(case, exact=False, expect="epilogue", rtol=1e-4, atol=1e-5)
 
 
+def test_linear_layer_runs_swapped_with_per_column_bias_and_per_row_scale() -> None:
+    """x @ W.T (torch's Linear) runs as C^T = W x^T (lower/gemm.py's _swaps): the epilogue's
+    rows are then the result's columns, so a per-column bias and a per-row scale must land
+    on the right elements; 45 x 70 (ragged panels and row blocks either way)."""
+    s = "f32[45,70]"
+    case = Case(["f32[45,29]", "f32[70,29]", "f32[70]", "f32[45]"],
+                [_dot(s, attrs="lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+                 f"b = {s} broadcast(p2), dimensions={{1}}", f"e = {s} add(d, b)",
+                 f"c = {s} broadcast(p3), dimensions={{0}}", f"r = {s} multiply(e, c)"], s)
+    root = hlotools.parse_module(case.plain()).entry.root.operands[0].operands[0]
+    from hlotools.backend.llvm.lower.gemm import plan
+    p = plan(root)
+    assert p is not None and p.swapped
+    run_case(case, exact=False, expect="epilogue", rtol=1e-4, atol=1e-5)
+
+
 def test_attention_mask_select_of_a_pred_parameter() -> None:
     """Scores scaled, then select(mask, scores, -inf): a pred operand broadcast over the batch
     dims (bytes in memory), a scalar false value."""
