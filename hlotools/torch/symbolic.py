@@ -80,8 +80,12 @@ def bound(d: Any, bounds: Bounds) -> int:
 
 
 def values_at_call(gm: GraphModule, args: Sequence[Any]) -> dict[sympy.Symbol, int]:
-    """Each symbol's value in this call, read off the inputs that hold it as a whole dim."""
+    """Each symbol's value in this call: read off the inputs that hold it as a whole dim; a
+    symbol held only inside a size expression (`s//2` after a pooling that runs eagerly) gets
+    the least value whose expression reaches the input's size (sizes grow with their
+    symbols), so its bucket holds the call."""
     found: dict[sympy.Symbol, int] = {}
+    implied: list[tuple[sympy.Expr, int]] = []
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for node, value in zip(placeholders, args):
         val = node.meta.get("val")
@@ -91,17 +95,47 @@ def values_at_call(gm: GraphModule, args: Sequence[Any]) -> dict[sympy.Symbol, i
             for d, n in zip(val.shape, value.shape):
                 if isinstance(d, torch.SymInt) and isinstance(d.node.expr, sympy.Symbol):
                     found.setdefault(d.node.expr, int(n))
+                elif isinstance(d, torch.SymInt) and is_symbolic(d):
+                    implied.append((d.node.expr, int(n)))
+    for expr, n in implied:
+        free = [s for s in expr.free_symbols if s not in found]
+        if len(free) == 1:
+            known = expr.xreplace({s: sympy.Integer(v) for s, v in found.items()})
+            found[free[0]] = _least_reaching(known, free[0], n)
     return found
 
 
+def _least_reaching(expr: sympy.Expr, s: sympy.Symbol, n: int) -> int:
+    """The least v >= 1 with expr(v) >= n, for an expr non-decreasing in s (a size)."""
+    def at(v: int) -> int:
+        return int(expr.xreplace({s: sympy.Integer(v)}))
+    lo, hi = 1, 1
+    while at(hi) < n and hi < 2**31:
+        lo, hi = hi + 1, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if at(mid) < n else (lo, mid)
+    return lo
+
+
 def example_values(gm: GraphModule) -> dict[sympy.Symbol, int]:
-    """Each symbol's value in the example Dynamo traced with (its hint)."""
+    """Each symbol's value in the example Dynamo traced with (its hint), also for a symbol
+    that no input holds as a whole dim."""
     found: dict[sympy.Symbol, int] = {}
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             for d in _sizes_of(node.meta.get("val")):
-                if is_symbolic(d) and isinstance(d.node.expr, sympy.Symbol) and d.node.hint is not None:
+                if not is_symbolic(d):
+                    continue
+                if isinstance(d.node.expr, sympy.Symbol) and d.node.hint is not None:
                     found.setdefault(d.node.expr, int(d.node.hint))
+                env = d.node.shape_env  # (torch 2.13 renamed var_to_val backed_var_to_val)
+                hints = getattr(env, "backed_var_to_val", None)
+                if hints is None:
+                    hints = getattr(env, "var_to_val", {})
+                for s in d.node.expr.free_symbols:
+                    if s not in found and isinstance(hints.get(s), sympy.Integer):
+                        found[s] = int(hints[s])
     return found
 
 

@@ -243,3 +243,22 @@ def test_export_with_dim_max_runs_through_hlo_run_at_two_sizes(name: str, tmp_pa
         assert out.shape == tuple(x.shape[:-1]) + (out.shape[-1],)
         with torch.no_grad():
             assert_same(torch.from_numpy(out), model(x))
+
+
+def test_automatic_dynamic_sizes_held_only_inside_expressions() -> None:
+    """Two nn.Sequential models share Sequential.forward's code, so Dynamo's second trace makes
+    its sizes dynamic on its own; the convolution and pool run eagerly there, so the part after
+    them sees the spatial sizes only as `s//2`: their bounds come from the example's values,
+    and at a larger image from the least value reaching the input's size."""
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
+    cnn = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                              torch.nn.Flatten(), torch.nn.AdaptiveAvgPool1d(64), torch.nn.Linear(64, 10)).eval()
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", FallbackWarning)  # the convolution and pool run eagerly
+        x = torch.randn(2, 8)
+        torch.testing.assert_close(torch.compile(mlp, backend="hlotools")(x), mlp(x))
+        compiled = torch.compile(cnn, backend="hlotools")
+        for shape in ((2, 3, 8, 8), (3, 3, 16, 16)):
+            x = torch.randn(*shape)
+            torch.testing.assert_close(compiled(x), cnn(x))
