@@ -262,3 +262,27 @@ def test_automatic_dynamic_sizes_held_only_inside_expressions() -> None:
         for shape in ((2, 3, 8, 8), (3, 3, 16, 16)):
             x = torch.randn(*shape)
             torch.testing.assert_close(compiled(x), cnn(x))
+
+
+def _once_at_each_size(f: Any, make: Any, dim: int, monkeypatch: Any, sizes: tuple[int, ...] = SIZES) -> str:
+    """f compiled once (one module, no fallback: fresh_dynamo makes one an error) and equal
+    to eager at each size of `dim` of its inputs (make(n): the inputs at size n); the module."""
+    backend = Counted("llvm", monkeypatch)
+    compiled = torch.compile(f, backend=backend)
+    for n in sizes:
+        args = make(n)
+        if n == sizes[0]:
+            for a in args:
+                _marked(a, dim % a.dim())
+        assert_same(compiled(*args), f(*args))
+    assert (backend.calls, len(backend.modules)) == (1, 1)
+    return backend.modules[0]
+
+
+def test_layer_norm_over_a_dynamic_last_dim(monkeypatch: Any) -> None:
+    """The mean and variance count the runtime size of the normalized dim, not its bound."""
+    def f(x: Any, w: Any) -> Any:
+        return torch.nn.functional.layer_norm(x, x.shape[-1:], w, 1 - w, eps=1e-5)
+
+    module = _once_at_each_size(f, lambda n: (torch.randn(3, n), torch.randn(n)), -1, monkeypatch)
+    assert "f32[3,<=16] parameter(" in module

@@ -107,22 +107,16 @@ def _moved(cx: Context, running: Value, batch: Value, momentum: float) -> Value:
     return ops.convert(b, new, running.dtype)
 
 
-def _static_normalized_dims(node: Call) -> str | None:
-    """The mean and variance count the normalized dims: a symbolic one is not lowered."""
-    from hlotools.torch.symbolic import is_symbolic
-    shape = node.args[0].meta["val"].shape
-    return "symbolic normalized dims" if any(is_symbolic(d) for d in shape[len(shape) - len(node.args[1]):]) \
-        else None
-
-
-@lowers(aten.native_layer_norm.default, supports=_static_normalized_dims, dynamic=FOLLOWS)
+@lowers(aten.native_layer_norm.default, dynamic=FOLLOWS)
 def layer_norm(cx: Context, node: Call) -> list[Value]:
+    """The statistics count the normalized dims at run time (a symbolic one too: the padder
+    masks the reductions over it)."""
     b = cx.b
     x0 = cx.tensor(node.args[0])
     x = upcast(cx, x0)
     k = len(node.args[1])
     axes = list(range(x.rank - k, x.rank))
-    mean, var = moments(cx, x, axes)
+    mean, var = moments(cx, x, axes, cx.count(node.args[0], axes, x.dtype))
     rstd = _rstd(cx, var, float(node.args[4]))
     y = ops.binary(b, "multiply", ops.binary(b, "subtract", x, mean), rstd)
     for operand, opcode in ((node.args[2], "multiply"), (node.args[3], "add")):
