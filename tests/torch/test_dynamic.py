@@ -286,3 +286,13 @@ def test_layer_norm_over_a_dynamic_last_dim(monkeypatch: Any) -> None:
 
     module = _once_at_each_size(f, lambda n: (torch.randn(3, n), torch.randn(n)), -1, monkeypatch)
     assert "f32[3,<=16] parameter(" in module
+
+
+def test_var_and_var_mean_over_a_dynamic_dim(monkeypatch: Any) -> None:
+    """The divisor n - correction counts the runtime size (over the dynamic dim, all dims,
+    and a static dim of a dynamic-batch tensor)."""
+    def f(x: Any) -> Any:
+        v, m = torch.var_mean(x, dim=0)
+        return v, m, torch.var(x, dim=(0, 1), correction=0, keepdim=True), x.var(), x.var(1, correction=2)
+
+    _once_at_each_size(f, lambda n: (torch.randn(n, 4),), 0, monkeypatch)

@@ -26,7 +26,7 @@ logical_and logical_or logical_xor logical_not exp log log1p expm1 tanh sigmoid 
 ceil round abs neg sign sinh cosh asin acos atan asinh acosh atanh reciprocal nn.functional.relu nn.functional.gelu
 pow clamp where isnan clone view reshape permute expand squeeze unsqueeze flatten t transpose cat stack flip
 constant_pad_nd select split split_with_sizes select_scatter slice_scatter narrow full_like arange new_full
-sum mean prod amax amin max min argmax argmin any var softmax log_softmax cumsum mm addmm bmm baddbmm
+sum mean prod amax amin max min argmax argmin any var var_mean softmax log_softmax cumsum mm addmm bmm baddbmm
 nn.functional.conv1d nn.functional.conv2d nn.functional.conv_transpose2d nn.functional.max_pool2d
 nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.batch_norm nn.functional.layer_norm
 nn.functional.group_norm nn.functional.embedding gather scatter scatter_add index_put index_select

@@ -180,19 +180,35 @@ def argmax(cx: Context, node: Call) -> Value:
     return arg_extreme(cx, x, dim % x.rank, node.target == aten.argmax.default, keep)[1]
 
 
-@lowers(aten.var.correction, supports=_float_only)
-def var(cx: Context, node: Call) -> Value:
+def _var_mean(cx: Context, node: Call) -> tuple[Value, Value]:
+    """The count (and so the divisor n - correction) is the runtime size of a symbolic dim."""
     b = cx.b
     x = upcast(cx, cx.tensor(node.args[0]))
     axes = axes_of(x, arg(node, 1, "dim"))
     correction = node.kwargs.get("correction", 1)
     keep = bool(node.kwargs.get("keepdim", False))
-    n = _count(x, axes)
-    m = ops.binary(b, "divide", ops.reduce(b, x, axes, "add", 0, True), ops.constant(b, n, x.dtype))
+    n = cx.count(node.args[0], axes, x.dtype)
+    m = ops.binary(b, "divide", ops.reduce(b, x, axes, "add", 0, True), n)
     d = ops.binary(b, "subtract", x, m)
     s = ops.reduce(b, ops.binary(b, "multiply", d, d), axes, "add", 0, keep)
-    denom = max(n - (correction if correction is not None else 1), 0)
-    return ops.convert(b, ops.binary(b, "divide", s, ops.constant(b, denom, x.dtype)), out_type(node))
+    c = ops.constant(b, correction if correction is not None else 1, x.dtype)
+    denom = ops.binary(b, "maximum", ops.binary(b, "subtract", n, c), ops.constant(b, 0, x.dtype))
+    return ops.binary(b, "divide", s, denom), m if keep else ops.reshape(b, m, s.dims)
+
+
+@lowers(aten.var.correction, supports=_float_only, dynamic=FOLLOWS)
+def var(cx: Context, node: Call) -> Value:
+    return ops.convert(cx.b, _var_mean(cx, node)[0], out_type(node))
+
+
+def _float_input(node: Call) -> str | None:
+    return None if node.args[0].meta["val"].dtype.is_floating_point else "integer or complex input"
+
+
+@lowers(aten.var_mean.correction, supports=_float_input, dynamic=FOLLOWS)
+def var_mean(cx: Context, node: Call) -> list[Value]:
+    v, m = _var_mean(cx, node)
+    return [ops.convert(cx.b, v, out_type(node, 0)), ops.convert(cx.b, m, out_type(node, 1))]
 
 
 def softmax_parts(cx: Context, x: Value, axis: int) -> tuple[Value, Value]:
