@@ -296,3 +296,16 @@ def test_var_and_var_mean_over_a_dynamic_dim(monkeypatch: Any) -> None:
         return v, m, torch.var(x, dim=(0, 1), correction=0, keepdim=True), x.var(), x.var(1, correction=2)
 
     _once_at_each_size(f, lambda n: (torch.randn(n, 4),), 0, monkeypatch)
+
+
+def test_cumulative_sums_along_and_across_a_dynamic_dim(monkeypatch: Any) -> None:
+    """The window along the dynamic dim spans its bound; the padding is masked, so each
+    running sum or product holds exactly the valid elements up to it."""
+    def f(x: Any) -> Any:
+        return torch.cumsum(x, 0), torch.cumsum(x, 1), torch.cumprod(x, 0)
+
+    def g(k: Any) -> Any:  # (integers are padded with zeros, floats with NaN: one each)
+        return torch.cumsum(k, 0), torch.cumprod(k, 1)
+
+    _once_at_each_size(f, lambda n: (torch.randn(n, 3) * 0.5 + 1,), 0, monkeypatch)
+    _once_at_each_size(g, lambda n: (torch.randint(-5, 5, (n, 2)),), 0, monkeypatch)

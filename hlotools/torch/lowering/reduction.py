@@ -234,9 +234,11 @@ def softmax(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, out_type(node))
 
 
-@lowers(aten.cumsum.default, aten.cumprod.default)
+@lowers(aten.cumsum.default, aten.cumprod.default, dynamic=FOLLOWS)
 def cumulative(cx: Context, node: Call) -> Value:
-    """A running sum or product along dim: a reduce-window over the n elements up to each."""
+    """A running sum or product along dim: a reduce-window over the n elements up to each.
+    Along a dynamic dim n is its bound: the padder masks the padding with the init value and
+    the window up to element i < size still holds every valid element before it."""
     ct = out_type(node)
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
     if x.rank == 0:
