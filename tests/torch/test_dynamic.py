@@ -309,3 +309,11 @@ def test_cumulative_sums_along_and_across_a_dynamic_dim(monkeypatch: Any) -> Non
 
     _once_at_each_size(f, lambda n: (torch.randn(n, 3) * 0.5 + 1,), 0, monkeypatch)
     _once_at_each_size(g, lambda n: (torch.randint(-5, 5, (n, 2)),), 0, monkeypatch)
+
+
+def test_flip_of_a_dynamic_and_a_static_dim(monkeypatch: Any) -> None:
+    """Reversing the dynamic dim reverses its valid elements (the padding stays last)."""
+    def f(x: Any) -> Any:
+        return torch.flip(x, [1]), torch.flip(x, [0, 1]) * 2, torch.flip(x, [0]).sum(0)
+
+    _once_at_each_size(f, lambda n: (torch.randn(n, 3),), 0, monkeypatch)

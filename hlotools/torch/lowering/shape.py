@@ -157,8 +157,9 @@ def diagonal(cx: Context, node: Call) -> Value:
     return _slice_dim(cx, flat, flat.rank - 1, start, start + (length - 1) * (m + 1) + 1, m + 1)
 
 
-@lowers(aten.flip.default)
+@lowers(aten.flip.default, dynamic=FOLLOWS)
 def flip(cx: Context, node: Call) -> Value:
+    """A reverse; of a dynamic dim the padder reads x[size-1-i], so the valid elements stay first."""
     x = cx.tensor(node.args[0])
     axes = sorted({d % x.rank for d in node.args[1]})
     return cx.b.emit("reverse", [x], x.dtype, x.dims, f"dimensions={{{','.join(map(str, axes))}}}") if axes else x
