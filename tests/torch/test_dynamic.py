@@ -317,3 +317,13 @@ def test_flip_of_a_dynamic_and_a_static_dim(monkeypatch: Any) -> None:
         return torch.flip(x, [1]), torch.flip(x, [0, 1]) * 2, torch.flip(x, [0]).sum(0)
 
     _once_at_each_size(f, lambda n: (torch.randn(n, 3),), 0, monkeypatch)
+
+
+def test_constant_pad_of_a_dynamic_and_a_static_dim(monkeypatch: Any) -> None:
+    """The value lands right after the valid elements of the dynamic dim; negative pads crop."""
+    def f(x: Any) -> Any:
+        pad = torch.nn.functional.pad
+        return pad(x, (1, 2, 2, 1), value=3.0), pad(x, (0, 0, -1, 2)), pad(x, (0, 0, 2, -1)), \
+            pad(x, (-1, 1)), pad(x, (1, 1)).sum(0)
+
+    assert " pad(" in _once_at_each_size(f, lambda n: (torch.randn(n, 3),), 0, monkeypatch)

@@ -165,8 +165,15 @@ def flip(cx: Context, node: Call) -> Value:
     return cx.b.emit("reverse", [x], x.dtype, x.dims, f"dimensions={{{','.join(map(str, axes))}}}") if axes else x
 
 
-@lowers(aten.constant_pad_nd.default)
+def _numeric_pads(node: Call) -> str | None:
+    return None if all(isinstance(p, int) for p in arg(node, 1, "pad")) else "symbolic padding"
+
+
+@lowers(aten.constant_pad_nd.default, supports=_numeric_pads, dynamic=FOLLOWS)
 def constant_pad_nd(cx: Context, node: Call) -> Value:
+    """Of a dynamic dim the padder first fills its padding with the value, so the high pad
+    follows the valid elements (a negative pad crops: from the start, or from the bound's
+    end, past the valid ones)."""
     x = cx.tensor(node.args[0])
     pads = list(arg(node, 1, "pad"))
     low, high = [0] * x.rank, [0] * x.rank
