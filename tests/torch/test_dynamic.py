@@ -327,3 +327,11 @@ def test_constant_pad_of_a_dynamic_and_a_static_dim(monkeypatch: Any) -> None:
             pad(x, (-1, 1)), pad(x, (1, 1)).sum(0)
 
     assert " pad(" in _once_at_each_size(f, lambda n: (torch.randn(n, 3),), 0, monkeypatch)
+
+
+def test_split_along_a_static_dim_of_a_dynamic_batch(monkeypatch: Any) -> None:
+    def f(x: Any) -> Any:
+        a, b = torch.split(x, [2, 4], dim=1)
+        return a * 2, b.sum(1), *x.chunk(3, dim=1)
+
+    _once_at_each_size(f, lambda n: (torch.randn(n, 6),), 0, monkeypatch)

@@ -103,7 +103,17 @@ def select_int(cx: Context, node: Call) -> Value:
     return ops.reshape(cx.b, _slice_dim(cx, x, dim, index, index + 1, 1), out_dims(node))
 
 
-@lowers(aten.split_with_sizes.default)
+def _static_split_dim(node: Call) -> str | None:
+    """Along a static dim each piece is a slice keeping the dynamic dims whole; along a
+    symbolic one the pieces' sizes are sizes of it (not lowered)."""
+    shape = node.args[0].meta["val"].shape
+    dim = arg(node, 2, "dim", 0) % max(len(shape), 1)
+    if symbolic.is_symbolic(shape[dim]) or not all(isinstance(n, int) for n in node.args[1]):
+        return "a split along a symbolic dim"
+    return None
+
+
+@lowers(aten.split_with_sizes.default, supports=_static_split_dim, dynamic=FOLLOWS)
 def split(cx: Context, node: Call) -> list[Value]:
     x = cx.tensor(node.args[0])
     dim = arg(node, 2, "dim", 0) % x.rank
