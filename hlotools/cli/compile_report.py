@@ -34,7 +34,10 @@ class _ModuleLog:
     buffers: dict = field(default_factory=dict)
 
 
-def _measure(module: Module) -> dict:
+def module_counts(module: Module) -> dict:
+    """What the passes decide of a compile's size: instructions, kernels (fusions + unfused
+    non-trivial instructions) and the entry's peak live bytes in its order (the scheduling
+    pass's memory model). hlo-opt --json reports the same (cli/opt.py module_metrics)."""
     entry = module.entry
     return {"instructions": module.instruction_count(), "kernels": kernel_count(module),
             "peak_bytes": peak_bytes(entry, entry.instructions) if entry is not None else 0}
@@ -74,12 +77,12 @@ class ReportCollector:
             self.current = _ModuleLog(module.name, self.file)
             self.modules.append(self.current)
             self.current.points.append({"index": 0, "pass": "(input)", "ms": 0.0, "changed": False,
-                                        **_measure(module)})
+                                        **module_counts(module)})
             return
         assert self.current is not None
         self.current.points.append({"index": record.index, "pass": record.name + record.options,
                                     "ms": round(record.seconds * 1e3, 4), "changed": record.changed,
-                                    **_measure(module)})
+                                    **module_counts(module)})
 
     def finish(self, module: Module) -> None:
         """After the pipeline: the backend's buffer assignment of the result, if it compiles."""

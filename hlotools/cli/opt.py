@@ -146,12 +146,10 @@ def module_metrics(module: Module, report: PipelineReport | None) -> dict:
     the kernel count (fusions + unfused non-trivial instructions: passes/fusion_stats.py), the
     entry's peak live bytes in its order (the scheduling pass's memory model; hlo-run's
     peak_bytes is the backend's buffer assignment) and the passes' times."""
-    from hlotools.passes.fusion_stats import kernel_count
-    from hlotools.passes.scheduling import peak_bytes
-    entry = module.entry
-    doc: dict = {"module": module.name, "instructions": module.instruction_count(),
-                 "kernels": kernel_count(module),
-                 "peak_live_bytes": peak_bytes(entry, entry.instructions) if entry is not None else 0}
+    from hlotools.cli.compile_report import module_counts
+    counts = module_counts(module)
+    doc: dict = {"module": module.name, "instructions": counts["instructions"], "kernels": counts["kernels"],
+                 "peak_live_bytes": counts["peak_bytes"]}
     if report is not None:
         timing = report.to_json()
         doc["compile_ms"] = {"passes": timing["total_ms"]}
