@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -39,6 +39,7 @@ from hlotools.cli.common import (
 from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.cli.progress import Progress
 from hlotools.cli.split_input import SEPARATOR, check_no_separator, split_chunks
+from hlotools.cli.stoppable import stoppable_when, timeout_option
 from hlotools.errors import HloError
 from hlotools.ir.module import Module
 from hlotools.log import ENV, cli_logging, env_level
@@ -86,7 +87,8 @@ Dumps are written only for passes that changed the module (all with --dump-all).
 Exit status: 0 ok (--bisect-against: no pass changes the outputs), 1 bad input or a
 verifier failure after a pass (the message names FILE:LINE:COL or the pass), 2 bad usage
 (including an unknown pass name), 3 --bisect-against found the pass that changes the
-outputs, 70 internal error such as a crashing pass (add --debug for a traceback).
+outputs, 70 internal error such as a crashing pass (add --debug for a traceback), 124
+--timeout expired, 130 Ctrl-C.
 """
 
 
@@ -309,6 +311,7 @@ def _check_env() -> None:
                    "pass times (and its text, unless -o names a file); a dump folder's listing, "
                    "--xla-passes, and errors.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on a terminal.")
+@timeout_option("parsing, passes and printing, all files together")
 @version_option
 @click.option("-v", "--verbose", count=True,
               help=f"-v: info (passes run, times), -vv: debug (pass decisions), -vvv: trace (module "
@@ -316,15 +319,23 @@ def _check_env() -> None:
 @semantics_option
 @debug_option
 @click.pass_context
-def main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: str | None, split_input_file: bool,
-         no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
-         dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
-         print_changed: str | None, time_passes: str | None, time_passes_file: str | None, report: str | None,
-         report_file: str | None, bisect_limit: tuple[int, int | None] | None, bisect_against: str | None,
-         inputs: tuple[str, ...], seed: int | None, rtol: float | None, atol: float | None, dump_module: str | None,
-         stage: str | None, xla_passes: bool, as_json: bool, quiet: bool, verbose: int, debug: bool) -> None:
+def main(ctx: click.Context, timeout: float | None, **options: Any) -> None:
     """Parse, verify, optionally transform, and print HLO modules (FILE..., '-' for stdin, or an XLA
     dump folder: listed, or one file of it picked with --module/--stage)."""
+    stoppable_when(timeout, lambda: _main(ctx, **options), _doing("optimizing", options["input_files"]))
+
+
+def _doing(verb: str, files: tuple[str, ...]) -> str:
+    return f"{verb} {files[0]}" if len(files) == 1 and files[0] != "-" else verb
+
+
+def _main(ctx: click.Context, input_files: tuple[str, ...], output: str, style: str | None, split_input_file: bool,
+          no_verify: bool, pipeline: list[Step], level: str | None, print_pipeline: bool, verify_each: bool,
+          dump_dir: Path | None, dump_all: bool, dump_style: str, print_after_all: bool,
+          print_changed: str | None, time_passes: str | None, time_passes_file: str | None, report: str | None,
+          report_file: str | None, bisect_limit: tuple[int, int | None] | None, bisect_against: str | None,
+          inputs: tuple[str, ...], seed: int | None, rtol: float | None, atol: float | None, dump_module: str | None,
+          stage: str | None, xla_passes: bool, as_json: bool, quiet: bool, verbose: int, debug: bool) -> None:
     _check_env()
     given = ctx.get_parameter_source("pipeline") == click.core.ParameterSource.COMMANDLINE
     with cli_logging(verbose, always_show=("BISECT:",) if bisect_limit else ()):

@@ -42,6 +42,7 @@ from hlotools.cli.common import (
 )
 from hlotools.cli.dump_folder import dump_options, pick_input
 from hlotools.cli.report import Reporter, Timing
+from hlotools.cli.stoppable import timeout_option
 from hlotools.errors import HloError, HloUnsupportedError
 from hlotools.io.arrays import LeafSpec, check_array_sizes, parameter_leaves, result_leaves, shape_text
 from hlotools.io.summary import Summary, summarize
@@ -417,9 +418,7 @@ class RunCommand(VariadicCommand):
               is_eager=True,
               help="LLVM backend: the CPU to generate code for, as $HLOTOOLS_TARGET_CPU: host (default), "
                    "x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or an LLVM CPU name (one this host can run).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
-              help="Stop after S seconds (compiling or running), with a one-line message and exit 124. "
-                   "Ctrl-C stops a run at once too (exit 130), even inside generated code.")
+@timeout_option("compiling or running")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line on a terminal.")
 @semantics_option
 @debug_option

@@ -22,7 +22,22 @@ import click
 EXIT_TIMEOUT = 124
 EXIT_INTERRUPTED = 130
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 PROGRESS_AFTER_S = 0.5  # a spinner on a terminal once the work has taken this long
+
+
+def timeout_option(doing: str) -> Callable[[F], F]:
+    """--timeout S for every tool that can take long; `doing` says what the clock covers."""
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+                        help=f"Stop after S seconds ({doing}), with a one-line message and exit 124, as "
+                             "timeout(1). Ctrl-C stops at once too (exit 130), even inside generated code.")
+
+
+def stoppable_when(timeout: float | None, fn: Callable[[], T], what: str) -> T:
+    """fn() under run_stoppable when a --timeout was given; else directly (no worker thread)."""
+    if timeout is None:
+        return fn()
+    return run_stoppable(fn, timeout, quiet=True, what=what)
 
 
 def run_stoppable(fn: Callable[[], T], timeout: float | None = None, quiet: bool = False,

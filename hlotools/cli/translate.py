@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,6 +26,7 @@ from hlotools.cli.common import (
     write_output,
 )
 from hlotools.cli.dump_folder import dump_options, pick_input
+from hlotools.cli.stoppable import stoppable_when, timeout_option
 from hlotools.errors import HloError
 from hlotools.graph.dot import DotError, DotOptions, module_to_dot
 from hlotools.ir.module import Module
@@ -68,7 +70,7 @@ buffers (bytes, dims, layout, element storage) and the temp size.
 
 \b
 Exit status: 0 ok, 1 bad input (the message names FILE:LINE:COL), 2 bad usage,
-70 internal error (add --debug for a traceback).
+70 internal error (add --debug for a traceback), 124 --timeout expired, 130 Ctrl-C.
 """
 
 
@@ -105,14 +107,21 @@ def _check_emit(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
               help="dot: draw at most N nodes (entry computation first) and a note saying how many were left out.")
 @click.option("--no-verify", is_flag=True, help="Parse only: skip the verifier.")
+@timeout_option("parsing, passes and LLVM")
 @dump_options
 @version_option
 @debug_option
-def main(input_file: str, emit: str, output: str, style: str | None, target_triple: str | None, cpu: str | None,
-         features: str | None, function_name: str | None, collapse_fusions: bool, focus: str | None, radius: int | None,
-         max_nodes: int | None, no_verify: bool, dump_module: str | None, stage: str | None, debug: bool) -> None:
+def main(timeout: float | None, **options: Any) -> None:
     """Translate an HLO module (FILE, or '-' for standard input, or one file of an XLA dump folder:
     --module/--stage) to another form."""
+    name = options["input_file"]
+    stoppable_when(timeout, lambda: _translate(**options), f"translating {name}" if name != "-" else "translating")
+
+
+def _translate(input_file: str, emit: str, output: str, style: str | None, target_triple: str | None,
+               cpu: str | None, features: str | None, function_name: str | None, collapse_fusions: bool,
+               focus: str | None, radius: int | None, max_nodes: int | None, no_verify: bool,
+               dump_module: str | None, stage: str | None, debug: bool) -> None:
     if emit not in LLVM_FORMS and (target_triple or cpu or features or function_name):
         raise usage_error(f"--target-triple, --cpu, --features and --function-name apply to "
                           f"{', '.join(LLVM_FORMS)}, not --emit={emit}")
