@@ -16,7 +16,8 @@ What each side's cold compile holds: XLA's compile_s is client.compile_and_load 
 executable, the CPU client's creation included); importing jax (which loads XLA and its LLVM),
 XLA's parse and the HLO-to-StableHLO conversion are outside it. Ours is everything hlo-run's
 LLVM backend spends from the parsed module to a callable one: "load" (importing the backend's
-modules and llvmlite, which loads LLVM), keys and the cache, passes, codegen, LLVM, the link's
+and the passes' modules and llvmlite, which loads LLVM, and binding the runtime library's
+objects: native/load_clock.py), keys and the cache, passes, codegen, LLVM, the link's
 start; the parse is outside it. Both processes import numpy first, outside both. So the compile
 ratio compares the two without their library loads (ours minus "load"), and "+load" compares
 what a fresh process pays for its first compile: ours whole, XLA's with its jax import.

@@ -4,7 +4,8 @@ with its compile cache folder set ($HLOTOOLS_CACHE_DIR).
 - cold: a folder holding only the runtime library (worker pool, GEMM, convolution and
   reduce-window kernels, built once per machine like XLA's runtime inside its binary), so the
   process pays passes, codegen and LLVM; hlo-run reports those phases, 'load' (importing the
-  backend's modules and llvmlite, which loads LLVM: once per process, as XLA's jax import) and
+  backend's and the passes' modules and llvmlite, which loads LLVM, and binding the runtime
+  library: once per process, as XLA's jax import) and
   'cache' (keys, lookup, storing), and runs once. Its peak resident set is the compile's.
 - warm: a second process on the filled folder (its 'cache-load' is the warm start), running
   the module WARMUP times untimed, then `repeat` times: the multi-threaded run time (XLA's

@@ -70,8 +70,8 @@ def run_table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def compile_table(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["Compile (cold: a fresh process and compile cache, all of it: load, the backend's imports and "
-             "llvmlite's LLVM, once per process; other: keys, cache lookup and store, link; XLA s: its "
+    lines = ["Compile (cold: a fresh process and compile cache, all of it: load, the backend's and passes' imports, "
+             "llvmlite's LLVM and the runtime library's binding, once per process; other: keys, cache lookup and store, link; XLA s: its "
              "compile_and_load, its jax import apart; ratio: ours without load / XLA's; +load: ours / XLA's "
              "with its jax import; warm: a second process on the filled cache; peak: max RSS of the compiling "
              "process)", COMPILE_HEAD]

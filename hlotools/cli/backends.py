@@ -112,8 +112,8 @@ def _cache_phases(compiled: Any, total: float, load: float) -> tuple[dict[str, f
     """(phases, cache state, loader) from the timings the runtime and the cache recorded.
     A hit is one phase, cache-load: everything from the backend's imports to a callable
     module. A miss splits into load (`load`: the seconds load_clock timed, the backend's
-    modules and llvmlite's LLVM, paid once per process), cache (keys, the host's
-    description, lookup, storing, the runtime library's binding), passes, codegen, llvm
+    and the passes' modules, llvmlite's LLVM, the runtime library's binding: paid once per
+    process), cache (keys, the host's description, lookup, storing), passes, codegen, llvm
     and (when a shared library was made) link."""
     timings = getattr(compiled, "timings", None)
     extra: dict[str, float] = dict(getattr(timings, "extra", {}) or {})

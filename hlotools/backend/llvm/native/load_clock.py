@@ -1,7 +1,9 @@
-"""How long this process spent loading the LLVM backend: its Python modules and llvmlite (which
-loads LLVM's shared library). hlo-run reports it as the compile's "load" phase apart from
-the compile proper, because it is paid once per process (a second module compiled in the
-same process does not pay it), as XLA pays its library's load when jax is imported.
+"""How long this process spent loading the LLVM backend: its Python modules and the passes',
+llvmlite (which loads LLVM's shared library) and the runtime library's objects (GEMM,
+convolution, worker pool: runtime.py binds them into the JIT). hlo-run reports it as the
+compile's "load" phase apart from the compile proper, because it is paid once per process (a
+second module compiled in the same process does not pay it), as XLA pays for loading its
+library (its passes, LLVM and runtime inside) when jax is imported.
 
 `loading()` times a block of imports; nested and repeated blocks count once."""
 from __future__ import annotations
