@@ -132,7 +132,7 @@ def _ratios(row: dict[str, Any], xla_load: float | None) -> dict[str, float]:
             got[key] = a / b
     ours, theirs = row["ours"]["cold"].get("compile_s"), row["xla"].get("mt", {}).get("compile_s")
     if isinstance(ours, (int, float)) and isinstance(theirs, (int, float)) and theirs > 0:
-        got["compile"] = (ours - row["ours"]["cold"].get("load_s", 0.0)) / theirs
+        got["compile"] = row["ours"]["cold"]["compile_without_load_s"] / theirs
         if xla_load is not None:
             got["compile_load"] = ours / (theirs + xla_load)
     return got

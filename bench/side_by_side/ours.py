@@ -128,6 +128,7 @@ def _figures(child: Child) -> dict[str, object]:
         got["phases_s"] = phases
         got["compile_s"] = sum(phases.values())  # what the process paid, its load included
         got["load_s"] = phases.get("load", 0.0)
+        got["compile_without_load_s"] = got["compile_s"] - got["load_s"]  # XLA's compile_s is without its load
     if "run" in t:
         got.update(run_s_median=t["run"]["median_ms"] / 1e3, run_s_min=t["run"]["min_ms"] / 1e3,
                    repeat=t["run"]["runs"])
