@@ -18,8 +18,9 @@ XLA's parse and the HLO-to-StableHLO conversion are outside it. Ours is everythi
 LLVM backend spends from the parsed module to a callable one: "load" (importing the backend's
 and the passes' modules and llvmlite, which loads LLVM, and binding the runtime library's
 objects: native/load_clock.py), keys and the cache, passes, codegen, LLVM, the link's
-start; the parse is outside it. Both processes import numpy first, outside both. So the compile
-ratio compares the two without their library loads (ours minus "load"), and "+load" compares
+start; the parse is outside it, and so is the link itself (cc makes the shared library a warm
+start dlopens on a background thread; a cold hlo-run waits for it at exit). Both processes
+import numpy first, outside both. So the compile ratio compares the two without their library loads (ours minus "load"), and "+load" compares
 what a fresh process pays for its first compile: ours whole, XLA's with its jax import.
 
 --target-cpu CPU compiles both sides for another CPU this host can run (side_by_side/target.py:

@@ -71,10 +71,12 @@ def run_table(rows: list[dict[str, Any]]) -> list[str]:
 
 def compile_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["Compile (cold: a fresh process and compile cache, all of it: load, the backend's and passes' imports, "
-             "llvmlite's LLVM and the runtime library's binding, once per process; other: keys, cache lookup and store, link; XLA s: its "
+             "llvmlite's LLVM and the runtime library's binding, once per process; other: keys, cache lookup "
+             "and store, the link's start; XLA s: its "
              "compile_and_load, its jax import apart; ratio: ours without load / XLA's; +load: ours / XLA's "
              "with its jax import; warm: a second process on the filled cache; peak: max RSS of the compiling "
-             "process)", COMPILE_HEAD]
+             "process. Not in our figures: the shared library's link for the next process (cc, in the "
+             "background after the compile; a cold hlo-run waits for it at exit))", COMPILE_HEAD]
     for r in rows:
         ph = _fig(r, "ours", "cold", "phases_s") or {}
         other = sum(v for k, v in ph.items() if k not in ("load", "passes", "codegen", "llvm")) if ph else None
