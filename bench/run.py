@@ -6,10 +6,22 @@ XLA through ../shared/tools/xla_ref.py in the reference venv ($XLA_REF_VENV, def
 ~/.cache/hlotools-xla-ref/venv, made by ../shared/tools/setup-ref.sh; without it the XLA columns
 stay empty and a note says so). Per module: run median and min, multi-threaded and on one
 thread (HLOTOOLS_NUM_THREADS=1 / xla_ref --single-thread, each on one CPU); hlotools' cold
-compile and its phases, the same for XLA, the warm start (a second process on the filled compile
+compile and its phases, XLA's compile, the warm start (a second process on the filled compile
 cache) and the compiling process's peak memory; whether the outputs agree with XLA's; ratios
 hlotools/XLA and their geometric means. Once per run: the host CPU, the one-time runtime library,
-the start-up of whole `hlo-opt` / `hlo-run` processes on a small module, the run's own duration.
+XLA's library load (the jax import), the start-up of whole `hlo-opt` / `hlo-run` processes on a
+small module, the run's own duration.
+
+What each side's cold compile holds: XLA's compile_s is client.compile_and_load (StableHLO to an
+executable, the CPU client's creation included); importing jax (which loads XLA and its LLVM),
+XLA's parse and the HLO-to-StableHLO conversion are outside it. Ours is everything hlo-run's
+LLVM backend spends from the parsed module to a callable one: "load" (importing the backend's
+and the passes' modules and llvmlite, which loads LLVM, and binding the runtime library's
+objects: native/load_clock.py), keys and the cache, passes, codegen, LLVM, the link's
+start; the parse is outside it, and so is the link itself (cc makes the shared library a warm
+start dlopens on a background thread; a cold hlo-run waits for it at exit). Both processes
+import numpy first, outside both. So the compile ratio compares the two without their library loads (ours minus "load"), and "+load" compares
+what a fresh process pays for its first compile: ours whole, XLA's with its jax import.
 
 --target-cpu CPU compiles both sides for another CPU this host can run (side_by_side/target.py:
 hlotools' HLOTOOLS_TARGET_CPU, XLA's --xla_cpu_max_isa), e.g. x86-64-v3 for an AVX2 + FMA host.
@@ -74,7 +86,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def measure(case: catalog.Case, args: argparse.Namespace, target: Target, python: Path | None,
-            seed: Path | None, work: Path, say_err: Any) -> dict[str, Any]:
+            seed: Path | None, work: Path, say_err: Any, xla_load: float | None) -> dict[str, Any]:
     """Every figure of one module (a dict of dicts of seconds, the table's row)."""
     budget = args.compile_timeout + args.run_timeout
     row: dict[str, Any] = {"module": case.name, "source": case.source, "file": str(case.hlo),
@@ -100,7 +112,7 @@ def measure(case: catalog.Case, args: argparse.Namespace, target: Target, python
             row["xla"]["st"] = xla.measure(python, case, inputs, args.repeat, budget, target, True)
     if mine.is_file() and theirs.is_file() and inputs is not None:
         row["agree"] = agree.compare(mine, theirs)
-    row["ratios"] = _ratios(row)
+    row["ratios"] = _ratios(row, xla_load)
     say_err(f"  {case.name}: " + _progress(row))
     return row
 
@@ -109,15 +121,21 @@ def _first_cpu() -> int:
     return min(os.sched_getaffinity(0))
 
 
-def _ratios(row: dict[str, Any]) -> dict[str, float]:
+def _ratios(row: dict[str, Any], xla_load: float | None) -> dict[str, float]:
+    """hlotools/XLA: run times, and the cold compile without both sides' library loads
+    ("compile") and with them ("compile_load": what a fresh process pays)."""
     got = {}
     for key, mode, fig in (("run", "mt", "run_s_median"), ("run_st", "st", "run_s_median"),
-                           ("run_min", "mt", "run_s_min"), ("run_st_min", "st", "run_s_min"),
-                           ("compile", None, "compile_s")):
-        a = row["ours"].get(mode or "cold", {}).get(fig)
-        b = row["xla"].get(mode or "mt", {}).get(fig)
+                           ("run_min", "mt", "run_s_min"), ("run_st_min", "st", "run_s_min")):
+        a = row["ours"].get(mode, {}).get(fig)
+        b = row["xla"].get(mode, {}).get(fig)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b > 0:
             got[key] = a / b
+    ours, theirs = row["ours"]["cold"].get("compile_s"), row["xla"].get("mt", {}).get("compile_s")
+    if isinstance(ours, (int, float)) and isinstance(theirs, (int, float)) and theirs > 0:
+        got["compile"] = row["ours"]["cold"]["compile_without_load_s"] / theirs
+        if xla_load is not None:
+            got["compile_load"] = ours / (theirs + xla_load)
     return got
 
 
@@ -171,10 +189,15 @@ def main(argv: list[str] | None = None) -> int:
             report["startup"] = start_up
             say("start-up, whole processes (median of 5): " + ", ".join(
                 f"{STARTUP_LABELS[k]} {v * 1e3:.0f} ms" for k, v in start_up.items()))
+        xla_load = xla.load(python, 5, args.run_timeout, target) if python is not None and not args.dry else None
+        report["xla_load_s"] = xla_load
+        if xla_load is not None:
+            say(f"XLA's library load (import jax and jaxlib after numpy; median of 5 processes): "
+                f"{xla_load * 1e3:.0f} ms, once per process: outside its compile figures, in '+load'")
         say_err(f"measuring {len(cases)} modules (repeat {args.repeat}, budget "
                 f"{args.compile_timeout + args.run_timeout:.0f} s a process)")
         for case in cases:
-            report["rows"].append(measure(case, args, target, python, seed, work, say_err))
+            report["rows"].append(measure(case, args, target, python, seed, work, say_err, xla_load))
     rows = report["rows"]
     say()
     for line in table.run_table(rows):

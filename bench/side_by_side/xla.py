@@ -1,11 +1,14 @@
 """Real XLA, live: ../shared/tools/xla_ref.py run in the reference venv (setup-ref.sh) on the same
 module file and inputs as hlotools, multi-threaded and with --single-thread (one CPU, Eigen's
-threading off). Its compile_s is XLA's own compile (StableHLO to executable): the jax import,
-XLA's parse and the HLO-to-StableHLO conversion are reported apart."""
+threading off). Its compile_s is XLA's own compile (StableHLO to executable, the CPU client's
+creation included): the jax import, XLA's parse and the HLO-to-StableHLO conversion are not in
+it. The import (jax and jaxlib, which loads XLA and its LLVM) is measured apart, once per run
+(`load`): a process pays it once, before its first compile, as hlotools' "load" phase."""
 from __future__ import annotations
 
 import json
 import os
+import statistics
 from pathlib import Path
 
 from .catalog import Case
@@ -26,6 +29,38 @@ def venv_python() -> tuple[Path | None, str]:
     if not XLA_REF.is_file():
         return None, f"no {XLA_REF}"
     return python, ""
+
+
+# What xla_ref.py's _load_jax does before XLA's first parse, timed after numpy (which both sides'
+# processes import before their compile).
+LOAD = """
+import time
+import numpy
+t0 = time.perf_counter()
+import jax
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_enable_x64", True)
+from jaxlib import _hlo, _jax
+try:
+    from jaxlib import lapack
+    lapack._lapack.initialize()
+except Exception:
+    pass
+print(time.perf_counter() - t0)
+"""
+
+
+def load(python: Path, repeat: int, timeout: float, target: Target) -> float | None:
+    """Seconds of XLA's library load in a fresh process (the median of `repeat` processes), or
+    None when the reference venv cannot say."""
+    times = []
+    for _ in range(repeat):
+        child = run_child([str(python), "-c", LOAD], timeout=timeout, env=target.xla_env(dict(os.environ)))
+        try:
+            times.append(float(child.stdout.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            return None
+    return statistics.median(times)
 
 
 def random_inputs(python: Path, case: Case, out: Path, timeout: float, target: Target) -> Path | None:

@@ -17,7 +17,7 @@ from hlotools.io.summary import Summary
 @dataclass
 class Timing:
     """The measured seconds of one phase (one entry per repetition)."""
-    phase: str  # parse | cache | passes | codegen | llvm | link | cache-load | compile | run
+    phase: str  # parse | load | cache | passes | codegen | llvm | link | cache-load | compile | run
     seconds: list[float]
 
     @property

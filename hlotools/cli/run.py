@@ -393,8 +393,8 @@ class RunCommand(VariadicCommand):
                    "--backend=llvm that refusal is an error (exit 1).")
 @click.option("--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Parse and run N times and report the times (median, min): parse, the compile "
-                   "phases (passes, codegen, llvm; measured once, or cache-load when the compile "
-                   "cache hit, said explicitly) and run.")
+                   "phases (load, cache, passes, codegen, llvm, link; measured once, or cache-load "
+                   "when the compile cache hit, said explicitly) and run.")
 @click.option("--warmup", type=click.IntRange(min=0), default=0, metavar="N",
               help="Run N more times first, untimed (with --repeat: the first calls of a process "
                    "fault in the arena and start the worker threads; xla_ref's --warmup alike).")

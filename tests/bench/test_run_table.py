@@ -110,8 +110,35 @@ def test_host_target_passes_no_cap(tmp_path: Path) -> None:
     assert doc["rows"][0]["ours"]["cold"]["target_cpu"] == doc["target"]["llvm_cpu"] != "x86-64-v3"
 
 
+def test_compile_ratio_leaves_out_both_library_loads(tmp_path: Path) -> None:
+    """XLA's compile_s is without its jax import, so the ratio is ours without our "load"
+    phase; --dry measures no XLA load, so there is no '+load' ratio."""
+    venv, _ = _fake_xla_venv(tmp_path)
+    r = _dry(tmp_path, venv=venv)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "report.json").read_text())
+    cold = doc["rows"][0]["ours"]["cold"]
+    assert cold["phases_s"]["load"] == cold["load_s"] > 0  # llvmlite's import, at least
+    assert cold["compile_without_load_s"] == cold["compile_s"] - cold["load_s"]
+    assert doc["rows"][0]["ratios"]["compile"] == cold["compile_without_load_s"] / 0.1
+    assert "compile_load" not in doc["rows"][0]["ratios"] and doc["xla_load_s"] is None
+    assert any("+load" in line and line.startswith("module ") for line in r.stdout.splitlines())
+
+
 def test_unknown_target_is_one_line_usage_error(tmp_path: Path) -> None:
     r = _dry(tmp_path, "--target-cpu", "no-such-cpu")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [r.stderr.strip()]
     assert r.stderr.startswith("bench/run.py: --target-cpu no-such-cpu: HLOTOOLS_TARGET_CPU=no-such-cpu: ")
+
+
+def test_plus_load_ratio_adds_xla_load_to_its_compile() -> None:
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        from run import _ratios  # bench/run.py
+    finally:
+        sys.path.remove(str(RUN.parent))
+    row = {"ours": {"cold": {"compile_s": 0.3, "load_s": 0.1, "compile_without_load_s": 0.2}},
+           "xla": {"mt": {"compile_s": 0.05}}}
+    got = _ratios(row, 0.45)
+    assert got["compile"] == 0.2 / 0.05 and got["compile_load"] == 0.3 / 0.5

@@ -41,7 +41,7 @@ ENTRY main {
 }
 """
 CAN_LINK = shared_library.enabled() and shared_library.c_compiler() is not None
-COLD = {"parse", "cache", "passes", "codegen", "llvm", "run"} | ({"link"} if CAN_LINK else set())
+COLD = {"parse", "load", "cache", "passes", "codegen", "llvm", "run"} | ({"link"} if CAN_LINK else set())
 NO_CACHE = {"parse", "passes", "codegen", "llvm", "run"}
 WARM = {"parse", "cache-load", "run"}
 
@@ -134,7 +134,7 @@ def test_repeat_table_names_every_phase(cache_dir: Path) -> None:
     cold = invoke([MLP, "--random", "0", "--repeat", "2"]).stdout.splitlines()
     at = cold.index("compile: cold (compile cache miss: passes, codegen and LLVM ran; the result is stored)")
     phases = [line.split(":")[0] for line in cold[at + 1:]]
-    assert phases == ["time parse", "time cache", "time passes", "time codegen", "time llvm"] + \
+    assert phases == ["time parse", "time load", "time cache", "time passes", "time codegen", "time llvm"] + \
         (["time link"] if CAN_LINK else []) + ["time run"]
     assert cold[-1].endswith("(2 runs)") and cold[at + 3].endswith("(1 run)")
     warm = invoke([MLP, "--random", "0", "--repeat", "2"]).stdout.splitlines()

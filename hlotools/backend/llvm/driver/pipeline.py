@@ -55,8 +55,11 @@ def optimise_module(module: Module, preset: str = "O2") -> Module:
     spec = backend_pipeline(preset)
     if not spec:
         return module
-    from hlotools.passes.manager import run_pipeline
-    from hlotools.passes.pipeline import parse_pipeline
+    from hlotools.backend.llvm.native.load_clock import loading
+    with loading():  # the passes' modules, imported once per process: hlo-run's "load" phase
+        from hlotools.passes.manager import run_pipeline
+        from hlotools.passes.pipeline import parse_pipeline
+        passes = parse_pipeline(spec)
     copy = module.clone()  # what parse(print(module)) builds, without the text (~5x faster)
-    run_pipeline(copy, parse_pipeline(spec))
+    run_pipeline(copy, passes)
     return copy

@@ -67,15 +67,17 @@ class CompiledModule(EntryCaller):
         that (CompileCache.link_later), as only a later process reads them. With
         `kernel_fields` (what besides a kernel's structure its code depends on: the compile
         options) kernels' objects are looked up in and stored into `runtime_cache` one by one."""
-        from hlotools.backend.llvm import lower
-        from hlotools.backend.llvm.codegen import module as codegen
-        from hlotools.backend.llvm.driver.compile import collector_paused
-        from hlotools.backend.llvm.kernels import library as runtime_library
-        from hlotools.backend.llvm.lower.gemm import blas_enabled
-        from hlotools.backend.llvm.native import jit
-        from hlotools.backend.llvm.native.objfile import pack
+        from hlotools.backend.llvm.native import load_clock
+        with load_clock.loading():  # the backend's modules and llvmlite: hlo-run's "load" phase
+            from hlotools.backend.llvm import lower
+            from hlotools.backend.llvm.codegen import module as codegen
+            from hlotools.backend.llvm.driver.compile import collector_paused
+            from hlotools.backend.llvm.kernels import library as runtime_library
+            from hlotools.backend.llvm.lower.gemm import blas_enabled
+            from hlotools.backend.llvm.native import jit
+            from hlotools.backend.llvm.native.objfile import pack
+            lower.load()
         t0 = time.perf_counter()
-        lower.load()
         store = KernelStore(runtime_cache if kernel_fields is not None else None, kernel_fields or {})
         kernel_jobs: dict[str, tuple[str, int, bool]] = {}
         with jit.ObjectPool(compile_threads()) as pool:
@@ -105,7 +107,9 @@ class CompiledModule(EntryCaller):
             self.runtime_groups = sorted(groups)
             t1 = time.perf_counter()
             loading = [g for g in self.runtime_groups if runtime_library.get(g) is None]
-            runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)  # before the JIT resolves symbols
+            # before the JIT resolves symbols; once per process, as XLA's runtime comes with its library
+            with load_clock.loading():
+                runtime_s = runtime_library.ensure(self.runtime_groups, runtime_cache if loading else None)
             t2 = time.perf_counter()
             entry_job = (self.entry_ir, llvm_level(ir_module, opt_level), True)
             pool.submit("", *entry_job)

@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-import llvmlite
-import llvmlite.binding as llvm
-
+from hlotools.backend.llvm.native.load_clock import loading
 from hlotools.errors import HloUnsupportedError
+
+with loading():  # LLVM's shared library: hlo-run's "load" phase
+    import llvmlite
+    import llvmlite.binding as llvm
 
 _LOCK = threading.Lock()
 
