@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
 from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, strides
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     pass
@@ -74,35 +76,69 @@ def _transpose(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 @elemental("reshape", "bitcast")
 def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
-    """Row-major linear index of the result -> row-major index of the operand (a bitcast
-    between different layouts goes through the physical order instead)."""
+    """The element at the same row-major linear index of the operand (a bitcast between
+    layouts: at the same physical offset). The index maps dim group by dim group
+    (_regrouped), so a minor dim both shapes share stays the loop's own variable: no
+    urem/udiv on the dim a loop vectorises along."""
     b = gen.b
     src_shape = inst.operands[0].shape
     buffer = gen.buffer_shape(inst.operands[0])
     if buffer is not None and (buffer.dims != src_shape.dims or not src_shape.dims or not inst.shape.dims):
         buffer = None
     if inst.opcode == "bitcast" and inst.shape.layout is not None and src_shape.layout is not None:
-        from hlotools.backend.llvm.llvm_ir.loops import delinearize, linear_index
+        from hlotools.backend.llvm.llvm_ir.loops import linear_index
         offset = linear_index(b, inst.shape, index)  # the physical order is the bitcast's
         if buffer is not None and strides(buffer) == strides(src_shape):
             return _bitcast_element(gen, inst, FlatIndex.offset_only(offset, buffer))  # a load at that offset
-        return _bitcast_element(gen, inst, delinearize(b, src_shape, offset))
-    linear: ir.Value = c64(0)
-    for d, n in enumerate(inst.shape.dims):
-        linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
+        src = _regrouped(b, inst.shape, index, src_shape, layout_of(inst.shape), layout_of(src_shape))
+        return _bitcast_element(gen, inst, FlatIndex(src, offset, src_shape))
+    row_major = list(range(len(inst.shape.dims) - 1, -1, -1))
+    if isinstance(index, FlatIndex) and index.dims == inst.shape.dims and list(index.layout) == row_major:
+        linear = index.linear  # the offset in a row-major layout is the row-major linear index
+    else:
+        linear = c64(0)
+        for d, n in enumerate(inst.shape.dims):
+            linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
     if buffer is not None and strides(buffer) == _row_major_strides(src_shape.dims):
         return _bitcast_element(gen, inst, FlatIndex.offset_only(linear, buffer))  # a load at that offset
-    out: list[ir.Value] = [c64(0)] * len(src_shape.dims)
-    for d in range(len(src_shape.dims) - 1, -1, -1):
-        n = src_shape.dims[d]
-        if n == 1:
-            continue
-        if d == 0:
-            out[d] = linear
-        else:
-            out[d] = index_op(b, "urem", linear, n)
-            linear = index_op(b, "udiv", linear, n)
-    return _bitcast_element(gen, inst, out)
+    src = _regrouped(b, inst.shape, index, src_shape, row_major, list(range(len(src_shape.dims) - 1, -1, -1)))
+    if strides(src_shape) == _row_major_strides(src_shape.dims):  # its readers' offset is `linear`
+        return _bitcast_element(gen, inst, FlatIndex(src, linear, src_shape))
+    return _bitcast_element(gen, inst, src)
+
+
+def _regrouped(b: ir.IRBuilder, shape: Shape, index: Index, to: Shape, order: list[int],
+               to_order: list[int]) -> list[ir.Value]:
+    """The index in `to` of the element at `index` of `shape`, both read as one sequence in
+    the given dim orders (minor first). Runs of dims with equal products map to each other:
+    a run of one dim on each side is the same component, and only the other runs go through
+    a linear offset (a multiply-add, then urem/udiv where the run of `to` has several dims)."""
+    mine = [d for d in order if shape.dims[d] != 1]
+    theirs = [d for d in to_order if to.dims[d] != 1]
+    out: list[ir.Value] = [c64(0)] * len(to.dims)
+    if 0 in shape.dims:
+        return out  # no element to read
+    i = j = 0
+    while i < len(mine) and j < len(theirs):
+        run, their_run = [mine[i]], [theirs[j]]
+        have, want = shape.dims[mine[i]], to.dims[theirs[j]]
+        i, j = i + 1, j + 1
+        while have != want:
+            if have < want:
+                run.append(mine[i])
+                have, i = have * shape.dims[mine[i]], i + 1
+            else:
+                their_run.append(theirs[j])
+                want, j = want * to.dims[theirs[j]], j + 1
+        linear, step = index[run[0]], shape.dims[run[0]]
+        for d in run[1:]:
+            linear = index_op(b, "add", linear, index_op(b, "mul", index[d], step))
+            step *= shape.dims[d]
+        for d in their_run[:-1]:
+            out[d] = index_op(b, "urem", linear, to.dims[d])
+            linear = index_op(b, "udiv", linear, to.dims[d])
+        out[their_run[-1]] = linear
+    return out
 
 
 def _row_major_strides(dims: tuple[int, ...] | list[int]) -> list[int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 import hlotools
 from hlotools import evaluate
@@ -157,3 +158,59 @@ def test_pool_with_padding_skips_the_padding() -> None:
 def test_large_window_loop_with_dilation() -> None:
     text = _POOL.format(out="2,9,9,3", window="size=1x5x5x1 stride=1x2x2x1 pad=0_0x2_2x2_2x0_0 lhs_dilate=1x2x2x1")
     _check(text, [_rng((2, 9, 9, 3))])
+
+
+_RESHAPED_SILU = """HloModule m
+fused {
+  a = f32[6,40]{1,0} parameter(0)
+  b = f32[6,40]{1,0} parameter(1)
+  ra = f32[2,3,40]{2,1,0} bitcast(a)
+  l = f32[2,3,40]{2,1,0} logistic(ra)
+  m = f32[2,3,40]{2,1,0} multiply(ra, l)
+  rb = f32[2,3,40]{2,1,0} reshape(b)
+  p = f32[2,3,40]{2,1,0} multiply(m, rb)
+  ROOT o = f32[6,40]{1,0} bitcast(p)
+}
+ENTRY e {
+  x = f32[6,40]{1,0} parameter(0)
+  y = f32[6,40]{1,0} parameter(1)
+  ROOT f = f32[6,40]{1,0} fusion(x, y), kind=kLoop, calls=fused
+}
+"""
+
+
+def test_reshapes_inside_a_fusion_keep_the_loop_vectorisable() -> None:
+    """silu(gate) * up of a LLaMA block: the fusion's bitcasts between [6,40] and [2,3,40]
+    pass the loop's offset through, so the loop vectorises (it stayed scalar when the
+    reshape's index went through udiv/urem and back: 3x slower)."""
+    cm = _check(_RESHAPED_SILU, [_rng((6, 40)), _rng((6, 40))])
+    kernel = _code(_functions(cm.optimised_ir()))
+    assert re.search(r"fmul <\d+ x float>", kernel)
+
+
+@pytest.mark.parametrize("dims, perm, out", [
+    ((2, 3, 4, 5), (0, 2, 1, 3), (8, 3, 5)),    # a head merge: the minor dims map as they are
+    ((2, 3, 4, 5), (0, 2, 1, 3), (2, 60)),      # a run of several dims onto one
+    ((2, 3, 4, 5), (1, 0, 3, 2), (3, 2, 2, 10)),  # runs that split and merge (4*5 = 2*10)
+    ((1, 6, 1, 4), (0, 1, 3, 2), (2, 12, 1)),   # dims of size 1 on both sides
+])
+def test_reshape_of_a_transpose_maps_its_index_by_dim_runs(dims: tuple[int, ...], perm: tuple[int, ...],
+                                                         out: tuple[int, ...]) -> None:
+    t = tuple(dims[p] for p in perm)
+    layout = ",".join(map(str, range(len(dims) - 1, -1, -1)))
+    out_layout = ",".join(map(str, range(len(out) - 1, -1, -1)))
+    s = lambda d: ",".join(map(str, d))  # noqa: E731
+    text = f"""HloModule m
+fused {{
+  a = f32[{s(dims)}]{{{layout}}} parameter(0)
+  n = f32[{s(dims)}]{{{layout}}} negate(a)
+  t = f32[{s(t)}]{{{layout}}} transpose(n), dimensions={{{s(perm)}}}
+  ROOT r = f32[{s(out)}]{{{out_layout}}} reshape(t)
+}}
+ENTRY e {{
+  x = f32[{s(dims)}]{{{layout}}} parameter(0)
+  ROOT f = f32[{s(out)}]{{{out_layout}}} fusion(x), kind=kLoop, calls=fused
+}}
+"""
+    _check(text, [_rng(dims)])
+    _check(text.replace("reshape(t)", "bitcast(t)"), [_rng(dims)])
