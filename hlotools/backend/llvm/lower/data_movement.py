@@ -5,6 +5,7 @@ other lowerings share (clamp_index, index_value). Named like interpreter/data_mo
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -107,8 +108,8 @@ def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     return _bitcast_element(gen, inst, src)
 
 
-def _regrouped(b: ir.IRBuilder, shape: Shape, index: Index, to: Shape, order: list[int],
-               to_order: list[int]) -> list[ir.Value]:
+def _regrouped(b: ir.IRBuilder, shape: Shape, index: Index, to: Shape, order: Sequence[int],
+               to_order: Sequence[int]) -> list[ir.Value]:
     """The index in `to` of the element at `index` of `shape`, both read as one sequence in
     the given dim orders (minor first). Runs of dims with equal products map to each other:
     a run of one dim on each side is the same component, and only the other runs go through
