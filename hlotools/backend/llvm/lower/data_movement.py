@@ -261,7 +261,9 @@ def _pad(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 @elemental("concatenate")
 def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
-    """A select chain over the operands (each read at a clamped, in-bounds index)."""
+    """Along the minor dim (the innermost loop's), a select chain over the operands, each
+    read at a clamped, in-bounds index: branch-free, for the vectoriser. Along another dim,
+    branches (_concatenate_branches)."""
     b = gen.b
     dim = int(inst.attrs["dimensions"][0])
     result: ir.Value | None = None
@@ -273,6 +275,9 @@ def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             continue
         pieces.append((k, offset, n))
         offset += n
+    minor = [d for d in layout_of(inst.shape) if inst.shape.dims[d] > 1]
+    if len(pieces) > 1 and minor and dim != minor[0]:
+        return _concatenate_branches(gen, inst, index, dim, pieces)
     i = index[dim]
     for k, start, n in reversed(pieces):
         local = clamp_index(b, b.sub(i, c64(start)), 0, n - 1)
@@ -282,3 +287,34 @@ def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         result = v if result is None else b.select(b.icmp_signed("<", i, c64(start + n)), v, result)
     assert result is not None
     return result
+
+
+def _concatenate_branches(gen: ElementalGen, inst: Instruction, index: Index, dim: int,
+                          pieces: list[tuple[int, int, int]]) -> Value:
+    """The one operand the element comes from, chosen by branches: the select chain computes
+    every operand at every element (the three pieces of a q/k/v gradient, each a rotary's
+    pads: 3x the work). An outer loop runs along `dim`, so the choice holds for a whole inner
+    loop, which LLVM unswitches."""
+    b = gen.b
+    i = index[dim]
+    done = b.append_basic_block("concat.done")
+    incoming = []
+    for num, (k, start, n) in enumerate(pieces):
+        last = num == len(pieces) - 1
+        if not last:
+            here, rest = b.append_basic_block(f"concat.{k}"), b.append_basic_block("concat.rest")
+            b.cbranch(b.icmp_signed("<", i, c64(start + n)), here, rest)
+            b.position_at_end(here)
+        src = list(index)
+        src[dim] = b.sub(i, c64(start)) if start else i
+        with gen.region():
+            v = gen.operand(inst, k, src)
+        incoming.append((v, b.block))
+        b.branch(done)
+        if not last:
+            b.position_at_end(rest)
+    b.position_at_end(done)
+    phi = b.phi(incoming[0][0].type)
+    for v, block in incoming:
+        phi.add_incoming(v, block)
+    return phi

@@ -214,3 +214,42 @@ ENTRY e {{
 """
     _check(text, [_rng(dims)])
     _check(text.replace("reshape(t)", "bitcast(t)"), [_rng(dims)])
+
+
+
+_CONCAT = """HloModule m
+fused {{
+  a = f32[{a}]{{2,1,0}} parameter(0)
+  b = f32[{b}]{{2,1,0}} parameter(1)
+  c = f32[{c}]{{2,1,0}} parameter(2)
+  ea = f32[{a}]{{2,1,0}} exponential(a)
+  tc = f32[{c}]{{2,1,0}} tanh(c)
+  ROOT r = f32[{r}]{{2,1,0}} concatenate(ea, b, tc), dimensions={{{dim}}}
+}}
+ENTRY e {{
+  x = f32[{a}]{{2,1,0}} parameter(0)
+  y = f32[{b}]{{2,1,0}} parameter(1)
+  z = f32[{c}]{{2,1,0}} parameter(2)
+  ROOT f = f32[{r}]{{2,1,0}} fusion(x, y, z), kind=kLoop, calls=fused
+}}
+"""
+
+
+@pytest.mark.parametrize("dim, branches", [(1, True), (2, False)])
+def test_concatenate_along_a_major_dim_computes_one_piece_per_element(dim: int, branches: bool) -> None:
+    """q, k and v gradients concatenated along heads: each element computes only the piece
+    it comes from (branches), not every piece for a select chain; along the minor dim the
+    select chain stays (branch-free, for the vectoriser). An empty piece is skipped."""
+    shapes = [[2, 3, 5], [2, 3, 5], [2, 3, 5]]
+    for k, n in enumerate((3, 0, 4)):
+        shapes[k][dim] = n
+    out = list(shapes[0])
+    out[dim] = 7
+    text = _CONCAT.format(a=_dims(shapes[0]), b=_dims(shapes[1]), c=_dims(shapes[2]), r=_dims(out), dim=dim)
+    args = [_rng(tuple(s)) if 0 not in s else np.zeros(s, np.float32) for s in shapes]
+    code = _code(_functions(_check(text, args).llvm_ir))
+    assert ("concat.done" in code) == branches
+
+
+def _dims(d: list[int]) -> str:
+    return ",".join(map(str, d))
