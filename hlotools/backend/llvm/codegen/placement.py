@@ -62,6 +62,27 @@ def reads_in_place(fe: FunctionEmitter, inst: Instruction, loop_shape: Shape) ->
     return visit(inst, None, True)
 
 
+def concatenate_cuts(inst: Instruction, loop_shape: Shape) -> list[int]:
+    """Where the pieces of the concatenates in `inst` (itself, or inside its fusion) along
+    their minor dim begin, when that dim has the size of the loop's innermost one: cut there,
+    the innermost loop reads one piece per loop, without the select chain's clamped reads
+    of every piece (RoPE's cat of two halves along head_dim, then transposed to heads-first)."""
+    live = [d for d in layout_of(loop_shape) if loop_shape.dims[d] > 1]
+    if not live:
+        return []
+    size = loop_shape.dims[live[0]]
+    comp = inst.attrs.get("calls") if inst.opcode == "fusion" else None
+    cuts: set[int] = set()
+    for x in (comp.instructions if isinstance(comp, Computation) else [inst]):
+        minor = [d for d in layout_of(x.shape) if x.shape.dims[d] > 1] if x.opcode == "concatenate" else []
+        if minor and int(x.attrs["dimensions"][0]) == minor[0] and x.shape.dims[minor[0]] == size:
+            at = 0
+            for o in x.operands[:-1]:
+                at += o.shape.dims[minor[0]]
+                cuts.add(at)
+    return sorted(cuts)
+
+
 def in_place_operand(inst: Instruction) -> int | None:
     """The operand whose buffer `inst` may update in place: a dynamic-update-slice's operand 0,
     and for a fusion whose root is a dynamic-update-slice of one of its parameters (the scan's

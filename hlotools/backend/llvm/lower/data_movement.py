@@ -14,7 +14,7 @@ from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
 from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, strides
+from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, known_range, strides
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
@@ -276,9 +276,16 @@ def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         pieces.append((k, offset, n))
         offset += n
     minor = [d for d in layout_of(inst.shape) if inst.shape.dims[d] > 1]
+    i = index[dim]
+    known = known_range(i)
+    inside = [(k, start) for k, start, n in pieces if known and start <= known[0] and known[1] <= start + n]
+    if inside:  # the index stays inside one piece (a loop cut at the pieces: loop_nest's splits)
+        k, start = inside[0]
+        src = list(index)
+        src[dim] = b.sub(i, c64(start)) if start else i
+        return gen.operand(inst, k, src)
     if len(pieces) > 1 and minor and dim != minor[0]:
         return _concatenate_branches(gen, inst, index, dim, pieces)
-    i = index[dim]
     for k, start, n in reversed(pieces):
         local = clamp_index(b, b.sub(i, c64(start)), 0, n - 1)
         src = list(index)

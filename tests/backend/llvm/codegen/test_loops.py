@@ -253,3 +253,27 @@ def test_concatenate_along_a_major_dim_computes_one_piece_per_element(dim: int, 
 
 def _dims(d: list[int]) -> str:
     return ",".join(map(str, d))
+
+
+def test_concatenate_along_the_minor_dim_cuts_the_inner_loop() -> None:
+    """RoPE's cat of two halves along head_dim, read through a transpose: the innermost
+    loop runs once per piece, each reading its piece only (one loop per piece instead of
+    one loop reading every piece at clamped indices)."""
+    text = """HloModule m
+fused {
+  a = f32[3,2,5]{2,1,0} parameter(0)
+  c = f32[3,2,4]{2,1,0} parameter(1)
+  ea = f32[3,2,5]{2,1,0} exponential(a)
+  tc = f32[3,2,4]{2,1,0} tanh(c)
+  r = f32[3,2,9]{2,1,0} concatenate(ea, tc), dimensions={2}
+  ROOT t = f32[2,3,9]{2,1,0} transpose(r), dimensions={1,0,2}
+}
+ENTRY e {
+  x = f32[3,2,5]{2,1,0} parameter(0)
+  z = f32[3,2,4]{2,1,0} parameter(1)
+  ROOT f = f32[2,3,9]{2,1,0} fusion(x, z), kind=kLoop, calls=fused
+}
+"""
+    code = _code(_functions(_check(text, [_rng((3, 2, 5)), _rng((3, 2, 4))]).llvm_ir))
+    assert _loops(code) == 4  # d0, d1, and the inner loop as [0, 5) and [5, 9)
+    assert code.count("icmp") == 4  # the loops' own tests only: no clamped reads, no select chain
