@@ -261,9 +261,10 @@ def _pad(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 @elemental("concatenate")
 def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
-    """Along the minor dim (the innermost loop's), a select chain over the operands, each
-    read at a clamped, in-bounds index: branch-free, for the vectoriser. Along another dim,
-    branches (_concatenate_branches)."""
+    """The one operand an index a loop keeps inside its piece reads (known_range: loop_nest
+    cuts the innermost loop at the pieces). Else, along the minor dim (the innermost loop's),
+    a select chain over the operands, each read at a clamped, in-bounds index: branch-free,
+    for the vectoriser; along another dim, branches (_concatenate_branches)."""
     b = gen.b
     dim = int(inst.attrs["dimensions"][0])
     result: ir.Value | None = None
