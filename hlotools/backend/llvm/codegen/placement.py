@@ -63,10 +63,12 @@ def reads_in_place(fe: FunctionEmitter, inst: Instruction, loop_shape: Shape) ->
 
 
 def concatenate_cuts(inst: Instruction, loop_shape: Shape) -> list[int]:
-    """Where the pieces of the concatenates in `inst` (itself, or inside its fusion) along
-    their minor dim begin, when that dim has the size of the loop's innermost one: cut there,
-    the innermost loop reads one piece per loop, without the select chain's clamped reads
-    of every piece (RoPE's cat of two halves along head_dim, then transposed to heads-first)."""
+    """Where the innermost loop over `loop_shape` (inst's result) enters another piece of a
+    concatenate in `inst` (itself, or inside its fusion), when the loop's innermost dim has
+    the size of a run of the concatenate's minor dims that holds its concatenated dim (the
+    same elements through bitcasts): cut there, each loop reads one piece (known_range), not
+    every piece at clamped indices with a select chain (RoPE's cat of two halves along
+    head_dim; the q/k/v gradients concatenated along heads, then viewed as [tokens, 3*d])."""
     live = [d for d in layout_of(loop_shape) if loop_shape.dims[d] > 1]
     if not live:
         return []
@@ -74,12 +76,21 @@ def concatenate_cuts(inst: Instruction, loop_shape: Shape) -> list[int]:
     comp = inst.attrs.get("calls") if inst.opcode == "fusion" else None
     cuts: set[int] = set()
     for x in (comp.instructions if isinstance(comp, Computation) else [inst]):
-        minor = [d for d in layout_of(x.shape) if x.shape.dims[d] > 1] if x.opcode == "concatenate" else []
-        if minor and int(x.attrs["dimensions"][0]) == minor[0] and x.shape.dims[minor[0]] == size:
+        if x.opcode != "concatenate":
+            continue
+        dim = int(x.attrs["dimensions"][0])
+        run, stride, product = [], 1, 1
+        for d in (d for d in layout_of(x.shape) if x.shape.dims[d] > 1):
+            if product >= size:
+                break
+            run.append(d)
+            stride = product if d == dim else stride
+            product *= x.shape.dims[d]
+        if product == size and dim in run:
             at = 0
             for o in x.operands[:-1]:
-                at += o.shape.dims[minor[0]]
-                cuts.add(at)
+                at += o.shape.dims[dim]
+                cuts.add(at * stride)
     return sorted(cuts)
 
 

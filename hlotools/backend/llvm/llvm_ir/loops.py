@@ -64,9 +64,9 @@ _RANGES: weakref.WeakKeyDictionary[ir.Value, tuple[int, int]] = weakref.WeakKeyD
 
 
 def known_range(v: ir.Value) -> tuple[int, int] | None:
-    """[lo, hi) that the i64 index `v` lies in, when it is a constant or a loop variable with
-    constant bounds (a concatenate reads one operand only, without clamps, where its index
-    stays inside that operand's piece)."""
+    """[lo, hi) that the i64 index `v` lies in, when it is a constant, a loop variable with
+    constant bounds or index_op's arithmetic on those (a concatenate reads one operand only,
+    without clamps, where its index stays inside that operand's piece)."""
     if isinstance(v, ir.Constant):
         return (v.constant, v.constant + 1)
     try:
@@ -110,7 +110,31 @@ def index_op(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value | int) -> ir.Val
             memo = {}
             setattr(block, _MEMO_ATTR, memo)
         memo[key] = v
+    span = _range_of(op, known_range(x), known_range(yv))
+    if span is not None:
+        _RANGES[v] = span
     return v
+
+
+def _range_of(op: str, x: tuple[int, int] | None, y: tuple[int, int] | None) -> tuple[int, int] | None:
+    """[lo, hi) of `x op y` from its operands' (both known, x non-negative, y a constant
+    for mul, udiv and urem)."""
+    if x is None or y is None or x[0] < 0 or x[1] <= x[0]:
+        return None
+    (a, b), c = (x[0], x[1] - 1), y[0]  # inclusive bounds of x
+    if op == "add":
+        return (a + y[0], b + y[1])
+    if y[1] - y[0] != 1 or c < 0:
+        return None
+    if op == "sub":
+        return (a - c, b - c + 1)
+    if op == "mul":
+        return (a * c, b * c + 1)
+    if op == "udiv" and c > 0:
+        return (a // c, b // c + 1)
+    if op == "urem" and c > 0:
+        return (a % c, b % c + 1) if a // c == b // c else (0, c)
+    return None
 
 
 def strides(shape: Shape) -> list[int]:

@@ -277,3 +277,26 @@ ENTRY e {
     code = _code(_functions(_check(text, [_rng((3, 2, 5)), _rng((3, 2, 4))]).llvm_ir))
     assert _loops(code) == 4  # d0, d1, and the inner loop as [0, 5) and [5, 9)
     assert code.count("icmp") == 4  # the loops' own tests only: no clamped reads, no select chain
+
+
+def test_concatenate_viewed_through_a_bitcast_cuts_the_inner_loop() -> None:
+    """q/k/v gradients concatenated along heads, then viewed as [tokens, 3*d]: the inner
+    loop over 3*d is cut where each piece starts, and each loop's udiv/urem of its variable
+    has a known range, so no branch or select picks the piece."""
+    text = """HloModule m
+fused {
+  a = f32[4,2,5]{2,1,0} parameter(0)
+  c = f32[4,1,5]{2,1,0} parameter(1)
+  ea = f32[4,2,5]{2,1,0} exponential(a)
+  tc = f32[4,1,5]{2,1,0} tanh(c)
+  r = f32[4,3,5]{2,1,0} concatenate(ea, tc), dimensions={1}
+  ROOT v = f32[4,15]{1,0} bitcast(r)
+}
+ENTRY e {
+  x = f32[4,2,5]{2,1,0} parameter(0)
+  z = f32[4,1,5]{2,1,0} parameter(1)
+  ROOT f = f32[4,15]{1,0} fusion(x, z), kind=kLoop, calls=fused
+}
+"""
+    code = _code(_functions(_check(text, [_rng((4, 2, 5)), _rng((4, 1, 5))]).llvm_ir))
+    assert _loops(code) == 3 and "concat.done" not in code  # d0, and the inner loop as [0, 10), [10, 15)
