@@ -255,25 +255,29 @@ def _dims(d: list[int]) -> str:
     return ",".join(map(str, d))
 
 
+_CUT = """HloModule m
+fused {{
+  a = f32[{a}]{{2,1,0}} parameter(0)
+  c = f32[{c}]{{2,1,0}} parameter(1)
+  ea = f32[{a}]{{2,1,0}} exponential(a)
+  tc = f32[{c}]{{2,1,0}} tanh(c)
+  r = f32[{r}]{{2,1,0}} concatenate(ea, tc), dimensions={{{dim}}}
+  ROOT v = f32[{out}]{{{layout}}} {root}(r){attrs}
+}}
+ENTRY e {{
+  x = f32[{a}]{{2,1,0}} parameter(0)
+  z = f32[{c}]{{2,1,0}} parameter(1)
+  ROOT f = f32[{out}]{{{layout}}} fusion(x, z), kind=kLoop, calls=fused
+}}
+"""
+
+
 def test_concatenate_along_the_minor_dim_cuts_the_inner_loop() -> None:
     """RoPE's cat of two halves along head_dim, read through a transpose: the innermost
     loop runs once per piece, each reading its piece only (one loop per piece instead of
     one loop reading every piece at clamped indices)."""
-    text = """HloModule m
-fused {
-  a = f32[3,2,5]{2,1,0} parameter(0)
-  c = f32[3,2,4]{2,1,0} parameter(1)
-  ea = f32[3,2,5]{2,1,0} exponential(a)
-  tc = f32[3,2,4]{2,1,0} tanh(c)
-  r = f32[3,2,9]{2,1,0} concatenate(ea, tc), dimensions={2}
-  ROOT t = f32[2,3,9]{2,1,0} transpose(r), dimensions={1,0,2}
-}
-ENTRY e {
-  x = f32[3,2,5]{2,1,0} parameter(0)
-  z = f32[3,2,4]{2,1,0} parameter(1)
-  ROOT f = f32[2,3,9]{2,1,0} fusion(x, z), kind=kLoop, calls=fused
-}
-"""
+    text = _CUT.format(a="3,2,5", c="3,2,4", r="3,2,9", dim=2, out="2,3,9", layout="2,1,0", root="transpose",
+                       attrs=", dimensions={1,0,2}")
     code = _code(_functions(_check(text, [_rng((3, 2, 5)), _rng((3, 2, 4))]).llvm_ir))
     assert _loops(code) == 4  # d0, d1, and the inner loop as [0, 5) and [5, 9)
     assert code.count("icmp") == 4  # the loops' own tests only: no clamped reads, no select chain
@@ -283,20 +287,6 @@ def test_concatenate_viewed_through_a_bitcast_cuts_the_inner_loop() -> None:
     """q/k/v gradients concatenated along heads, then viewed as [tokens, 3*d]: the inner
     loop over 3*d is cut where each piece starts, and each loop's udiv/urem of its variable
     has a known range, so no branch or select picks the piece."""
-    text = """HloModule m
-fused {
-  a = f32[4,2,5]{2,1,0} parameter(0)
-  c = f32[4,1,5]{2,1,0} parameter(1)
-  ea = f32[4,2,5]{2,1,0} exponential(a)
-  tc = f32[4,1,5]{2,1,0} tanh(c)
-  r = f32[4,3,5]{2,1,0} concatenate(ea, tc), dimensions={1}
-  ROOT v = f32[4,15]{1,0} bitcast(r)
-}
-ENTRY e {
-  x = f32[4,2,5]{2,1,0} parameter(0)
-  z = f32[4,1,5]{2,1,0} parameter(1)
-  ROOT f = f32[4,15]{1,0} fusion(x, z), kind=kLoop, calls=fused
-}
-"""
+    text = _CUT.format(a="4,2,5", c="4,1,5", r="4,3,5", dim=1, out="4,15", layout="1,0", root="bitcast", attrs="")
     code = _code(_functions(_check(text, [_rng((4, 2, 5)), _rng((4, 1, 5))]).llvm_ir))
     assert _loops(code) == 3 and "concat.done" not in code  # d0, and the inner loop as [0, 10), [10, 15)
