@@ -432,7 +432,8 @@ def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
                     fe.store_element(val, p, s, index)
     from hlotools.backend.llvm.codegen.outline import result_loop, work_per_element
     flat = len(loop_shape.dims) > 1 and placement.reads_in_place(fe, inst, loop_shape)
-    result_loop(fe, inst, loop_shape, body, work_per_element(inst), flat)
+    result_loop(fe, inst, loop_shape, body, work_per_element(inst), flat, placement.concatenate_cuts(inst, loop_shape))
+
 
 
 def schedule(comp: Computation) -> list[Instruction]:

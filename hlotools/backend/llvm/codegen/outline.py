@@ -6,7 +6,7 @@ the work is big enough (`worth_parallel`); `work_per_element` is the estimate it
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -118,11 +118,12 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
 
 
 def result_loop(fe: FunctionEmitter, inst: Instruction, shape: Shape, body: Callable[[list[ir.Value]], None],
-                work_per_element: int = 1, flat: bool = False) -> None:
+                work_per_element: int = 1, flat: bool = False, splits: Sequence[int] = ()) -> None:
     """The loop over `shape`, inst's result: split across threads when big enough
     (parallel_loop_nest), else one flat loop (`flat`) or a nest; the dims inst records a
     run-time size of stop there (codegen/dynamic_extent.py; a flat loop only when the
-    outermost is the only one)."""
+    outermost is the only one). `splits`: where a serial nest's innermost loop is cut
+    (loop_nest)."""
     stops = dynamic_extent.loop_stops(fe, inst, shape)
     flat = flat and (stops is None or flat_stops(shape, dynamic_extent.stopped_dims(fe, inst, shape)))
     if parallel_loop_nest(fe, shape, body, work_per_element, flat=flat, stops=stops):
@@ -131,7 +132,7 @@ def result_loop(fe: FunctionEmitter, inst: Instruction, shape: Shape, body: Call
     if flat:
         flat_loop(fe.b, shape, body, stop=outer_offset(fe.b, shape, at))
     else:
-        loop_nest(fe.b, shape, body, stops=at)
+        loop_nest(fe.b, shape, body, stops=at, splits=splits)
 
 
 def work_per_element(inst: object) -> int:

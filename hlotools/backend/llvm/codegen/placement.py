@@ -62,6 +62,38 @@ def reads_in_place(fe: FunctionEmitter, inst: Instruction, loop_shape: Shape) ->
     return visit(inst, None, True)
 
 
+def concatenate_cuts(inst: Instruction, loop_shape: Shape) -> list[int]:
+    """Where the innermost loop over `loop_shape` (inst's result) enters another piece of a
+    concatenate in `inst` (itself, or inside its fusion), when the loop's innermost dim has
+    the size of a run of the concatenate's minor dims that holds its concatenated dim (the
+    same elements through bitcasts): cut there, each loop reads one piece (known_range), not
+    every piece at clamped indices with a select chain (RoPE's cat of two halves along
+    head_dim; the q/k/v gradients concatenated along heads, then viewed as [tokens, 3*d])."""
+    live = [d for d in layout_of(loop_shape) if loop_shape.dims[d] > 1]
+    if not live:
+        return []
+    size = loop_shape.dims[live[0]]
+    comp = inst.attrs.get("calls") if inst.opcode == "fusion" else None
+    cuts: set[int] = set()
+    for x in (comp.instructions if isinstance(comp, Computation) else [inst]):
+        if x.opcode != "concatenate":
+            continue
+        dim = int(x.attrs["dimensions"][0])
+        run, stride, product = [], 1, 1
+        for d in (d for d in layout_of(x.shape) if x.shape.dims[d] > 1):
+            if product >= size:
+                break
+            run.append(d)
+            stride = product if d == dim else stride
+            product *= x.shape.dims[d]
+        if product == size and dim in run:
+            at = 0
+            for o in x.operands[:-1]:
+                at += o.shape.dims[dim]
+                cuts.add(at * stride)
+    return sorted(cuts)
+
+
 def in_place_operand(inst: Instruction) -> int | None:
     """The operand whose buffer `inst` may update in place: a dynamic-update-slice's operand 0,
     and for a fusion whose root is a dynamic-update-slice of one of its parameters (the scan's

@@ -9,6 +9,7 @@ All indices are i64.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 
@@ -49,11 +50,29 @@ def for_range(b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, step
     b.position_at_end(body)
     iv = b.phi(I64, name=name)
     iv.add_incoming(start_v, pre)
+    if isinstance(start, int) and isinstance(stop, int) and step > 0:
+        _RANGES[iv] = (start, stop)
     yield iv
     nxt = b.add(iv, c64(step), name=f"{name}.next", flags=["nsw"])
     iv.add_incoming(nxt, b.block)
     b.cbranch(b.icmp_signed("<", nxt, stop_v), body, exit_)
     b.position_at_end(exit_)
+
+
+# The [start, stop) of loop variables with constant bounds (weak keys: the phi values).
+_RANGES: weakref.WeakKeyDictionary[ir.Value, tuple[int, int]] = weakref.WeakKeyDictionary()
+
+
+def known_range(v: ir.Value) -> tuple[int, int] | None:
+    """[lo, hi) that the i64 index `v` lies in, when it is a constant, a loop variable with
+    constant bounds or index_op's arithmetic on those (a concatenate reads one operand only,
+    without clamps, where its index stays inside that operand's piece)."""
+    if isinstance(v, ir.Constant):
+        return (v.constant, v.constant + 1)
+    try:
+        return _RANGES.get(v)
+    except TypeError:  # not weakly referenceable
+        return None
 
 
 def value_key(v: ir.Value) -> object:
@@ -91,7 +110,31 @@ def index_op(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value | int) -> ir.Val
             memo = {}
             setattr(block, _MEMO_ATTR, memo)
         memo[key] = v
+    span = _range_of(op, known_range(x), known_range(yv))
+    if span is not None:
+        _RANGES[v] = span
     return v
+
+
+def _range_of(op: str, x: tuple[int, int] | None, y: tuple[int, int] | None) -> tuple[int, int] | None:
+    """[lo, hi) of `x op y` from its operands' (both known, x non-negative, y a constant
+    for mul, udiv and urem)."""
+    if x is None or y is None or x[0] < 0 or x[1] <= x[0]:
+        return None
+    (a, b), c = (x[0], x[1] - 1), y[0]  # inclusive bounds of x
+    if op == "add":
+        return (a + y[0], b + y[1])
+    if y[1] - y[0] != 1 or c < 0:
+        return None
+    if op == "sub":
+        return (a - c, b - c + 1)
+    if op == "mul":
+        return (a * c, b * c + 1)
+    if op == "udiv" and c > 0:
+        return (a // c, b // c + 1)
+    if op == "urem" and c > 0:
+        return (a % c, b % c + 1) if a // c == b // c else (0, c)
+    return None
 
 
 def strides(shape: Shape) -> list[int]:
@@ -162,15 +205,28 @@ def major_to_minor(shape: Shape) -> list[int]:
 
 
 def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], None],
-              name: str = "d", stops: Mapping[int, ir.Value] | None = None) -> None:
+              name: str = "d", stops: Mapping[int, ir.Value] | None = None,
+              splits: Iterable[int] = ()) -> None:
     """Run `body(index)` over every index of `shape`, major dimension outermost, so the
     innermost loop is the layout's minor dimension (contiguous, vectorisable). Dimensions of
     size 1 get no loop. `stops`: dims whose loop stops at a run-time value (at most the size:
-    a bounded dynamic dim's size) instead of at the size."""
+    a bounded dynamic dim's size) instead of at the size. `splits`: the innermost loop runs
+    as one loop per range between these points (each with the body of its own, where
+    known_range tells a concatenate which piece it is in)."""
     if any(n == 0 for n in shape.dims):
         return
-    with nested_loops(b, shape.dims, major_to_minor(shape), name=name, stops=stops) as index:
-        body(list(index))
+    order = major_to_minor(shape)
+    inner = next((d for d in reversed(order) if shape.dims[d] > 1), -1)  # the innermost loop's dim
+    cuts = sorted(c for c in set(splits) if 0 < c < shape.dims[inner]) if splits and inner >= 0 else []
+    if not cuts or (stops and inner in stops):
+        with nested_loops(b, shape.dims, order, name=name, stops=stops) as index:
+            body(list(index))
+        return
+    with nested_loops(b, shape.dims, [d for d in order if d != inner], name=name, stops=stops) as index:
+        for lo, hi in zip([0] + cuts, cuts + [shape.dims[inner]]):
+            with for_range(b, lo, hi, name=f"{name}{inner}_{lo}") as iv:
+                index[inner] = iv
+                body(list(index))
 
 
 def outer_offset(b: ir.IRBuilder, shape: Shape, stops: Mapping[int, ir.Value] | None) -> ir.Value | None:

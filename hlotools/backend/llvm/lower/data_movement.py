@@ -5,16 +5,19 @@ other lowerings share (clamp_index, index_value). Named like interpreter/data_mo
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from hlotools.backend.llvm.abi import layout_of
 from hlotools.backend.llvm.codegen.elemental import ElementalGen, Index, Value, constant_value
 from hlotools.backend.llvm.codegen.registry import elemental
 from hlotools.backend.llvm.llvm_ir import types
-from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, strides
+from hlotools.backend.llvm.llvm_ir.loops import FlatIndex, c64, index_op, known_range, strides
 from hlotools.errors import HloUnsupportedError
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.shape import Shape
 
 if TYPE_CHECKING:
     pass
@@ -74,35 +77,69 @@ def _transpose(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 @elemental("reshape", "bitcast")
 def _reshape(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
-    """Row-major linear index of the result -> row-major index of the operand (a bitcast
-    between different layouts goes through the physical order instead)."""
+    """The element at the same row-major linear index of the operand (a bitcast between
+    layouts: at the same physical offset). The index maps dim group by dim group
+    (_regrouped), so a minor dim both shapes share stays the loop's own variable: no
+    urem/udiv on the dim a loop vectorises along."""
     b = gen.b
     src_shape = inst.operands[0].shape
     buffer = gen.buffer_shape(inst.operands[0])
     if buffer is not None and (buffer.dims != src_shape.dims or not src_shape.dims or not inst.shape.dims):
         buffer = None
     if inst.opcode == "bitcast" and inst.shape.layout is not None and src_shape.layout is not None:
-        from hlotools.backend.llvm.llvm_ir.loops import delinearize, linear_index
+        from hlotools.backend.llvm.llvm_ir.loops import linear_index
         offset = linear_index(b, inst.shape, index)  # the physical order is the bitcast's
         if buffer is not None and strides(buffer) == strides(src_shape):
             return _bitcast_element(gen, inst, FlatIndex.offset_only(offset, buffer))  # a load at that offset
-        return _bitcast_element(gen, inst, delinearize(b, src_shape, offset))
-    linear: ir.Value = c64(0)
-    for d, n in enumerate(inst.shape.dims):
-        linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
+        src = _regrouped(b, inst.shape, index, src_shape, layout_of(inst.shape), layout_of(src_shape))
+        return _bitcast_element(gen, inst, FlatIndex(src, offset, src_shape))
+    row_major = list(range(len(inst.shape.dims) - 1, -1, -1))
+    if isinstance(index, FlatIndex) and index.dims == inst.shape.dims and list(index.layout) == row_major:
+        linear = index.linear  # the offset in a row-major layout is the row-major linear index
+    else:
+        linear = c64(0)
+        for d, n in enumerate(inst.shape.dims):
+            linear = index_op(b, "add", index_op(b, "mul", linear, n), index[d]) if d else index[d]
     if buffer is not None and strides(buffer) == _row_major_strides(src_shape.dims):
         return _bitcast_element(gen, inst, FlatIndex.offset_only(linear, buffer))  # a load at that offset
-    out: list[ir.Value] = [c64(0)] * len(src_shape.dims)
-    for d in range(len(src_shape.dims) - 1, -1, -1):
-        n = src_shape.dims[d]
-        if n == 1:
-            continue
-        if d == 0:
-            out[d] = linear
-        else:
-            out[d] = index_op(b, "urem", linear, n)
-            linear = index_op(b, "udiv", linear, n)
-    return _bitcast_element(gen, inst, out)
+    src = _regrouped(b, inst.shape, index, src_shape, row_major, list(range(len(src_shape.dims) - 1, -1, -1)))
+    if strides(src_shape) == _row_major_strides(src_shape.dims):  # its readers' offset is `linear`
+        return _bitcast_element(gen, inst, FlatIndex(src, linear, src_shape))
+    return _bitcast_element(gen, inst, src)
+
+
+def _regrouped(b: ir.IRBuilder, shape: Shape, index: Index, to: Shape, order: Sequence[int],
+               to_order: Sequence[int]) -> list[ir.Value]:
+    """The index in `to` of the element at `index` of `shape`, both read as one sequence in
+    the given dim orders (minor first). Runs of dims with equal products map to each other:
+    a run of one dim on each side is the same component, and only the other runs go through
+    a linear offset (a multiply-add, then urem/udiv where the run of `to` has several dims)."""
+    mine = [d for d in order if shape.dims[d] != 1]
+    theirs = [d for d in to_order if to.dims[d] != 1]
+    out: list[ir.Value] = [c64(0)] * len(to.dims)
+    if 0 in shape.dims:
+        return out  # no element to read
+    i = j = 0
+    while i < len(mine) and j < len(theirs):
+        run, their_run = [mine[i]], [theirs[j]]
+        have, want = shape.dims[mine[i]], to.dims[theirs[j]]
+        i, j = i + 1, j + 1
+        while have != want:
+            if have < want:
+                run.append(mine[i])
+                have, i = have * shape.dims[mine[i]], i + 1
+            else:
+                their_run.append(theirs[j])
+                want, j = want * to.dims[theirs[j]], j + 1
+        linear, step = index[run[0]], shape.dims[run[0]]
+        for d in run[1:]:
+            linear = index_op(b, "add", linear, index_op(b, "mul", index[d], step))
+            step *= shape.dims[d]
+        for d in their_run[:-1]:
+            out[d] = index_op(b, "urem", linear, to.dims[d])
+            linear = index_op(b, "udiv", linear, to.dims[d])
+        out[their_run[-1]] = linear
+    return out
 
 
 def _row_major_strides(dims: tuple[int, ...] | list[int]) -> list[int]:
@@ -224,7 +261,10 @@ def _pad(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
 @elemental("concatenate")
 def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
-    """A select chain over the operands (each read at a clamped, in-bounds index)."""
+    """The one operand an index a loop keeps inside its piece reads (known_range: loop_nest
+    cuts the innermost loop at the pieces). Else, along the minor dim (the innermost loop's),
+    a select chain over the operands, each read at a clamped, in-bounds index: branch-free,
+    for the vectoriser; along another dim, branches (_concatenate_branches)."""
     b = gen.b
     dim = int(inst.attrs["dimensions"][0])
     result: ir.Value | None = None
@@ -236,7 +276,17 @@ def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
             continue
         pieces.append((k, offset, n))
         offset += n
+    minor = [d for d in layout_of(inst.shape) if inst.shape.dims[d] > 1]
     i = index[dim]
+    known = known_range(i)
+    inside = [(k, start) for k, start, n in pieces if known and start <= known[0] and known[1] <= start + n]
+    if inside:  # the index stays inside one piece (a loop cut at the pieces: loop_nest's splits)
+        k, start = inside[0]
+        src = list(index)
+        src[dim] = b.sub(i, c64(start)) if start else i
+        return gen.operand(inst, k, src)
+    if len(pieces) > 1 and minor and dim != minor[0]:
+        return _concatenate_branches(gen, inst, index, dim, pieces)
     for k, start, n in reversed(pieces):
         local = clamp_index(b, b.sub(i, c64(start)), 0, n - 1)
         src = list(index)
@@ -245,3 +295,34 @@ def _concatenate(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         result = v if result is None else b.select(b.icmp_signed("<", i, c64(start + n)), v, result)
     assert result is not None
     return result
+
+
+def _concatenate_branches(gen: ElementalGen, inst: Instruction, index: Index, dim: int,
+                          pieces: list[tuple[int, int, int]]) -> Value:
+    """The one operand the element comes from, chosen by branches: the select chain computes
+    every operand at every element (the three pieces of a q/k/v gradient, each a rotary's
+    pads: 3x the work). An outer loop runs along `dim`, so the choice holds for a whole inner
+    loop, which LLVM unswitches."""
+    b = gen.b
+    i = index[dim]
+    done = b.append_basic_block("concat.done")
+    incoming = []
+    for num, (k, start, n) in enumerate(pieces):
+        last = num == len(pieces) - 1
+        if not last:
+            here, rest = b.append_basic_block(f"concat.{k}"), b.append_basic_block("concat.rest")
+            b.cbranch(b.icmp_signed("<", i, c64(start + n)), here, rest)
+            b.position_at_end(here)
+        src = list(index)
+        src[dim] = b.sub(i, c64(start)) if start else i
+        with gen.region():
+            v = gen.operand(inst, k, src)
+        incoming.append((v, b.block))
+        b.branch(done)
+        if not last:
+            b.position_at_end(rest)
+    b.position_at_end(done)
+    phi = b.phi(incoming[0][0].type)
+    for v, block in incoming:
+        phi.add_incoming(v, block)
+    return phi

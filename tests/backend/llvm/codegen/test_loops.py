@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 import hlotools
 from hlotools import evaluate
@@ -157,3 +158,135 @@ def test_pool_with_padding_skips_the_padding() -> None:
 def test_large_window_loop_with_dilation() -> None:
     text = _POOL.format(out="2,9,9,3", window="size=1x5x5x1 stride=1x2x2x1 pad=0_0x2_2x2_2x0_0 lhs_dilate=1x2x2x1")
     _check(text, [_rng((2, 9, 9, 3))])
+
+
+_RESHAPED_SILU = """HloModule m
+fused {
+  a = f32[6,40]{1,0} parameter(0)
+  b = f32[6,40]{1,0} parameter(1)
+  ra = f32[2,3,40]{2,1,0} bitcast(a)
+  l = f32[2,3,40]{2,1,0} logistic(ra)
+  m = f32[2,3,40]{2,1,0} multiply(ra, l)
+  rb = f32[2,3,40]{2,1,0} reshape(b)
+  p = f32[2,3,40]{2,1,0} multiply(m, rb)
+  ROOT o = f32[6,40]{1,0} bitcast(p)
+}
+ENTRY e {
+  x = f32[6,40]{1,0} parameter(0)
+  y = f32[6,40]{1,0} parameter(1)
+  ROOT f = f32[6,40]{1,0} fusion(x, y), kind=kLoop, calls=fused
+}
+"""
+
+
+def test_reshapes_inside_a_fusion_keep_the_loop_vectorisable() -> None:
+    """silu(gate) * up of a LLaMA block: the fusion's bitcasts between [6,40] and [2,3,40]
+    pass the loop's offset through, so the loop vectorises (it stayed scalar when the
+    reshape's index went through udiv/urem and back: 3x slower)."""
+    cm = _check(_RESHAPED_SILU, [_rng((6, 40)), _rng((6, 40))])
+    kernel = _code(_functions(cm.optimised_ir()))
+    assert re.search(r"fmul <\d+ x float>", kernel)
+
+
+@pytest.mark.parametrize("dims, perm, out", [
+    ((2, 3, 4, 5), (0, 2, 1, 3), (8, 3, 5)),    # a head merge: the minor dims map as they are
+    ((2, 3, 4, 5), (0, 2, 1, 3), (2, 60)),      # a run of several dims onto one
+    ((2, 3, 4, 5), (1, 0, 3, 2), (3, 2, 2, 10)),  # runs that split and merge (4*5 = 2*10)
+    ((1, 6, 1, 4), (0, 1, 3, 2), (2, 12, 1)),   # dims of size 1 on both sides
+])
+def test_reshape_of_a_transpose_maps_its_index_by_dim_runs(dims: tuple[int, ...], perm: tuple[int, ...],
+                                                         out: tuple[int, ...]) -> None:
+    t = tuple(dims[p] for p in perm)
+    layout = ",".join(map(str, range(len(dims) - 1, -1, -1)))
+    out_layout = ",".join(map(str, range(len(out) - 1, -1, -1)))
+    s = lambda d: ",".join(map(str, d))  # noqa: E731
+    text = f"""HloModule m
+fused {{
+  a = f32[{s(dims)}]{{{layout}}} parameter(0)
+  n = f32[{s(dims)}]{{{layout}}} negate(a)
+  t = f32[{s(t)}]{{{layout}}} transpose(n), dimensions={{{s(perm)}}}
+  ROOT r = f32[{s(out)}]{{{out_layout}}} reshape(t)
+}}
+ENTRY e {{
+  x = f32[{s(dims)}]{{{layout}}} parameter(0)
+  ROOT f = f32[{s(out)}]{{{out_layout}}} fusion(x), kind=kLoop, calls=fused
+}}
+"""
+    _check(text, [_rng(dims)])
+    _check(text.replace("reshape(t)", "bitcast(t)"), [_rng(dims)])
+
+
+
+_CONCAT = """HloModule m
+fused {{
+  a = f32[{a}]{{2,1,0}} parameter(0)
+  b = f32[{b}]{{2,1,0}} parameter(1)
+  c = f32[{c}]{{2,1,0}} parameter(2)
+  ea = f32[{a}]{{2,1,0}} exponential(a)
+  tc = f32[{c}]{{2,1,0}} tanh(c)
+  ROOT r = f32[{r}]{{2,1,0}} concatenate(ea, b, tc), dimensions={{{dim}}}
+}}
+ENTRY e {{
+  x = f32[{a}]{{2,1,0}} parameter(0)
+  y = f32[{b}]{{2,1,0}} parameter(1)
+  z = f32[{c}]{{2,1,0}} parameter(2)
+  ROOT f = f32[{r}]{{2,1,0}} fusion(x, y, z), kind=kLoop, calls=fused
+}}
+"""
+
+
+@pytest.mark.parametrize("dim, branches", [(1, True), (2, False)])
+def test_concatenate_along_a_major_dim_computes_one_piece_per_element(dim: int, branches: bool) -> None:
+    """q, k and v gradients concatenated along heads: each element computes only the piece
+    it comes from (branches), not every piece for a select chain; along the minor dim the
+    select chain stays (branch-free, for the vectoriser). An empty piece is skipped."""
+    shapes = [[2, 3, 5], [2, 3, 5], [2, 3, 5]]
+    for k, n in enumerate((3, 0, 4)):
+        shapes[k][dim] = n
+    out = list(shapes[0])
+    out[dim] = 7
+    text = _CONCAT.format(a=_dims(shapes[0]), b=_dims(shapes[1]), c=_dims(shapes[2]), r=_dims(out), dim=dim)
+    args = [_rng(tuple(s)) if 0 not in s else np.zeros(s, np.float32) for s in shapes]
+    code = _code(_functions(_check(text, args).llvm_ir))
+    assert ("concat.done" in code) == branches
+
+
+def _dims(d: list[int]) -> str:
+    return ",".join(map(str, d))
+
+
+_CUT = """HloModule m
+fused {{
+  a = f32[{a}]{{2,1,0}} parameter(0)
+  c = f32[{c}]{{2,1,0}} parameter(1)
+  ea = f32[{a}]{{2,1,0}} exponential(a)
+  tc = f32[{c}]{{2,1,0}} tanh(c)
+  r = f32[{r}]{{2,1,0}} concatenate(ea, tc), dimensions={{{dim}}}
+  ROOT v = f32[{out}]{{{layout}}} {root}(r){attrs}
+}}
+ENTRY e {{
+  x = f32[{a}]{{2,1,0}} parameter(0)
+  z = f32[{c}]{{2,1,0}} parameter(1)
+  ROOT f = f32[{out}]{{{layout}}} fusion(x, z), kind=kLoop, calls=fused
+}}
+"""
+
+
+def test_concatenate_along_the_minor_dim_cuts_the_inner_loop() -> None:
+    """RoPE's cat of two halves along head_dim, read through a transpose: the innermost
+    loop runs once per piece, each reading its piece only (one loop per piece instead of
+    one loop reading every piece at clamped indices)."""
+    text = _CUT.format(a="3,2,5", c="3,2,4", r="3,2,9", dim=2, out="2,3,9", layout="2,1,0", root="transpose",
+                       attrs=", dimensions={1,0,2}")
+    code = _code(_functions(_check(text, [_rng((3, 2, 5)), _rng((3, 2, 4))]).llvm_ir))
+    assert _loops(code) == 4  # d0, d1, and the inner loop as [0, 5) and [5, 9)
+    assert code.count("icmp") == 4  # the loops' own tests only: no clamped reads, no select chain
+
+
+def test_concatenate_viewed_through_a_bitcast_cuts_the_inner_loop() -> None:
+    """q/k/v gradients concatenated along heads, then viewed as [tokens, 3*d]: the inner
+    loop over 3*d is cut where each piece starts, and each loop's udiv/urem of its variable
+    has a known range, so no branch or select picks the piece."""
+    text = _CUT.format(a="4,2,5", c="4,1,5", r="4,3,5", dim=1, out="4,15", layout="1,0", root="bitcast", attrs="")
+    code = _code(_functions(_check(text, [_rng((4, 2, 5)), _rng((4, 1, 5))]).llvm_ir))
+    assert _loops(code) == 3 and "concat.done" not in code  # d0, and the inner loop as [0, 10), [10, 15)
