@@ -53,7 +53,7 @@ from hlotools.backend.llvm.kernels import parallel_for
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.arith import convert_value
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range, strides
-from hlotools.backend.llvm.lower import convolution
+from hlotools.backend.llvm.lower import conv_columns, convolution
 from hlotools.backend.llvm.lower import gemm as lower_gemm
 from hlotools.ir.attributes import ConvDimLabels, Window
 from hlotools.ir.instruction import Instruction
@@ -130,8 +130,10 @@ def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tupl
     k = lower_gemm._prod(rhs.shape.dims[d] for d in k_order)
     if m * n * k < MIN_WORK:
         return None
-    ost = strides(out)
     nv = lower_gemm.panel_width(et)
+    if conv_columns.wanted(inst, sp_order, m, nv):
+        return conv_columns.plan(inst, nbatch, m, n, k, nv), sp_order, k_order
+    ost = strides(out)
     npad = -(-n // nv) * nv
     dims = lower_gemm.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
     a = lower_gemm.View(True, (m * k,), k, 1)
@@ -178,6 +180,10 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
     a_ptr, b_ptr, *t_ptr = fe.scratch_ptrs(owner)
     batch = dynamic_extent.conv_batch(fe, inst, owner, labels.output_batch)  # a bounded dynamic batch
     extents = dynamic_extent.GemmExtents(p.dims.m, p.dims.n, p.dims.k, batch=batch) if batch is not None else None
+    if p.swapped:  # conv_columns' form: A the kernel, B the input's columns
+        conv_columns.emit(fe, inst, owner, p, sp_order, k_order, operands, batch)
+        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, extents=extents)
+        return
     if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
         fill = _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, t_ptr[0] if t_ptr else None, operands,
                              batch)

@@ -168,6 +168,8 @@ def _conv_grouping(d: Instruction, found: ConvFound) -> Grouping:
     p, sp_order, _ = found
     labels: ConvDimLabels = d.attrs["dim_labels"]
     batch = (labels.output_batch,) if p.dims.batch[0] > 1 else ()
+    if p.swapped:  # conv_columns' form: the kernel's rows are the features
+        return Grouping(batch, (labels.output_feature,), sp_order)
     return Grouping(batch, sp_order, (labels.output_feature,))
 
 

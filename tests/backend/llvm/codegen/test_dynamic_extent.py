@@ -94,7 +94,8 @@ ENTRY e {{
 }}
 """
 # a dynamic batch of images through convolutions: one small enough for the direct loop nest,
-# one whose GEMM tasks fill their own rows of A, one with a kernel too big for that (im2col)
+# one whose GEMM tasks fill their own rows of A, one with a kernel too big for that (im2col),
+# an NCHW one (conv_columns' form: the columns of the first batch elements only)
 CONV = """HloModule conv
 ENTRY e {
   x = f32[SEQ,10,10,8] parameter(0)
@@ -105,7 +106,10 @@ ENTRY e {
   c1 = f32[SEQ,8,8,2] convolution(x, k1), window={size=3x3}, dim_labels=b01f_01io->b01f
   c2 = f32[SEQ,10,10,32] convolution(x, k2), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   c3 = f32[SEQ,4,4,256] convolution(y, k3), window={size=3x3}, dim_labels=b01f_01io->b01f
-  ROOT t = (f32[SEQ,8,8,2], f32[SEQ,10,10,32], f32[SEQ,4,4,256]) tuple(c1, c2, c3)
+  xn = f32[SEQ,8,10,10] parameter(5)
+  k4 = f32[32,8,3,3] parameter(6)
+  c4 = f32[SEQ,32,10,10] convolution(xn, k4), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  ROOT t = (f32[SEQ,8,8,2], f32[SEQ,10,10,32], f32[SEQ,4,4,256], f32[SEQ,32,10,10]) tuple(c1, c2, c3, c4)
 }
 """
 # the dynamic dim minor in the layout: its loop is the inner one
@@ -137,7 +141,8 @@ def _args(name: str, s: int, rng: np.random.Generator) -> list[np.ndarray]:
     if name == "wide":
         return [f(5, 16), f(16, s), f(3, s, 7), f(3, 7, 9), f(s, 4, 7), f(s, 7, 9)]
     if name == "conv":
-        return [f(s, 10, 10, 8), f(3, 3, 8, 2), f(3, 3, 8, 32), f(s, 6, 6, 128), f(3, 3, 128, 256) / 30]
+        return [f(s, 10, 10, 8), f(3, 3, 8, 2), f(3, 3, 8, 32), f(s, 6, 6, 128), f(3, 3, 128, 256) / 30,
+                f(s, 8, 10, 10), f(32, 8, 3, 3)]
     return [rng.integers(-9, 9, (s, 6)).astype(np.int32)]
 
 
