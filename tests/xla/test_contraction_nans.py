@@ -6,8 +6,8 @@ payload a sum of products keeps depends on how LLVM orders and commutes its mult
 adds at each level, so no payload survives (gemm_kernel.canonical_nan,
 interpreter/linalg.canonical_nans).
 
-Every code path that stores a contraction's result is a case: the GEMM kernel (B in place and
-packed, f32/f64, f16/bf16 through the staged C), its epilogue (the NaN is canonical before
+Every code path that stores a contraction's result is a case: the GEMM kernel (B in place, packed
+by its tasks and packed before it, f32/f64, f16/bf16 through the staged C), its epilogue (the NaN is canonical before
 the program runs, as the unfused dot-then-negate sees it: the result is 0xFFC00000) and the
 in-place kOutput path,
 emit_dot's loop nests (row and element forms, complex), emit_conv's direct loops (row and
@@ -52,9 +52,10 @@ class Case:
     negated: bool = False  # the ROOT negates the contraction (a kOutput fusion's epilogue)
 
 
-def _dot(et: str, m: int, k: int, n: int) -> str:
-    return (f"HloModule dot\nENTRY e {{\n  a = {et}[{m},{k}] parameter(0)\n  b = {et}[{k},{n}] parameter(1)\n"
-            f"  ROOT d = {et}[{m},{n}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n")
+def _dot(et: str, m: int, k: int, n: int, rhs_transposed: bool = False) -> str:
+    rhs, rc = (f"{n},{k}", 1) if rhs_transposed else (f"{k},{n}", 0)
+    return (f"HloModule dot\nENTRY e {{\n  a = {et}[{m},{k}] parameter(0)\n  b = {et}[{rhs}] parameter(1)\n"
+            f"  ROOT d = {et}[{m},{n}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{{rc}}}\n}}\n")
 
 
 def _matvec(et: str, m: int, k: int) -> str:
@@ -95,8 +96,9 @@ NHWC = "b01f_01io->b01f"
 def cases() -> list[Case]:
     out = []
     for et in ("f32", "f64"):
-        out += [Case(f"gemm_in_place_b.{et}", _dot(et, 17, 65, 33)),
-                Case(f"gemm_packed_b.{et}", _dot(et, 64, 40, 50)),
+        out += [Case(f"gemm_in_place_b.{et}", _dot(et, 5, 65, 33)),
+                Case(f"gemm_task_pack_b.{et}", _dot(et, 17, 65, 33)),
+                Case(f"gemm_packed_b.{et}", _dot(et, 64, 40, 50, rhs_transposed=True)),
                 Case(f"gemm_matvec.{et}", _matvec(et, 37, 300)),
                 Case(f"gemm_epilogue.{et}", _fused_dot(et, 33, 70, 45), "epilogue", negated=True),
                 Case(f"gemm_in_place_fusion.{et}", _fused_dot(et, 33, 70, 45), "in_place", negated=True),
@@ -278,11 +280,13 @@ def test_paths_are_the_ones_named() -> None:
     for case in CASES:
         root = hlotools.parse_module(case.text).entry.root
         assert root is not None
-        if case.name.startswith(("gemm_in_place_b", "gemm_packed_b", "gemm_matvec", "gemm_staged", "blas")):
+        if case.name.startswith(("gemm_in_place_b", "gemm_task_pack_b", "gemm_packed_b", "gemm_matvec", "gemm_staged",
+                                  "blas")):
             p = gemm.plan(root)
             assert p is not None, case.name
-            if case.name.startswith(("gemm_in_place_b", "gemm_packed_b")):
+            if case.name.startswith(("gemm_in_place_b", "gemm_task_pack_b", "gemm_packed_b")):
                 assert p.b.packed == case.name.startswith("gemm_packed_b"), case.name
+                assert p.task_pack == case.name.startswith("gemm_task_pack_b"), case.name
             assert p.c.packed == case.name.startswith("gemm_staged"), case.name
         elif case.name.startswith(("conv_gemm.", "conv_checked.")):
             assert conv_gemm.conv_plan(root) is not None, case.name

@@ -22,8 +22,12 @@ chunk of rows at a time into a per-task buffer that stays in cache.
 B is read in place when its columns are contiguous (row stride b_rs, panels NV apart; the
 last partial panel then comes from a small zero-padded copy, `tail`, K x NV per batch, so
 vector loads never run past the buffer), or from a packed copy in panel-major order
-(panels K * NV apart, rows NV apart: contiguous, no 4 KiB-stride cache set conflicts). Rows past M are clamped for reads and skipped for stores;
-columns past N are stored lane by lane through a stack tile.
+(panels K * NV apart, rows NV apart: contiguous, no 4 KiB-stride cache set conflicts). In
+place, the tasks can pack it themselves (D_PACK): a task then runs its panels one after the
+other, the first row block of each storing the rows of B it loads into the task's buffer,
+the others reading them back. Rows past M are clamped for reads and skipped for stores;
+a tile with columns past N or a column stride (a result read transposed) is stored element
+by element through a stack tile, column after column.
 
 The descriptor's D_EPI slot points at an epilogue (gemm_epilogue.py: a small elementwise
 program over the finished tile, run before the store: bias, activation, residual of a kOutput
@@ -68,7 +72,14 @@ D_FIELDS = 4
 D_EPI = 5
 D_FILL = 6
 D_FILL_ARG = 7
-DESC_SLOTS = 8
+# D_PACK: the tasks' panel buffers or 0. A task then runs its panels one after the other, each
+# over all its row blocks; its first row block reads the panel of B in place and stores every
+# row it loads into the task's buffer (at D_PACK + t * K * NV elements, K x NV), which the
+# other row blocks read back contiguously (no 4 KiB-stride set conflicts; the packing is
+# spread over the threads and overlaps the multiply-adds instead of a serial copy of all of B
+# before the kernel). The k loops are the same chains of mul_add, so the same bits.
+D_PACK = 8
+DESC_SLOTS = 9
 # void fill(ptr arg, i64 batch, i64 row0, i64 row1, ptr dst): writes rows [row0, row1) of
 # A's batch element `batch` (a convolution's im2col: kernels/conv.py's rows) to dst, row
 # after row (D_A_RS apart). The task that reads them calls it D_FILL_BLOCKS row blocks at a
@@ -245,7 +256,7 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
     nv = blk.nv
     desc, begin, end = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    stage = b.alloca(vty, size=c64(V), name="tile")
+    stage = b.alloca(vty, size=c64(MR * V), name="tile")
     regs = b.alloca(vty, size=c64(gemm_epilogue.MAX_REGS * MR * V), name="epi.regs")  # the epilogue's registers
     epilogue = gemm_epilogue.epilogue_function(fn.module, fn.name, ct, nv, MR)
     dp = b.bitcast(desc, types.I64.as_pointer())
@@ -303,72 +314,101 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
         pj1 = b.add(pj0, ppt)
         pj1 = b.select(b.icmp_signed(">", pj1, panels), panels, pj1)
 
-        def row_blocks(rb_lo: ir.Value, rb_hi: ir.Value, oa: ir.Value) -> None:
-            """Row blocks [rb_lo, rb_hi) of the task, each over its panels; row r of A at
-            element oa + r * a_rs."""
-            with for_range(b, rb_lo, rb_hi, name="rb") as rb:
-                m0 = b.mul(rb, c64(MR))
-                a_rows = []
-                for r in range(MR):
-                    rr = b.add(m0, c64(r))
-                    rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
-                    a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
-                with for_range(b, pj0, pj1, name="pj") as pj:
-                    n0 = b.mul(pj, c64(nv))
-                    ncols = b.sub(N, n0)
-                    full = b.icmp_signed(">=", ncols, c64(nv))
-                    use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
-                    direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
-                    tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
-                    panel = b.select(use_tail, tailp, direct)
-                    prs = b.select(use_tail, c64(nv), b_rs)
-                    pre = b.block
-                    kb = b.append_basic_block("k.body")
-                    kx = b.append_basic_block("k.exit")
-                    b.branch(kb)
-                    b.position_at_end(kb)
-                    kv = b.phi(types.I64, name="k")
-                    kv.add_incoming(c64(0), pre)
-                    accs = []
-                    for _ in range(V * MR):
-                        ph = b.phi(vty)
-                        ph.add_incoming(zero_v, pre)
-                        accs.append(ph)
-                    brow = b.gep(panel, [b.mul(kv, prs)], source_etype=sty)
-                    bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(V)]
-                    new = []
-                    aoff = b.mul(kv, a_cs)
-                    for r in range(MR):
-                        av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
-                        sv = _splat(b, av, vty)
-                        for j in range(V):
-                            new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct, blk.fused))
-                    kn = b.add(kv, c64(1), flags=["nsw"])
-                    kv.add_incoming(kn, b.block)
-                    for ph, v in zip(accs, new):
-                        ph.add_incoming(v, b.block)
-                    b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
-                    b.position_at_end(kx)
-                    new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
-                    new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, blk)
-                    vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
-                    count = b.select(full, c64(nv), ncols)
+        pack = b.load(b.gep(dp, [c64(D_PACK)], source_etype=types.I64), typ=types.I64)
+        packing = b.icmp_unsigned("!=", pack, c64(0))
+        pbuf = b.gep(b.inttoptr(pack, types.PTR), [b.mul(t, b.mul(K, c64(nv)))], source_etype=sty)
+
+        def k_loop(src: ir.Value, srs: ir.Value, a_rows: list[ir.Value], dst: ir.Value | None) -> list[ir.Value]:
+            """The tile's accumulators after its k loop over the panel at `src` (rows `srs`
+            apart); with `dst`, each row of B loaded is also stored there (NV apart)."""
+            pre = b.block
+            kb = b.append_basic_block("k.body")
+            kx = b.append_basic_block("k.exit")
+            b.branch(kb)
+            b.position_at_end(kb)
+            kv = b.phi(types.I64, name="k")
+            kv.add_incoming(c64(0), pre)
+            accs = []
+            for _ in range(V * MR):
+                ph = b.phi(vty)
+                ph.add_incoming(zero_v, pre)
+                accs.append(ph)
+            brow = b.gep(src, [b.mul(kv, srs)], source_etype=sty)
+            bv = [b.load(b.gep(brow, [c64(j * L)], source_etype=sty), typ=vty, align=ct.bits // 8) for j in range(V)]
+            if dst is not None:
+                drow = b.gep(dst, [b.mul(kv, c64(nv))], source_etype=sty)
+                for j in range(V):
+                    b.store(bv[j], b.gep(drow, [c64(j * L)], source_etype=sty), align=ct.bits // 8)
+            new = []
+            aoff = b.mul(kv, a_cs)
+            for r in range(MR):
+                av = b.load(b.gep(a_rows[r], [aoff], source_etype=sty), typ=sty)
+                sv = _splat(b, av, vty)
+                for j in range(V):
+                    new.append(_mul_add(b, sv, bv[j], accs[V * r + j], ct, blk.fused))
+            kn = b.add(kv, c64(1), flags=["nsw"])
+            kv.add_incoming(kn, b.block)
+            for ph, v in zip(accs, new):
+                ph.add_incoming(v, b.block)
+            b.cbranch(b.icmp_signed("<", kn, K), kb, kx)
+            b.position_at_end(kx)
+            return new
+
+        def tile(rb: ir.Value, pj: ir.Value, oa: ir.Value, first: ir.Value, reuse: ir.Value) -> None:
+            """The tile of row block rb and panel pj (row r of A at element oa + r * a_rs).
+            `first`: the first of the row blocks the task runs over this panel (which packs
+            it when packing), `reuse`: more follow."""
+            m0 = b.mul(rb, c64(MR))
+            a_rows = []
+            for r in range(MR):
+                rr = b.add(m0, c64(r))
+                rr = b.select(b.icmp_signed("<", rr, M), rr, b.sub(M, c64(1)))  # clamped read
+                a_rows.append(b.gep(A, [b.add(oa, b.mul(rr, a_rs))], source_etype=sty))
+            n0 = b.mul(pj, c64(nv))
+            ncols = b.sub(N, n0)
+            full = b.icmp_signed(">=", ncols, c64(nv))
+            use_tail = b.and_(b.not_(full), b.icmp_unsigned("!=", tail, c64(0)))
+            direct = b.gep(B, [b.add(ob, b.mul(pj, b_ps))], source_etype=sty)
+            tailp = b.gep(b.inttoptr(tail, types.PTR), [ot], source_etype=sty)
+            panel = b.select(use_tail, tailp, direct)
+            prs = b.select(use_tail, c64(nv), b_rs)
+            packed = b.and_(b.and_(packing, reuse), b.not_(use_tail))  # this panel goes through the buffer
+            store = b.and_(packed, first)
+            from_buf = b.and_(packed, b.not_(first))
+            src = b.select(from_buf, pbuf, panel)
+            srs = b.select(from_buf, c64(nv), prs)
+            bs = b.append_basic_block("k.pack")
+            bn = b.append_basic_block("k.plain")
+            join = b.append_basic_block("k.join")
+            b.cbranch(store, bs, bn)
+            b.position_at_end(bs)
+            got_s = k_loop(panel, prs, a_rows, pbuf)
+            end_s = b.block
+            b.branch(join)
+            b.position_at_end(bn)
+            got_n = k_loop(src, srs, a_rows, None)
+            end_n = b.block
+            b.branch(join)
+            b.position_at_end(join)
+            new = _merge(b, got_s, end_s, got_n, end_n, vty)
+            new = [canonical_nan(b, v) for v in new]  # before the epilogue: it reads the dot's value
+            new = _apply_epilogue(b, new, has_epi, epi, regs, epilogue, fields, bt, m0, n0, ncols, vty, ct, blk)
+            vec_store = b.and_(full, b.icmp_signed("==", c_cs, c64(1)))
+            with b.if_else(vec_store) as (then, other):
+                with then:
                     for r in range(MR):
                         rr = b.add(m0, c64(r))
                         with b.if_then(b.icmp_signed("<", rr, M)):
                             crow = b.gep(C, [b.add(oc, b.add(b.mul(rr, c_rs), b.mul(n0, c_cs)))], source_etype=sty)
-                            with b.if_else(vec_store) as (then, other):
-                                with then:
-                                    for j in range(V):
-                                        b.store(new[V * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
-                                with other:
-                                    for j in range(V):
-                                        b.store(new[V * r + j], b.gep(stage, [c64(j)], source_etype=vty), align=4)
-                                    with for_range(b, 0, count, name="lane") as i:
-                                        x = b.load(b.gep(stage, [i], source_etype=sty), typ=sty)
-                                        b.store(x, b.gep(crow, [b.mul(i, c_cs)], source_etype=sty))
+                            for j in range(V):
+                                b.store(new[V * r + j], b.gep(crow, [c64(j)], source_etype=vty), align=ct.bits // 8)
+                with other:
+                    _store_by_columns(b, new, stage, C, oc, m0, n0, M, b.select(full, c64(nv), ncols), c_rs, c_cs,
+                                      sty, vty, blk)
 
-        # row blocks in sub-chunks of D_FILL_BLOCKS, each filled (when there is a fill) first
+        # row blocks in sub-chunks of D_FILL_BLOCKS, each filled (when there is a fill) first;
+        # each sub-chunk's row blocks over its panels (row block outer), or with D_PACK
+        # (never with a fill) the panels over all the row blocks (panel outer)
         sub = b.select(has_fill, fill_blocks, b.sub(rb1, rb0))
         sub = b.select(b.icmp_signed("<", sub, c64(1)), c64(1), sub)
         nsub = b.udiv(b.add(b.sub(rb1, rb0), b.sub(sub, c64(1))), sub)
@@ -382,10 +422,37 @@ def _build(fn: ir.Function, ct: ElementType, blk: Blocking) -> None:
                 top = b.mul(sb1, c64(MR))
                 b.call(fill_fn, [fill_arg, bt, first, b.select(b.icmp_signed(">", top, M), M, top),
                                  b.gep(A, [b.mul(buf, a_rs)], source_etype=sty)])
-            row_blocks(sb0, sb1, b.select(has_fill, b.mul(b.sub(buf, first), a_rs), oa))
+            oa_sub = b.select(has_fill, b.mul(b.sub(buf, first), a_rs), oa)
+            reuse = b.icmp_signed(">", b.sub(sb1, sb0), c64(1))
+            with for_range(b, b.select(packing, pj0, sb0), b.select(packing, pj1, sb1), name="outer") as o:
+                lo = b.select(packing, sb0, pj0)
+                with for_range(b, lo, b.select(packing, sb1, pj1), name="inner") as i:
+                    tile(b.select(packing, i, o), b.select(packing, o, i), oa_sub, b.icmp_signed("==", i, lo), reuse)
     b.ret_void()
 
 
+
+
+def _store_by_columns(b: ir.IRBuilder, tile: list[ir.Value], stage: ir.Value, C: ir.Value, oc: ir.Value,  # noqa: N803
+                      m0: ir.Value, n0: ir.Value, M: ir.Value, count: ir.Value, c_rs: ir.Value, c_cs: ir.Value,  # noqa: N803
+                      sty: ir.Type, vty: ir.VectorType, blk: Blocking) -> None:
+    """The tile's first `count` columns and rows below M, element by element through the
+    stage, column after column with the rows inner: a result read transposed (the swapped
+    plan's C^T, column stride N) then gets each column's MR consecutive elements in one go,
+    where rows outer touched MR * NV cache lines that far apart MR times (4 KiB apart at
+    N = 1024: one L1 set). Measured, f32 x[512,256] . W[1024,256]^T on Zen 4, one thread: see
+    lower/gemm.py _swaps."""
+    MR, V, nv = blk.rows, blk.vecs, blk.nv  # noqa: N806
+    for r in range(MR):
+        for j in range(V):
+            b.store(tile[V * r + j], b.gep(stage, [c64(V * r + j)], source_etype=vty), align=4)
+    rows = b.sub(M, m0)
+    rows = b.select(b.icmp_signed(">", rows, c64(MR)), c64(MR), rows)
+    with for_range(b, 0, count, name="col") as i:
+        col = b.gep(C, [b.add(oc, b.mul(b.add(n0, i), c_cs))], source_etype=sty)
+        with for_range(b, 0, rows, name="row") as r:
+            x = b.load(b.gep(stage, [b.add(b.mul(r, c64(nv)), i)], source_etype=sty), typ=sty)
+            b.store(x, b.gep(col, [b.mul(b.add(m0, r), c_rs)], source_etype=sty))
 
 
 def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, epi: ir.Value, regs: ir.Value,
@@ -409,11 +476,17 @@ def _apply_epilogue(b: ir.IRBuilder, tile: list[ir.Value], has_epi: ir.Value, ep
     last = b.block
     b.branch(join)
     b.position_at_end(join)
+    return _merge(b, tile, pre, out, last, vty)
+
+
+def _merge(b: ir.IRBuilder, xs: list[ir.Value], x_from: ir.Block, ys: list[ir.Value], y_from: ir.Block,
+           vty: ir.VectorType) -> list[ir.Value]:
+    """Phis joining the vectors xs (reaching from block x_from) and ys (from y_from)."""
     merged = []
-    for acc, v in zip(tile, out):
+    for x, y in zip(xs, ys):
         ph = b.phi(vty)
-        ph.add_incoming(acc, pre)
-        ph.add_incoming(v, last)
+        ph.add_incoming(x, x_from)
+        ph.add_incoming(y, y_from)
         merged.append(ph)
     return merged
 

@@ -35,7 +35,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import llvmlite.ir as ir
@@ -56,6 +56,7 @@ from hlotools.ir.types import ELEMENT_TYPES, ElementType
 
 BLAS_SYMBOLS = {"f32": "hlotools_blas_sgemm", "f64": "hlotools_blas_dgemm"}
 PANEL_PACK_MIN_M = 64  # rows from which packing B into panels pays for itself (measured)
+TASK_PACK_MAX_BYTES = 1 << 19  # a panel (K x NV) up to this size is packed by the tasks (Plan.task_pack)
 PANELS_INNER_MIN_A = 1 << 20  # bytes of A (per batch element) from which ... (panels_per_task)
 PANELS_INNER_MAX_B = 1 << 17  # ... a B of at most this many bytes is run panel after panel per row block
 FILL_BYTES = 1 << 16  # bytes of A a GEMM task with a fill produces and then multiplies at a time (fill_blocks)
@@ -191,6 +192,9 @@ class Plan:
     # C^T = B^T A^T: the kernel's A is the dot's rhs and its B the lhs (`dims` and the views
     # are the kernel's; C is the result read transposed): see _swaps
     swapped: bool = False
+    # B in place, each panel packed by the task that runs it while its first row block reads
+    # it (kernels/gemm.py D_PACK); the tasks' buffers follow B's tail in `scratch`
+    task_pack: bool = False
 
 
 @cache
@@ -238,7 +242,7 @@ def plan(inst: Instruction) -> Plan | None:
         b = _view(rhs.shape, dd.rb, dd.rc, dd.rfree, ct, dd.k, dd.n)
         c = _view(out, ob, om, on, ct, dd.m, dd.n)
     nbatch = _prod(dd.batch)
-    tail = False
+    tail = task_pack = False
     npad = dd.n
     if use_blas:
         a = _blasable(a, dd.m, dd.k, lhs.shape, dd.lb, ct)
@@ -248,7 +252,9 @@ def plan(inst: Instruction) -> Plan | None:
         b_elems = dd.k * dd.n
     else:
         nv = panel_width(ct)
-        if b.packed or (b.cs != 1 and dd.n > 1) or dd.m >= PANEL_PACK_MIN_M:
+        in_place = not b.packed and (b.cs == 1 or dd.n == 1)
+        task_pack = in_place and _packs_in_tasks(dd, ct)
+        if not task_pack and (not in_place or dd.m >= PANEL_PACK_MIN_M):
             npad = -(-dd.n // nv) * nv  # panel-major [batch][n / nv][k][nv], zero padded
             b = View(True, _canon_batch(dd.batch, dd.k * npad), nv, 1)
             b_elems = dd.k * npad
@@ -259,9 +265,24 @@ def plan(inst: Instruction) -> Plan | None:
     sizes = [nbatch * dd.m * dd.k * esize] if a.packed else []
     if b.packed or tail:
         sizes.append(nbatch * b_elems * esize)
+    p = Plan(dd, ct, use_blas, a, b, c, npad, tail, (), swapped, task_pack)
+    if p.task_pack:
+        sizes.append(tasks(p).count * dd.k * panel_width(ct) * esize)
     if c.packed:
         sizes.append(nbatch * dd.m * dd.n * esize)
-    return Plan(dd, ct, use_blas, a, b, c, npad, tail, tuple(sizes), swapped)
+    return replace(p, scratch=tuple(sizes))
+
+
+def _packs_in_tasks(dd: Dims, ct: ElementType) -> bool:
+    """Whether an in-place B is packed panel by panel by the tasks (Plan.task_pack): when
+    a task has several row blocks to reuse a panel for, the panel fits TASK_PACK_MAX_BYTES,
+    and the tiles do not run row block outer (_panels_inner). Instead of the serial strided
+    copy of all of B before the kernel, measured on Zen 4 (AVX-512, one thread, CPU time),
+    f32 64x2048x512: 2.0 -> 1.5 ms."""
+    blk = blocking(ct)
+    panels = -(-dd.n // blk.nv)
+    return (dd.m > blk.rows and dd.k * blk.nv * (ct.bits // 8) <= TASK_PACK_MAX_BYTES
+            and not _panels_inner(dd, ct, panels))
 
 
 def _swaps(inst: Instruction, dd: Dims, b: View, ct: ElementType, ob: tuple[int, ...], om: tuple[int, ...],
@@ -272,7 +293,10 @@ def _swaps(inst: Instruction, dd: Dims, b: View, ct: ElementType, ob: tuple[int,
     rows) is packed. The kernel writes C through its strides (column stride N). Measured,
     f32 x[64,512] . W[2048,512]^T, AVX-512: 2.45 -> 0.57 ms. Not with fewer than a panel of
     rows (they become the kernel's columns) or for a bounded dynamic dot (its run-time
-    extents are the dot's own)."""
+    extents are the dot's own). The result's columns are then the kernel's rows: its tiles
+    are stored column by column (kernels/gemm.py _store_by_columns; rows outer, MR passes
+    over NV lines N elements apart, cost f32 x[512,256] . W[1024,256]^T 4.1 -> 3.0 ms on
+    Zen 4, one thread, CPU time)."""
     if b.packed or b.cs == 1 or dd.n <= 1 or not panel_width(ct) <= dd.m <= dd.n:
         return False
     from hlotools.ir import runtime_sizes
@@ -335,6 +359,7 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
     a_ptr = next(scratch) if p.a.packed else fe.leaf_ptrs(lhs)[0]
     b_ptr = fe.leaf_ptrs(rhs)[0] if not p.b.packed else None
     b_extra = next(scratch) if p.b.packed or p.tail else None
+    pack_buf = next(scratch) if p.task_pack else None
     c_ptr = next(scratch) if p.c.packed else fe.leaf_ptrs(owner)[0]
     assert epilogue is None or not (p.blas or p.c.packed), "an epilogue needs the generated kernel writing C"
     extents = _extents(fe, p, inst, owner)
@@ -354,7 +379,7 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
         tail = b_extra if p.tail else None
         if tail is not None:
             _pack_tail(fe, p, b_ptr, tail)
-        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=extents)
+        _emit_generated(fe, p, a_ptr, b_ptr, c_ptr, tail, epilogue, extents=extents, pack=pack_buf)
     if p.c.packed:
         _unstage(fe, owner, c_ptr, p)
 
@@ -577,10 +602,14 @@ def panels_per_task(p: Plan, panels: int) -> int:
     once per panel from memory. Only the order of the tiles changes, never a k loop (the same
     bits). big_conv's convolutions (A of 18.9 and 9.4 MB, B of 18 and 37 KB) at x86-64-v3,
     where NV = 16 makes their N = 32 two panels."""
-    esize = p.ct.bits // 8
-    a_bytes = p.dims.m * p.dims.k * esize
-    b_bytes = p.dims.k * panels * blocking(p.ct).nv * esize
-    return panels if a_bytes >= PANELS_INNER_MIN_A and b_bytes <= PANELS_INNER_MAX_B else 1
+    return panels if _panels_inner(p.dims, p.ct, panels) else 1
+
+
+def _panels_inner(dd: Dims, ct: ElementType, panels: int) -> bool:
+    esize = ct.bits // 8
+    a_bytes = dd.m * dd.k * esize
+    b_bytes = dd.k * panels * blocking(ct).nv * esize
+    return a_bytes >= PANELS_INNER_MIN_A and b_bytes <= PANELS_INNER_MAX_B
 
 
 @dataclass(frozen=True)
@@ -605,9 +634,11 @@ def tasks(p: Plan, fill: bool = False) -> Tasks:
     panels = -(-p.dims.n // blk.nv)
     mblocks = -(-p.dims.m // blk.rows)
     nbatch = _prod(p.dims.batch)
-    ppt = panels if fill else panels_per_task(p, panels)
-    groups = -(-panels // ppt)
     target = max(8, 4 * parallel_for.host_threads())
+    ppt = panels if fill else panels_per_task(p, panels)
+    if p.task_pack:  # about `target` tasks, split by panels first: one panel buffer each
+        ppt = -(-panels // max(1, min(panels, -(-target // nbatch))))
+    groups = -(-panels // ppt)
     rchunks = 1 if nbatch * groups >= target else min(mblocks, -(-target // (nbatch * groups)))
     rpc = -(-mblocks // rchunks)
     rchunks = -(-mblocks // rpc)
@@ -618,7 +649,7 @@ def tasks(p: Plan, fill: bool = False) -> Tasks:
 def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Value, c_ptr: ir.Value,
                     tail: ir.Value | None, epilogue: ir.Value | None = None,
                     fill: tuple[ir.Value, ir.Value] | None = None,
-                    extents: dynamic_extent.GemmExtents | None = None) -> None:
+                    extents: dynamic_extent.GemmExtents | None = None, pack: ir.Value | None = None) -> None:
     """Fill the kernel's descriptor and run its tasks (on several threads when big);
     `epilogue`: the address of an epilogue block, or None; `fill`: (A's producer, its
     argument) as kernels/gemm.py's D_FILL, or None (A is ready). With a fill a task covers
@@ -626,7 +657,7 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     (tasks(p, True): count * fill_rows rows). `extents`: run-time (M, N, K) at most the
     plan's (a bounded dynamic dot): the fields then live in the frame with those sizes, the
     panels and row chunks they need, and only those chunks' tasks run (the split's row
-    chunk length stays the bound's)."""
+    chunk length stays the bound's). `pack`: the tasks' panel buffers (Plan.task_pack)."""
     dd = p.dims
     b = fe.b
     blk = blocking(p.ct)
@@ -667,7 +698,8 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
                                          (gemm_kernel.D_FIELDS, b.ptrtoint(g, types.I64)),
                                          (gemm_kernel.D_EPI, b.ptrtoint(epilogue, types.I64) if epilogue is not None else c64(0)),
                                          (gemm_kernel.D_FILL, b.ptrtoint(fill[0], types.I64) if fill is not None else c64(0)),
-                                         (gemm_kernel.D_FILL_ARG, b.ptrtoint(fill[1], types.I64) if fill is not None else c64(0))]
+                                         (gemm_kernel.D_FILL_ARG, b.ptrtoint(fill[1], types.I64) if fill is not None else c64(0)),
+                                         (gemm_kernel.D_PACK, b.ptrtoint(pack, types.I64) if pack is not None else c64(0))]
     for k, v in slots:
         b.store(v, b.gep(desc, [c64(k)], source_etype=types.I64))
     kern = gemm_kernel.kernel_function(fe.mc.ir, p.ct, blk)

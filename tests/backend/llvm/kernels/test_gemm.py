@@ -16,6 +16,7 @@ from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.lower import gemm
 from hlotools.backend.llvm.native import jit
+from hlotools.ir.types import ELEMENT_TYPES
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
           "s32": np.int32, "s8": np.int8, "u8": np.uint8, "s64": np.int64}
@@ -253,13 +254,19 @@ def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
         assert not plan_of(big).blas  # type: ignore[union-attr]  # off by default
     cplx = dot_module("c64", (4, 4), (4, 4), (4, 4), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     assert plan_of(cplx) is None  # complex: emit_dot's loop nest
-    # generated kernel: B read in place (row-major, few rows), a tail panel only when N is
-    # ragged; many rows: B packed as panels
-    few = dot_module("f32", (16, 64), (64, 64), (16, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    # generated kernel: B read in place (row-major), a tail panel only when N is ragged; with
+    # more than one row block, each panel packed by its task (the buffers: one scratch), else
+    # (a panel past TASK_PACK_MAX_BYTES, many rows) B packed as panels before the kernel
+    rows = gemm.blocking(ELEMENT_TYPES["f32"]).rows
+    few = dot_module("f32", (rows, 64), (64, 64), (rows, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     p = plan_of(few)
-    assert p is not None and not p.b.packed and not p.tail and p.scratch == ()
+    assert p is not None and not p.b.packed and not p.tail and not p.task_pack and p.scratch == ()
     p = plan_of(big)
-    assert p is not None and p.b.packed and len(p.scratch) == 1
+    assert p is not None and not p.b.packed and p.task_pack and len(p.scratch) == 1
+    assert p.scratch[0] == gemm.tasks(p).count * 64 * gemm.panel_width(p.ct) * 4
+    monkeypatch.setattr(gemm, "TASK_PACK_MAX_BYTES", 64 * gemm.panel_width(p.ct) * 4 - 1)
+    p = plan_of(big)
+    assert p is not None and p.b.packed and not p.task_pack and len(p.scratch) == 1
     odd = dot_module("f32", (5, 7), (7, 9), (5, 9), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     p = plan_of(odd)
     assert p is not None and p.tail and len(p.scratch) == 1
@@ -359,7 +366,6 @@ def test_blocking_fits_each_register_file() -> None:
     """One row per ISA level: its accumulators, B vectors and broadcast fit the registers, and
     the feature string picks the widest level present (kernel names differ per block)."""
     from hlotools.backend.llvm.kernels import gemm as gemm_kernel
-    from hlotools.ir.types import ELEMENT_TYPES
     f32 = ELEMENT_TYPES["f32"]
     for rf in gemm_kernel.REGISTER_FILES:
         assert rf.rows * rf.vecs + rf.vecs + 1 + 1 <= rf.registers, rf  # + the product without FMA
@@ -380,9 +386,10 @@ def test_unfused_kernel_group_round_trips() -> None:
     from hlotools.backend.llvm.kernels import library as runtime_library
     unfused = runtime_library.build_ir("gemm.f32.x4.v2.r6.nofma")
     fused = runtime_library.build_ir("gemm.f32.x4.v2.r6")
-    assert "llvm.fma.v4f32" not in unfused and fused.count('call <4 x float> @"llvm.fma.v4f32"') == 12  # 6x2
+    # 6x2 in each of the two k loops (the one that packs B's panel and the plain one)
+    assert "llvm.fma.v4f32" not in unfused and fused.count('call <4 x float> @"llvm.fma.v4f32"') == 2 * 12
     for op in ("fmul", "fadd"):  # the epilogue's interpreter has its own
-        assert unfused.count(f"{op} <4 x float>") == fused.count(f"{op} <4 x float>") + 12, op
+        assert unfused.count(f"{op} <4 x float>") == fused.count(f"{op} <4 x float>") + 2 * 12, op
     assert runtime_library.group_of("gemm.f32.x4.v2.r6.nofma") == "gemm.f32.x4.v2.r6.nofma"
 
 
@@ -408,3 +415,35 @@ def test_panels_inner_gives_the_same_bits(t: str, monkeypatch: pytest.MonkeyPatc
     assert one.tobytes() == inner.tobytes()
     want = a.astype(np.float64) @ b.astype(np.float64)
     assert np.abs(inner - want).max() <= _tol(t, 37) * (np.abs(want).max() + 1.0)
+
+
+TASK_PACK_SIZES = [((), 9, 1, 5), ((), 17, 31, 1), ((), 13, 97, 61), ((), 131, 67, 257), ((), 64, 2048, 3),
+                   ((3,), 19, 45, 23), ((), 200, 300, 300)]
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("batch,m,n,k", TASK_PACK_SIZES)
+def test_task_packing_gives_the_same_bits(t: str, batch: tuple[int, ...], m: int, n: int, k: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """B packed panel by panel by the tasks (Plan.task_pack: the first row block stores what
+    it loads, the others read it back) gives the bits of B packed before the kernel: the
+    same k loops. Sizes 1, primes, ragged last panels and row blocks, a batch, and one big
+    enough for threads (tasks of several panels and several row chunks)."""
+    nb = len(batch)
+    bd = "lhs_batch_dims={0}, rhs_batch_dims={0}, " if nb else ""
+    lhs, rhs, out = (*batch, m, k), (*batch, k, n), (*batch, m, n)
+    text = dot_module(t, lhs, rhs, out, f"{bd}lhs_contracting_dims={{{nb + 1}}}, rhs_contracting_dims={{{nb}}}")
+    module = hlotools.parse_module(text)
+    rng = np.random.default_rng(5)
+    a, b = _rand(t, lhs, rng), _rand(t, rhs, rng)
+    results = []
+    for cap in (gemm.TASK_PACK_MAX_BYTES, 0):
+        monkeypatch.setattr(gemm, "TASK_PACK_MAX_BYTES", cap)
+        monkeypatch.setattr(gemm, "PANEL_PACK_MIN_M", 1)  # without task packing: B packed
+        with gemm.generated_only():
+            p = gemm.plan(module.entry.root)
+            assert p is not None and p.task_pack == (cap > 0) and p.b.packed == (cap == 0)
+            results.append(compile_module(module)([a, b])[0])
+    assert results[0].tobytes() == results[1].tobytes()
+    want = np.einsum("...mk,...kn->...mn", a.astype(np.float64), b.astype(np.float64))
+    assert np.abs(results[0] - want).max() <= _tol(t, k) * (np.abs(want).max() + 1.0)
