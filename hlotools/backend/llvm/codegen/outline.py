@@ -18,10 +18,10 @@ from hlotools.backend.llvm.kernels.parallel_for import WORKER_TYPE, parallel_for
 from hlotools.backend.llvm.llvm_ir import types
 from hlotools.backend.llvm.llvm_ir.loops import (
     c64,
+    cut_nest,
     flat_loop,
     flat_stops,
     loop_nest,
-    nested_loops,
     outer_offset,
     strides,
 )
@@ -85,11 +85,12 @@ def run_parallel(fe: FunctionEmitter, name: str, n: int | ir.Value,
 
 def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[ir.Value]], None],
                        work_per_element: int = 1, name: str = "d", flat: bool = False,
-                       stops: Callable[[], dict[int, ir.Value]] | None = None) -> bool:
+                       stops: Callable[[], dict[int, ir.Value]] | None = None, splits: Sequence[int] = ()) -> bool:
     """loop_nest(fe.b, shape, body) with its outermost loop split across threads when the
     nest is big enough; returns False (emitting nothing) when it should stay serial.
     `flat`: each thread's part is one flat_loop over its element offsets instead of a nest
-    (for bodies whose reads all share the shape's layout). `stops`: emits the loads of
+    (for bodies whose reads all share the shape's layout); else `splits` cut each thread's
+    innermost loop (loop_nest). `stops`: emits the loads of
     run-time stops (dim -> i64, at most the dim's size) where it is called, in the caller for
     the outermost loop (only its run-time range is split) and in the worker for the others."""
     dims = shape.dims  # type: ignore[attr-defined]
@@ -111,8 +112,7 @@ def parallel_loop_nest(fe: FunctionEmitter, shape: object, body: Callable[[list[
             flat_loop(fe.b, shape, body, fe.b.mul(begin, step, flags=["nsw"]),  # type: ignore[arg-type]
                       fe.b.mul(end, step, flags=["nsw"]), name=name)
             return
-        with nested_loops(fe.b, dims, order, name=name, first=(begin, end), stops=inner) as index:
-            body(list(index))
+        cut_nest(fe.b, dims, order, body, name=name, first=(begin, end), stops=inner, cuts=splits)
     run_parallel(fe, name, dims[outer] if outer_stop is None else outer_stop, chunk)
     return True
 
@@ -122,11 +122,10 @@ def result_loop(fe: FunctionEmitter, inst: Instruction, shape: Shape, body: Call
     """The loop over `shape`, inst's result: split across threads when big enough
     (parallel_loop_nest), else one flat loop (`flat`) or a nest; the dims inst records a
     run-time size of stop there (codegen/dynamic_extent.py; a flat loop only when the
-    outermost is the only one). `splits`: where a serial nest's innermost loop is cut
-    (loop_nest)."""
+    outermost is the only one). `splits`: where the nest's innermost loop is cut (loop_nest)."""
     stops = dynamic_extent.loop_stops(fe, inst, shape)
     flat = flat and (stops is None or flat_stops(shape, dynamic_extent.stopped_dims(fe, inst, shape)))
-    if parallel_loop_nest(fe, shape, body, work_per_element, flat=flat, stops=stops):
+    if parallel_loop_nest(fe, shape, body, work_per_element, flat=flat, stops=stops, splits=splits):
         return
     at = stops() if stops is not None else None
     if flat:

@@ -215,15 +215,23 @@ def loop_nest(b: ir.IRBuilder, shape: Shape, body: Callable[[list[ir.Value]], No
     known_range tells a concatenate which piece it is in)."""
     if any(n == 0 for n in shape.dims):
         return
-    order = major_to_minor(shape)
-    inner = next((d for d in reversed(order) if shape.dims[d] > 1), -1)  # the innermost loop's dim
-    cuts = sorted(c for c in set(splits) if 0 < c < shape.dims[inner]) if splits and inner >= 0 else []
-    if not cuts or (stops and inner in stops):
-        with nested_loops(b, shape.dims, order, name=name, stops=stops) as index:
+    cut_nest(b, shape.dims, major_to_minor(shape), body, name=name, stops=stops, cuts=splits)
+
+
+def cut_nest(b: ir.IRBuilder, dims: Sequence[int], order: Sequence[int], body: Callable[[list[ir.Value]], None],
+             name: str = "d", first: tuple[ir.Value, ir.Value] | None = None,
+             stops: Mapping[int, ir.Value] | None = None, cuts: Iterable[int] = ()) -> None:
+    """nested_loops(b, dims, order, ...) running `body(index)`, its innermost loop (the last
+    dim of `order` with a loop) cut at `cuts` into one loop per range, each with the body of
+    its own. Not the loop `first` ranges, nor one with a run-time stop."""
+    inner = next((d for d in reversed(order) if dims[d] > 1), -1)
+    at = sorted(c for c in set(cuts) if 0 < c < dims[inner]) if inner >= 0 else []
+    if not at or (stops and inner in stops) or (first is not None and inner == order[0]):
+        with nested_loops(b, dims, order, name=name, first=first, stops=stops) as index:
             body(list(index))
         return
-    with nested_loops(b, shape.dims, [d for d in order if d != inner], name=name, stops=stops) as index:
-        for lo, hi in zip([0] + cuts, cuts + [shape.dims[inner]]):
+    with nested_loops(b, dims, [d for d in order if d != inner], name=name, first=first, stops=stops) as index:
+        for lo, hi in zip([0] + at, at + [dims[inner]]):
             with for_range(b, lo, hi, name=f"{name}{inner}_{lo}") as iv:
                 index[inner] = iv
                 body(list(index))

@@ -290,3 +290,12 @@ def test_concatenate_viewed_through_a_bitcast_cuts_the_inner_loop() -> None:
     text = _CUT.format(a="4,2,5", c="4,1,5", r="4,3,5", dim=1, out="4,15", layout="1,0", root="bitcast", attrs="")
     code = _code(_functions(_check(text, [_rng((4, 2, 5)), _rng((4, 1, 5))]).llvm_ir))
     assert _loops(code) == 3 and "concat.done" not in code  # d0, and the inner loop as [0, 10), [10, 15)
+
+
+def test_parallel_nest_cuts_each_threads_inner_loop() -> None:
+    """The nest split across threads cuts its innermost loop too (each worker's part)."""
+    text = _CUT.format(a="128,32,32", c="128,32,32", r="128,32,64", dim=2, out="32,128,64", layout="2,1,0",
+                       root="transpose", attrs=", dimensions={1,0,2}")
+    cm = _check(text, [_rng((128, 32, 32)), _rng((128, 32, 32))])
+    workers = [f for n, f in _functions(cm.llvm_ir).items() if n.startswith("par.")]
+    assert len(workers) == 1 and _loops(workers[0]) == 4  # d0 (a chunk of it), d1, [0, 32), [32, 64)
