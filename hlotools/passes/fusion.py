@@ -140,7 +140,7 @@ class InstructionFusion(HloPass):
                     elif known.early is not None or known.late is not None:
                         skip.add(o)  # the output-fusion exception between them: plain consumers only
                     elif known.duplication is None or len(o.users) == 1:  # (its one user: the consumer)
-                        if full and counts_as_duplicate(o) and any(u is not consumer for u in o.users):
+                        if full and counts_as_duplicate(o) and _other_users(o, consumer):
                             continue
                         candidates.append(o)
             else:
@@ -197,7 +197,7 @@ class InstructionFusion(HloPass):
             return "concatenate with too many operands or along a long minor dimension"
         # Asked before the readers (their scan of a wide fusion's operands is the costly part):
         # a refusal either way.
-        if known.duplication is not None and any(u is not consumer for u in producer.users):
+        if known.duplication is not None and _other_users(producer, consumer):
             return known.duplication
         st = builder.state(consumer) if consumer.opcode == "fusion" else builder.single_state(consumer)
         readers, inner = _readers(st, producer, consumer)
@@ -205,7 +205,7 @@ class InstructionFusion(HloPass):
         if in_place and any(r.operands[0] is i for r in in_place for i in inner):
             return "the consumer updates the producer's buffer in place"
         if self.max_duplicated and st.duplicated >= self.max_duplicated and counts_as_duplicate(producer) \
-                and any(u is not consumer for u in producer.users):
+                and _other_users(producer, consumer):
             return f"more than max-duplicated={self.max_duplicated} duplicated producers"
         indices: set[int] = set()
         reused = False
@@ -367,6 +367,12 @@ class _MemoEffects(SideEffects):
         if known is None:
             known = self._inst[inst] = super().instruction(inst)
         return known
+
+
+def _other_users(producer: Instruction, consumer: Instruction) -> bool:
+    """Does `producer` have users besides `consumer`? (a C count: instructions compare by
+    identity; asked per refusal)"""
+    return producer.users.count(consumer) != len(producer.users)
 
 
 def _readers(st: FusionState, producer: Instruction, consumer: Instruction) -> tuple[list[Instruction], list[Instruction]]:
