@@ -416,8 +416,8 @@ def _coupled_softmax_producer(p: Instruction) -> bool:
     """CPU's IsCoupledReductionShiftExpProducer: an elementwise p feeding both a max-reduce and
     the subtract of exp(p - max) — also when those already sit in fusions (so a second run
     decides as the first did)."""
-    if not is_elementwise(p):
-        return False
+    if not is_elementwise(p) or not any(u.opcode in ("reduce", "fusion") for u in p.users):
+        return False  # (the max-reduce reads p directly or inside a fusion: asked of every instruction)
     reads: list[tuple[Instruction, Instruction]] = []  # (reader, what it reads p as)
     for u in unique(p.users):
         if u.opcode == "fusion" and "calls" in u.attrs:
