@@ -21,7 +21,7 @@ taken to keep.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from hlotools.ir.attributes import Raw
 from hlotools.ir.computation import Computation
@@ -48,6 +48,16 @@ def _parse(text: str) -> Record | None:
         else:
             return None
     return tuple(out)
+
+
+def any_records(computations: Iterable[Computation]) -> bool:
+    """Might an instruction of `computations` hold a record? (False: every result_sizes and
+    read_sizes of them is None, which codegen then need not ask per instruction)"""
+    return any(_ENTRY_PREFIX in str(inst.attrs.get("frontend_attributes") or "")
+               for comp in computations for inst in comp.instructions if inst.attrs)
+
+
+_ENTRY_PREFIX = "_dynamic_"  # what every key _ENTRY matches starts with
 
 
 def _records(inst: Instruction) -> dict[str, str]:

@@ -96,6 +96,7 @@ class _ComputationSimplifier:
         self.log_decisions = ctx.logger.isEnabledFor(logging.DEBUG)
         # Instructions other instructions must follow: XLA does not replace those.
         self.control_preds = {id(p) for i in comp.instructions for p in i.control_predecessors}
+        self.builder = Builder(rw, comp, None, options, inexact)  # type: ignore[arg-type]  # anchored per visit
 
     def run(self) -> int:
         """Simplify to a fixed point; returns the number of rewrites made."""
@@ -135,7 +136,10 @@ class _ComputationSimplifier:
     def _simplify(self, inst: Instruction) -> tuple[Instruction, list[Instruction]] | None:
         if inst.control_predecessors or id(inst) in self.control_preds:
             return None
-        b = Builder(self.rw, self.comp, inst, self.options, self.inexact)
+        b = self.builder  # one per computation, re-anchored (not one per instruction visited)
+        b.anchor = inst
+        if b.created:
+            b.created = []
         for fn in self.rules[inst.opcode]:
             if b.created:
                 b.created = []

@@ -32,6 +32,10 @@ class CallInliner(HloPass):
     single_call_site: bool = False
 
     def run(self, module: Module, ctx: PassContext) -> bool:
+        # In a fixed-point group every run after the first finds no call: one scan of the
+        # opcodes, not the call graph, the post order and the per-computation lists.
+        if not any(i.opcode == "call" for c in module.computations for i in c.instructions):
+            return False
         rw = Rewriter(module)
         graph = CallGraph.build(module)
         inlined = False

@@ -140,7 +140,7 @@ class InstructionFusion(HloPass):
                     elif known.early is not None or known.late is not None:
                         skip.add(o)  # the output-fusion exception between them: plain consumers only
                     elif known.duplication is None or len(o.users) == 1:  # (its one user: the consumer)
-                        if full and counts_as_duplicate(o) and any(u is not consumer for u in o.users):
+                        if full and counts_as_duplicate(o) and _other_users(o, consumer):
                             continue
                         candidates.append(o)
             else:
@@ -197,7 +197,7 @@ class InstructionFusion(HloPass):
             return "concatenate with too many operands or along a long minor dimension"
         # Asked before the readers (their scan of a wide fusion's operands is the costly part):
         # a refusal either way.
-        if known.duplication is not None and any(u is not consumer for u in producer.users):
+        if known.duplication is not None and _other_users(producer, consumer):
             return known.duplication
         st = builder.state(consumer) if consumer.opcode == "fusion" else builder.single_state(consumer)
         readers, inner = _readers(st, producer, consumer)
@@ -205,7 +205,7 @@ class InstructionFusion(HloPass):
         if in_place and any(r.operands[0] is i for r in in_place for i in inner):
             return "the consumer updates the producer's buffer in place"
         if self.max_duplicated and st.duplicated >= self.max_duplicated and counts_as_duplicate(producer) \
-                and any(u is not consumer for u in producer.users):
+                and _other_users(producer, consumer):
             return f"more than max-duplicated={self.max_duplicated} duplicated producers"
         indices: set[int] = set()
         reused = False
@@ -369,6 +369,12 @@ class _MemoEffects(SideEffects):
         return known
 
 
+def _other_users(producer: Instruction, consumer: Instruction) -> bool:
+    """Does `producer` have users besides `consumer`? (a C count: instructions compare by
+    identity; asked per refusal)"""
+    return producer.users.count(consumer) != len(producer.users)
+
+
 def _readers(st: FusionState, producer: Instruction, consumer: Instruction) -> tuple[list[Instruction], list[Instruction]]:
     """The instructions that would read the fused producer, and what they read it as now (the
     fusion parameters standing for it, or the producer itself for a plain consumer)."""
@@ -410,8 +416,8 @@ def _coupled_softmax_producer(p: Instruction) -> bool:
     """CPU's IsCoupledReductionShiftExpProducer: an elementwise p feeding both a max-reduce and
     the subtract of exp(p - max) — also when those already sit in fusions (so a second run
     decides as the first did)."""
-    if not is_elementwise(p):
-        return False
+    if not is_elementwise(p) or not any(u.opcode in ("reduce", "fusion") for u in p.users):
+        return False  # (the max-reduce reads p directly or inside a fusion: asked of every instruction)
     reads: list[tuple[Instruction, Instruction]] = []  # (reader, what it reads p as)
     for u in unique(p.users):
         if u.opcode == "fusion" and "calls" in u.attrs:

@@ -169,7 +169,7 @@ class FusionBuilder:
         fusion, body = st.fusion, st.body
         slots = st.operand_index(producer)
         old_params = [body.parameters[k] for k in slots]
-        duplicate = any(u is not fusion for u in producer.users)
+        duplicate = producer.users.count(fusion) != len(producer.users)  # other users (identity compare)
         # Drop the parameters and operand slots of the producer (later ones renumbered).
         for k in sorted(slots, reverse=True):
             fusion.operands.pop(k)

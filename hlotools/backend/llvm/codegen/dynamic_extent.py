@@ -125,7 +125,7 @@ def read_stops(fe: FunctionEmitter, inst: Instruction) -> dict[int, ir.Value]:
 
 def locations(fe: FunctionEmitter, inst: Instruction) -> list[int]:
     """The entry parameter leaves inst's code may load a size from (its kernel's slots)."""
-    if not _in_entry(fe):
+    if not _in_entry(fe) or not fe.mc.size_records:
         return []
     numbers: set[int] = set()
     rec = result_record(fe, inst)

@@ -301,9 +301,10 @@ def _node_text(x: Instruction, operands: list[int], comps: dict[int, str]) -> st
         text += f" literal={_literal_digest(x)}"
     if x.opcode == "parameter":
         text += f" number={x.parameter_number}"
-    sizes, reads = runtime_sizes.result_sizes(x), runtime_sizes.read_sizes(x)
-    if sizes is not None or reads is not None:  # run-time loop bounds (codegen/dynamic_extent.py)
-        text += f" sizes={sizes} reads={reads}"
+    if x.attrs.get("frontend_attributes"):  # where the records live (most instructions have none)
+        sizes, reads = runtime_sizes.result_sizes(x), runtime_sizes.read_sizes(x)
+        if sizes is not None or reads is not None:  # run-time loop bounds (codegen/dynamic_extent.py)
+            text += f" sizes={sizes} reads={reads}"
     return text
 
 

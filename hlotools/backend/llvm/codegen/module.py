@@ -26,6 +26,7 @@ from hlotools.backend.llvm.codegen.function import FunctionEmitter
 from hlotools.backend.llvm.codegen.kernels import Escape, Kernel
 from hlotools.backend.llvm.llvm_ir import denormals, types
 from hlotools.errors import HloUnsupportedError
+from hlotools.ir import runtime_sizes
 from hlotools.ir.attributes import InputOutputAlias
 from hlotools.ir.computation import Computation
 from hlotools.ir.instruction import Instruction
@@ -67,6 +68,8 @@ class ModuleCompiler:
         self.kernel_table: dict[str, Kernel] = {}
         self.refused_kernels: set[str] = set()
         self.computation_digests: dict[int, str] = {}
+        # A static module (no dynamic padder records): no instruction's loops stop at a run-time size
+        self.size_records = runtime_sizes.any_records(module.computations)
         self._kernel_cached = kernel_cached
         self.kernel_emitted = kernel_emitted
         self.functions: dict[tuple[int, bool], CompiledFunction] = {}

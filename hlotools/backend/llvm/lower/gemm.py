@@ -213,7 +213,38 @@ def panel_width(ct: ElementType) -> int:
     return blocking(ct).nv
 
 
+_PLANS: dict[tuple, Plan | None] = {}  # plan_key -> plan (Plans are immutable)
+_MAX_PLANS = 4096
+
+
 def plan(inst: Instruction) -> Plan | None:
+    """How the GEMM kernel runs dot `inst` (None: not a GEMM here), memoised by everything it
+    reads: codegen asks per dot three times (scratch, task work, emission), and the dots of
+    identical layers share one plan."""
+    key = plan_key(inst)
+    got = _PLANS.get(key, _PLANS)
+    if got is _PLANS:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        got = _PLANS[key] = _plan(inst)
+    return got  # type: ignore[return-value]
+
+
+def plan_key(inst: Instruction) -> tuple:
+    """What _plan reads of `inst` and the context: the shapes (with layouts), the dot
+    dimensions, the run-time size records (frontend attributes), the BLAS switches, the target's
+    features (the register block: a process may compile for several CPUs) and the tunables."""
+    a = inst.attrs
+    return (inst.shape, tuple(o.shape for o in inst.operands),
+            tuple(tuple(a.get(k, ())) for k in _DOT_DIM_ATTRS), str(a.get("frontend_attributes") or ""),
+            _BLAS.get(), _FORCE_GENERATED.get(), _host_features(),
+            PANEL_PACK_MIN_M, TASK_PACK_MAX_BYTES, BLAS_MIN_WORK)
+
+
+_DOT_DIM_ATTRS = ("lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims", "rhs_contracting_dims")
+
+
+def _plan(inst: Instruction) -> Plan | None:
     ct = compute_type(inst)
     lhs, rhs = inst.operands
     if ct is None or len(inst.operands) != 2 or inst.shape.is_tuple:

@@ -278,6 +278,11 @@ def test_the_padder_records_sizes_masks_and_contractions() -> None:
     assert masks and all(runtime_sizes.result_sizes(i) in ((qs, None), None) for i in masks)
     text = hlotools.print_module(padded)
     assert re.search(r'_dynamic_sizes="\d+,\d+"', text)
+    # any_records (codegen skips the per-instruction asks without one): the padded module
+    # has some, the static form of it none
+    assert runtime_sizes.any_records(padded.computations)
+    static = hlotools.parse_module(_text(ATTENTION, "8"))
+    assert not runtime_sizes.any_records(static.computations)
 
 
 @settings(max_examples=8, deadline=None)

@@ -17,6 +17,7 @@ from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.lower import gemm
 from hlotools.backend.llvm.native import jit
 from hlotools.ir.types import ELEMENT_TYPES
+from hlotools.ir.instruction import Instruction
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
           "s32": np.int32, "s8": np.int8, "u8": np.uint8, "s64": np.int64}
@@ -447,3 +448,20 @@ def test_task_packing_gives_the_same_bits(t: str, batch: tuple[int, ...], m: int
     assert results[0].tobytes() == results[1].tobytes()
     want = np.einsum("...mk,...kn->...mn", a.astype(np.float64), b.astype(np.float64))
     assert np.abs(results[0] - want).max() <= _tol(t, k) * (np.abs(want).max() + 1.0)
+def test_plan_memo_keys_on_what_the_plan_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gemm.plan memoises by plan_key: dots differing only in an operand's layout or the BLAS
+    switch get their own plans, equal to what the unmemoised planner makes; equal dots of
+    two modules share one."""
+    attrs = "lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+
+    def root(text: str) -> Instruction:
+        return hlotools.parse_module(text).entry.root  # type: ignore[union-attr,return-value]
+    row = dot_module("f32", (64, 64), (64, 64), (64, 64), attrs)
+    col = dot_module("f32", (64, 64), (64, 64), (64, 64), attrs, orders=("row", "col", "row"))
+    a, b, c = root(row), root(row), root(col)
+    assert gemm.plan_key(a) == gemm.plan_key(b) and gemm.plan_key(a) != gemm.plan_key(c)
+    assert gemm.plan(a) is gemm.plan(b) and gemm.plan(c) == gemm._plan(c) != gemm.plan(a)
+    monkeypatch.setenv("HLOTOOLS_BLAS", "1")
+    with gemm.blas_enabled(True):
+        assert gemm.plan(a) == gemm._plan(a) and gemm.plan(a).blas  # type: ignore[union-attr]
+    assert not gemm.plan(a).blas  # type: ignore[union-attr]
