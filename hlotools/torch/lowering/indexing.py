@@ -1,5 +1,5 @@
 """Gathers and scatters: embedding, gather, index / index_select (advanced indexing),
-scatter, scatter_add and index_put, each as one HLO gather or scatter.
+scatter, scatter_add, scatter_reduce and index_put, each as HLO gathers and scatters.
 
 Negative indices count from the end, as in torch; indices out of range are torch's error
 and XLA's clamp, so they are not checked here."""
@@ -12,6 +12,8 @@ import torch
 from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value, ints
 from hlotools.torch.lowering.context import Call, Context, arg, out_dims
+from hlotools.torch.lowering.elementwise import integer_floor_divide
+from hlotools.torch.lowering.reduction import LIMITS
 from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
@@ -36,10 +38,11 @@ def gather(b: Builder, x: Value, indices: Value, offset_dims: Sequence[int], col
 
 
 def scatter(cx: Context, x: Value, indices: Value, updates: Value, window_dims: Sequence[int],
-            inserted: Sequence[int], to_operand: Sequence[int], accumulate: bool) -> Value:
+            inserted: Sequence[int], to_operand: Sequence[int], combine: str) -> Value:
+    """combine: "replace" (the last update wins) or the opcode reducing updates into x."""
     b = cx.b
-    if accumulate:
-        combiner = ops.scalar_computation(b, "or" if x.dtype == "pred" else "add", x.dtype)
+    if combine != "replace":
+        combiner = ops.scalar_computation(b, "or" if x.dtype == "pred" and combine == "add" else combine, x.dtype)
     else:
         combiner = b.computation(f"replace_{x.dtype}", f"replace_{x.dtype} {{\n  a = {x.dtype}[] parameter(0)\n"
                                  f"  ROOT b = {x.dtype}[] parameter(1)\n}}\n")
@@ -77,16 +80,24 @@ def gather_(cx: Context, node: Call) -> Value:
     return gather(cx.b, x, coords, [], axes, axes, [1] * x.rank, index.dims)
 
 
-def _scatter_along(cx: Context, node: Call, source: Value, accumulate: bool) -> Value:
-    x, index = cx.tensor(node.args[0]), cx.tensor(node.args[2])
-    dim = node.args[1] % max(x.rank, 1)
-    if x.rank == 0 or 0 in index.dims:
-        return x if 0 in index.dims else ops.reshape(cx.b, source, ())
+def _scatter_along(cx: Context, node: Call, x: Value, source: Value, combine: str) -> Value:
+    """x with source[i] combined into x[i with dim replaced by index[i]] (torch's scatter
+    of node's index along its dim); a 0-d x as a 1-element one."""
+    b, index = cx.b, cx.tensor(node.args[2])
+    if 0 in index.dims:
+        return x
+    if x.rank == 0:
+        one = [ops.reshape(b, v, [1]) for v in (x, index, source)]
+        return ops.reshape(b, _scatter_into(cx, one[0], one[1], one[2], 0, combine), ())
+    return _scatter_into(cx, x, index, source, node.args[1] % x.rank, combine)
+
+
+def _scatter_into(cx: Context, x: Value, index: Value, source: Value, dim: int, combine: str) -> Value:
     coords = full_indices(cx, index, dim, x.dims[dim])
     updates = ops.slice_(cx.b, source, [0] * source.rank, index.dims, [1] * source.rank) \
         if source.dims != index.dims else source
     axes = list(range(x.rank))
-    return scatter(cx, x, coords, updates, [], axes, axes, accumulate)
+    return scatter(cx, x, coords, updates, [], axes, axes, combine)
 
 
 def _no_reduce(node: Call) -> str | None:
@@ -98,12 +109,48 @@ def scatter_(cx: Context, node: Call) -> Value:
     x, index = cx.tensor(node.args[0]), cx.tensor(node.args[2])
     src = node.args[3]
     source = cx.tensor(src) if node.target == aten.scatter.src else ops.full(cx.b, src, x.dtype, index.dims)
-    return _scatter_along(cx, node, source, accumulate=False)
+    return _scatter_along(cx, node, x, source, "replace")
 
 
 @lowers(aten.scatter_add.default)
 def scatter_add(cx: Context, node: Call) -> Value:
-    return _scatter_along(cx, node, cx.tensor(node.args[3]), accumulate=True)
+    return _scatter_along(cx, node, cx.tensor(node.args[0]), cx.tensor(node.args[3]), "add")
+
+
+REDUCERS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _reducer_known(node: Call) -> str | None:
+    if node.args[0].meta["val"].dtype in (torch.bool, torch.complex64):
+        return "bool or complex input"
+    return None if node.args[4] in REDUCERS else f"reduce={node.args[4]!r}"
+
+
+def _identity(how: str, dtype: str) -> float | int:
+    return {"prod": 1, "amax": LIMITS[dtype][0], "amin": LIMITS[dtype][1]}.get(how, 0)
+
+
+@lowers(aten.scatter_reduce.two, supports=_reducer_known)
+def scatter_reduce(cx: Context, node: Call) -> Value:
+    """Without include_self the scattered-to elements start from the reducer's identity;
+    a mean divides by its count (self counting one when included; floor division of
+    integers), as torch's kernel does."""
+    b = cx.b
+    x, index, src = cx.tensor(node.args[0]), cx.tensor(node.args[2]), cx.tensor(node.args[3])
+    how, include = node.args[4], bool(node.kwargs.get("include_self", True))
+    base = x
+    if not include:
+        hit = _scatter_along(cx, node, ops.full(b, False, "pred", x.dims), ops.full(b, True, "pred", index.dims), "replace")
+        base = ops.select(b, hit, ops.full(b, _identity(how, x.dtype), x.dtype, x.dims), x)
+    total = _scatter_along(cx, node, base, ops.convert(b, src, x.dtype), REDUCERS[how])
+    if how != "mean":
+        return total
+    count = _scatter_along(cx, node, ops.full(b, int(include), x.dtype, x.dims), ops.full(b, 1, x.dtype, index.dims), "add")
+    zero = ops.compare(b, "EQ", count, ops.constant(b, 0, x.dtype))
+    count = ops.select(b, zero, ops.full(b, 1, x.dtype, x.dims), count)
+    if x.dtype[0] in "fb":
+        return ops.binary(b, "divide", total, count)
+    return integer_floor_divide(cx, total, count)
 
 
 def _int_indices(node: Call) -> str | None:
@@ -153,7 +200,7 @@ def index_put(cx: Context, node: Call) -> Value:
     perm = [*range(before, before + batch), *range(before), *range(before + batch, len(result_dims))]
     v = ops.transpose(b, v, perm)
     done = scatter(cx, moved, stacked, v, list(range(batch, batch + len(rest))), list(range(k)), list(range(k)),
-                   bool(arg(node, 3, "accumulate", False)))
+                   "add" if arg(node, 3, "accumulate", False) else "replace")
     order = where + rest
     inverse = [order.index(d) for d in range(x.rank)]
     return ops.transpose(b, done, inverse)
