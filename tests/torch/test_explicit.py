@@ -17,7 +17,7 @@ F = torch.nn.functional
 from hlotools.torch.dynamo import compile_graph  # noqa: E402
 from hlotools.torch.options import Options  # noqa: E402
 from hlotools.torch.partition import unsupported  # noqa: E402
-from tests.torch.support import assert_same, aten_ops, decompositions  # noqa: E402
+from tests.torch.support import BACKENDS, assert_same, aten_ops, decompositions  # noqa: E402
 
 
 def aot_run(fn: Callable[..., Any], args: list[Any], backend: str = "interp") -> tuple[Any, list[Any], set[Any]]:
@@ -72,6 +72,10 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]], set[Any]]] =
     "batch_norm_eval": (_batch_norm(False), lambda: [_r(4, 3, 5, 5), _r(3), _r(3), _r(3, grad=False),
                                                      torch.rand(3) + 0.5],
                         {torch.ops.aten._native_batch_norm_legit_no_training.default}),
+    "batch_norm_no_stats": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True, eps=1e-4),
+                            lambda: [_r(4, 3, 5, 5), _r(3), _r(3)], {torch.ops.aten._native_batch_norm_legit.no_stats}),
+    "instance_norm": (lambda x: F.instance_norm(x * 2 + 1), lambda: [_r(2, 3, 4, 6)],
+                      {torch.ops.aten._native_batch_norm_legit.no_stats}),
     "causal_attention": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
                          lambda: [_r(2, 2, 5, 4), _r(2, 2, 5, 3) @ torch.ones(3, 4), _r(2, 2, 6, 4)[:, :, :5]],
                          {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default}),
@@ -96,23 +100,28 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]], set[Any]]] =
     "any_of_dims": (lambda x: (x.any(dim=(0, 2)), (x > 0).any(dim=(1,), keepdim=True), x.any(dim=())),
                     lambda: [torch.tensor([[[0, 1], [0, 0]], [[0, 0], [0, 0]], [[2, 0], [0, -1]]])],
                     {torch.ops.aten.any.dims}),
+    "empty_strided_then_fill": (lambda x: (torch.empty_strided((3, 4), (1, 3)).fill_(2.0) + x,
+                                           x.new_empty_strided((4, 3), (1, 4)).fill_(-1.0)),
+                                lambda: [_r(3, 4)], {torch.ops.aten.empty_strided.default,
+                                                     torch.ops.aten.new_empty_strided.default}),
     "empty_then_fill": (lambda x: torch.empty(3, 4).fill_(2.0) + x, lambda: [_r(3, 4)],
                         {torch.ops.aten.empty.memory_format}),
 }
 
 
 @functools.cache
-def _ran(name: str) -> tuple[Any, Any, Any, Any, set[Any]]:
+def _ran(name: str, backend: str = "interp") -> tuple[Any, Any, Any, Any, set[Any]]:
     fn, make, _ = CASES[name]
     args = make()
-    out, grads, lowered = aot_run(fn, args)
+    out, grads, lowered = aot_run(fn, args, backend)
     want, want_grads = eager(fn, args)
     return out, grads, want, want_grads, lowered
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_explicit_case_matches_eager(name: str) -> None:
-    out, grads, want, want_grads, lowered = _ran(name)
+def test_explicit_case_matches_eager(name: str, backend: str) -> None:
+    out, grads, want, want_grads, lowered = _ran(name, backend)
     assert CASES[name][2] <= lowered, f"{name}: {CASES[name][2] - lowered} not lowered"
     assert_same(out, want)
     assert_same(grads, want_grads)
