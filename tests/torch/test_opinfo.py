@@ -28,7 +28,8 @@ pow clamp where isnan clone view reshape permute expand squeeze unsqueeze flatte
 constant_pad_nd select split split_with_sizes select_scatter slice_scatter narrow full_like arange new_full
 sum mean prod amax amin max min argmax argmin any var var_mean softmax log_softmax cumsum mm addmm bmm baddbmm
 nn.functional.conv1d nn.functional.conv2d nn.functional.conv_transpose2d nn.functional.max_pool2d
-nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.batch_norm nn.functional.layer_norm
+nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.max_pool3d nn.functional.avg_pool3d
+nn.functional.adaptive_avg_pool3d nn.functional.batch_norm nn.functional.layer_norm
 nn.functional.group_norm nn.functional.embedding gather scatter scatter_add scatter_reduce index_put index_select
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
