@@ -30,7 +30,7 @@ sum mean prod amax amin max min argmax argmin any var var_mean softmax log_softm
 nn.functional.conv1d nn.functional.conv2d nn.functional.conv_transpose2d nn.functional.max_pool2d
 nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.max_pool3d nn.functional.avg_pool3d
 nn.functional.adaptive_avg_pool3d nn.functional.batch_norm nn.functional.layer_norm
-nn.functional.group_norm nn.functional.embedding gather scatter scatter_add scatter_reduce index_put index_select
+nn.functional.group_norm nn.functional.embedding gather scatter scatter_add scatter_reduce masked_scatter index_put index_select
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
 linalg.vector_norm sort topk cumprod isinf log2 log10 trunc fmod remainder repeat diagonal""".split()

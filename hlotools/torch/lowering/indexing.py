@@ -1,10 +1,12 @@
 """Gathers and scatters: embedding, gather, index / index_select (advanced indexing),
-scatter, scatter_add, scatter_reduce and index_put, each as HLO gathers and scatters.
+scatter, scatter_add, scatter_reduce and index_put, each as HLO gathers and scatters;
+masked_scatter as a gather at the running count of the mask.
 
 Negative indices count from the end, as in torch; indices out of range are torch's error
 and XLA's clamp, so they are not checked here."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -13,7 +15,7 @@ from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value, ints
 from hlotools.torch.lowering.context import Call, Context, arg, out_dims
 from hlotools.torch.lowering.elementwise import integer_floor_divide
-from hlotools.torch.lowering.reduction import LIMITS
+from hlotools.torch.lowering.reduction import LIMITS, running
 from hlotools.torch.lowering.registry import FOLLOWS, lowers
 
 aten = torch.ops.aten
@@ -219,3 +221,45 @@ def index_select(cx: Context, node: Call) -> Value:
     sizes = [1 if d == dim else size for d, size in enumerate(x.dims)]
     got = gather(b, x, i, list(range(1, x.rank)), [dim], [dim], sizes, [n, *(x.dims[d] for d in others)])
     return ops.transpose(b, got, [*range(1, dim + 1), 0, *range(dim + 1, x.rank)])
+
+
+@lowers(aten.masked_scatter.default)
+def masked_scatter(cx: Context, node: Call) -> Value:
+    """Where the mask holds, the next element of source (row-major): the k-th true element
+    takes source.flat[k - 1], k the running count of the mask up to it."""
+    b = cx.b
+    dims = out_dims(node)
+    x = ops.broadcast_to(b, cx.tensor(node.args[0]), dims)
+    mask = ops.broadcast_to(b, ops.convert(b, cx.tensor(node.args[1]), "pred"), dims)
+    source = cx.tensor(node.args[2])
+    total, available = math.prod(dims), math.prod(source.dims)
+    if total == 0 or available == 0:  # no element to take (torch: then the mask holds nowhere)
+        return x
+    at = ops.reshape(b, ops.binary(b, "maximum", _taken(cx, mask), ops.constant(b, 0, "s64")), [total, 1])
+    flat_source = ops.reshape(b, source, [available])
+    picked = gather(b, flat_source, at, [], [0], [0], [1], [total])
+    return ops.select(b, mask, ops.reshape(b, ops.convert(b, picked, x.dtype), dims), x)
+
+
+def _taken(cx: Context, mask: Value) -> Value:
+    """Per element of the flattened mask, how many true elements come before it."""
+    flat = ops.convert(cx.b, ops.reshape(cx.b, mask, [math.prod(mask.dims)]), "s64")
+    return ops.binary(cx.b, "subtract", running(cx, flat, 0, "add", 0), ops.constant(cx.b, 1, "s64"))
+
+
+@lowers(aten.masked_scatter_backward.default)
+def masked_scatter_backward(cx: Context, node: Call) -> Value:
+    """The source's gradient: the gradient at the k-th true element of the mask at k, zeros
+    after the last. Elements off the mask go to one spare slot past the end, cut off."""
+    b = cx.b
+    g = cx.tensor(node.args[0])
+    mask = ops.broadcast_to(b, ops.convert(b, cx.tensor(node.args[1]), "pred"), g.dims)
+    dims = out_dims(node)
+    size, total = math.prod(dims), math.prod(g.dims)
+    if total == 0:
+        return ops.full(b, 0, g.dtype, dims)
+    flat_mask = ops.reshape(b, mask, [total])
+    at = ops.select(b, flat_mask, _taken(cx, mask), ops.constant(b, size, "s64"))
+    spare = ops.full(b, 0, g.dtype, [size + 1])
+    placed = scatter(cx, spare, ops.reshape(b, at, [total, 1]), ops.reshape(b, g, [total]), [], [0], [0], "replace")
+    return ops.reshape(b, ops.slice_(b, placed, [0], [size], [1]), dims)
