@@ -100,6 +100,8 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]], set[Any]]] =
     "any_of_dims": (lambda x: (x.any(dim=(0, 2)), (x > 0).any(dim=(1,), keepdim=True), x.any(dim=())),
                     lambda: [torch.tensor([[[0, 1], [0, 0]], [[0, 0], [0, 0]], [[2, 0], [0, -1]]])],
                     {torch.ops.aten.any.dims}),
+    "circular_pad": (lambda x: F.pad(x, (2, 1, 1, 2), mode="circular") * 2, lambda: [_r(2, 3, 4, 5)],
+                     {torch.ops.aten.new_empty_strided.default}),
     "empty_strided_then_fill": (lambda x: (torch.empty_strided((3, 4), (1, 3)).fill_(2.0) + x,
                                            x.new_empty_strided((4, 3), (1, 4)).fill_(-1.0)),
                                 lambda: [_r(3, 4)], {torch.ops.aten.empty_strided.default,

@@ -25,7 +25,7 @@ OPS = """add sub mul div rsub maximum minimum atan2 bitwise_and bitwise_or bitwi
 logical_and logical_or logical_xor logical_not exp log log1p expm1 tanh sigmoid sqrt rsqrt sin cos tan erf floor
 ceil round abs neg sign sinh cosh asin acos atan asinh acosh atanh reciprocal nn.functional.relu nn.functional.gelu
 pow clamp where isnan clone view reshape permute expand squeeze unsqueeze flatten t transpose cat stack flip
-constant_pad_nd select split split_with_sizes select_scatter slice_scatter narrow full_like arange new_full
+constant_pad_nd nn.functional.pad select split split_with_sizes select_scatter slice_scatter narrow full_like arange new_full
 sum mean prod amax amin max min argmax argmin any var var_mean softmax log_softmax cumsum mm addmm bmm baddbmm
 nn.functional.conv1d nn.functional.conv2d nn.functional.conv_transpose2d nn.functional.max_pool2d
 nn.functional.avg_pool2d nn.functional.adaptive_avg_pool2d nn.functional.max_pool3d nn.functional.avg_pool3d
@@ -37,11 +37,17 @@ linalg.vector_norm sort topk cumprod isinf log2 log10 trunc fmod remainder repea
 SAMPLES = 2  # float32 samples per OpInfo (plus one integer sample where the op takes integers)
 
 
+# variants whose one-op graph make_fx leaves unfunctionalised (circular pad writes into views
+# of an empty tensor with copy_); the graphs hlotools receives are functionalised
+# (test_explicit's circular_pad case)
+LEFT_OUT = {("nn.functional.pad", "circular")}
+
+
 @functools.cache
 def opinfos() -> list[Any]:
     from torch.testing._internal.common_methods_invocations import op_db
     wanted = set(OPS)
-    return [op for op in op_db if op.name in wanted]
+    return [op for op in op_db if op.name in wanted and (op.name, op.variant_test_name) not in LEFT_OUT]
 
 
 def _ids() -> list[str]:

@@ -263,3 +263,23 @@ def masked_scatter_backward(cx: Context, node: Call) -> Value:
     spare = ops.full(b, 0, g.dtype, [size + 1])
     placed = scatter(cx, spare, ops.reshape(b, at, [total, 1]), ops.reshape(b, g, [total]), [], [0], [0], "replace")
     return ops.reshape(b, ops.slice_(b, placed, [0], [size], [1]), dims)
+
+
+@lowers(aten.replication_pad1d_backward.default, aten.replication_pad2d_backward.default,
+        aten.replication_pad3d_backward.default)
+def replication_pad_backward(cx: Context, node: Call) -> Value:
+    """The input's gradient: per padded dim, out position j read input clamp(j - low, 0,
+    n - 1), so its gradient is a scatter-add along that dim at those indices (negative
+    pads crop: positions are counted from low)."""
+    b = cx.b
+    g, x = cx.tensors(node.args[:2])
+    pads = list(node.args[2])
+    for i in range(len(pads) // 2):  # (last dim's low, high, the one before's, ...)
+        dim = x.rank - 1 - i
+        n, low = x.dims[dim], pads[2 * i]
+        dims = list(g.dims)
+        dims[dim] = n
+        at = ops.binary(b, "subtract", ops.iota(b, "s64", g.dims, dim), ops.constant(b, low, "s64"))
+        at = ops.binary(b, "minimum", ops.binary(b, "maximum", at, ops.constant(b, 0, "s64")), ops.constant(b, n - 1, "s64"))
+        g = _scatter_into(cx, ops.full(b, 0, g.dtype, dims), at, g, dim, "add")
+    return g
