@@ -33,21 +33,16 @@ nn.functional.adaptive_avg_pool3d nn.functional.batch_norm nn.functional.layer_n
 nn.functional.group_norm nn.functional.embedding gather scatter scatter_add scatter_reduce masked_scatter index_put index_select
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
-linalg.vector_norm sort topk cumprod isinf log2 log10 trunc fmod remainder repeat diagonal""".split()
+linalg.vector_norm sort topk cumprod isinf log2 log10 trunc fmod remainder repeat diagonal
+cdist nn.functional.pdist nn.functional.grid_sample as_strided fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.rfft2 fft.irfft2 fft.fftn fft.hfft fft.ihfft""".split()
 SAMPLES = 2  # float32 samples per OpInfo (plus one integer sample where the op takes integers)
-
-
-# variants whose one-op graph make_fx leaves unfunctionalised (circular pad writes into views
-# of an empty tensor with copy_); the graphs hlotools receives are functionalised
-# (test_explicit's circular_pad case)
-LEFT_OUT = {("nn.functional.pad", "circular")}
 
 
 @functools.cache
 def opinfos() -> list[Any]:
     from torch.testing._internal.common_methods_invocations import op_db
     wanted = set(OPS)
-    return [op for op in op_db if op.name in wanted and (op.name, op.variant_test_name) not in LEFT_OUT]
+    return [op for op in op_db if op.name in wanted]
 
 
 def _ids() -> list[str]:

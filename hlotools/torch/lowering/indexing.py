@@ -283,3 +283,30 @@ def replication_pad_backward(cx: Context, node: Call) -> Value:
         at = ops.binary(b, "minimum", ops.binary(b, "maximum", at, ops.constant(b, 0, "s64")), ops.constant(b, n - 1, "s64"))
         g = _scatter_into(cx, ops.full(b, 0, g.dtype, dims), at, g, dim, "add")
     return g
+
+
+def _within_contiguous(node: Call) -> str | None:
+    """as_strided reads the input's storage: that is its elements in order only where it is
+    contiguous from offset 0, and only up to its own size."""
+    x = node.args[0].meta["val"]
+    size, stride = node.args[1], node.args[2]
+    offset = arg(node, 3, "storage_offset") or 0
+    if not x.is_contiguous() or x.storage_offset() != 0:
+        return "as_strided of a non-contiguous or offset input (its storage is not its elements)"
+    if arg(node, 3, "storage_offset") is not None and node.args[0].op == "placeholder":
+        return "as_strided at a storage offset of a graph input (a view's storage starts before it)"
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(n > 0 for n in size) else offset
+    return None if last < max(x.numel(), 1) and x.numel() > 0 else "as_strided past the input's elements"
+
+
+@lowers(aten.as_strided.default, supports=_within_contiguous)
+def as_strided(cx: Context, node: Call) -> Value:
+    """Element i of the result is x.flat[offset + sum(i_d * stride_d)]: one gather."""
+    b = cx.b
+    x = cx.tensor(node.args[0])
+    dims = out_dims(node)
+    at = ops.full(b, arg(node, 3, "storage_offset") or 0, "s64", dims)
+    for d, step in enumerate(node.args[2]):
+        at = ops.binary(b, "add", at, ops.binary(b, "multiply", ops.iota(b, "s64", dims, d), ops.constant(b, step, "s64")))
+    flat = ops.reshape(b, x, [math.prod(x.dims)])
+    return gather(b, flat, ops.reshape(b, at, [*dims, 1]), [], [0], [0], [1], dims)
