@@ -19,7 +19,7 @@ aten = torch.ops.aten
 # sizes, strides and offsets: graph_to_hlo reads a node with a SymInt value as a size
 SIZES = {aten.sym_size.int, aten.sym_stride.int, aten.sym_numel.default, aten.sym_storage_offset.default}
 # core ops with no lowering yet: each runs eagerly ("no lowering" in the fallback warning)
-NOT_LOWERED = {aten._embedding_bag.default}
+NOT_LOWERED: set[Any] = set()
 
 
 def core_overloads() -> list[Any]:

@@ -7,13 +7,14 @@ and XLA's clamp, so they are not checked here."""
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 import torch
 
 from hlotools.torch import ops
 from hlotools.torch.builder import Builder, Value, ints
-from hlotools.torch.lowering.context import Call, Context, arg, out_dims
+from hlotools.torch.lowering.context import Call, Context, arg, out_dims, out_type
 from hlotools.torch.lowering.elementwise import integer_floor_divide
 from hlotools.torch.lowering.reduction import LIMITS, running
 from hlotools.torch.lowering.registry import FOLLOWS, lowers
@@ -310,3 +311,55 @@ def as_strided(cx: Context, node: Call) -> Value:
         at = ops.binary(b, "add", at, ops.binary(b, "multiply", ops.iota(b, "s64", dims, d), ops.constant(b, step, "s64")))
     flat = ops.reshape(b, x, [math.prod(x.dims)])
     return gather(b, flat, ops.reshape(b, at, [*dims, 1]), [], [0], [0], [1], dims)
+
+
+BAG_MODES = {0: "add", 1: "add", 2: "maximum"}  # torch's sum, mean, max
+
+
+def _bags_only(node: Call) -> str | None:
+    """Only the bags' values: the other results (offset2bag, bag sizes, max indices) are
+    what the CPU kernel's backward reads in its own layout, so a graph using them runs eagerly."""
+    used = {u.args[1] for u in getattr(node, "users", {}) if u.target is operator.getitem and u.users}
+    if used - {0}:
+        return "embedding_bag's bookkeeping results (what its backward reads)"
+    if node.args[1].meta["val"].dim() != 1:
+        return "2-D indices"
+    return None if arg(node, 4, "mode", 0) in BAG_MODES else "unknown mode"
+
+
+@lowers(aten._embedding_bag.default, aten._embedding_bag_forward_only.default, supports=_bags_only)
+def embedding_bag(cx: Context, node: Call) -> list[Value]:
+    """Bag j reduces weight[indices[i]] (times its per-sample weight) over offsets[j] <= i <
+    offsets[j + 1]: one gather, then a scatter by bag. padding_idx entries take no part (nor
+    in a mean's count); an empty bag is zeros."""
+    b = cx.b
+    w, indices, offsets = cx.tensors(node.args[:3])
+    mode = arg(node, 4, "mode", 0)
+    psw, padding = arg(node, 6, "per_sample_weights"), arg(node, 8, "padding_idx", -1)
+    n, d = indices.dims[0], w.dims[1]
+    bags = out_dims(node, 0)[0]  # (one less than the offsets with include_last_offset)
+    idx = ops.convert(b, indices, "s64")
+    rows = gather(b, w, ops.reshape(b, idx, [n, 1]), [1], [0], [0], [1, d], [n, d])
+    if psw is not None:
+        rows = ops.binary(b, "multiply", rows, ops.broadcast_in_dim(b, ops.convert(b, cx.tensor(psw), w.dtype), [n, d], [0]))
+    starts = ops.convert(b, offsets, "s64")
+    # bag of entry i: how many bag starts are at or before it, less one
+    started = ops.compare(b, "LE", ops.broadcast_in_dim(b, starts, [n, offsets.dims[0]], [1]),
+                          ops.iota(b, "s64", [n, offsets.dims[0]], 0))
+    bag = ops.binary(b, "subtract", ops.reduce(b, ops.convert(b, started, "s64"), [1], "add", 0), ops.constant(b, 1, "s64"))
+    counted = ops.compare(b, "LT", bag, ops.constant(b, bags, "s64"))  # (past the last bag: not in one)
+    if padding is not None and padding >= 0:
+        counted = ops.binary(b, "and", counted, ops.compare(b, "NE", idx, ops.constant(b, padding, "s64")))
+    at = ops.reshape(b, ops.select(b, counted, bag, ops.constant(b, bags, "s64")), [n, 1])  # a spare bag, cut off
+    init = LIMITS[w.dtype][0] if mode == 2 else 0
+    spare = ops.full(b, init, w.dtype, [bags + 1, d])
+    total = scatter(cx, spare, at, rows, [1], [0], [0], BAG_MODES[mode])
+    total = ops.slice_(b, total, [0, 0], [bags, d], [1, 1])
+    ones = ops.convert(b, counted, w.dtype)
+    count = ops.slice_(b, scatter(cx, ops.full(b, 0, w.dtype, [bags + 1]), at, ones, [], [0], [0], "add"), [0], [bags], [1])
+    empty = ops.broadcast_in_dim(b, ops.compare(b, "EQ", count, ops.constant(b, 0, w.dtype)), [bags, d], [0])
+    if mode == 1:
+        total = ops.binary(b, "divide", total, ops.broadcast_in_dim(b, ops.binary(b, "maximum", count, ops.constant(b, 1, w.dtype)), [bags, d], [0]))
+    out = ops.select(b, empty, ops.full(b, 0, w.dtype, [bags, d]), total)
+    # the bookkeeping results no user reads (_bags_only)
+    return [out, *(ops.full(b, 0, out_type(node, i), out_dims(node, i)) for i in (1, 2, 3))]
