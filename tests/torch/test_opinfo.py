@@ -34,7 +34,7 @@ nn.functional.group_norm nn.functional.embedding gather scatter scatter_add scat
 nn.functional.scaled_dot_product_attention nn.functional.cross_entropy nn.functional.mse_loss
 nn.functional.silu nn.functional.dropout nn.functional.elu nn.functional.leaky_relu nn.functional.hardtanh
 linalg.vector_norm sort topk cumprod isinf log2 log10 trunc fmod remainder repeat diagonal
-cdist nn.functional.pdist nn.functional.grid_sample as_strided fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.rfft2 fft.irfft2 fft.fftn fft.hfft fft.ihfft""".split()
+nn.functional.embedding_bag cdist nn.functional.pdist nn.functional.grid_sample as_strided fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.rfft2 fft.irfft2 fft.fftn fft.hfft fft.ihfft""".split()
 SAMPLES = 2  # float32 samples per OpInfo (plus one integer sample where the op takes integers)
 
 
