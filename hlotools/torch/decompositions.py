@@ -26,8 +26,7 @@ TORCH_DECOMPOSED = (aten.grid_sampler_2d.default,)
 
 @functools.cache
 def table() -> dict[Any, Any]:
-    from torch._decomp import core_aten_decompositions
-    from torch._decomp import decomposition_table
+    from torch._decomp import core_aten_decompositions, decomposition_table
     found = dict(core_aten_decompositions())
     for op in TORCH_DECOMPOSED:
         found[op] = decomposition_table[op]
