@@ -1,5 +1,6 @@
-"""The decomposition table every ATen graph is traced with: core ATen's plus our own for the
-fused inference fast paths of nn.TransformerEncoderLayer and nn.MultiheadAttention.
+"""The decomposition table every ATen graph is traced with: core ATen's, torch's own for a
+few core ops it leaves whole (grid_sampler_2d), plus our own for the fused inference fast
+paths of nn.TransformerEncoderLayer and nn.MultiheadAttention.
 
 In eval mode without gradients those modules call one fused kernel
 (aten._transformer_encoder_layer_fwd, aten._native_multi_head_attention) that Dynamo and
@@ -19,10 +20,16 @@ from torch import Tensor
 aten = torch.ops.aten
 
 
+# core ATen ops outside the core table that torch's own decompositions write in ops we lower
+TORCH_DECOMPOSED = (aten.grid_sampler_2d.default,)
+
+
 @functools.cache
 def table() -> dict[Any, Any]:
-    from torch._decomp import core_aten_decompositions
+    from torch._decomp import core_aten_decompositions, decomposition_table
     found = dict(core_aten_decompositions())
+    for op in TORCH_DECOMPOSED:
+        found[op] = decomposition_table[op]
     found[aten._native_multi_head_attention.default] = native_multi_head_attention
     found[aten._transformer_encoder_layer_fwd.default] = transformer_encoder_layer_fwd
     return found

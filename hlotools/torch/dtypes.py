@@ -55,7 +55,7 @@ def is_signed(hlo: str) -> bool:
 
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     """A numpy view of `tensor`'s memory (made contiguous first when it is not dense)."""
-    t = tensor.detach()
+    t = tensor.detach().resolve_conj().resolve_neg()  # (lazy conjugate / negative views: numpy reads memory)
     if t.requires_grad or not t.is_contiguous():
         t = t.contiguous()
     if t.dtype == torch.bfloat16:

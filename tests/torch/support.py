@@ -24,7 +24,11 @@ def decompositions() -> dict[Any, Any]:
 
 
 def trace(fn: Callable[..., Any], args: list[torch.Tensor]) -> torch.fx.GraphModule:
-    return make_fx(fn, decomposition_table=decompositions())(*args)
+    """Functionalised, as aot_autograd hands graphs over: writes into views (a backward's
+    copy_ into a slice of zeros) become scatters of the values."""
+    gm = make_fx(fn, decomposition_table=decompositions())(*args)
+    plain = [a.detach() for a in args]  # (the traced graph holds the autograd it ran)
+    return make_fx(torch.func.functionalize(gm), decomposition_table=decompositions())(*plain)
 
 
 def aten_ops(gm: torch.fx.GraphModule) -> set[Any]:

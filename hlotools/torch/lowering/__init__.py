@@ -1,5 +1,17 @@
 """The lowering table (registry.TABLE), filled by one module per op family."""
-from hlotools.torch.lowering import elementwise, indexing, linalg, nn, pooling, reduction, shape, sorting  # noqa: F401  (register)
-from hlotools.torch.lowering.registry import TABLE, Lowering, lowers, refusal
+from hlotools.torch.lowering import (  # noqa: F401  (register)
+    distance,
+    elementwise,
+    indexing,
+    linalg,
+    nn,
+    pooling,
+    reduction,
+    refused,
+    shape,
+    sorting,
+    spectral,
+)
+from hlotools.torch.lowering.registry import REFUSED, TABLE, Lowering, lowers, refusal
 
-__all__ = ["TABLE", "Lowering", "lowers", "refusal"]
+__all__ = ["REFUSED", "TABLE", "Lowering", "lowers", "refusal"]

@@ -153,7 +153,7 @@ def gelu(cx: Context, node: Call) -> Value:
     return ops.convert(b, y, x0.dtype)
 
 
-@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, dynamic=FOLLOWS)
+@lowers(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode, dynamic=FOLLOWS)
 def div(cx: Context, node: Call) -> Value:
     mode = node.kwargs.get("rounding_mode")
     ct = out_type(node)
@@ -165,14 +165,21 @@ def div(cx: Context, node: Call) -> Value:
         if mode == "floor":
             return ops.unary(cx.b, "floor", q)
         return ops.binary(cx.b, "multiply", ops.unary(cx.b, "sign", q), ops.unary(cx.b, "floor", ops.unary(cx.b, "abs", q)))
-    if mode == "trunc" or ct.startswith("u"):
+    if mode == "trunc":
         return q
-    # floor division of integers: XLA divides towards zero; step down where signs differ
+    return integer_floor_divide(cx, x, y)
+
+
+def integer_floor_divide(cx: Context, x: Value, y: Value) -> Value:
+    """torch's floor division of integers: XLA divides towards zero; step down where signs differ."""
+    q = ops.binary(cx.b, "divide", x, y)
+    if x.dtype.startswith("u"):
+        return q
     r = ops.binary(cx.b, "remainder", x, y)
-    zero = ops.constant(cx.b, 0, ct)
+    zero = ops.constant(cx.b, 0, x.dtype)
     fix = ops.binary(cx.b, "and", ops.compare(cx.b, "NE", r, zero),
                      ops.compare(cx.b, "NE", ops.compare(cx.b, "LT", r, zero), ops.compare(cx.b, "LT", y, zero)))
-    return ops.select(cx.b, fix, ops.binary(cx.b, "subtract", q, ops.constant(cx.b, 1, ct)), q)
+    return ops.select(cx.b, fix, ops.binary(cx.b, "subtract", q, ops.constant(cx.b, 1, x.dtype)), q)
 
 
 POW_SPECIAL = {2: "square", 0.5: "sqrt", -0.5: "rsqrt", -1: "reciprocal", 1: "identity"}

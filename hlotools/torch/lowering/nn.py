@@ -79,16 +79,37 @@ def batch_norm_functional(cx: Context, node: Call) -> list[Value]:
         return [ops.convert(b, y, x0.dtype), _empty_like_meta(cx, node, 1), _empty_like_meta(cx, node, 2),
                 running_mean, running_var]
     axes = [0, *range(2, x.rank)]
-    mean, var = moments(cx, x, axes, cx.count(node.args[0], axes, x.dtype))
-    rstd = _rstd(cx, var, eps)
-    y = ops.binary(b, "multiply", ops.binary(b, "subtract", x, mean), rstd)
-    y = _affine(cx, y, node.args[1], node.args[2])
-    c = x.dims[1]
-    flat_mean, flat_var = ops.reshape(b, mean, [c]), ops.reshape(b, var, [c])
+    y, flat_mean, flat_rstd, flat_var = _batch_statistics_norm(cx, node, x, eps)
     unbiased = ops.binary(b, "multiply", flat_var, _bessel(cx, node.args[0], axes, x.dtype))
     return [ops.convert(b, y, x0.dtype), ops.convert(b, flat_mean, out_type(node, 1)),
-            ops.convert(b, ops.reshape(b, rstd, [c]), out_type(node, 2)),
+            ops.convert(b, flat_rstd, out_type(node, 2)),
             _moved(cx, running_mean, flat_mean, momentum), _moved(cx, running_var, unbiased, momentum)]
+
+
+def _batch_statistics_norm(cx: Context, node: Call, x: Value, eps: float) -> tuple[Value, Value, Value, Value]:
+    """(x normalised by its batch's per-channel statistics and the affine, mean, rstd,
+    biased variance), the statistics as [C] vectors."""
+    b = cx.b
+    axes = [0, *range(2, x.rank)]
+    mean, var = moments(cx, x, axes, cx.count(node.args[0], axes, x.dtype))
+    rstd = _rstd(cx, var, eps)
+    y = _affine(cx, ops.binary(b, "multiply", ops.binary(b, "subtract", x, mean), rstd), node.args[1], node.args[2])
+    c = x.dims[1]
+    return y, ops.reshape(b, mean, [c]), ops.reshape(b, rstd, [c]), ops.reshape(b, var, [c])
+
+
+def _training_batch_only(node: Call) -> str | None:
+    return batch_only(node) or (None if node.args[3] else "no statistics outside training")
+
+
+@lowers(aten._native_batch_norm_legit.no_stats, supports=_training_batch_only, dynamic=FOLLOWS)
+def batch_norm_no_stats(cx: Context, node: Call) -> list[Value]:
+    """Batch norm without running statistics (track_running_stats=False, instance norm):
+    (out, saved mean, saved rstd) of the batch's statistics."""
+    x0 = cx.tensor(node.args[0])
+    y, mean, rstd, _ = _batch_statistics_norm(cx, node, upcast(cx, x0), float(node.args[5]))
+    return [ops.convert(cx.b, y, x0.dtype), ops.convert(cx.b, mean, out_type(node, 1)),
+            ops.convert(cx.b, rstd, out_type(node, 2))]
 
 
 def _bessel(cx: Context, x: object, axes: list[int], dtype: str) -> Value:

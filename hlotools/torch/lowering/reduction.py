@@ -243,12 +243,16 @@ def cumulative(cx: Context, node: Call) -> Value:
     x = upcast(cx, ops.convert(cx.b, cx.tensor(node.args[0]), ct))
     if x.rank == 0:
         return ops.convert(cx.b, x, ct)
-    axis = node.args[1] % x.rank
+    opcode, init = ("add", 0) if node.target == aten.cumsum.default else ("multiply", 1)
+    return ops.convert(cx.b, running(cx, x, node.args[1] % x.rank, opcode, init), ct)
+
+
+def running(cx: Context, x: Value, axis: int, opcode: str, init: int) -> Value:
+    """The inclusive running `opcode` of x along axis (a window of every element up to each)."""
     n = x.dims[axis]
     size = [n if i == axis else 1 for i in range(x.rank)]
     pads = [(n - 1, 0) if i == axis else (0, 0) for i in range(x.rank)]
-    opcode, init = ("add", 0) if node.target == aten.cumsum.default else ("multiply", 1)
-    return ops.convert(cx.b, ops.reduce_window(cx.b, x, opcode, init, size, [1] * x.rank, pads), ct)
+    return ops.reduce_window(cx.b, x, opcode, init, size, [1] * x.rank, pads)
 
 
 def _norm_supported(node: Call) -> str | None:

@@ -6,8 +6,9 @@ refuses an argument combination (None when it takes the node), and `dynamic`, ho
 lowers at symbolic sizes: FOLLOWS (its result's dynamic sizes follow from its operands
 through XLA's dynamic dimension inference: it reads no dim as a number), SETS (its result
 takes sizes from its arguments, so each symbolic dim gets a set-dimension-size), or not at
-all (the node is refused at symbolic sizes and runs eagerly). The partitioner, the verbose
-report and the coverage test all read this one table."""
+all (the node is refused at symbolic sizes and runs eagerly). REFUSED holds the ops no
+lowering takes and why. The partitioner, the verbose report and the coverage tests all
+read these tables."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -36,6 +37,7 @@ class Lowering:
 
 
 TABLE: dict[Any, Lowering] = {}
+REFUSED: dict[Any, str] = {}  # ops no lowering takes, each with why (refused.py)
 
 
 def lowers(*ops: Any, supports: Supports | None = None, dynamic: str = "") -> Callable[[Build], Build]:
@@ -48,12 +50,20 @@ def lowers(*ops: Any, supports: Supports | None = None, dynamic: str = "") -> Ca
     return register
 
 
+def refuses(reason: str, *ops: Any) -> None:
+    """`ops` run eagerly, for `reason` (what the partitioner and the fallback warning say)."""
+    for op in ops:
+        if op in TABLE or op in REFUSED:
+            raise AssertionError(f"{op} is lowered or refused already")
+        REFUSED[op] = reason
+
+
 def refusal(node: Call) -> str | None:
-    """Why `node` cannot be lowered (None when it can): no entry, a dtype we do not run, or
-    the entry's own supports() check."""
+    """Why `node` cannot be lowered (None when it can): no entry (or one refused with its
+    reason), a dtype we do not run, or the entry's own supports() check."""
     entry = TABLE.get(node.target)
     if entry is None:
-        return "no lowering"
+        return REFUSED.get(node.target, "no lowering")
     for value in _tensors(node):
         if not dtypes.supported(value.dtype):
             return f"dtype {str(value.dtype).removeprefix('torch.')}"

@@ -222,8 +222,10 @@ def full(cx: Context, node: Call) -> Value:
     return ops.full(cx.b, value, out_type(node), out_dims(node))
 
 
-@lowers(aten.empty.memory_format, dynamic=SETS)
+@lowers(aten.empty.memory_format, aten.empty_strided.default, aten.new_empty_strided.default, dynamic=SETS)
 def zeros(cx: Context, node: Call) -> Value:
+    """torch leaves an empty tensor's values unset (its strides are a memory layout, no
+    values): zeros are one of its answers."""
     return ops.full(cx.b, 0, out_type(node), out_dims(node))
 
 

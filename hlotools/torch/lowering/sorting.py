@@ -1,4 +1,5 @@
-"""Sorting: aten.sort as one stable HLO sort of (values, s64 indices) along the dim.
+"""Sorting: aten.sort as one stable HLO sort of (values, s64 indices) along the dim, and
+aten.topk as the first k of one.
 
 torch orders NaN above every number (last ascending, first descending) and -0.0 equal to
 0.0; the comparator says so explicitly. The sort is always stable: what stable=True asks for,
@@ -44,9 +45,32 @@ def sort(cx: Context, node: Call) -> list[Value]:
     descending = bool(arg(node, 2, "descending", False))
     if x.rank == 0:
         return [x, ops.constant(b, 0, "s64")]
-    axis = int(arg(node, 1, "dim", -1)) % x.rank
+    return sorted_with_indices(b, x, int(arg(node, 1, "dim", -1)) % x.rank, descending)
+
+
+def sorted_with_indices(b: Builder, x: Value, axis: int, descending: bool) -> list[Value]:
+    """(values, s64 indices) of a stable sort of x along axis."""
     index = ops.iota(b, "s64", x.dims, axis)
-    values, indices = b.emit_tuple("sort", [x, index], [(x.dtype, x.dims), ("s64", x.dims)],
-                                   f"dimensions={{{axis}}}, is_stable=true, "
-                                   f"to_apply={comparator(b, x.dtype, descending)}")
-    return [values, indices]
+    return b.emit_tuple("sort", [x, index], [(x.dtype, x.dims), ("s64", x.dims)],
+                        f"dimensions={{{axis}}}, is_stable=true, to_apply={comparator(b, x.dtype, descending)}")
+
+
+def _sorted_topk(node: Call) -> str | None:
+    """sorted=False leaves the order to torch's kernel (not a sorted one): not reproduced."""
+    if not arg(node, 4, "sorted", True):
+        return "topk with sorted=False (eager's order is its kernel's)"
+    return _supported(node)
+
+
+@lowers(aten.topk.default, supports=_sorted_topk)
+def topk(cx: Context, node: Call) -> list[Value]:
+    """The first k of a stable sort (descending for the largest): torch's NaN-largest order,
+    ties in index order."""
+    b, x = cx.b, cx.tensor(node.args[0])
+    k = int(cx.number(node.args[1]))
+    if x.rank == 0:
+        return [x, ops.constant(b, 0, "s64")]
+    axis = int(arg(node, 2, "dim", -1)) % x.rank
+    values, indices = sorted_with_indices(b, x, axis, bool(arg(node, 3, "largest", True)))
+    limits = [k if d == axis else n for d, n in enumerate(x.dims)]
+    return [ops.slice_(b, v, [0] * x.rank, limits, [1] * x.rank) for v in (values, indices)]
