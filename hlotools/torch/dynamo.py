@@ -91,6 +91,15 @@ def check_inputs(gm: GraphModule, example_inputs: list[Any]) -> None:
 def compile_graph(gm: GraphModule, kind: str, options: Options, side: str = "inference") -> Any:
     """A boxed callable running `gm`: one compiled module, or the split graph with compiled parts."""
     number = next(_NUMBERS)
+    mutating = _first_mutation(gm)
+    if mutating is not None:
+        # Lowered slices and views are copies: an in-place write through one would be lost,
+        # silently. Dynamo's aot_autograd and torch.export hand over functional graphs.
+        warnings.warn(f"hlotools: {mutating} writes a tensor in place, so the graph is not functional: "
+                      f"it runs eagerly (functionalise it first, as aot_autograd does)", FallbackWarning,
+                      stacklevel=2)
+        options.say(f"{side} graph {number}: eager ({mutating} writes in place)")
+        return _boxed(gm)
     refused = unsupported(gm)
     if not refused:
         return _compile_part(gm, kind, options, f"torch_{side}")
@@ -143,6 +152,15 @@ class _Part(torch.nn.Module):
 
     def forward(self, *args: torch.Tensor) -> Any:
         return self.compiled(list(args))
+
+
+def _first_mutation(gm: GraphModule) -> str | None:
+    """The first ATen op of `gm` whose schema writes one of its arguments (copy_, add_, ...)."""
+    for node in gm.graph.nodes:
+        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+        if schema is not None and schema.is_mutable:
+            return str(node.target)
+    return None
 
 
 def _boxed(gm: GraphModule) -> Callable[[list[Any]], Any]:

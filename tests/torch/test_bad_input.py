@@ -91,3 +91,30 @@ def test_unknown_option_is_an_error_naming_it() -> None:
     compiled = torch.compile(lambda x: x + 1, backend="hlotools", options={"dump_dirr": "d"})
     with pytest.raises(Exception, match=r"unknown option\(s\) dump_dirr \(known: dump_dir, passes, semantics, verbose\)"):
         compiled(torch.ones(2))
+
+
+def test_a_graph_that_writes_in_place_runs_eagerly_with_one_warning() -> None:
+    """make_fx without functionalisation keeps copy_ into a view: lowered, the view would be a
+    copy and the write lost; compile_graph runs such a graph eagerly and says why."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from hlotools.torch import compile_graph
+    from hlotools.torch.options import Options
+
+    def fill_middle(x: Any, y: Any) -> Any:
+        out = x.clone()
+        out[:, 1:3].copy_(y)  # a write through a view of `out`
+        return out * 2
+
+    x, y = torch.randn(4, 5), torch.randn(4, 2)
+    gm = make_fx(fill_middle)(x, y)
+    assert any(getattr(n.target, "_schema", None) is not None and n.target._schema.is_mutable
+               for n in gm.graph.nodes if n.op == "call_function")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = compile_graph(gm, "hlotools_interp", Options())
+        got = run([x, y])
+    fallbacks = _fallbacks(caught)
+    assert len(fallbacks) == 1 and "aten.copy_.default writes a tensor in place" in fallbacks[0], fallbacks
+    want = fill_middle(x, y)
+    torch.testing.assert_close(got[0] if isinstance(got, (list, tuple)) else got, want)
