@@ -284,7 +284,7 @@ def _plan(inst: Instruction) -> Plan | None:
     else:
         nv = panel_width(ct)
         in_place = not b.packed and (b.cs == 1 or dd.n == 1)
-        task_pack = in_place and _packs_in_tasks(dd, ct)
+        task_pack = in_place and _packs_in_tasks(Plan(dd, ct, False, a, b, c, dd.n, False, (), swapped, True))
         if not task_pack and (not in_place or dd.m >= PANEL_PACK_MIN_M):
             npad = -(-dd.n // nv) * nv  # panel-major [batch][n / nv][k][nv], zero padded
             b = View(True, _canon_batch(dd.batch, dd.k * npad), nv, 1)
@@ -304,16 +304,20 @@ def _plan(inst: Instruction) -> Plan | None:
     return replace(p, scratch=tuple(sizes))
 
 
-def _packs_in_tasks(dd: Dims, ct: ElementType) -> bool:
-    """Whether an in-place B is packed panel by panel by the tasks (Plan.task_pack): when
-    a task has several row blocks to reuse a panel for, the panel fits TASK_PACK_MAX_BYTES,
-    and the tiles do not run row block outer (_panels_inner). Instead of the serial strided
-    copy of all of B before the kernel, measured on Zen 4 (AVX-512, one thread, CPU time),
-    f32 64x2048x512: 2.0 -> 1.5 ms."""
+def _packs_in_tasks(p: Plan) -> bool:
+    """Whether plan `p`'s in-place B is packed panel by panel by the tasks (Plan.task_pack):
+    when a task has several row blocks to reuse a panel for, the panel fits
+    TASK_PACK_MAX_BYTES, the tiles do not run row block outer (_panels_inner), and the
+    tasks' buffers take no more than packing all of B would (or TASK_PACK_MAX_BYTES: many
+    threads, few panels). Instead of the serial strided copy of all of B before the kernel,
+    measured on Zen 4 (AVX-512, one thread, CPU time), f32 64x2048x512: 2.0 -> 1.3 ms."""
+    dd, ct = p.dims, p.ct
     blk = blocking(ct)
     panels = -(-dd.n // blk.nv)
-    return (dd.m > blk.rows and dd.k * blk.nv * (ct.bits // 8) <= TASK_PACK_MAX_BYTES
-            and not _panels_inner(dd, ct, panels))
+    panel_bytes = dd.k * blk.nv * (ct.bits // 8)
+    if dd.m <= blk.rows or panel_bytes > TASK_PACK_MAX_BYTES or _panels_inner(dd, ct, panels):
+        return False
+    return tasks(p).count * panel_bytes <= max(_prod(dd.batch) * panels * panel_bytes, TASK_PACK_MAX_BYTES)
 
 
 def _swaps(inst: Instruction, dd: Dims, b: View, ct: ElementType, ob: tuple[int, ...], om: tuple[int, ...],

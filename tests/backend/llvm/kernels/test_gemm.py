@@ -268,6 +268,14 @@ def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gemm, "TASK_PACK_MAX_BYTES", 64 * gemm.panel_width(p.ct) * 4 - 1)
     p = plan_of(big)
     assert p is not None and p.b.packed and not p.task_pack and len(p.scratch) == 1
+    monkeypatch.undo()
+    # the tasks' buffers never take more than packing all of B would (many threads, few panels)
+    tall = dot_module("f32", (4000, 256), (256, 256), (4000, 256), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    monkeypatch.setattr(gemm.parallel_for, "host_threads", lambda: 2)
+    assert plan_of(tall).task_pack  # type: ignore[union-attr]
+    monkeypatch.setattr(gemm.parallel_for, "host_threads", lambda: 64)
+    p = plan_of(tall)
+    assert p is not None and not p.task_pack and p.b.packed
     odd = dot_module("f32", (5, 7), (7, 9), (5, 9), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     p = plan_of(odd)
     assert p is not None and p.tail and len(p.scratch) == 1
