@@ -65,6 +65,17 @@ MIN_WORK = 1 << 15  # m*n*k below which the direct loop nest is as good (and com
 # thread, CPU: 3x3x128->128 on 8x32x32, B 590 KB, 25.8 -> 23.7 ms; big_conv's B: 18, 37 KB).
 FILL_MAX_B = 1 << 20
 _GENERATED = ContextVar("hlotools_llvm_generated_im2col", default=False)
+_NO_BATCH_ROWS = ContextVar("hlotools_llvm_conv_no_batch_rows", default=False)
+
+
+@contextmanager
+def batch_rows_disabled(on: bool = True) -> Iterator[None]:
+    """One GEMM per batch element, never batch_as_rows (tests and A/B measurements)."""
+    tok = _NO_BATCH_ROWS.set(on)
+    try:
+        yield
+    finally:
+        _NO_BATCH_ROWS.reset(tok)
 
 
 @contextmanager
@@ -141,7 +152,7 @@ def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tupl
     c = lower_gemm.View(False, (ost[labels.output_batch],), rs, ost[labels.output_feature])
     esize = et.bits // 8
     p = lower_gemm.Plan(dims, et, False, a, b, c, npad, False, (nbatch * m * k * esize, k * npad * esize))
-    if fills_in_tasks(p):  # A's scratch also holds the tasks' buffers when they fill it (the larger)
+    if fills_in_tasks(p) and not _blocks_saved(p):  # A's scratch also holds the tasks' buffers (the larger)
         split = lower_gemm.tasks(p, True)
         a_bytes = max(nbatch * m * k, split.count * split.fill_rows * k) * esize
         p = replace(p, scratch=(a_bytes, k * npad * esize, conv_kernel.TABLES_SLOTS * 8))
@@ -187,12 +198,42 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
     if _runtime_ok(fe, inst, p, sp_order, k_order, operands):
         fill = _call_runtime(fe, inst, p, sp_order, k_order, a_ptr, b_ptr, t_ptr[0] if t_ptr else None, operands,
                              batch)
-        lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill, extents)
+        g = p if fill is not None or epilogue is not None or extents is not None else batch_as_rows(p)
+        lower_gemm._emit_generated(fe, g, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill, extents)
         return
     lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
             p.npad, lower_gemm.panel_width(p.ct))
     _im2col(fe, inst, p, sp_order, k_order, owner, operands[0], batch)
-    lower_gemm._emit_generated(fe, p, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, extents=extents)
+    g = p if extents is not None or epilogue is not None else batch_as_rows(p)
+    lower_gemm._emit_generated(fe, g, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, extents=extents)
+
+
+def _blocks_saved(p: lower_gemm.Plan) -> bool:
+    """Does batch_as_rows save at least a quarter of the kernel's row blocks? Then it pays for
+    a whole im2col instead of the tasks' fills (which keep A out of memory: big_conv's)."""
+    g = batch_as_rows(p)
+    if g is p:
+        return False
+    mr = lower_gemm.blocking(p.ct).rows
+    before = p.dims.batch[0] * -(-p.dims.m // mr)
+    return 4 * -(-g.dims.m // mr) <= 3 * before
+
+
+def batch_as_rows(p: lower_gemm.Plan) -> lower_gemm.Plan:
+    """The rows form's GEMM as one product of nbatch * M rows when the result's rows of
+    consecutive batch elements follow each other (a weight gradient: the batch is the input
+    feature, just outside the kernel positions): A is [batch][M][K] already, B is shared.
+    Few positions per batch element (9 for a 3x3 kernel) otherwise leave most of each
+    batch's last block of MR rows empty; each element's k loop is unchanged (same bits).
+    Worth a whole im2col instead of the tasks' fills (_blocks_saved): one thread, Zen 4, CNN
+    weight gradients 8x3x64x64 -> 16x3x3x3 2.36 -> 2.01 ms, 8x16x32x32 -> 32x16x3x3 2.17
+    (filled in tasks) -> 1.55 ms."""
+    dd = p.dims
+    if _NO_BATCH_ROWS.get() or len(dd.batch) != 1 or dd.batch[0] == 1 or p.c.batch_strides[0] != dd.m * p.c.rs:
+        return p
+    rows = dd.batch[0] * dd.m
+    return replace(p, dims=replace(dd, batch=(1,), m=rows), a=replace(p.a, batch_strides=(rows * dd.k,)),
+                   c=replace(p.c, batch_strides=(rows * p.c.rs,)))
 
 
 def _im2col(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp_order: tuple[int, ...],
