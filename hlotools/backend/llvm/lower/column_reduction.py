@@ -28,7 +28,14 @@ from hlotools.backend.llvm.codegen.outline import result_loop
 from hlotools.backend.llvm.llvm_ir.loops import c64, for_range
 from hlotools.backend.llvm.lower.control import fused_gen
 from hlotools.backend.llvm.lower.reduction import (
-    TILE_WIDTH, Tile, alloc, at, extra_inits_apply, fold_reduced, lane_count)
+    TILE_WIDTH,
+    Tile,
+    alloc,
+    at,
+    extra_inits_apply,
+    fold_reduced,
+    lane_count,
+)
 from hlotools.ir import semantics
 from hlotools.ir.instruction import Instruction
 from hlotools.ir.shape import Shape
@@ -80,8 +87,9 @@ def emit(fe: FunctionEmitter, inst: Instruction) -> bool:
     if p is None or not out.is_array:
         return False
     cols = out.dims[p.out_dim]
+    assert out.element_type is not None
     tiles = Shape.array(out.element_type, [(cols + TILE_WIDTH - 1) // TILE_WIDTH if d == p.out_dim else n
-                                           for d, n in enumerate(out.dims)], out.layout)  # type: ignore[arg-type]
+                                           for d, n in enumerate(out.dims)], out.layout)
     if dynamic_extent.stopped_dims(fe, inst, tiles):
         return False
     rows = p.reduce.operands[0].shape.size // max(1, out.size)
