@@ -1,7 +1,8 @@
 """Reductions as elemental generators: the value of reduce / reduce-window at an output
 index is an inner loop nest over the reduced dimensions (or the window) that folds the
 inputs with the inlined reducer computation. Accumulators live in allocas of the entry
-block, which LLVM's SROA turns into loop-carried registers.
+block, which LLVM's SROA turns into loop-carried registers. fold_reduced also folds a Tile
+of adjacent outputs at once, each in the same order (lower/column_reduction.py).
 
 Variadic reduces (several inputs, a tuple of accumulators) return a list of values.
 reduce-window skips window positions that fall into padding or between dilated base
