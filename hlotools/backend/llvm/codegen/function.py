@@ -403,18 +403,18 @@ class FunctionEmitter:
 
 
 ELEMENTAL_EMITTERS: set[str] = set()  # opcodes with an emitter that still reads operands via value_at
-# Runtime-library kernels that may replace an elemental loop (lower/reduce_window.py for
-# reduce-window): fn(fe, inst) emits `inst` and returns True, or returns False (emitting
-# nothing) to leave it to the loop. The instruction stays an elemental loop for everything
+# Runtime-library kernels or special loops that may replace an elemental loop
+# (lower/reduce_window.py for reduce-window, lower/column_reduction.py for column sums):
+# each fn(fe, inst) emits `inst` and returns True, or returns False (emitting nothing) to
+# leave it to the next one or the loop. The instruction stays an elemental loop for everything
 # else (implicit fusion of its operands, emit_concurrent's task kernels).
-KERNEL_LOOPS: dict[str, Callable[[FunctionEmitter, Instruction], bool]] = {}
+KERNEL_LOOPS: dict[str, list[Callable[[FunctionEmitter, Instruction], bool]]] = {}
 
 
 def emit_elemental_loop(fe: FunctionEmitter, inst: Instruction) -> None:
     """The default emitter: one loop nest over the result, storing value_at(inst, index)
     (or a runtime-library kernel's call, KERNEL_LOOPS)."""
-    kernel = KERNEL_LOOPS.get(inst.opcode)
-    if kernel is not None and kernel(fe, inst):
+    if any(kernel(fe, inst) for kernel in KERNEL_LOOPS.get(inst.opcode, ())):
         return
     ptrs = fe.leaf_ptrs(inst)
     shapes = inst.shape.leaves()

@@ -190,8 +190,13 @@ SCRATCH["scan"] = lambda inst: (
 
 @elemental("fusion")
 def _fusion_value(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
+    return fused_gen(gen, inst).value_at(inst.attrs["calls"].root, index)
+
+
+def fused_gen(gen: ElementalGen, inst: Instruction) -> ElementalGen:
+    """The generator of a fusion's computation, its parameters read through `gen`."""
     comp = inst.attrs["calls"]
     bindings = {id(p): (lambda k: (lambda idx: gen.value_at(inst.operands[k], idx)))(n)
                 for n, p in enumerate(comp.parameters)}
     sources = {id(p): (gen, o) for p, o in zip(comp.parameters, inst.operands)}
-    return ElementalGen(gen.fe, bindings, sources).value_at(comp.root, index)
+    return ElementalGen(gen.fe, bindings, sources)

@@ -246,5 +246,5 @@ def _descriptor(fe: FunctionEmitter, fields: list[int], src: ir.Value, dst: ir.V
     return fe.b.bitcast(desc, types.PTR)
 
 
-KERNEL_LOOPS["reduce-window"] = emit
-KERNEL_LOOPS["fusion"] = emit
+for _op in ("reduce-window", "fusion"):
+    KERNEL_LOOPS.setdefault(_op, []).append(emit)

@@ -1,7 +1,8 @@
 """Reductions as elemental generators: the value of reduce / reduce-window at an output
 index is an inner loop nest over the reduced dimensions (or the window) that folds the
 inputs with the inlined reducer computation. Accumulators live in allocas of the entry
-block, which LLVM's SROA turns into loop-carried registers.
+block, which LLVM's SROA turns into loop-carried registers. fold_reduced also folds a Tile
+of adjacent outputs at once, each in the same order (lower/column_reduction.py).
 
 Variadic reduces (several inputs, a tuple of accumulators) return a list of values.
 reduce-window skips window positions that fall into padding or between dilated base
@@ -9,7 +10,9 @@ elements (XLA's evaluator: only real elements are combined with the init value).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import llvmlite.ir as ir
 import numpy as np
@@ -51,10 +54,8 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
     src_shape = inputs[0].shape
     rank = len(src_shape.dims)
     init_vals = [gen.value_at(i, []) for i in inits]
-    slots = _accumulators(gen, init_vals)
     b = gen.b
     kept = [d for d in range(rank) if d not in reduced]
-    order = [d for d in reversed(layout_of(src_shape)) if d in reduced]  # major -> minor
     src: list[ir.Value] = [c64(0)] * rank
     for d, i in zip(kept, index):
         src[d] = i
@@ -67,14 +68,77 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         return vals if n > 1 else vals[0]
     if xla and n == 1 and _xla_order(inst, comp):
         return _xla_tree(gen, inst, comp, src, init_vals[0])
+    slots = _accumulators(gen, init_vals)
+    fold_reduced(gen, inst, src, slots, init_vals, dynamic_extent.read_stops(gen.fe, inst))
+    if xla and n == 1:
+        _extra_inits(gen, inst, comp, slots[0], init_vals[0])
+    result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
+    return result if n > 1 else result[0]
 
-    stops = dynamic_extent.read_stops(gen.fe, inst)  # a bounded dynamic dim's run-time size
+
+@dataclass
+class Tile:
+    """Adjacent output elements folded in one pass (lower/column_reduction.py): operand dim
+    `dim` (kept) runs over [start, start + width); accumulators are arrays of WIDTH there,
+    and every step of the fold is a loop over the tile's columns (`column`, its variable)."""
+
+    dim: int
+    start: ir.Value
+    width: ir.Value
+    column: ir.Value | None = None
+
+
+TILE_WIDTH = 64  # columns per pass: 16 f32 (or 8 f64) lanes x 64 columns = 4 KiB of accumulators
+
+
+def alloc(gen: ElementalGen, ty: ir.Type, tile: Tile | None) -> ir.Value:
+    """An accumulator in the entry block: one value, or one per column of the tile."""
+    return gen.fe.in_entry().alloca(ty if tile is None else ir.ArrayType(ty, TILE_WIDTH))
+
+
+def at(b: ir.IRBuilder, slot: ir.Value, tile: Tile | None) -> ir.Value:
+    """The accumulator of the current column (inside `columns`)."""
+    if tile is None:
+        return slot
+    assert tile.column is not None
+    return b.gep(slot, [c64(0), tile.column], inbounds=True)
+
+
+@contextmanager
+def columns(gen: ElementalGen, tile: Tile | None, src: list[ir.Value]) -> Iterator[None]:
+    """The body once (no tile) or once per column of the tile, src at that column; values
+    built inside stay inside."""
+    if tile is None:
+        with gen.region():
+            yield
+        return
+    with for_range(gen.b, 0, tile.width, name="rc") as j:
+        tile.column = j
+        src[tile.dim] = gen.b.add(tile.start, j, flags=["nsw"])
+        with gen.region():
+            yield
+        tile.column = None
+
+
+def fold_reduced(gen: ElementalGen, inst: Instruction, src: list[ir.Value], slots: list[ir.Value],
+                 init_vals: list[ir.Value], stops: dict[int, ir.Value], tile: Tile | None = None) -> None:
+    """slots = the fold of the reduced dims into them (src: the kept dims' index), in the
+    order every path keeps: the reduced dims major to minor, the innermost in fixed lanes
+    (lane_fold) or, below the lanes' size and under an outer reduced dim, as a partial row.
+    With a tile the same fold runs for each of its columns, interleaved: the same bits."""
+    n = len(inst.operands) // 2
+    inputs = inst.operands[:n]
+    comp = inst.attrs["to_apply"]
+    reduced = set(inst.attrs.get("dimensions", ()))
+    src_shape = inputs[0].shape
+    b = gen.b
+    order = [d for d in reversed(layout_of(src_shape)) if d in reduced]  # major -> minor
 
     def fold(into: list[ir.Value], vals: list[ir.Value]) -> None:
-        accs = [b.load(s, typ=v.type) for s, v in zip(into, init_vals)]
+        accs = [b.load(at(b, s, tile), typ=v.type) for s, v in zip(into, init_vals)]
         out = _as_list(gen.apply(comp, accs + vals))
         for s, v in zip(into, out):
-            b.store(v, s)
+            b.store(v, at(b, s, tile))
 
     big = [d for d in order if src_shape.dims[d] > 1]
     lanes = lane_count(inst, comp) if order else 0
@@ -82,12 +146,12 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
 
     def level(k: int) -> None:
         if k == len(order):
-            with gen.region():
+            with columns(gen, tile, src):
                 fold(slots, [gen.value_at(x, list(src)) for x in inputs])
             return
         d = order[k]
         if d == inner and lanes and src_shape.dims[d] >= 2 * lanes:
-            lane_fold(gen, inst, comp, d, src, slots[0], lanes, stops.get(d))
+            lane_fold(gen, inst, comp, d, src, slots[0], lanes, stops.get(d), tile)
             return
         if len(big) >= 2 and d == big[-1] and n == 1:  # variadic: XLA's one sequential fold
             partial_row(d)
@@ -99,30 +163,26 @@ def _reduce(gen: ElementalGen, inst: Instruction, index: Index) -> Value:
         with for_range(b, 0, stops.get(d, src_shape.dims[d]), name=f"r{d}") as iv:
             src[d] = iv
             level(k + 1)
+
     def partial_row(d: int) -> None:
         """The innermost reduced dim of a multi-dim reduction folds into a partial result
         that starts from its first element and is then folded into the accumulator: a
         two-level tree, so long f32 sums do not stall (XLA's order is a tree too; the
         reducer is associative as far as HLO promises)."""
-        with gen.region():
+        part = [alloc(gen, v.type, tile) for v in init_vals]
+        with columns(gen, tile, src):
             src[d] = c64(0)
-            first = [gen.value_at(x, list(src)) for x in inputs]
-        part = [gen.fe.in_entry().alloca(v.type) for v in init_vals]
-        for p, v in zip(part, first):
-            b.store(v, p)
+            for p, v in zip(part, [gen.value_at(x, list(src)) for x in inputs]):
+                b.store(v, at(b, p, tile))
         with for_range(b, 1, src_shape.dims[d], name=f"rp{d}") as iv:
             src[d] = iv
-            with gen.region():
+            with columns(gen, tile, src):
                 fold(part, [gen.value_at(x, list(src)) for x in inputs])
-        with gen.region():
-            fold(slots, [b.load(p, typ=v.type) for p, v in zip(part, init_vals)])
+        with columns(gen, tile, src):
+            fold(slots, [b.load(at(b, p, tile), typ=v.type) for p, v in zip(part, init_vals)])
 
     with gen.region():
         level(0)
-    if xla and n == 1:
-        _extra_inits(gen, inst, comp, slots[0], init_vals[0])
-    result = [b.load(s, typ=v.type) for s, v in zip(slots, init_vals)]
-    return result if n > 1 else result[0]
 
 
 # -- XLA CPU's order (ir/xla_reduce.py) ----------------------------------------------------
@@ -205,14 +265,19 @@ def _extra_inits(gen: ElementalGen, inst: Instruction, comp: object, slot: ir.Va
     """acc = op(acc, init) as many more times as XLA CPU's tree applies init (once per window
     of every stage; never where YNNPACK takes the reduce), for add/multiply/xor whose init
     is not a constant identity (and/or/maximum/minimum are idempotent)."""
-    op = binary_reducer_opcode(comp)  # type: ignore[arg-type]
-    count = init_applications(inst)
-    if count <= 1 or op not in REDUCERS or REDUCERS[op].idempotent or _is_identity(inst.operands[1], op):
+    if not extra_inits_apply(inst, comp):
         return
     b = gen.b
-    with for_range(b, 1, count, name="xi"):
+    with for_range(b, 1, init_applications(inst), name="xi"):
         with gen.region():
             b.store(_as_list(gen.apply(comp, [b.load(slot, typ=init.type), init]))[0], slot)  # type: ignore[arg-type]
+
+
+def extra_inits_apply(inst: Instruction, comp: object) -> bool:
+    """Whether _extra_inits applies init again (XLA CPU's semantics only)."""
+    op = binary_reducer_opcode(comp)  # type: ignore[arg-type]
+    return (init_applications(inst) > 1 and op in REDUCERS and not REDUCERS[op].idempotent
+            and not _is_identity(inst.operands[1], op))  # type: ignore[arg-type]
 
 
 def _is_identity(init: Instruction, op: str) -> bool:
@@ -240,7 +305,7 @@ def lane_count(inst: Instruction, comp: object) -> int:
 
 
 def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: list[ir.Value],
-              slot: ir.Value, lanes: int, stop: ir.Value | None = None) -> None:
+              slot: ir.Value, lanes: int, stop: ir.Value | None = None, tile: Tile | None = None) -> None:
     """acc = op(acc, fold of dim d), the fold in a fixed order that does not depend on the
     target: element i goes to accumulator i % lanes (each a sequential chain, never marked
     reassociable), the accumulators combine as a balanced tree (pairs of neighbours), then the
@@ -255,19 +320,27 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     operands as the target likes (SSE's two-operand forms), so a NaN result is replaced by the first NaN
     operand in sequence (a second pass that only runs then), as a sequential fold gives it;
     maximum/minimum are exact in any order otherwise. `stop`: a run-time length of dim d (at
-    most its size: a bounded dynamic dim's), folded the same way."""
+    most its size: a bounded dynamic dim's), folded the same way. With a tile, each lane is
+    a row of the tile's columns and the loop over the columns is the one that vectorises."""
     b = gen.b
     op = binary_reducer_opcode(comp)
     x = inst.operands[0]
     ty = types.value_type(inst.shape.element_type)  # type: ignore[arg-type]
-    vty = ir.VectorType(ty, lanes)
     size: ir.Value | int = x.shape.dims[d] if stop is None else stop
     full: ir.Value | int = size - size % lanes if isinstance(size, int) else b.and_(size, c64(-lanes))
     identity = ir.Constant(ty, reducer_identity(op or "", "float", 32))
-    eb = gen.fe.in_entry()
-    aty = ir.ArrayType(ty, lanes)
-    acc = eb.alloca(aty)
-    b.store(ir.Constant(aty, [identity] * lanes), acc)
+    lane_ty = ty if tile is None else ir.ArrayType(ty, TILE_WIDTH)
+    aty = ir.ArrayType(lane_ty, lanes)
+    acc = gen.fe.in_entry().alloca(aty)
+
+    def lane(j: ir.Value | int) -> ir.Value:
+        return at(b, b.gep(acc, [c64(0), j if isinstance(j, ir.Value) else c64(j)], inbounds=True), tile)
+    if tile is None:
+        b.store(ir.Constant(aty, [identity] * lanes), acc)
+    else:
+        for j in range(lanes):
+            with columns(gen, tile, src):
+                b.store(identity, lane(j))
 
     def combine(p: ir.Value, q: ir.Value) -> ir.Value:
         return _as_list(gen.apply(comp, [p, q]))[0]  # type: ignore[arg-type]
@@ -276,27 +349,45 @@ def lane_fold(gen: ElementalGen, inst: Instruction, comp: object, d: int, src: l
     with for_range(b, 0, full, step=lanes, name=f"rl{d}") as iv:
         with for_range(b, 0, lanes, name=f"rj{d}") as j:
             src[d] = b.add(iv, j, flags=["nsw"])
-            lane = b.gep(acc, [c64(0), j], inbounds=True)
-            with gen.region():
-                b.store(step(b.load(lane, typ=ty), gen.value_at(x, list(src)), False), lane)
-    tree = b.load(acc, typ=vty, align=8 if ty == types.F64 else 4)  # the array's alignment (without it: the vector's)
-    width = lanes
-    while width > 1:  # lanes 2k and 2k + 1 combine into lane k
+            with columns(gen, tile, src):
+                ptr = lane(j)
+                b.store(step(b.load(ptr, typ=ty), gen.value_at(x, list(src)), False), ptr)
+    part = alloc(gen, ty, tile)
+    if tile is None:
+        b.store(_lane_tree(b, step, b.load(acc, typ=ir.VectorType(ty, lanes), align=8 if ty == types.F64 else 4)), part)
+    else:  # the same tree per column, in place: lane k = step(lane 2k, lane 2k + 1)
+        width = lanes
+        while width > 1:
+            width //= 2
+            for k in range(width):
+                with columns(gen, tile, src):
+                    b.store(step(b.load(lane(2 * k), typ=ty), b.load(lane(2 * k + 1), typ=ty), True), lane(k))
+        with columns(gen, tile, src):
+            b.store(b.load(lane(0), typ=ty), at(b, part, tile))
+    if not isinstance(full, int) or full < size:  # the leftovers in sequence (a loop: the element's code once, not size % lanes times)
+        with for_range(b, full, size, name=f"rt{d}") as i:
+            src[d] = i
+            with columns(gen, tile, src):
+                ptr = at(b, part, tile)
+                b.store(combine(b.load(ptr, typ=ty), gen.value_at(x, list(src))), ptr)
+    with columns(gen, tile, src):
+        ptr = at(b, slot, tile)
+        before = b.load(ptr, typ=ty)
+        result = combine(before, b.load(at(b, part, tile), typ=ty))
+        b.store(result, ptr)
+        _first_nan_again(gen, x, d, src, ptr, before, result, ty, size)
+
+
+def _lane_tree(b: ir.IRBuilder, step: Callable[[ir.Value, ir.Value, bool], ir.Value], tree: ir.Value) -> ir.Value:
+    """The lanes of a vector combined as a balanced tree (lanes 2k and 2k + 1 into lane k, by
+    shuffles): lane 0 of the last step."""
+    width = tree.type.count
+    while width > 1:
         width //= 2
         even = b.shuffle_vector(tree, tree, ir.Constant(ir.VectorType(types.I32, width), list(range(0, 2 * width, 2))))
         odd = b.shuffle_vector(tree, tree, ir.Constant(ir.VectorType(types.I32, width), list(range(1, 2 * width, 2))))
         tree = step(even, odd, True)
-    part = eb.alloca(ty)
-    b.store(b.extract_element(tree, ir.Constant(types.I32, 0)), part)
-    if not isinstance(full, int) or full < size:  # the leftovers in sequence (a loop: the element's code once, not size % lanes times)
-        with for_range(b, full, size, name=f"rt{d}") as i:
-            src[d] = i
-            with gen.region():
-                b.store(combine(b.load(part, typ=ty), gen.value_at(x, list(src))), part)
-    before = b.load(slot, typ=ty)
-    result = combine(before, b.load(part, typ=ty))
-    b.store(result, slot)
-    _first_nan_again(gen, x, d, src, slot, before, result, ty, size)
+    return b.extract_element(tree, ir.Constant(types.I32, 0))
 
 
 def _lane_step(b: ir.IRBuilder, comp: object, op: str | None,
