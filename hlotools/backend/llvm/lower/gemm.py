@@ -233,11 +233,11 @@ def plan(inst: Instruction) -> Plan | None:
 def plan_key(inst: Instruction) -> tuple:
     """What _plan reads of `inst` and the context: the shapes (with layouts), the dot
     dimensions, the run-time size records (frontend attributes), the BLAS switches, the target's
-    features (the register block: a process may compile for several CPUs) and the tunables."""
+    features (the register block), the thread count (the task split) and the tunables."""
     a = inst.attrs
     return (inst.shape, tuple(o.shape for o in inst.operands),
             tuple(tuple(a.get(k, ())) for k in _DOT_DIM_ATTRS), str(a.get("frontend_attributes") or ""),
-            _BLAS.get(), _FORCE_GENERATED.get(), _host_features(),
+            _BLAS.get(), _FORCE_GENERATED.get(), _host_features(), parallel_for.host_threads(),
             PANEL_PACK_MIN_M, TASK_PACK_MAX_BYTES, BLAS_MIN_WORK)
 
 
