@@ -105,7 +105,8 @@ def _measure(item: BenchInput, repeat: int, seed: int) -> dict[str, Any]:
     from hlotools.io.checksum import checksum
     text, name = read_input(item.path)
     result = execute(text, name, BACKENDS["llvm"], (), seed, repeat,
-                     CompileRequest(source_text=text, use_cache=False), fallback=BACKENDS["interp"], warmup=1)
+                     CompileRequest(source_text=text, use_cache=False), fallback=BACKENDS["interp"], warmup=1,
+                     timed=True)
     doc: dict[str, Any] = {"module": result.module.name, "backend": result.backend.name}
     if result.refusal is not None:
         doc["fallback"] = result.refusal.format().splitlines()[0]

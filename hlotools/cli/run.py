@@ -185,12 +185,23 @@ def _compile(backend: Backend, module: Module, request: CompileRequest) -> Compi
     return Compiled(made, {"compile": time.perf_counter() - start} if backend.compiles else {})
 
 
+def _settle_background_work() -> None:
+    """A cold compile links its shared library in the background (a cc child and a thread,
+    which the process waits for at exit anyway): timed runs wait for it first, so they do not
+    share the CPU with it. On one CPU (taskset, HLOTOOLS_NUM_THREADS=1) it doubled run times."""
+    import sys
+    link = sys.modules.get("hlotools.backend.llvm.native.background_link")  # a warm start never imports it
+    if link is not None:
+        link.wait_all(120)
+
+
 def execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], seed: int | None,
              repeat: int, request: CompileRequest | None = None, fallback: Backend | None = None,
-             warmup: int = 0) -> RunResult:
+             warmup: int = 0, timed: bool = False) -> RunResult:
     """Parse `repeat` times, compile once, run `warmup` times untimed and `repeat` times timed.
     With `fallback`, a module that `backend` refuses at compile time (HloUnsupportedError)
-    runs on `fallback` instead."""
+    runs on `fallback` instead. `timed`: the timings are reported, so the runs wait for the
+    compile's background work first."""
     module, parse_s = _timed(lambda: parse_module(text, name), repeat)
     assert module is not None
     try:
@@ -210,6 +221,8 @@ def execute(text: str, name: str, backend: Backend, inputs: tuple[str, ...], see
             refusal, backend = e.with_place(name, text), fallback
             compiled = _compile(backend, runnable, padding.request)
         compiled = padding.wrap(compiled)
+        if timed:
+            _settle_background_work()
         with np.errstate(all="ignore"):  # XLA computes inf/NaN silently; so do we
             for _ in range(warmup):
                 compiled(args)
@@ -451,7 +464,8 @@ def _main(ctx: click.Context, input_file: str, inputs: tuple[str, ...], seed: in
     # Only the default falls back: --backend=llvm and --compare need LLVM's own answer.
     fallback = fallback_for(chosen) if backend is None and not compare_backends else None
     with cli_logging(verbose):  # -v: the compile cache's hits and misses (logger hlotools.cache)
-        result = execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup)
+        result = execute(text, name, chosen, inputs, seed, repeat or 1, request, fallback, warmup,
+                         timed=repeat is not None)
     if result.refusal is not None:
         err(_fallback_note(result, verbose))
     if save_inputs:
