@@ -521,3 +521,7 @@ def test_narrow_block_gives_the_same_bits(t: str, n: int, monkeypatch: pytest.Mo
         want = c([a, b])[0]
         assert default in c.llvm_ir
     assert got.tobytes() == want.tobytes()
+    monkeypatch.undo()
+    from hlotools.backend.llvm.driver import aot
+    text = aot.compile_aot(module, "llvm")  # an AOT object defines the dot's own variant
+    assert isinstance(text, str) and f'define internal void @"{chosen}"' in text
