@@ -160,12 +160,24 @@ def has_fma(features: str) -> bool:
     return "+fma" in features.split(",")
 
 
-def blocking_for(ct: ElementType, features: str) -> Blocking:
+NARROW_MAX_ROWS = 16  # the narrow block's MR cap (kernels/library.py builds r1..r16)
+
+
+def blocking_for(ct: ElementType, features: str, n: int | None = None) -> Blocking:
     """The register block of compute type `ct` on a target of `features` (fused where the
-    target has FMA or the type is no float: integers multiply and add either way)."""
+    target has FMA or the type is no float: integers multiply and add either way) for a dot
+    of `n` columns (None: any). A dot of at most one vector of columns gets the narrow block,
+    one vector by as many rows as the table's block has accumulators: the table's V vectors
+    would be zero padding, V - 1 of every V multiply-adds wasted. Each output element's k
+    loop is the same chain, so the bits do not change. Measured on Zen 4 (AVX-512, one
+    thread, hlo-run --repeat 300 minima, ms): f32 conv [4,16,16,16] 3x3 16->16 (b01f_01io)
+    0.117 -> 0.073, dot 1024x144 . 144x16 0.097 -> 0.054; cnn_train_L8 3.59 -> 2.33."""
     rf = register_file(features)
     fused = ct.kind != "float" or has_fma(features)
-    return Blocking(lanes_for(ct, features), rf.vecs, rf.rows, fused)
+    lanes = lanes_for(ct, features)
+    if n is not None and n <= lanes and rf.vecs > 1:
+        return Blocking(lanes, 1, min(NARROW_MAX_ROWS, rf.rows * rf.vecs), fused)
+    return Blocking(lanes, rf.vecs, rf.rows, fused)
 
 
 def kernel_name(ct: ElementType, blk: Blocking) -> str:

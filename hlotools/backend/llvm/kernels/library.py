@@ -106,14 +106,15 @@ def groups_needed(module: ir.Module) -> list[str]:
     return groups_of_symbols(g.name for g in module.functions if g.is_declaration)
 
 
-def gemm_group(type_name: str) -> str:
-    """The group of the GEMM kernel the host uses for `type_name` (emit_gemm's choice)."""
+def gemm_group(type_name: str, n: int | None = None) -> str:
+    """The group of the GEMM kernel the host uses for `type_name` and a dot of `n` columns
+    (None: any width; emit_gemm's choice)."""
     from hlotools.backend.llvm.kernels import gemm as gemm_kernel
     from hlotools.backend.llvm.native import jit
     from hlotools.ir.types import ELEMENT_TYPES
     features = jit.target_description().features
     ct = ELEMENT_TYPES[type_name]
-    return gemm_kernel.kernel_name(ct, gemm_kernel.blocking_for(ct, features))
+    return gemm_kernel.kernel_name(ct, gemm_kernel.blocking_for(ct, features, n))
 
 
 def conv_group(type_name: str) -> str:
@@ -215,11 +216,13 @@ def ensure(groups: Iterable[str], compile_cache: CompileCache | None = None) -> 
 
 
 def prepare(compile_cache: CompileCache | None = None, types: Iterable[str] = ("f32", "f64")) -> float:
-    """Load the parallel runtime, the GEMM kernels, the convolution functions and the
-    reduce-window kernels of `types` ahead of any module (the benchmark's one-time cost, like
-    XLA's runtime in its binary). Returns the seconds spent."""
-    return ensure([PARALLEL, *(gemm_group(t) for t in types), *(conv_group(t) for t in types),
-                   *(reduce_window_group(t) for t in types)], compile_cache)
+    """Load the parallel runtime, the GEMM kernels (the table's block and the narrow one of
+    dots of one vector of columns), the convolution functions and the reduce-window kernels
+    of `types` ahead of any module (the benchmark's one-time cost, like XLA's runtime in its
+    binary). Returns the seconds spent."""
+    gemms = sorted({gemm_group(t, n) for t in types for n in (None, 1)})
+    return ensure([PARALLEL, *gemms, *(conv_group(t) for t in types), *(reduce_window_group(t) for t in types)],
+                  compile_cache)
 
 
 def objects(groups: Iterable[str], compile_cache: CompileCache | None = None) -> list[bytes]:

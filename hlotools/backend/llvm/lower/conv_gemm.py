@@ -141,9 +141,10 @@ def conv_plan(inst: Instruction) -> tuple[lower_gemm.Plan, tuple[int, ...], tupl
     k = lower_gemm._prod(rhs.shape.dims[d] for d in k_order)
     if m * n * k < MIN_WORK:
         return None
-    nv = lower_gemm.panel_width(et)
-    if conv_columns.wanted(inst, sp_order, m, nv):
-        return conv_columns.plan(inst, nbatch, m, n, k, nv), sp_order, k_order
+    cols_nv = lower_gemm.panel_width(et, m)  # the columns form's kernel N is the positions
+    if conv_columns.wanted(inst, sp_order, m, cols_nv):
+        return conv_columns.plan(inst, nbatch, m, n, k, cols_nv), sp_order, k_order
+    nv = lower_gemm.panel_width(et, n)
     ost = strides(out)
     npad = -(-n // nv) * nv
     dims = lower_gemm.Dims((), (), (), (), (), (), (nbatch,), m, n, k)
@@ -202,7 +203,7 @@ def conv_into(fe: FunctionEmitter, found: tuple[lower_gemm.Plan, tuple[int, ...]
         lower_gemm._emit_generated(fe, g, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, fill, extents)
         return
     lower_gemm._pack(fe, rhs, (), k_order, (labels.kernel_output_feature,), b_ptr, p.ct, lower_gemm.View(True, (), 0, 1),
-            p.npad, lower_gemm.panel_width(p.ct))
+            p.npad, lower_gemm.panel_width(p.ct, p.dims.n))
     _im2col(fe, inst, p, sp_order, k_order, owner, operands[0], batch)
     g = p if extents is not None or epilogue is not None else batch_as_rows(p)
     lower_gemm._emit_generated(fe, g, a_ptr, b_ptr, fe.leaf_ptrs(owner)[0], None, epilogue, extents=extents)
@@ -214,7 +215,7 @@ def _blocks_saved(p: lower_gemm.Plan) -> bool:
     g = batch_as_rows(p)
     if g is p:
         return False
-    mr = lower_gemm.blocking(p.ct).rows
+    mr = lower_gemm.blocking(p.ct, p.dims.n).rows
     before = p.dims.batch[0] * -(-p.dims.m // mr)
     return 4 * -(-g.dims.m // mr) <= 3 * before
 
@@ -347,7 +348,7 @@ def _call_runtime(fe: FunctionEmitter, inst: Instruction, p: lower_gemm.Plan, sp
     def fn(name: str) -> ir.Function:
         return conv_kernel.function(fe.mc.ir, p.ct, name)
     b = fe.b
-    nv = lower_gemm.panel_width(p.ct)
+    nv = lower_gemm.panel_width(p.ct, p.dims.n)
     pd = _descriptor(fe, "conv.pack", pack_fields(inst, p, k_order), fe.leaf_ptrs(rhs)[0], b_ptr)
     b.call(fn(conv_kernel.pack_name(p.ct)), [pd, c64(0), c64(p.npad // nv)])
     fields = im2col_fields(inst, p, sp_order, k_order)
@@ -372,7 +373,7 @@ def pack_fields(inst: Instruction, p: lower_gemm.Plan, k_order: tuple[int, ...])
     rhs = inst.operands[1]
     rd, rst = rhs.shape.dims, strides(rhs.shape)
     lev = [(1, 0)] * (conv_kernel.LEVELS - len(k_order)) + [(rd[d], rst[d]) for d in k_order]
-    vals = [0, 0, p.dims.k, p.dims.n, lower_gemm.panel_width(p.ct), rst[labels.kernel_output_feature],
+    vals = [0, 0, p.dims.k, p.dims.n, lower_gemm.panel_width(p.ct, p.dims.n), rst[labels.kernel_output_feature],
             *(x for lv in lev for x in lv)]
     assert len(vals) == conv_kernel.PACK_FIELDS
     return vals

@@ -203,14 +203,15 @@ def _host_features() -> str:
     return jit.target_description().features
 
 
-def blocking(ct: ElementType) -> gemm_kernel.Blocking:
-    """The kernel's register block for `ct` on the target being compiled for."""
-    return gemm_kernel.blocking_for(ct, _host_features())
+def blocking(ct: ElementType, n: int | None) -> gemm_kernel.Blocking:
+    """The kernel's register block for `ct` and a kernel N of `n` columns (None: the table's
+    block, for any N) on the target being compiled for."""
+    return gemm_kernel.blocking_for(ct, _host_features(), n)
 
 
-def panel_width(ct: ElementType) -> int:
+def panel_width(ct: ElementType, n: int | None) -> int:
     """NV: the columns of one panel of B (packed B and the tail copy are laid out by it)."""
-    return blocking(ct).nv
+    return blocking(ct, n).nv
 
 
 _PLANS: dict[tuple, Plan | None] = {}  # plan_key -> plan (Plans are immutable)
@@ -282,7 +283,7 @@ def _plan(inst: Instruction) -> Plan | None:
             c = View(True, _canon_batch(dd.batch, dd.m * dd.n), dd.n, 1)
         b_elems = dd.k * dd.n
     else:
-        nv = panel_width(ct)
+        nv = panel_width(ct, dd.n)
         in_place = not b.packed and (b.cs == 1 or dd.n == 1)
         task_pack = in_place and _packs_in_tasks(Plan(dd, ct, False, a, b, c, dd.n, False, (), swapped, True))
         if not task_pack and (not in_place or dd.m >= PANEL_PACK_MIN_M):
@@ -298,7 +299,7 @@ def _plan(inst: Instruction) -> Plan | None:
         sizes.append(nbatch * b_elems * esize)
     p = Plan(dd, ct, use_blas, a, b, c, npad, tail, (), swapped, task_pack)
     if p.task_pack:
-        sizes.append(tasks(p).count * dd.k * panel_width(ct) * esize)
+        sizes.append(tasks(p).count * dd.k * panel_width(ct, dd.n) * esize)
     if c.packed:
         sizes.append(nbatch * dd.m * dd.n * esize)
     return replace(p, scratch=tuple(sizes))
@@ -312,7 +313,7 @@ def _packs_in_tasks(p: Plan) -> bool:
     threads, few panels). Instead of the serial strided copy of all of B before the kernel,
     measured on Zen 4 (AVX-512, one thread, CPU time), f32 64x2048x512: 2.0 -> 1.3 ms."""
     dd, ct = p.dims, p.ct
-    blk = blocking(ct)
+    blk = blocking(ct, dd.n)
     panels = -(-dd.n // blk.nv)
     panel_bytes = dd.k * blk.nv * (ct.bits // 8)
     if dd.m <= blk.rows or panel_bytes > TASK_PACK_MAX_BYTES or _panels_inner(dd, ct, panels):
@@ -332,7 +333,7 @@ def _swaps(inst: Instruction, dd: Dims, b: View, ct: ElementType, ob: tuple[int,
     are stored column by column (kernels/gemm.py _store_by_columns; rows outer, MR passes
     over NV lines N elements apart, cost f32 x[512,256] . W[1024,256]^T 4.1 -> 3.0 ms on
     Zen 4, one thread, CPU time)."""
-    if b.packed or b.cs == 1 or dd.n <= 1 or not panel_width(ct) <= dd.m <= dd.n:
+    if b.packed or b.cs == 1 or dd.n <= 1 or not panel_width(ct, None) <= dd.m <= dd.n:
         return False
     from hlotools.ir import runtime_sizes
     if runtime_sizes.result_sizes(inst) is not None or runtime_sizes.read_sizes(inst) is not None:
@@ -403,7 +404,7 @@ def gemm_into(fe: FunctionEmitter, p: Plan, inst: Instruction, owner: Instructio
     if p.b.packed:
         assert b_extra is not None
         b_ptr = b_extra
-        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct),
+        _pack(fe, rhs, dd.rb, dd.rc, dd.rfree, b_ptr, p.ct, p.b, p.npad, None if p.blas else panel_width(p.ct, p.dims.n),
               extents.rhs if extents else None)
     assert b_ptr is not None
     if p.blas:
@@ -615,7 +616,7 @@ def _pack_tail(fe: FunctionEmitter, p: Plan, src: ir.Value, dst: ir.Value) -> No
     dd = p.dims
     b = fe.b
     sty = types.value_type(p.ct)
-    nv = panel_width(p.ct)
+    nv = panel_width(p.ct, p.dims.n)
     n0 = dd.n // nv * nv
     rem = dd.n - n0
     tail_view = View(True, _canon_batch(dd.batch, dd.k * nv), nv, 1)
@@ -643,7 +644,7 @@ def panels_per_task(p: Plan, panels: int) -> int:
 def _panels_inner(dd: Dims, ct: ElementType, panels: int) -> bool:
     esize = ct.bits // 8
     a_bytes = dd.m * dd.k * esize
-    b_bytes = dd.k * panels * blocking(ct).nv * esize
+    b_bytes = dd.k * panels * blocking(ct, dd.n).nv * esize
     return a_bytes >= PANELS_INNER_MIN_A and b_bytes <= PANELS_INNER_MAX_B
 
 
@@ -665,7 +666,7 @@ class Tasks:
 def tasks(p: Plan, fill: bool = False) -> Tasks:
     """The task split of plan `p`'s generated kernel (at least ~4 tasks per thread). With a
     fill, a task fills FILL_BYTES of A at a time (at least one row block, at most its own)."""
-    blk = blocking(p.ct)
+    blk = blocking(p.ct, p.dims.n)
     panels = -(-p.dims.n // blk.nv)
     mblocks = -(-p.dims.m // blk.rows)
     nbatch = _prod(p.dims.batch)
@@ -695,7 +696,7 @@ def _emit_generated(fe: FunctionEmitter, p: Plan, a_ptr: ir.Value, b_ptr: ir.Val
     chunk length stays the bound's). `pack`: the tasks' panel buffers (Plan.task_pack)."""
     dd = p.dims
     b = fe.b
-    blk = blocking(p.ct)
+    blk = blocking(p.ct, p.dims.n)
     nv = blk.nv
     nbatch = _prod(dd.batch)
     panels = -(-dd.n // nv)

@@ -258,14 +258,14 @@ def test_plan_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     # generated kernel: B read in place (row-major), a tail panel only when N is ragged; with
     # more than one row block, each panel packed by its task (the buffers: one scratch), else
     # (a panel past TASK_PACK_MAX_BYTES, many rows) B packed as panels before the kernel
-    rows = gemm.blocking(ELEMENT_TYPES["f32"]).rows
+    rows = gemm.blocking(ELEMENT_TYPES["f32"], 64).rows
     few = dot_module("f32", (rows, 64), (64, 64), (rows, 64), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
     p = plan_of(few)
     assert p is not None and not p.b.packed and not p.tail and not p.task_pack and p.scratch == ()
     p = plan_of(big)
     assert p is not None and not p.b.packed and p.task_pack and len(p.scratch) == 1
-    assert p.scratch[0] == gemm.tasks(p).count * 64 * gemm.panel_width(p.ct) * 4
-    monkeypatch.setattr(gemm, "TASK_PACK_MAX_BYTES", 64 * gemm.panel_width(p.ct) * 4 - 1)
+    assert p.scratch[0] == gemm.tasks(p).count * 64 * gemm.panel_width(p.ct, p.dims.n) * 4
+    monkeypatch.setattr(gemm, "TASK_PACK_MAX_BYTES", 64 * gemm.panel_width(p.ct, p.dims.n) * 4 - 1)
     p = plan_of(big)
     assert p is not None and p.b.packed and not p.task_pack and len(p.scratch) == 1
     monkeypatch.undo()
@@ -412,7 +412,7 @@ def test_panels_inner_gives_the_same_bits(t: str, monkeypatch: pytest.MonkeyPatc
     a, b = _rand(t, (301, 37), rng), _rand(t, (37, 83), rng)
     p = gemm.plan(module.entry.root)
     assert p is not None
-    panels = -(-83 // gemm.panel_width(p.ct))
+    panels = -(-83 // gemm.panel_width(p.ct, p.dims.n))
     monkeypatch.setattr(gemm, "PANELS_INNER_MIN_A", 1 << 40)
     assert gemm.panels_per_task(p, panels) == 1
     with gemm.generated_only():
@@ -426,7 +426,7 @@ def test_panels_inner_gives_the_same_bits(t: str, monkeypatch: pytest.MonkeyPatc
     assert np.abs(inner - want).max() <= _tol(t, 37) * (np.abs(want).max() + 1.0)
 
 
-TASK_PACK_SIZES = [((), 9, 1, 5), ((), 17, 31, 1), ((), 13, 97, 61), ((), 131, 67, 257), ((), 64, 2048, 3),
+TASK_PACK_SIZES = [((), 17, 1, 5), ((), 17, 31, 1), ((), 13, 97, 61), ((), 131, 67, 257), ((), 64, 2048, 3),
                    ((3,), 19, 45, 23), ((), 200, 300, 300)]
 
 
@@ -473,3 +473,55 @@ def test_plan_memo_keys_on_what_the_plan_reads(monkeypatch: pytest.MonkeyPatch) 
     with gemm.blas_enabled(True):
         assert gemm.plan(a) == gemm._plan(a) and gemm.plan(a).blas  # type: ignore[union-attr]
     assert not gemm.plan(a).blas  # type: ignore[union-attr]
+
+
+def test_narrow_block_for_one_vector_of_columns() -> None:
+    """A dot of at most one vector of columns gets one vector by more rows (as many
+    accumulators as the table's block, fitting the registers); wider dots the table's block."""
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+    f32, f64 = ELEMENT_TYPES["f32"], ELEMENT_TYPES["f64"]
+    v4, v3, v2 = "+sse2,+avx,+avx2,+fma,+avx512f", "+sse2,+avx,+avx2,+fma,-avx512f", "+sse2,+sse4.2,-avx"
+    assert gemm_kernel.kernel_name(f32, gemm_kernel.blocking_for(f32, v4, 16)) == "gemm.f32.x16.v1.r16"
+    assert gemm_kernel.kernel_name(f32, gemm_kernel.blocking_for(f32, v3, 8)) == "gemm.f32.x8.v1.r12"
+    assert gemm_kernel.kernel_name(f32, gemm_kernel.blocking_for(f32, v2, 4)) == "gemm.f32.x4.v1.r12.nofma"
+    assert gemm_kernel.kernel_name(f64, gemm_kernel.blocking_for(f64, v4, 8)) == "gemm.f64.x8.v1.r16"
+    for feats, regs in ((v4, 32), (v3, 16), (v2, 16)):
+        lanes = gemm_kernel.blocking_for(f32, feats).lanes
+        default = gemm_kernel.blocking_for(f32, feats)
+        assert gemm_kernel.blocking_for(f32, feats, None) == default
+        for n in (1, lanes - 1, lanes):
+            narrow = gemm_kernel.blocking_for(f32, feats, n)
+            assert narrow.vecs == 1 and narrow.nv == lanes and narrow.registers() <= regs, (feats, n)
+        assert gemm_kernel.blocking_for(f32, feats, lanes + 1) == default
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 33])
+def test_narrow_block_gives_the_same_bits(t: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The narrow block (N up to one vector) only regroups output elements: each element's k
+    loop is the same chain, so the bits are the table's block's. Ragged M (clamped rows)."""
+    from hlotools.backend.llvm.kernels import gemm as gemm_kernel
+    m, k = 203, 37
+    text = dot_module(t, (m, k), (k, n), (m, n), "lhs_contracting_dims={1}, rhs_contracting_dims={0}")
+    module = hlotools.parse_module(text)
+    rng = np.random.default_rng(n)
+    a, b = _rand(t, (m, k), rng), _rand(t, (k, n), rng)
+    ct = ELEMENT_TYPES[t]
+    chosen = gemm_kernel.kernel_name(ct, gemm.blocking(ct, n))
+    default = gemm_kernel.kernel_name(ct, gemm.blocking(ct, None))
+    assert (chosen != default) == (n <= gemm.blocking(ct, None).lanes)
+    with gemm.generated_only():
+        c = compile_module(module)
+        got = c([a, b])[0]
+        assert chosen in c.llvm_ir
+        original = gemm.blocking
+        monkeypatch.setattr(gemm, "_PLANS", {})
+        monkeypatch.setattr(gemm, "blocking", lambda ct_, n_: original(ct_, None))
+        c = compile_module(module)
+        want = c([a, b])[0]
+        assert default in c.llvm_ir
+    assert got.tobytes() == want.tobytes()
+    monkeypatch.undo()
+    from hlotools.backend.llvm.driver import aot
+    text = aot.compile_aot(module, "llvm")  # an AOT object defines the dot's own variant
+    assert isinstance(text, str) and f'define internal void @"{chosen}"' in text

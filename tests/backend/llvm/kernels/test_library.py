@@ -234,3 +234,14 @@ print(how, threads, host_threads(), "llvmlite" in sys.modules)
     nm = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True)
     if nm.returncode == 0:  # the runtime is linked into the library
         assert "hlo.parallel_for" in nm.stdout and "hlotools_num_threads" in nm.stdout
+
+
+def test_prepare_loads_the_narrow_gemm_block_too() -> None:
+    """prepare() loads the GEMM variant of dots of one vector of columns as well as the
+    table's block, so a narrow dot's first compile builds no runtime group."""
+    runtime_library.prepare(types=("f32",))
+    narrow, wide = runtime_library.gemm_group("f32", 1), runtime_library.gemm_group("f32")
+    assert narrow != wide and {narrow, wide} <= set(runtime_library.loaded())
+    text = DOT.replace("b = f32[256,256]", "b = f32[256,4]").replace("d = f32[256,256]", "d = f32[256,4]")
+    dot = CompiledModule(hlotools.parse_module(text))
+    assert narrow in dot.runtime_groups and wide not in dot.runtime_groups
