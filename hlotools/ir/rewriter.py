@@ -16,7 +16,6 @@ from hlotools.ir.module import Module
 from hlotools.ir.shape import Shape
 
 
-
 def _stem(name: str) -> str:
     """`name` without a `.N` suffix (N decimal digits; a name that would be left empty stays
     whole): what the unique names count from. (rpartition, not a regular expression: fusion

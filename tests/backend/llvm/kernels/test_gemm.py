@@ -16,8 +16,8 @@ from hlotools import evaluate
 from hlotools.backend.llvm import compile_module
 from hlotools.backend.llvm.lower import gemm
 from hlotools.backend.llvm.native import jit
-from hlotools.ir.types import ELEMENT_TYPES
 from hlotools.ir.instruction import Instruction
+from hlotools.ir.types import ELEMENT_TYPES
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16, "f16": np.float16,
           "s32": np.int32, "s8": np.int8, "u8": np.uint8, "s64": np.int64}
